@@ -1,0 +1,3 @@
+"""Declarative topic-and-retention reconciler for Apache Kafka."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""Plain-data models: desired state (manifests), observed state (snapshots), plans."""

@@ -1,0 +1,158 @@
+"""What the manifests declare for one cluster, resolved: defaults applied, shared rules and
+overrides merged, config values normalised to Kafka's strings.
+
+Built by `reconciler.manifests`; read by the planner and the policy checks. Every piece keeps the
+manifest position it came from, so a diagnostic can point at the line to change.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+from enum import Enum
+from typing import Annotated, Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SourceRef(_Model):
+    file: str
+    line: int
+    column: int = 1
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+class _Rule(_Model):
+    name: Optional[str] = None  # set when the rule is a shared, named one
+    source: Optional[SourceRef] = None
+
+
+class BeforeOffset(_Rule):
+    """Delete records before `offset` in every partition, or before per-partition offsets."""
+
+    kind: Literal["before_offset"] = "before_offset"
+    offset: Optional[int] = None
+    partitions: dict[int, int] = Field(default_factory=dict)
+
+    def describe(self) -> str:
+        if self.partitions:
+            return "before offsets " + ", ".join(f"p{p}:{o}" for p, o in sorted(self.partitions.items()))
+        return f"before offset {self.offset}"
+
+
+class BeforeTime(_Rule):
+    """Delete records whose offset is below the first record at or after `timestamp`."""
+
+    kind: Literal["before_time"] = "before_time"
+    timestamp: datetime  # timezone-aware
+
+    @property
+    def timestamp_ms(self) -> int:
+        return int(self.timestamp.timestamp() * 1000)
+
+    def describe(self) -> str:
+        return f"before {self.timestamp.isoformat().replace('+00:00', 'Z')}"
+
+
+class KeepLast(_Rule):
+    kind: Literal["keep_last"] = "keep_last"
+    records: int
+
+    def describe(self) -> str:
+        return f"all but the last {self.records} records"
+
+
+class Everything(_Rule):
+    kind: Literal["everything"] = "everything"
+
+    def describe(self) -> str:
+        return "everything"
+
+
+class ConsumedBy(_Rule):
+    """Delete what every one of the named consumer groups has committed past."""
+
+    kind: Literal["consumed_by"] = "consumed_by"
+    groups: list[str]
+
+    def describe(self) -> str:
+        return "consumed by " + ", ".join(self.groups)
+
+
+TruncationRule = Annotated[
+    Union[BeforeOffset, BeforeTime, KeepLast, Everything, ConsumedBy], Field(discriminator="kind")]
+
+
+class UndeclaredConfigs(str, Enum):
+    """What to do with config keys set on the topic in the cluster but absent from the manifest."""
+
+    REPORT = "report"
+    REMOVE = "remove"
+
+
+class TopicState(str, Enum):
+    PRESENT = "present"
+    ABSENT = "absent"  # explicit opt-in: delete the topic if it exists
+
+
+class DesiredTopic(_Model):
+    name: str
+    state: TopicState = TopicState.PRESENT
+    partitions: int
+    replication_factor: int
+    configs: dict[str, str] = Field(default_factory=dict)  # normalised Kafka strings
+    undeclared_configs: UndeclaredConfigs = UndeclaredConfigs.REPORT
+    protected: bool = False
+    truncate: list[TruncationRule] = Field(default_factory=list)
+    source: Optional[SourceRef] = None
+
+
+class Policy(_Model):
+    """Client-side checks in the spirit of KIP-170's TopicManagementPolicy."""
+
+    topic_name_pattern: Optional[str] = None
+    min_partitions: Optional[int] = None
+    max_partitions: Optional[int] = None
+    allowed_replication_factors: Optional[list[int]] = None
+    # key -> required value, or None when the key only has to be declared
+    required_configs: dict[str, Optional[str]] = Field(default_factory=dict)
+    # Largest fraction (0..1] of a partition's records one apply may delete; None = no limit.
+    max_delete_fraction: Optional[float] = None
+    protected_topic_patterns: list[str] = Field(default_factory=list)
+    source: Optional[SourceRef] = None
+
+
+class ClientSecurity(_Model):
+    """Connection settings; secret values are kept as `${ENV_VAR}` references until connect time."""
+
+    protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"] = "PLAINTEXT"
+    sasl_mechanism: Optional[Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "GSSAPI"]] = None
+    username: Optional[str] = None
+    password: Optional[str] = None
+    ssl_cafile: Optional[str] = None
+    ssl_certfile: Optional[str] = None
+    ssl_keyfile: Optional[str] = None
+    ssl_password: Optional[str] = None
+    ssl_check_hostname: bool = True
+
+
+class ClusterSpec(_Model):
+    name: str
+    bootstrap_servers: list[str]
+    security: ClientSecurity = ClientSecurity()
+    labels: dict[str, str] = Field(default_factory=dict)
+    # Topic names matching these are never reported as unmanaged (besides internal `__*` ones).
+    ignore_topics: list[str] = Field(default_factory=list)
+    source: Optional[SourceRef] = None
+
+
+class DesiredState(_Model):
+    """Everything the manifests say about one cluster."""
+
+    cluster: ClusterSpec
+    topics: dict[str, DesiredTopic] = Field(default_factory=dict)
+    policy: Policy = Policy()

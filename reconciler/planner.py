@@ -1,0 +1,305 @@
+"""The pure planner: plan(desired, observed, options) -> Plan. No I/O.
+
+Decisions worth knowing:
+- A config key declared in a manifest is pinned on the topic. If the cluster only inherits it
+  (from a broker setting or Kafka's default), the plan sets it on the topic even when the
+  inherited value is equal, so a later change of the broker default cannot move the topic.
+  Such a change is marked as a pin in its reason.
+- Only keys set on the topic (DYNAMIC_TOPIC_CONFIG) can be deleted, and only when the topic
+  opts in with `undeclared_configs: remove`; otherwise they are reported.
+- Each truncation rule says "records before X may go"; several rules on one topic combine to
+  the largest X per partition. A target at or below the log start is already satisfied; one
+  above the high watermark is an error. A time rule that finds no record at or after its time
+  resolves to the high watermark seen, never to -1.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from reconciler import kafka_configs
+from reconciler.kafka_configs import ConfigType
+from reconciler.models.desired import (
+    BeforeOffset, BeforeTime, ConsumedBy, DesiredState, DesiredTopic, Everything, KeepLast, TopicState,
+    UndeclaredConfigs)
+from reconciler.models.observed import ObservedPartition, ObservedState, ObservedTopic
+from reconciler.models.plan import (
+    ACTION_ORDER, AddPartitions, AlterConfigs, ConfigChange, CreateTopic, DeleteTopic, Diagnostic,
+    PartitionTruncation, Plan, Severity, TopicPreconditions, TruncateRecords)
+from reconciler.policy import is_protected
+
+
+@dataclass(frozen=True)
+class PlanOptions:
+    # Extra name patterns (regexes) never reported as unmanaged, besides internal `__*` topics
+    # and the cluster's own `ignore_topics`.
+    ignore_topics: tuple[str, ...] = ()
+
+
+@dataclass
+class _TopicPlan:
+    actions: list = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def diag(self, severity: Severity, code: str, message: str, desired: DesiredTopic,
+             partition: int | None = None, source=None) -> None:
+        self.diagnostics.append(Diagnostic(
+            severity=severity, code=code, message=message, topic=desired.name, partition=partition,
+            source=source or desired.source))
+
+
+def plan(desired: DesiredState, observed: ObservedState, options: PlanOptions = PlanOptions()) -> Plan:
+    actions, diagnostics = [], []
+    for name in sorted(desired.topics):
+        topic_plan = _plan_topic(desired, desired.topics[name], observed.topics.get(name), observed)
+        actions.extend(topic_plan.actions)
+        diagnostics.extend(topic_plan.diagnostics)
+    actions.sort(key=lambda a: (ACTION_ORDER[a.kind], a.topic))
+    diagnostics.sort(key=lambda d: (list(Severity).index(d.severity), d.topic or "", d.partition or -1, d.code))
+    return Plan(
+        cluster=observed.cluster, cluster_id=observed.cluster_id, observed_at=observed.taken_at,
+        actions=actions, unmanaged_topics=unmanaged_topics(desired, observed, options),
+        diagnostics=diagnostics)
+
+
+def unmanaged_topics(desired: DesiredState, observed: ObservedState, options: PlanOptions = PlanOptions()) -> list[str]:
+    patterns = [re.compile(p) for p in (*desired.cluster.ignore_topics, *options.ignore_topics)]
+    return sorted(
+        name for name, topic in observed.topics.items()
+        if name not in desired.topics and not topic.internal and not name.startswith("__")
+        and not any(p.search(name) for p in patterns))
+
+
+def _plan_topic(desired: DesiredState, want: DesiredTopic, have: ObservedTopic | None,
+                observed: ObservedState) -> _TopicPlan:
+    out = _TopicPlan()
+    protected = is_protected(desired, want.name)
+    if want.state is TopicState.ABSENT:
+        if have is not None:
+            if protected:
+                out.diag(Severity.ERROR, "protected-topic-delete",
+                         f"{want.name} is protected and will not be deleted; remove `state: absent` "
+                         "or the protection first", want)
+            else:
+                out.actions.append(DeleteTopic(
+                    topic=want.name, partitions=len(have.partitions),
+                    records=sum(p.record_count for p in have.partitions),
+                    reason="the manifest declares `state: absent`", source=want.source,
+                    preconditions=_preconditions(have)))
+        return out
+    if have is None:
+        out.actions.append(CreateTopic(
+            topic=want.name, partitions=want.partitions, replication_factor=want.replication_factor,
+            configs=dict(sorted(want.configs.items())), reason="declared in the manifests, absent on the cluster",
+            source=want.source, preconditions=TopicPreconditions(exists=False)))
+        return out
+
+    current = len(have.partitions)
+    if want.partitions > current:
+        out.actions.append(AddPartitions(
+            topic=want.name, before=current, after=want.partitions, source=want.source,
+            reason="existing keys keep their partition only if producers do not hash by partition count",
+            preconditions=_preconditions(have)))
+    elif want.partitions < current:
+        out.diag(Severity.ERROR, "partition-decrease",
+                 f"{want.name} has {current} partitions and the manifest asks for {want.partitions}; Kafka "
+                 "cannot remove partitions. Set partitions to at least the current count, or recreate the "
+                 "topic under a new name", want)
+    if want.replication_factor != have.replication_factor:
+        out.diag(Severity.ERROR, "replication-factor-change",
+                 f"{want.name} has replication factor {have.replication_factor} and the manifest asks for "
+                 f"{want.replication_factor}; changing it is not supported yet (reassign replicas with "
+                 "kafka-reassign-partitions), so set the manifest to the current value for now", want)
+
+    changes = _config_changes(want, have, out)
+    if changes:
+        out.actions.append(AlterConfigs(
+            topic=want.name, changes=changes, source=want.source,
+            reason="; ".join(c.key + ": " + _change_reason(c) for c in changes),
+            preconditions=_preconditions(have, keys=[c.key for c in changes])))
+
+    if want.truncate:
+        truncation = _truncation(desired, want, have, observed, protected, out)
+        if truncation is not None:
+            out.actions.append(truncation)
+    return out
+
+
+def _preconditions(have: ObservedTopic, keys: list[str] = ()) -> TopicPreconditions:
+    return TopicPreconditions(
+        exists=True, topic_id=have.topic_id, partition_count=len(have.partitions),
+        configs={k: (have.configs[k].value if k in have.configs and have.configs[k].set_on_topic else None)
+                 for k in sorted(keys)})
+
+
+def _change_reason(change: ConfigChange) -> str:
+    if change.op == "delete":
+        return "set on the cluster, not declared, and the topic opts in to removing such keys"
+    if change.before_source and change.before_source != "DYNAMIC_TOPIC_CONFIG" and change.before == change.after:
+        return f"pin the value now inherited from {change.before_source} on the topic"
+    return "differs from the manifest"
+
+
+def same_config_value(key: str, a: str | None, b: str | None) -> bool:
+    """Compare two Kafka config strings the way the broker would parse them."""
+    if a is None or b is None:
+        return a is b
+    spec = kafka_configs.TOPIC_CONFIGS.get(key)
+    kind = spec.type if spec else ConfigType.STRING
+    try:
+        if kind is ConfigType.LIST:
+            return [v.strip() for v in a.split(",") if v.strip()] == [v.strip() for v in b.split(",") if v.strip()]
+        if kind is ConfigType.BOOLEAN:
+            return a.strip().lower() == b.strip().lower()
+        if kind in (ConfigType.INT, ConfigType.LONG):
+            return int(a.strip()) == int(b.strip())
+        if kind is ConfigType.DOUBLE:
+            return float(a) == float(b)
+    except ValueError:
+        pass
+    return a == b
+
+
+def _config_changes(want: DesiredTopic, have: ObservedTopic, out: _TopicPlan) -> list[ConfigChange]:
+    changes = []
+    for key, value in sorted(want.configs.items()):
+        now = have.configs.get(key)
+        if now is not None and now.sensitive and now.value is None:
+            out.diag(Severity.WARNING, "sensitive-config-unknown",
+                     f"{want.name}: {key} is sensitive, so its current value cannot be read or compared; "
+                     "it is left as it is", want)
+            continue
+        if now is not None and now.set_on_topic and same_config_value(key, now.value, value):
+            continue
+        changes.append(ConfigChange(
+            key=key, op="set", before=now.value if now else None, after=value,
+            before_source=now.source.name if now else None))
+    for key, now in sorted(have.explicit_configs().items()):
+        if key in want.configs:
+            continue
+        if want.undeclared_configs is UndeclaredConfigs.REMOVE:
+            changes.append(ConfigChange(key=key, op="delete", before=now.value, before_source=now.source.name,
+                                        sensitive=now.sensitive))
+        else:
+            out.diag(Severity.WARNING, "undeclared-config",
+                     f"{want.name}: {key}={'(sensitive)' if now.sensitive else now.value} is set on the topic "
+                     "but not declared; declare it, or set `undeclared_configs: remove` to have it removed", want)
+    return changes
+
+
+def _truncation(desired: DesiredState, want: DesiredTopic, have: ObservedTopic, observed: ObservedState,
+                protected: bool, out: _TopicPlan) -> TruncateRecords | None:
+    if protected:
+        out.diag(Severity.ERROR, "protected-topic-truncate",
+                 f"{want.name} is protected; its truncation rules are refused. Remove the rules or the "
+                 "protection", want)
+        return None
+    policy_value = want.configs.get("cleanup.policy", have.config_value("cleanup.policy"))
+    if not kafka_configs.cleanup_policy_allows_delete(policy_value):
+        out.diag(Severity.ERROR, "truncate-compacted-topic",
+                 f"{want.name} has cleanup.policy={policy_value}; Kafka refuses DeleteRecords unless the "
+                 "policy includes `delete` (e.g. compact,delete)", want)
+        return None
+
+    planned = []
+    for partition in have.partitions:
+        target = _partition_target(want, partition, observed, out)
+        if target is None or target <= partition.log_start_offset:
+            continue
+        if partition.leader < 0:
+            out.diag(Severity.WARNING, "partition-offline",
+                     f"{want.name}-{partition.partition} has no leader; its truncation waits for the next plan",
+                     want, partition.partition)
+            continue
+        planned.append(PartitionTruncation(
+            partition=partition.partition, target_offset=target, leader=partition.leader,
+            leader_epoch=partition.leader_epoch, log_start_offset=partition.log_start_offset,
+            high_watermark=partition.high_watermark))
+    if not planned:
+        return None
+    _check_delete_fraction(desired, want, have, planned, out)
+    return TruncateRecords(
+        topic=want.name, rules=[r.describe() for r in want.truncate], rule_kinds=[r.kind for r in want.truncate],
+        partitions=planned, estimated_bytes=_estimated_bytes(have, planned),
+        reason="records before the targets are deleted for good (DeleteRecords)",
+        source=want.truncate[0].source or want.source,
+        preconditions=_preconditions(have, keys=["cleanup.policy"]))
+
+
+def _partition_target(want: DesiredTopic, partition: ObservedPartition, observed: ObservedState,
+                      out: _TopicPlan) -> int | None:
+    """The largest offset any rule allows deleting before, or None if no rule applies here."""
+    hw, p = partition.high_watermark, partition.partition
+    targets = []
+    for rule in want.truncate:
+        source = rule.source or want.source
+        if isinstance(rule, BeforeOffset):
+            target = rule.partitions.get(p) if rule.partitions else rule.offset
+        elif isinstance(rule, BeforeTime):
+            found = partition.offsets_by_timestamp.get(rule.timestamp_ms)
+            if found is None:
+                out.diag(Severity.ERROR, "missing-time-lookup",
+                         f"{want.name}-{p}: the observed state has no offset lookup for {rule.describe()}; "
+                         "read the cluster again (or take the snapshot with these manifests)", want, p, source)
+                continue
+            # -1 means no record at or after the time: every record now there is older.
+            target = hw if found < 0 else found
+        elif isinstance(rule, KeepLast):
+            target = max(hw - rule.records, 0)
+        elif isinstance(rule, Everything):
+            target = hw
+        elif isinstance(rule, ConsumedBy):
+            target = _consumed_offset(want, rule, p, observed, out)
+        else:  # pragma: no cover - the rule union is closed
+            raise TypeError(rule)
+        if target is None:
+            continue
+        if target > hw:
+            out.diag(Severity.ERROR, "truncate-beyond-high-watermark",
+                     f"{want.name}-{p}: {rule.describe()} resolves to offset {target}, beyond the high "
+                     f"watermark {hw}; records that do not exist yet cannot be deleted. Lower the offset",
+                     want, p, source)
+            continue
+        targets.append(target)
+    return max(targets) if targets else None
+
+
+def _consumed_offset(want: DesiredTopic, rule: ConsumedBy, p: int, observed: ObservedState,
+                     out: _TopicPlan) -> int | None:
+    committed = []
+    for group in rule.groups:
+        offset = observed.group_offsets.get(group, {}).get(want.name, {}).get(p)
+        if offset is None or offset < 0:
+            out.diag(Severity.WARNING, "group-without-commit",
+                     f"{want.name}-{p}: consumer group {group} has no committed offset here, so nothing is "
+                     "deleted from this partition for rule " + repr(rule.describe()), want, p, rule.source)
+            return None
+        committed.append(offset)
+    return min(committed)
+
+
+def _check_delete_fraction(desired: DesiredState, want: DesiredTopic, have: ObservedTopic,
+                           planned: list[PartitionTruncation], out: _TopicPlan) -> None:
+    limit = desired.policy.max_delete_fraction
+    if limit is None:
+        return
+    for t in planned:
+        present = t.high_watermark - t.log_start_offset
+        if present and t.records_to_delete / present > limit:
+            out.diag(Severity.ERROR, "policy-max-delete-fraction",
+                     f"{want.name}-{t.partition}: deleting {t.records_to_delete:,} of {present:,} records "
+                     f"({t.records_to_delete / present:.0%}) exceeds the policy limit of {limit:.0%} per apply; "
+                     "move the truncation point in smaller steps or raise max_delete_fraction",
+                     want, t.partition, desired.policy.source or want.source)
+
+
+def _estimated_bytes(have: ObservedTopic, planned: list[PartitionTruncation]) -> int | None:
+    by_index = {p.partition: p for p in have.partitions}
+    total = 0
+    for t in planned:
+        observed = by_index[t.partition]
+        if observed.size_bytes is None:
+            return None
+        if observed.record_count:
+            total += observed.size_bytes * t.records_to_delete // observed.record_count
+    return total
