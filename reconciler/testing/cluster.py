@@ -1,0 +1,246 @@
+"""TestCluster: several Kafka brokers in this process, plus direct helpers to seed state and to
+switch faults on. The helpers bypass the wire; clients use `bootstrap_servers`."""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from . import controller, errors
+from .dispatch import ClusterSettings, Pipeline
+from .errors import KafkaApiError
+from .faults import Faults, RequestLog, delay_rule, drop_rule, error_rule
+from .server import BrokerServer
+from .state import ClusterState, CommittedOffset
+
+HOST = "127.0.0.1"
+
+
+@dataclass(frozen=True)
+class PartitionView:
+    """A read-only snapshot of one partition."""
+    topic: str
+    partition: int
+    leader: int
+    leader_epoch: int
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
+    log_start_offset: int
+    high_watermark: int
+    log_end_offset: int
+    epoch_history: tuple[tuple[int, int], ...]
+    size_bytes: int
+
+
+class TestCluster:
+    """Brokers have ids 1..brokers. Use as a context manager (or call start()/close())."""
+
+    __test__ = False  # not a pytest test class despite its name
+
+    def __init__(self, brokers: int = 3, broker_configs: dict[str, str] | None = None,
+                 disabled_apis=(), sasl_users: dict[str, str] | None = None,
+                 metadata_propagation_delay: float = 0.0, ports=None):
+        if ports is not None and len(ports) != brokers:
+            raise ValueError("give one port per broker")
+        ids = list(range(1, brokers + 1))
+        self._state = ClusterState(ids, broker_configs or {}, metadata_propagation_delay)
+        self._settings = ClusterSettings(frozenset(disabled_apis), dict(sasl_users) if sasl_users else None)
+        self._faults = Faults()
+        self._log = RequestLog()
+        self._servers: dict[int, BrokerServer] = {}
+        for i, broker_id in enumerate(ids):
+            stopped = threading.Event()
+            pipeline = Pipeline(self._state, self._settings, self._faults, self._log, broker_id, stopped)
+            self._servers[broker_id] = BrokerServer(broker_id, HOST, ports[i] if ports else 0,
+                                                    pipeline, stopped)
+        self._started = False
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> "TestCluster":
+        try:
+            for broker_id, server in self._servers.items():
+                server.start()
+                self._state.brokers[broker_id].port = server.port
+        except OSError:
+            self.close()
+            raise
+        self._started = True
+        return self
+
+    def close(self) -> None:
+        for server in self._servers.values():
+            server.stop()
+        self._started = False
+
+    def __enter__(self) -> "TestCluster":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- identity ----------------------------------------------------------------------------
+
+    @property
+    def bootstrap_servers(self) -> str:
+        return ",".join(f"{HOST}:{s.port}" for s in self._servers.values())
+
+    @property
+    def cluster_id(self) -> str:
+        return self._state.cluster_id
+
+    @property
+    def broker_ids(self) -> list[int]:
+        return list(self._servers)
+
+    # -- seeding -----------------------------------------------------------------------------
+
+    def create_topic(self, name: str, partitions: int = 1, replication_factor: int = 1,
+                     configs: dict[str, str] | None = None) -> str:
+        """Create a topic as CreateTopics would (same checks; KafkaApiError on failure), visible
+        at once. Returns the topic id as a canonical UUID string."""
+        with self._state.lock:
+            [result] = controller.create_topics(
+                self._state, [controller.NewTopic(name, partitions, replication_factor,
+                                                  configs=dict(configs or {}))], validate_only=False)
+            if result.error:
+                raise KafkaApiError(result.error, result.message)
+            self._state.topics[name].visible_at = 0.0
+            return str(result.topic_id)
+
+    def delete_topic(self, name: str) -> None:
+        with self._state.lock:
+            controller.delete_topic(self._state, name, None, validate_only=False)
+
+    def produce(self, topic: str, partition: int, timestamps_ms, value_size: int = 100) -> tuple[int, int]:
+        """Append one record per timestamp to the partition; returns (base offset, next offset)."""
+        with self._state.lock:
+            p = self._leader_partition(topic, partition)
+            timestamps = list(timestamps_ms)
+            base = self._state.append(p, timestamps, [value_size] * len(timestamps))
+            return base, p.log.end_offset
+
+    def produce_many(self, counts: dict[tuple[str, int], int], timestamp_ms: int = 0, step_ms: int = 0,
+                     value_size: int = 100) -> dict[tuple[str, int], tuple[int, int]]:
+        """Bulk seeding: `count` records per partition, timestamps timestamp_ms + i * step_ms."""
+        result = {}
+        with self._state.lock:
+            for (topic, partition), count in counts.items():
+                p = self._leader_partition(topic, partition)
+                base = self._state.append_uniform(p, count, timestamp_ms, step_ms, value_size)
+                result[(topic, partition)] = (base, p.log.end_offset)
+        return result
+
+    def commit_offsets(self, group_id: str, offsets: dict[tuple[str, int], int]) -> None:
+        with self._state.lock:
+            self._state.coordinator(group_id)  # creates __consumer_offsets, as a real commit would
+            self._state.commit(group_id, {tp: CommittedOffset(o, -1, "") for tp, o in offsets.items()})
+
+    def _topic(self, name: str):
+        topic = self._state.topics.get(name)
+        if topic is None:
+            raise KafkaApiError(errors.UNKNOWN_TOPIC_OR_PARTITION, f"unknown topic {name}")
+        return topic
+
+    def _partition(self, name: str, index: int):
+        topic = self._topic(name)
+        if not 0 <= index < len(topic.partitions):
+            raise KafkaApiError(errors.UNKNOWN_TOPIC_OR_PARTITION, f"unknown partition {name}-{index}")
+        return topic.partitions[index]
+
+    def _leader_partition(self, name: str, index: int):
+        p = self._partition(name, index)
+        if p.leader == -1:
+            raise KafkaApiError(errors.LEADER_NOT_AVAILABLE, f"{name}-{index} has no leader")
+        return p
+
+    # -- inspection --------------------------------------------------------------------------
+
+    def partition(self, topic: str, partition: int) -> PartitionView:
+        with self._state.lock:
+            p = self._partition(topic, partition)
+            return PartitionView(topic, p.index, p.leader, p.leader_epoch, tuple(p.replicas),
+                                 tuple(p.isr), p.log.log_start, p.high_watermark, p.log.end_offset,
+                                 tuple(p.history.entries), p.log.size_bytes())
+
+    def topic_configs(self, topic: str) -> dict[str, str]:
+        """The keys set on the topic itself (DYNAMIC_TOPIC_CONFIG)."""
+        with self._state.lock:
+            return dict(self._topic(topic).configs)
+
+    def topic_id(self, topic: str) -> str:
+        with self._state.lock:
+            return str(self._topic(topic).id)
+
+    def topic_names(self) -> list[str]:
+        with self._state.lock:
+            return sorted(self._state.topics)
+
+    def committed_offsets(self, group_id: str) -> dict[tuple[str, int], int]:
+        with self._state.lock:
+            return {tp: c.offset for tp, c in self._state.groups.get(group_id, {}).items()}
+
+    # -- faults: brokers and leadership ------------------------------------------------------
+
+    def stop_broker(self, broker_id: int) -> None:
+        """Close the broker's port and connections; its partitions fail over (see ClusterState)."""
+        with self._state.lock:
+            self._state.stop_broker(broker_id)
+        self._servers[broker_id].stop()
+
+    def start_broker(self, broker_id: int) -> None:
+        server = self._servers[broker_id]
+        server.start()
+        with self._state.lock:
+            self._state.brokers[broker_id].port = server.port
+            self._state.start_broker(broker_id)
+
+    def move_leader(self, topic: str, partition: int, to: int, unknown_epoch_responses: int = 0) -> None:
+        """Clean leader change to broker `to` (epoch + 1, nothing lost). The new leader then answers
+        the next `unknown_epoch_responses` requests for the partition as if it had not applied the
+        change yet: UNKNOWN_LEADER_EPOCH to the new epoch, NOT_LEADER_OR_FOLLOWER without one."""
+        with self._state.lock:
+            p = self._partition(topic, partition)
+            self._state.move_leader(p, to)
+            p.unknown_epoch_answers = unknown_epoch_responses
+
+    def unclean_election(self, topic: str, partition: int, truncate_to: int, to: int | None = None) -> None:
+        """A replica whose log ends at `truncate_to` becomes leader: later records are lost, the
+        epoch rises by 2 (leader lost, then unclean election) and the epoch history is the one the
+        new leader's own cache would hold."""
+        with self._state.lock:
+            p = self._partition(topic, partition)
+            if to is None:
+                others = [r for r in p.replicas if r != p.leader and self._state.alive(r)]
+                if not others:
+                    raise ValueError(f"{topic}-{partition} has no other live replica")
+                to = others[0]
+            if to not in p.replicas or not self._state.alive(to):
+                raise ValueError(f"broker {to} is not a live replica of {topic}-{partition}")
+            self._state.unclean_election(p, to, truncate_to, epoch_bump=2)
+
+    # -- faults: answers ---------------------------------------------------------------------
+
+    def inject_error(self, api_key: int, error_code: int, times: int | None = 1, broker: int | None = None,
+                     throttle_time_ms: int = 0, apply: bool = False) -> None:
+        """Answer `api_key` with `error_code` in every error field of the response, the next
+        `times` times (None: until cleared). apply=True performs the operation anyway."""
+        self._faults.add(error_rule(api_key, error_code, times, broker, throttle_time_ms, apply))
+
+    def delay(self, api_key: int, seconds: float, times: int | None = None, broker: int | None = None) -> None:
+        """Hold requests of `api_key` for `seconds` before handling them."""
+        self._faults.add(delay_rule(api_key, seconds, times, broker))
+
+    def drop(self, api_key: int, times: int | None = 1, broker: int | None = None, apply: bool = True) -> None:
+        """Never answer the next `times` requests of `api_key` (the connection stays open).
+        By default the operation still happens: only its answer is lost."""
+        self._faults.add(drop_rule(api_key, times, broker, apply))
+
+    def clear_faults(self) -> None:
+        self._faults.clear()
+
+    @property
+    def request_log(self):
+        return self._log.snapshot()
+
+    def clear_request_log(self) -> None:
+        self._log.clear()

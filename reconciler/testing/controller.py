@@ -1,0 +1,259 @@
+"""KRaft controller rules for topic and config changes (ReplicationControlManager and
+ConfigurationControlManager in Kafka 4.0): validation order, error codes and messages, and the
+10,000-record limit. The wire handlers and the TestCluster helpers both go through here.
+
+Callers hold `state.lock`.
+"""
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass, field
+
+from . import errors
+from .configs import ConfigValue, effective_topic_configs, is_list_config, list_parts, validate_topic_configs
+from .errors import KafkaApiError
+from .state import ClusterState, Topic, unify_collision_chars
+
+MAX_NAME_LENGTH = 249
+_LEGAL_NAME = re.compile(r"[a-zA-Z0-9._-]+")
+# QuorumController refuses an operation that would write more metadata records than this.
+MAX_RECORDS_PER_USER_OP = 10_000
+
+# IncrementalAlterConfigs operations.
+SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
+
+
+@dataclass
+class NewTopic:
+    name: str
+    num_partitions: int = -1
+    replication_factor: int = -1
+    assignments: dict[int, list[int]] = field(default_factory=dict)
+    configs: dict[str, str | None] = field(default_factory=dict)
+
+
+@dataclass
+class CreatedTopic:
+    """One CreateTopics result; on success also what the v5+ response echoes."""
+    name: str
+    error: int = errors.NONE
+    message: str | None = None
+    topic_id: uuid.UUID | None = None
+    num_partitions: int = -1
+    replication_factor: int = -1
+    configs: list[ConfigValue] | None = None
+
+
+def topic_name_error(name: str) -> str | None:
+    """org.apache.kafka.common.internals.Topic.validate."""
+    if not name:
+        return "Topic name is illegal, it can't be empty"
+    if name in (".", ".."):
+        return 'Topic name cannot be "." or ".."'
+    if len(name) > MAX_NAME_LENGTH:
+        return (f"Topic name is illegal, it can't be longer than {MAX_NAME_LENGTH} characters, "
+                f"topic name: {name}")
+    if not _LEGAL_NAME.fullmatch(name):
+        return (f"Topic name \"{name}\" is illegal, it contains a character other than ASCII "
+                "alphanumerics, '.', '_' and '-'")
+    return None
+
+
+def create_topics(state: ClusterState, topics: list[NewTopic], validate_only: bool) -> list[CreatedTopic]:
+    """ReplicationControlManager.createTopics. Duplicate names are the caller's concern
+    (ControllerApis answers them with INVALID_REQUEST before the controller sees them)."""
+    failed: dict[str, tuple[int, str]] = {}
+    colliding = state.collision_names
+    for t in topics:
+        problem = topic_name_error(t.name)
+        if problem:
+            failed[t.name] = (errors.INVALID_TOPIC_EXCEPTION, problem)
+        elif ("." in t.name or "_" in t.name) and unify_collision_chars(t.name) in colliding:
+            failed[t.name] = (errors.INVALID_TOPIC_EXCEPTION,
+                              f"Topic '{t.name}' collides with existing topic: "
+                              f"{colliding[unify_collision_chars(t.name)]}")
+    for t in topics:
+        if t.name in state.topics:
+            failed[t.name] = (errors.TOPIC_ALREADY_EXISTS, f"Topic '{t.name}' already exists.")
+    for t in topics:
+        if t.name not in failed:
+            problem = validate_topic_configs(t.configs)
+            if problem:
+                failed[t.name] = (errors.INVALID_CONFIG, problem)
+
+    planned: dict[str, tuple[list[list[int]], CreatedTopic]] = {}
+    records = 0
+    for t in topics:
+        if t.name in failed:
+            continue
+        try:
+            assignments = _plan_assignments(state, t)
+        except KafkaApiError as e:
+            failed[t.name] = (e.code, e.message)
+            continue
+        rf = len(assignments[0])
+        records += 1 + len(assignments) + len(t.configs)
+        planned[t.name] = (assignments, CreatedTopic(
+            t.name, topic_id=uuid.uuid4(), num_partitions=len(assignments), replication_factor=rf,
+            configs=effective_topic_configs(t.configs, state.broker_configs)))
+
+    if records > MAX_RECORDS_PER_USER_OP:
+        message = "Unable to perform excessively large batch operation."
+        return [CreatedTopic(t.name, errors.POLICY_VIOLATION, message) for t in topics]
+
+    results = []
+    for t in topics:
+        if t.name in failed:
+            code, message = failed[t.name]
+            results.append(CreatedTopic(t.name, code, message))
+            continue
+        assignments, result = planned[t.name]
+        if not validate_only:
+            state.add_topic(t.name, assignments, {k: v for k, v in t.configs.items()}, result.topic_id)
+        results.append(result)
+    return results
+
+
+def _plan_assignments(state: ClusterState, t: NewTopic) -> list[list[int]]:
+    if t.assignments:
+        if t.replication_factor != -1:
+            raise KafkaApiError(errors.INVALID_REQUEST, "A manual partition assignment was specified, "
+                                "but replication factor was not set to -1.")
+        if t.num_partitions != -1:
+            raise KafkaApiError(errors.INVALID_REQUEST, "A manual partition assignment was specified, "
+                                "but numPartitions was not set to -1.")
+        if sorted(t.assignments) != list(range(len(t.assignments))):
+            raise KafkaApiError(errors.INVALID_REPLICA_ASSIGNMENT,
+                                "Partitions must be numbered consecutively starting from 0.")
+        assignments = [t.assignments[i] for i in range(len(t.assignments))]
+        _check_manual_assignments(state, assignments)
+        return assignments
+    if t.replication_factor < -1 or t.replication_factor == 0:
+        raise KafkaApiError(errors.INVALID_REPLICATION_FACTOR,
+                            "Replication factor must be larger than 0, or -1 to use the default value.")
+    if t.num_partitions < -1 or t.num_partitions == 0:
+        raise KafkaApiError(errors.INVALID_PARTITIONS,
+                            "Number of partitions was set to an invalid non-positive value.")
+    partitions = t.num_partitions if t.num_partitions != -1 else int(state.setting("num.partitions"))
+    rf = t.replication_factor if t.replication_factor != -1 else int(state.setting("default.replication.factor"))
+    return state.place_replicas(0, partitions, rf)
+
+
+def _check_manual_assignments(state: ClusterState, assignments: list[list[int]]) -> None:
+    for i, replicas in enumerate(assignments):
+        if not replicas:
+            raise KafkaApiError(errors.INVALID_REPLICA_ASSIGNMENT,
+                                f"The manual partition assignment includes an empty replica list.")
+        if len(set(replicas)) != len(replicas):
+            raise KafkaApiError(errors.INVALID_REPLICA_ASSIGNMENT,
+                                f"The manual partition assignment includes the broker(s) more than once.")
+        unknown = [b for b in replicas if b not in state.brokers]
+        if unknown:
+            raise KafkaApiError(errors.INVALID_REPLICA_ASSIGNMENT,
+                                f"The manual partition assignment includes broker {unknown[0]}, but "
+                                "no such broker is registered.")
+        if not any(state.alive(b) for b in replicas):
+            raise KafkaApiError(errors.INVALID_REPLICA_ASSIGNMENT,
+                                f"All brokers specified in the manual partition assignment for "
+                                f"partition {i} are fenced or in controlled shutdown.")
+        if len(replicas) != len(assignments[0]):
+            raise KafkaApiError(errors.INVALID_REPLICA_ASSIGNMENT,
+                                "The manual partition assignment includes a partition with "
+                                f"{len(replicas)} replica(s), but this is not consistent with "
+                                f"previous partitions, which have {len(assignments[0])} replica(s).")
+
+
+def create_partitions(state: ClusterState, name: str, count: int,
+                      assignments: list[list[int]] | None, validate_only: bool) -> None:
+    """ReplicationControlManager.createPartitions for one topic; raises KafkaApiError."""
+    topic = state.topics.get(name)
+    if topic is None:
+        raise KafkaApiError(errors.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic-partition.")
+    current = len(topic.partitions)
+    if count == current:
+        raise KafkaApiError(errors.INVALID_PARTITIONS, f"Topic already has {current} partition(s).")
+    if count < current:
+        raise KafkaApiError(errors.INVALID_PARTITIONS,
+                            f"The topic {name} currently has {current} partition(s); {count} would "
+                            "not be an increase.")
+    additional = count - current
+    if assignments is not None:
+        if len(assignments) != additional:
+            raise KafkaApiError(errors.INVALID_REPLICA_ASSIGNMENT,
+                                f"Attempted to add {additional} additional partition(s), but only "
+                                f"{len(assignments)} assignment(s) were specified.")
+        _check_manual_assignments(state, [topic.partitions[0].replicas] + assignments)
+        new = [list(a) for a in assignments]
+    else:
+        new = state.place_replicas(current, additional, len(topic.partitions[0].replicas))
+    if not validate_only:
+        state.add_partitions(topic, new)
+
+
+def delete_topic(state: ClusterState, name: str | None, topic_id: uuid.UUID | None,
+                 validate_only: bool) -> Topic:
+    topic = state.topics.get(name) if name is not None else state.topics_by_id.get(topic_id)
+    if topic is None:
+        if name is not None:
+            raise KafkaApiError(errors.UNKNOWN_TOPIC_OR_PARTITION,
+                                "This server does not host this topic-partition.")
+        raise KafkaApiError(errors.UNKNOWN_TOPIC_ID, "This server does not host this topic ID.")
+    if topic.internal:
+        raise KafkaApiError(errors.INVALID_REQUEST, f"Cannot delete internal topic {topic.name}")
+    if not validate_only:
+        state.remove_topic(topic)
+    return topic
+
+
+def incremental_alter_topic_configs(state: ClusterState, name: str,
+                                    ops: list[tuple[str, int, str | None]], validate_only: bool) -> None:
+    """ConfigurationControlManager.incrementalAlterConfigs for one topic resource: all or nothing."""
+    keys = [key for key, _, _ in ops]
+    if len(set(keys)) != len(keys):
+        raise KafkaApiError(errors.INVALID_REQUEST, "Error due to duplicate config keys")
+    for key, op, value in ops:
+        if value is None and op != DELETE:
+            raise KafkaApiError(errors.INVALID_REQUEST, f"Null value not supported for : {key}")
+        if op not in (SET, DELETE, APPEND, SUBTRACT):
+            raise KafkaApiError(errors.INVALID_REQUEST, f"Unknown alter config operation {op}")
+    topic = state.topics.get(name)
+    if topic is None:
+        raise KafkaApiError(errors.UNKNOWN_TOPIC_OR_PARTITION,
+                            "This server does not host this topic-partition.")
+    new = dict(topic.configs)
+    for key, op, value in ops:
+        if op == SET:
+            new[key] = value
+        elif op == DELETE:
+            new.pop(key, None)
+        else:
+            if not is_list_config(key):
+                raise KafkaApiError(errors.INVALID_CONFIG, f"Can't {('APPEND', 'SUBTRACT')[op - 2]} "
+                                    f"to key {key} because its type is not LIST.")
+            parts = list_parts(new.get(key), key)
+            for item in value.split(","):
+                if op == APPEND and item not in parts:
+                    parts.append(item)
+                elif op == SUBTRACT and item in parts:
+                    parts.remove(item)
+            new[key] = ",".join(parts)
+    problem = validate_topic_configs(new)
+    if problem:
+        raise KafkaApiError(errors.INVALID_CONFIG, problem)
+    if not validate_only:
+        topic.configs = new
+
+
+def alter_topic_configs(state: ClusterState, name: str, configs: dict[str, str | None],
+                        validate_only: bool) -> None:
+    """Legacy AlterConfigs: the given set replaces every topic-level override."""
+    topic = state.topics.get(name)
+    if topic is None:
+        raise KafkaApiError(errors.UNKNOWN_TOPIC_OR_PARTITION,
+                            "This server does not host this topic-partition.")
+    problem = validate_topic_configs(configs)
+    if problem:
+        raise KafkaApiError(errors.INVALID_CONFIG, problem)
+    if not validate_only:
+        topic.configs = dict(configs)

@@ -1,0 +1,104 @@
+"""The request pipeline of one broker: decode, authenticate, log, apply faults, handle, encode."""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from . import errors, protocol
+from .faults import Faults, RequestLog, inject_error
+from .handlers import HANDLERS
+from .handlers.cluster import api_versions_response
+from .server import CloseConnection, Connection
+from .state import ClusterState
+
+log = logging.getLogger(__name__)
+
+SASL_HANDSHAKE, SASL_AUTHENTICATE = 17, 36
+# Requests a SASL listener answers before the client has authenticated.
+_PRE_AUTH_APIS = {protocol.API_VERSIONS_KEY, SASL_HANDSHAKE, SASL_AUTHENTICATE}
+
+
+@dataclass
+class ClusterSettings:
+    disabled_apis: frozenset[int] = frozenset()
+    sasl_users: dict[str, str] | None = None
+
+    @property
+    def api_keys(self) -> list[int]:
+        keys = set(HANDLERS) - set(self.disabled_apis)
+        if self.sasl_users is None:
+            keys -= {SASL_HANDSHAKE, SASL_AUTHENTICATE}
+        return sorted(keys)
+
+
+@dataclass
+class RequestContext:
+    """What a handler may use besides the request itself."""
+    state: ClusterState
+    settings: ClusterSettings
+    connection: Connection
+    broker_id: int
+    api_key: int
+    version: int
+    # False when an injected error must keep the operation from taking effect.
+    apply: bool = True
+    # Set by a handler that wants the connection closed after its answer (failed SASL).
+    close_after: bool = field(default=False)
+
+
+class Pipeline:
+    def __init__(self, state: ClusterState, settings: ClusterSettings, faults: Faults,
+                 request_log: RequestLog, broker_id: int, stopped):
+        self.state = state
+        self.settings = settings
+        self.faults = faults
+        self.request_log = request_log
+        self.broker_id = broker_id
+        self._stopped = stopped
+
+    def __call__(self, conn: Connection, frame: bytes) -> bytes | None:
+        api_key, version, correlation_id = protocol.peek_header(frame)
+        if api_key == protocol.API_VERSIONS_KEY and version > protocol.KAFKA_4_0_API_VERSIONS[api_key][1]:
+            # KIP-511: an unknown ApiVersions version gets a v0 answer listing what we support.
+            return protocol.encode_response(self._api_versions_error(), correlation_id)
+        if api_key not in self.settings.api_keys:
+            raise CloseConnection(f"unsupported API key {api_key}")
+        low, high = protocol.accepted_versions(api_key)
+        if not low <= version <= high:
+            raise CloseConnection(f"unsupported version {version} of API {api_key}")
+        try:
+            request = protocol.decode_request(frame, api_key, version)
+        except Exception as exc:  # a malformed frame: Kafka closes the connection
+            raise CloseConnection(f"cannot decode API {api_key} v{version}: {exc}") from exc
+        if self.settings.sasl_users is not None and not conn.authenticated \
+                and api_key not in _PRE_AUTH_APIS:
+            raise CloseConnection("request before SASL authentication")
+
+        self.request_log.add(api_key, version, self.broker_id, correlation_id, request.header.client_id)
+        plan = self.faults.take(api_key, self.broker_id)
+        if plan.delay is not None and self._stopped.wait(plan.delay.seconds):
+            raise CloseConnection("broker stopped")
+
+        ctx = RequestContext(self.state, self.settings, conn, self.broker_id, api_key, version,
+                             apply=plan.apply)
+        with self.state.lock:
+            if not self.state.alive(self.broker_id):
+                raise CloseConnection("broker stopped")
+            response = HANDLERS[api_key](ctx, request)
+        if response is None or plan.drop is not None:
+            return None
+        if plan.error is not None:
+            if plan.error.error_code:
+                inject_error(response, plan.error.error_code)
+            if plan.error.throttle_time_ms and "throttle_time_ms" in response.fields:
+                response.throttle_time_ms = plan.error.throttle_time_ms
+        answer = protocol.encode_response(response, correlation_id)
+        if ctx.close_after:
+            conn.sock.sendall(answer)
+            raise CloseConnection("closing after failed authentication")
+        return answer
+
+    def _api_versions_error(self):
+        response = api_versions_response(self.settings, 0)
+        response.error_code = errors.UNSUPPORTED_VERSION
+        return response

@@ -1,0 +1,161 @@
+"""Cluster-level APIs: ApiVersions, Metadata, DescribeCluster, FindCoordinator, DescribeLogDirs."""
+from __future__ import annotations
+
+from .. import errors, protocol
+from ..controller import topic_name_error
+from ..errors import KafkaApiError
+from ..protocol import ZERO_UUID
+
+# AclOperation codes a broker without an authorizer reports as allowed.
+TOPIC_OPERATIONS = {3, 4, 5, 6, 7, 8, 10, 11}        # READ .. ALTER_CONFIGS
+CLUSTER_OPERATIONS = {5, 7, 8, 9, 10, 11, 12, 13, 14}  # CREATE .. DESCRIBE_TOKENS
+LOG_DIR = "/tmp/kafka-logs"
+LOG_DIR_TOTAL_BYTES = 1 << 40
+
+API_VERSIONS, METADATA, FIND_COORDINATOR, DESCRIBE_LOG_DIRS, DESCRIBE_CLUSTER = 18, 3, 10, 35, 60
+
+
+def api_versions_response(settings, version: int):
+    response = protocol.new_response(API_VERSIONS, version, error_code=errors.NONE, throttle_time_ms=0)
+    response.api_keys = [
+        response.ApiVersion(api_key=key, min_version=low, max_version=high)
+        for key, (low, high) in protocol.advertised_versions(settings.api_keys).items()]
+    return response
+
+
+def api_versions(ctx, request):
+    return api_versions_response(ctx.settings, ctx.version)
+
+
+def _broker_list(state, struct, **extra):
+    return [struct(node_id=b.id, host=b.host, port=b.port, rack=None, **extra) for b in state.live_brokers()]
+
+
+def _partition_metadata(state, p, struct):
+    leader_alive = p.leader != -1 and state.alive(p.leader)
+    return struct(
+        error_code=errors.NONE if leader_alive else errors.LEADER_NOT_AVAILABLE,
+        partition_index=p.index, leader_id=p.leader if leader_alive else -1,
+        leader_epoch=p.leader_epoch, replica_nodes=list(p.replicas), isr_nodes=list(p.isr),
+        offline_replicas=[r for r in p.replicas if not state.alive(r)])
+
+
+def metadata(ctx, request):
+    state, version = ctx.state, ctx.version
+    response = protocol.new_response(METADATA, version, throttle_time_ms=0, cluster_id=state.cluster_id,
+                                     controller_id=state.controller_id(), error_code=errors.NONE)
+    T = response.MetadataResponseTopic
+    P = T.MetadataResponsePartition
+    response.brokers = _broker_list(state, response.MetadataResponseBroker)
+    topic_ops = TOPIC_OPERATIONS if request.include_topic_authorized_operations else None
+    response.authorized_operations = CLUSTER_OPERATIONS if request.include_cluster_authorized_operations else None
+
+    def found(topic):
+        return T(error_code=errors.NONE, name=topic.name, topic_id=topic.id, is_internal=topic.internal,
+                 partitions=[_partition_metadata(state, p, P) for p in topic.partitions],
+                 authorized_operations=topic_ops)
+
+    def missing(code, name=None):
+        return T(error_code=code, name=name, topic_id=ZERO_UUID, is_internal=False, partitions=[],
+                 authorized_operations=topic_ops)
+
+    # v0 has no way to say "all topics" but an empty list; v1+ use null for that.
+    if request.topics is None or (version == 0 and not request.topics):
+        response.topics = [found(t) for t in state.visible_topics()]
+        return response
+    topics = []
+    for wanted in request.topics:
+        if wanted.name is None:
+            topic = state.topics_by_id.get(wanted.topic_id)
+            topic = topic if topic is not None and state.visible_topic(topic.name) is topic else None
+            topics.append(found(topic) if topic else missing(errors.UNKNOWN_TOPIC_ID))
+        elif topic_name_error(wanted.name):
+            topics.append(missing(errors.INVALID_TOPIC_EXCEPTION, wanted.name))
+        else:
+            topic = state.visible_topic(wanted.name)
+            topics.append(found(topic) if topic else missing(errors.UNKNOWN_TOPIC_OR_PARTITION, wanted.name))
+    response.topics = topics
+    return response
+
+
+def describe_cluster(ctx, request):
+    state = ctx.state
+    response = protocol.new_response(
+        DESCRIBE_CLUSTER, ctx.version, throttle_time_ms=0, error_code=errors.NONE, error_message=None,
+        endpoint_type=request.endpoint_type, cluster_id=state.cluster_id,
+        controller_id=state.controller_id(),
+        authorized_operations=CLUSTER_OPERATIONS if request.include_cluster_authorized_operations else None)
+    B = response.DescribeClusterBroker
+    if request.endpoint_type != 1:
+        # A broker only describes broker endpoints (UNSUPPORTED_ENDPOINT_TYPE otherwise).
+        response.error_code, response.error_message = 119, "Unsupported endpoint type"
+        response.brokers = []
+        return response
+    # Stopped brokers stay registered but fenced in KRaft; v2 clients may ask to see them.
+    brokers = [b for _, b in sorted(state.brokers.items())
+               if b.alive or request.include_fenced_brokers]
+    response.brokers = [B(broker_id=b.id, host=b.host, port=b.port, rack=None, is_fenced=not b.alive)
+                        for b in brokers]
+    return response
+
+
+def find_coordinator(ctx, request):
+    state = ctx.state
+    response = protocol.new_response(FIND_COORDINATOR, ctx.version, throttle_time_ms=0)
+
+    def lookup(key):
+        """(error, message, node id, host, port)"""
+        if request.key_type != 0:
+            # Transactions are not modelled: no transaction coordinator is ever available.
+            return errors.COORDINATOR_NOT_AVAILABLE, "The coordinator is not available.", -1, "", -1
+        try:
+            node = state.coordinator(key)
+        except KafkaApiError:
+            node = -1
+        if node == -1 or not state.alive(node):
+            return errors.COORDINATOR_NOT_AVAILABLE, "The coordinator is not available.", -1, "", -1
+        broker = state.brokers[node]
+        return errors.NONE, None, node, broker.host, broker.port
+
+    if ctx.version < 4:
+        code, message, node, host, port = lookup(request.key)
+        response.error_code, response.error_message = code, message
+        response.node_id, response.host, response.port = node, host, port
+    else:
+        C = response.Coordinator
+        response.coordinators = []
+        for key in request.coordinator_keys:
+            code, message, node, host, port = lookup(key)
+            response.coordinators.append(C(key=key, node_id=node, host=host, port=port,
+                                           error_code=code, error_message=message))
+    return response
+
+
+def describe_log_dirs(ctx, request):
+    state, me = ctx.state, ctx.broker_id
+    response = protocol.new_response(DESCRIBE_LOG_DIRS, ctx.version, throttle_time_ms=0,
+                                     error_code=errors.NONE)
+    R = response.DescribeLogDirsResult
+    T = R.DescribeLogDirsTopic
+    P = T.DescribeLogDirsPartition
+    if request.topics is None:
+        wanted = {t.name: None for t in state.visible_topics()}
+    else:
+        wanted = {t.topic: set(t.partitions) for t in request.topics}
+    topics, used = [], 0
+    for name, indexes in wanted.items():
+        topic = state.visible_topic(name)
+        if topic is None:
+            continue
+        partitions = []
+        for p in topic.partitions:
+            if me in p.replicas and (indexes is None or p.index in indexes):
+                size = p.log.size_bytes()
+                used += size
+                partitions.append(P(partition_index=p.index, partition_size=size, offset_lag=0,
+                                    is_future_key=False))
+        if partitions:
+            topics.append(T(name=name, partitions=partitions))
+    response.results = [R(error_code=errors.NONE, log_dir=LOG_DIR, topics=topics,
+                          total_bytes=LOG_DIR_TOTAL_BYTES, usable_bytes=LOG_DIR_TOTAL_BYTES - used)]
+    return response

@@ -1,0 +1,96 @@
+"""DescribeConfigs, IncrementalAlterConfigs and (legacy) AlterConfigs."""
+from __future__ import annotations
+
+from .. import controller, errors, protocol
+from ..configs import describe_broker, effective_topic_configs, wire_type
+from ..errors import KafkaApiError
+
+DESCRIBE_CONFIGS, ALTER_CONFIGS, INCREMENTAL_ALTER_CONFIGS = 32, 33, 44
+TOPIC, BROKER = 2, 4
+
+
+def describe_configs(ctx, request):
+    state = ctx.state
+    response = protocol.new_response(DESCRIBE_CONFIGS, ctx.version, throttle_time_ms=0)
+    R = response.DescribeConfigsResult
+    E = R.DescribeConfigsResourceResult
+    S = E.DescribeConfigsSynonym
+    response.results = []
+    for resource in request.resources:
+        result = R(error_code=errors.NONE, error_message=None, resource_type=resource.resource_type,
+                   resource_name=resource.resource_name, configs=[])
+        response.results.append(result)
+        try:
+            values = _resource_configs(ctx, resource.resource_type, resource.resource_name)
+        except KafkaApiError as e:
+            result.error_code, result.error_message = e.code, e.message
+            continue
+        wanted = None if resource.configuration_keys is None else set(resource.configuration_keys)
+        for v in values:
+            # Keys the broker does not know are silently left out, as Kafka does.
+            if wanted is not None and v.name not in wanted:
+                continue
+            result.configs.append(E(
+                name=v.name, value=None if v.sensitive else v.value, read_only=v.read_only,
+                config_source=v.source, is_sensitive=v.sensitive, config_type=wire_type(v.name),
+                documentation=None,
+                synonyms=[S(name=n, value=None if v.sensitive else value, source=source)
+                          for n, value, source in v.synonyms] if request.include_synonyms else []))
+    return response
+
+
+def _resource_configs(ctx, resource_type, name):
+    state = ctx.state
+    if resource_type == TOPIC:
+        topic = state.visible_topic(name)
+        if topic is None:
+            raise KafkaApiError(errors.UNKNOWN_TOPIC_OR_PARTITION, f"Topic {name} does not exist.")
+        return effective_topic_configs(topic.configs, state.broker_configs)
+    if resource_type == BROKER:
+        if name not in ("", str(ctx.broker_id)):
+            raise KafkaApiError(errors.INVALID_REQUEST,
+                                f"Unexpected broker id, expected {ctx.broker_id} but received {name}")
+        return describe_broker(state.broker_configs)
+    raise KafkaApiError(errors.INVALID_REQUEST, f"Unsupported resource type {resource_type}")
+
+
+def incremental_alter_configs(ctx, request):
+    response = protocol.new_response(INCREMENTAL_ALTER_CONFIGS, ctx.version, throttle_time_ms=0)
+    R = response.AlterConfigsResourceResponse
+
+    def change(resource):
+        ops = [(c.name, c.config_operation, c.value) for c in resource.configs]
+        controller.incremental_alter_topic_configs(ctx.state, resource.resource_name, ops,
+                                                   request.validate_only or not ctx.apply)
+
+    response.responses = [_alter_one(R, resource, change) for resource in request.resources]
+    return response
+
+
+def alter_configs(ctx, request):
+    response = protocol.new_response(ALTER_CONFIGS, ctx.version, throttle_time_ms=0)
+    R = response.AlterConfigsResourceResponse
+
+    def change(resource):
+        controller.alter_topic_configs(ctx.state, resource.resource_name,
+                                       {c.name: c.value for c in resource.configs},
+                                       request.validate_only or not ctx.apply)
+
+    response.responses = [_alter_one(R, resource, change) for resource in request.resources]
+    return response
+
+
+def _alter_one(struct, resource, change):
+    """Apply one resource's change; each resource succeeds or fails on its own."""
+    try:
+        if resource.resource_type != TOPIC:
+            # Dynamic broker configs are not modelled; the test cluster's broker configs are static.
+            raise KafkaApiError(errors.INVALID_REQUEST,
+                                f"Altering resource type {resource.resource_type} is not supported "
+                                "by the test cluster")
+        change(resource)
+    except KafkaApiError as e:
+        return struct(error_code=e.code, error_message=e.message, resource_type=resource.resource_type,
+                      resource_name=resource.resource_name)
+    return struct(error_code=errors.NONE, error_message=None, resource_type=resource.resource_type,
+                  resource_name=resource.resource_name)

@@ -1,0 +1,145 @@
+"""Group coordinator APIs for groups that only hold committed offsets ("simple" classic groups):
+OffsetCommit, OffsetFetch, ListGroups, DescribeGroups, DeleteGroups. Group membership
+(JoinGroup/SyncGroup) is not modelled, so every known group is Empty.
+"""
+from __future__ import annotations
+
+from .. import errors, protocol
+from ..errors import KafkaApiError
+from ..state import CommittedOffset
+
+OFFSET_COMMIT, OFFSET_FETCH, LIST_GROUPS, DESCRIBE_GROUPS, DELETE_GROUPS = 8, 9, 16, 15, 42
+ILLEGAL_GENERATION = 22
+
+
+def _coordinator_error(ctx, group_id: str) -> int:
+    if not group_id:
+        return errors.INVALID_GROUP_ID
+    try:
+        coordinator = ctx.state.coordinator(group_id)
+    except KafkaApiError:
+        return errors.COORDINATOR_NOT_AVAILABLE
+    return errors.NONE if coordinator == ctx.broker_id else errors.NOT_COORDINATOR
+
+
+def offset_commit(ctx, request):
+    state = ctx.state
+    response = protocol.new_response(OFFSET_COMMIT, ctx.version, throttle_time_ms=0)
+    T = response.OffsetCommitResponseTopic
+    P = T.OffsetCommitResponsePartition
+    group_error = _coordinator_error(ctx, request.group_id)
+    if group_error == errors.NONE:
+        is_member_commit = request.generation_id_or_member_epoch >= 0 or request.member_id \
+            or request.group_instance_id is not None
+        if is_member_commit:
+            group_error = errors.UNKNOWN_MEMBER_ID if request.group_id in state.groups else ILLEGAL_GENERATION
+    commits = {}
+    response.topics = []
+    for topic in request.topics:
+        partitions = []
+        for p in topic.partitions:
+            code = group_error
+            if code == errors.NONE and state.partition(topic.name, p.partition_index) is None:
+                code = errors.UNKNOWN_TOPIC_OR_PARTITION
+            if code == errors.NONE:
+                commits[(topic.name, p.partition_index)] = CommittedOffset(
+                    p.committed_offset, p.committed_leader_epoch, p.committed_metadata or "")
+            partitions.append(P(partition_index=p.partition_index, error_code=code))
+        response.topics.append(T(name=topic.name, partitions=partitions))
+    if commits and ctx.apply:
+        state.commit(request.group_id, commits)
+    return response
+
+
+def _fetch_group(ctx, group_id, topics):
+    """(group error, [(topic, [(partition, CommittedOffset | None)])]) for one group."""
+    code = _coordinator_error(ctx, group_id)
+    if code != errors.NONE:
+        return code, []
+    committed = ctx.state.groups.get(group_id, {})
+    if topics is None:
+        by_topic = {}
+        for (name, index), offset in sorted(committed.items()):
+            by_topic.setdefault(name, []).append((index, offset))
+        return errors.NONE, list(by_topic.items())
+    return errors.NONE, [(t.name, [(i, committed.get((t.name, i))) for i in t.partition_indexes])
+                         for t in topics]
+
+
+def offset_fetch(ctx, request):
+    response = protocol.new_response(OFFSET_FETCH, ctx.version, throttle_time_ms=0, error_code=errors.NONE)
+
+    def partition(struct, index, offset, code):
+        if offset is None:
+            return struct(partition_index=index, committed_offset=-1, committed_leader_epoch=-1,
+                          metadata="", error_code=code)
+        return struct(partition_index=index, committed_offset=offset.offset,
+                      committed_leader_epoch=offset.leader_epoch, metadata=offset.metadata, error_code=code)
+
+    if ctx.version < 8:
+        T = response.OffsetFetchResponseTopic
+        P = T.OffsetFetchResponsePartition
+        code, topics = _fetch_group(ctx, request.group_id, request.topics)
+        response.error_code = code
+        if code != errors.NONE and ctx.version < 2:
+            # v1 has no group-level error: it travels in each requested partition.
+            topics = [(t.name, [(i, None) for i in t.partition_indexes]) for t in request.topics or ()]
+        part_code = code if ctx.version < 2 else errors.NONE
+        response.topics = [T(name=name, partitions=[partition(P, i, o, part_code) for i, o in parts])
+                           for name, parts in topics]
+        return response
+    G = response.OffsetFetchResponseGroup
+    T = G.OffsetFetchResponseTopics
+    P = T.OffsetFetchResponsePartitions
+    response.groups = []
+    for group in request.groups:
+        code, topics = _fetch_group(ctx, group.group_id, group.topics)
+        response.groups.append(G(group_id=group.group_id, error_code=code, topics=[
+            T(name=name, partitions=[partition(P, i, o, errors.NONE) for i, o in parts])
+            for name, parts in topics]))
+    return response
+
+
+def _my_groups(ctx) -> list[str]:
+    return sorted(g for g in ctx.state.groups if _coordinator_error(ctx, g) == errors.NONE)
+
+
+def list_groups(ctx, request):
+    response = protocol.new_response(LIST_GROUPS, ctx.version, throttle_time_ms=0, error_code=errors.NONE)
+    L = response.ListedGroup
+    states = {s.lower() for s in request.states_filter or ()}
+    types = {t.lower() for t in request.types_filter or ()}
+    if (states and "empty" not in states) or (types and "classic" not in types):
+        response.groups = []
+        return response
+    response.groups = [L(group_id=g, protocol_type="", group_state="Empty", group_type="classic")
+                       for g in _my_groups(ctx)]
+    return response
+
+
+def describe_groups(ctx, request):
+    response = protocol.new_response(DESCRIBE_GROUPS, ctx.version, throttle_time_ms=0)
+    D = response.DescribedGroup
+    response.groups = []
+    for group_id in request.groups:
+        code = _coordinator_error(ctx, group_id)
+        state = "Empty" if group_id in ctx.state.groups else "Dead"
+        response.groups.append(D(error_code=code, error_message=None, group_id=group_id,
+                                 group_state=state if code == errors.NONE else "",
+                                 protocol_type="", protocol_data="", members=[],
+                                 authorized_operations=None))
+    return response
+
+
+def delete_groups(ctx, request):
+    response = protocol.new_response(DELETE_GROUPS, ctx.version, throttle_time_ms=0)
+    R = response.DeletableGroupResult
+    response.results = []
+    for group_id in request.groups_names:
+        code = _coordinator_error(ctx, group_id)
+        if code == errors.NONE and group_id not in ctx.state.groups:
+            code = errors.GROUP_ID_NOT_FOUND
+        if code == errors.NONE and ctx.apply:
+            del ctx.state.groups[group_id]
+        response.results.append(R(group_id=group_id, error_code=code))
+    return response

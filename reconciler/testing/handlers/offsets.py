@@ -1,0 +1,98 @@
+"""Partition offset APIs: ListOffsets, OffsetForLeaderEpoch, DeleteRecords."""
+from __future__ import annotations
+
+from .. import errors, protocol
+from reconciler.kafka_configs import cleanup_policy_allows_delete
+
+from ..configs import resolve
+from .routing import leader_partition
+
+LIST_OFFSETS, DELETE_RECORDS, OFFSET_FOR_LEADER_EPOCH = 2, 21, 23
+LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -1, -2, -3, -4, -5
+# DeleteRecords offset meaning "the current high watermark".
+HIGH_WATERMARK = -1
+
+
+def _lookup(p, timestamp: int) -> tuple[int, int, int]:
+    """(offset, timestamp, leader epoch) for one ListOffsets query on the leader."""
+    hw = p.high_watermark
+    if timestamp == LATEST:
+        return hw, -1, p.leader_epoch
+    if timestamp in (EARLIEST, EARLIEST_LOCAL):
+        # UnifiedLog.fetchOffsetByTimestamp: the epoch of the earliest cached epoch entry.
+        first = p.history.earliest()
+        epoch = first[0] if first is not None and first[1] <= p.log.log_start else -1
+        return p.log.log_start, -1, epoch
+    if timestamp == LATEST_TIERED:
+        return -1, -1, -1  # no tiered storage
+    found = p.log.max_timestamp(hw) if timestamp == MAX_TIMESTAMP else p.log.offset_for_timestamp(timestamp, hw)
+    if found is None:
+        return -1, -1, -1
+    offset, ts = found
+    return offset, ts, p.history.epoch_for_offset(offset)
+
+
+def list_offsets(ctx, request):
+    response = protocol.new_response(LIST_OFFSETS, ctx.version, throttle_time_ms=0)
+    T = response.ListOffsetsTopicResponse
+    P = T.ListOffsetsPartitionResponse
+    response.topics = []
+    for topic in request.topics:
+        partitions = []
+        for wanted in topic.partitions:
+            code, p = leader_partition(ctx, topic.name, wanted.partition_index, wanted.current_leader_epoch)
+            offset, ts, epoch = _lookup(p, wanted.timestamp) if p is not None else (-1, -1, -1)
+            partitions.append(P(partition_index=wanted.partition_index, error_code=code,
+                                timestamp=ts, offset=offset, leader_epoch=epoch))
+        response.topics.append(T(name=topic.name, partitions=partitions))
+    return response
+
+
+def offset_for_leader_epoch(ctx, request):
+    response = protocol.new_response(OFFSET_FOR_LEADER_EPOCH, ctx.version, throttle_time_ms=0)
+    T = response.OffsetForLeaderTopicResult
+    P = T.EpochEndOffset
+    response.topics = []
+    for topic in request.topics:
+        partitions = []
+        for wanted in topic.partitions:
+            code, p = leader_partition(ctx, topic.topic, wanted.partition, wanted.current_leader_epoch)
+            epoch, end = (p.history.end_offset_for(wanted.leader_epoch, p.log.end_offset)
+                          if p is not None else (-1, -1))
+            partitions.append(P(error_code=code, partition=wanted.partition, leader_epoch=epoch,
+                                end_offset=end))
+        response.topics.append(T(topic=topic.topic, partitions=partitions))
+    return response
+
+
+def _delete_one(ctx, topic: str, index: int, offset: int) -> tuple[int, int]:
+    """(error code, low watermark) following Partition.deleteRecordsOnLeader."""
+    code, p = leader_partition(ctx, topic, index)
+    if p is None:
+        return code, -1
+    state = ctx.state
+    policy = resolve("cleanup.policy", state.topics[topic].configs, state.broker_configs).value
+    if not cleanup_policy_allows_delete(policy):
+        return errors.POLICY_VIOLATION, -1
+    target = p.high_watermark if offset == HIGH_WATERMARK else offset
+    if target < 0 or target > p.high_watermark:
+        return errors.OFFSET_OUT_OF_RANGE, -1
+    if not ctx.apply:
+        return errors.NONE, p.log.log_start
+    # Followers in the ISR replicate the new log start at once, so the low watermark (the
+    # minimum over them) is reached before the answer and no REQUEST_TIMED_OUT is possible.
+    return errors.NONE, state.delete_records(p, target)
+
+
+def delete_records(ctx, request):
+    response = protocol.new_response(DELETE_RECORDS, ctx.version, throttle_time_ms=0)
+    T = response.DeleteRecordsTopicResult
+    P = T.DeleteRecordsPartitionResult
+    response.topics = []
+    for topic in request.topics:
+        partitions = []
+        for wanted in topic.partitions:
+            code, low = _delete_one(ctx, topic.name, wanted.partition_index, wanted.offset)
+            partitions.append(P(partition_index=wanted.partition_index, low_watermark=low, error_code=code))
+        response.topics.append(T(name=topic.name, partitions=partitions))
+    return response

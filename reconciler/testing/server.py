@@ -1,0 +1,129 @@
+"""TCP listeners and Kafka framing: one listening socket per broker, one thread per connection.
+
+A connection is served strictly in order, one request at a time, as a Kafka broker does (it mutes
+a channel until the answer is sent), so a slow answer only holds up its own connection.
+"""
+from __future__ import annotations
+
+import socket
+import struct
+import threading
+
+# Kafka's socket.request.max.bytes default; larger frames close the connection.
+MAX_FRAME_BYTES = 100 * 1024 * 1024
+
+
+class Connection:
+    """Per-connection state the request pipeline needs (SASL progress)."""
+
+    def __init__(self, sock: socket.socket, broker_id: int):
+        self.sock = sock
+        self.broker_id = broker_id
+        self.sasl_mechanism: str | None = None
+        self.authenticated = False
+
+
+class CloseConnection(Exception):
+    """Raised by the pipeline when Kafka would drop the connection (bad request, SASL state)."""
+
+
+def _recv_exactly(sock: socket.socket, n: int) -> bytes | None:
+    chunks, remaining = [], n
+    while remaining:
+        chunk = sock.recv(min(remaining, 1 << 20))
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+class BrokerServer:
+    """The listener of one broker. `pipeline(connection, frame)` returns the bytes to send back,
+    or None for no answer; it raises CloseConnection to drop the client."""
+
+    def __init__(self, broker_id: int, host: str, port: int, pipeline, stopped: threading.Event):
+        self.broker_id = broker_id
+        self.host = host
+        self.port = port
+        self._pipeline = pipeline
+        self._listener: socket.socket | None = None
+        self._threads: list[threading.Thread] = []
+        self._connections: set[Connection] = set()
+        self._lock = threading.Lock()
+        # Set while the broker is down; delayed answers wait on it so a stop interrupts them.
+        self.stopped = stopped
+
+    def start(self) -> None:
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # Reuse the port across stop_broker/start_broker even with connections in TIME_WAIT.
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((self.host, self.port))
+        listener.listen(128)
+        self.port = listener.getsockname()[1]
+        self._listener = listener
+        self.stopped.clear()
+        self._spawn(self._accept_loop, listener)
+
+    def stop(self) -> None:
+        self.stopped.set()
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            # shutdown() wakes the thread blocked in accept(); close() alone does not on Linux.
+            try:
+                listener.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            listener.close()
+        with self._lock:
+            connections = list(self._connections)
+        for conn in connections:
+            try:
+                conn.sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        for thread in self._threads:
+            if thread is not threading.current_thread():
+                thread.join(timeout=5)
+        self._threads = [t for t in self._threads if t.is_alive()]
+
+    def _spawn(self, target, *args) -> None:
+        thread = threading.Thread(target=target, args=args, daemon=True,
+                                  name=f"test-broker-{self.broker_id}-{target.__name__}")
+        self._threads.append(thread)
+        thread.start()
+
+    def _accept_loop(self, listener: socket.socket) -> None:
+        while True:
+            try:
+                sock, _ = listener.accept()
+            except OSError:
+                return
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            conn = Connection(sock, self.broker_id)
+            with self._lock:
+                self._connections.add(conn)
+            self._threads = [t for t in self._threads if t.is_alive()]
+            self._spawn(self._serve, conn)
+
+    def _serve(self, conn: Connection) -> None:
+        try:
+            while True:
+                size_bytes = _recv_exactly(conn.sock, 4)
+                if size_bytes is None:
+                    return
+                (size,) = struct.unpack(">i", size_bytes)
+                if not 0 < size <= MAX_FRAME_BYTES:
+                    return
+                frame = _recv_exactly(conn.sock, size)
+                if frame is None:
+                    return
+                answer = self._pipeline(conn, frame)
+                if answer is not None:
+                    conn.sock.sendall(answer)
+        except (OSError, CloseConnection):
+            return
+        finally:
+            with self._lock:
+                self._connections.discard(conn)
+            conn.sock.close()

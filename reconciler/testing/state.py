@@ -1,0 +1,323 @@
+"""The cluster model: brokers, topics, partitions with their replicas and logs, committed offsets.
+
+One `ClusterState` is shared by every broker of a TestCluster; all access goes through `lock`.
+Replication is instantaneous: a live in-sync follower always has the leader's log, so the high
+watermark equals the log end offset and the low watermark equals the log start offset. Replicas
+that fall out of the ISR (their broker stopped) remember the log end offset they had, which is
+what an unclean leader election truncates to.
+"""
+from __future__ import annotations
+
+import base64
+import threading
+import time
+import uuid
+from array import array
+from dataclasses import dataclass
+
+from . import errors
+from .configs import broker_setting
+from .log import EpochHistory, PartitionLog
+
+OFFSETS_TOPIC = "__consumer_offsets"
+# Configs Kafka's group coordinator sets on the offsets topic when it creates it.
+OFFSETS_TOPIC_CONFIGS = {"cleanup.policy": "compact", "compression.type": "producer",
+                         "segment.bytes": "104857600"}
+
+
+@dataclass
+class Broker:
+    id: int
+    host: str
+    port: int
+    alive: bool = True
+
+
+class Partition:
+    __slots__ = ("index", "replicas", "isr", "leader", "leader_epoch", "history", "log",
+                 "lagging", "unknown_epoch_answers")
+
+    def __init__(self, index: int, replicas: list[int]):
+        self.index = index
+        self.replicas = list(replicas)
+        self.isr = list(replicas)
+        self.leader = replicas[0]
+        self.leader_epoch = 0
+        self.history = EpochHistory([(0, 0)])
+        self.log = PartitionLog()
+        # Replicas out of the ISR -> the log end offset they stopped at.
+        self.lagging: dict[int, int] = {}
+        # A just-elected leader that has not caught up with its new epoch yet answers
+        # UNKNOWN_LEADER_EPOCH this many more times (see TestCluster.move_leader).
+        self.unknown_epoch_answers = 0
+
+    @property
+    def high_watermark(self) -> int:
+        return self.log.end_offset
+
+    @property
+    def log_start_offset(self) -> int:
+        return self.log.log_start
+
+
+class Topic:
+    __slots__ = ("name", "id", "configs", "partitions", "internal", "visible_at")
+
+    def __init__(self, name, topic_id, configs, partitions, internal, visible_at):
+        self.name = name
+        self.id: uuid.UUID = topic_id
+        self.configs: dict[str, str] = configs
+        self.partitions: list[Partition] = partitions
+        self.internal = internal
+        self.visible_at = visible_at
+
+
+@dataclass
+class CommittedOffset:
+    offset: int
+    leader_epoch: int
+    metadata: str
+
+
+def java_string_hash(s: str) -> int:
+    """String.hashCode(), which Kafka uses to map a group id to an offsets-topic partition."""
+    data = s.encode("utf-16-be")
+    h = 0
+    for i in range(0, len(data), 2):
+        h = (31 * h + (data[i] << 8 | data[i + 1])) & 0xFFFFFFFF
+    return h - (1 << 32) if h >= 1 << 31 else h
+
+
+def unify_collision_chars(name: str) -> str:
+    return name.replace(".", "_")
+
+
+def new_cluster_id() -> str:
+    """Kafka prints Uuids as URL-safe base64 without padding (22 characters)."""
+    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+
+
+class ClusterState:
+    def __init__(self, broker_ids, broker_configs, propagation_delay: float):
+        self.lock = threading.RLock()
+        self.cluster_id = new_cluster_id()
+        self.brokers: dict[int, Broker] = {b: Broker(b, "127.0.0.1", 0) for b in broker_ids}
+        self.broker_configs: dict[str, str] = dict(broker_configs)
+        self.propagation_delay = propagation_delay
+        self.topics: dict[str, Topic] = {}
+        self.topics_by_id: dict[uuid.UUID, Topic] = {}
+        # Names with '.' or '_', keyed by their '.'->'_' form: Kafka refuses a topic whose
+        # name only differs from an existing one in those characters.
+        self.collision_names: dict[str, str] = {}
+        self.groups: dict[str, dict[tuple[str, int], CommittedOffset]] = {}
+        self.next_producer_id = 1000
+        self._placements = 0
+
+    # -- brokers -----------------------------------------------------------------------------
+
+    def alive(self, broker_id: int) -> bool:
+        broker = self.brokers.get(broker_id)
+        return broker is not None and broker.alive
+
+    def live_brokers(self) -> list[Broker]:
+        return [b for _, b in sorted(self.brokers.items()) if b.alive]
+
+    def controller_id(self) -> int:
+        """KRaft brokers report a live broker as 'controller' (the real controller is not reachable)."""
+        live = self.live_brokers()
+        return live[0].id if live else -1
+
+    def setting(self, key: str) -> str:
+        return broker_setting(self.broker_configs, key)
+
+    # -- topics ------------------------------------------------------------------------------
+
+    def visible_topic(self, name: str) -> Topic | None:
+        """The topic as a broker's metadata cache sees it (after the propagation delay)."""
+        topic = self.topics.get(name)
+        if topic is None or topic.visible_at > time.monotonic():
+            return None
+        return topic
+
+    def visible_topics(self) -> list[Topic]:
+        now = time.monotonic()
+        return [t for t in self.topics.values() if t.visible_at <= now]
+
+    def partition(self, name: str, index: int) -> Partition | None:
+        """A partition as brokers see it, or None if its topic is unknown (to them) or too small."""
+        topic = self.visible_topic(name)
+        if topic is None or not 0 <= index < len(topic.partitions):
+            return None
+        return topic.partitions[index]
+
+    def place_replicas(self, start: int, count: int, replication_factor: int) -> list[list[int]]:
+        """Striped placement over live brokers, rotating the first replica between topics so
+        leadership spreads like Kafka's StripedReplicaPlacer (deterministically, for tests)."""
+        live = [b.id for b in self.live_brokers()]
+        if replication_factor > len(live):
+            raise errors.KafkaApiError(
+                errors.INVALID_REPLICATION_FACTOR,
+                f"Unable to replicate the partition {replication_factor} time(s): The target "
+                f"replication factor of {replication_factor} cannot be reached because only "
+                f"{len(live)} broker(s) are registered.")
+        offset = self._placements
+        self._placements += 1
+        n = len(live)
+        return [[live[(offset + p + i) % n] for i in range(replication_factor)]
+                for p in range(start, start + count)]
+
+    def add_topic(self, name, assignments, configs, topic_id=None, internal=False) -> Topic:
+        topic = Topic(name, topic_id or uuid.uuid4(), dict(configs),
+                      [self._new_partition(i, replicas) for i, replicas in enumerate(assignments)],
+                      internal, time.monotonic() + self.propagation_delay)
+        self.topics[name] = topic
+        self.topics_by_id[topic.id] = topic
+        if "." in name or "_" in name:
+            self.collision_names[unify_collision_chars(name)] = name
+        return topic
+
+    def remove_topic(self, topic: Topic) -> None:
+        del self.topics[topic.name]
+        del self.topics_by_id[topic.id]
+        self.collision_names.pop(unify_collision_chars(topic.name), None)
+        # The group coordinator drops committed offsets of deleted partitions.
+        for offsets in self.groups.values():
+            for key in [k for k in offsets if k[0] == topic.name]:
+                del offsets[key]
+
+    def add_partitions(self, topic: Topic, assignments: list[list[int]]) -> None:
+        start = len(topic.partitions)
+        topic.partitions.extend(self._new_partition(start + i, r) for i, r in enumerate(assignments))
+
+    def _new_partition(self, index: int, replicas: list[int]) -> Partition:
+        """A fresh partition, led by its first live replica (manual assignments may name
+        stopped brokers, which start outside the ISR)."""
+        partition = Partition(index, replicas)
+        live = [r for r in replicas if self.alive(r)]
+        if live != partition.isr:
+            partition.isr = live
+            partition.leader = live[0]
+            partition.lagging = {r: 0 for r in replicas if r not in live}
+        return partition
+
+    # -- logs --------------------------------------------------------------------------------
+
+    def append(self, partition: Partition, timestamps, sizes) -> int:
+        return partition.log.append(timestamps, sizes)
+
+    def append_uniform(self, partition: Partition, count: int, first_ts: int, step_ms: int,
+                       size: int) -> int:
+        """Fast path for bulk seeding: `count` records with evenly spaced timestamps."""
+        timestamps = array("q", range(first_ts, first_ts + count * step_ms, step_ms)) if step_ms \
+            else array("q", [first_ts]) * count
+        return partition.log.append(timestamps, array("l", [size]) * count)
+
+    def delete_records(self, partition: Partition, offset: int) -> int:
+        """Move the log start to max(current, offset); return the new low watermark."""
+        if offset > partition.log.log_start:
+            partition.log.advance_start(offset)
+            partition.history.truncate_from_start(offset)
+        return partition.log.log_start
+
+    # -- leadership --------------------------------------------------------------------------
+
+    def _become_leader(self, partition: Partition, broker_id: int, epoch_bump: int = 1) -> None:
+        partition.leader = broker_id
+        partition.leader_epoch += epoch_bump
+        partition.history.assign(partition.leader_epoch, partition.log.end_offset)
+        partition.unknown_epoch_answers = 0
+
+    def move_leader(self, partition: Partition, to: int) -> None:
+        if to not in partition.replicas or not self.alive(to):
+            raise ValueError(f"broker {to} is not a live replica of partition {partition.index}")
+        if to not in partition.isr:
+            partition.isr.append(to)
+            partition.lagging.pop(to, None)
+        self._become_leader(partition, to)
+
+    def unclean_election(self, partition: Partition, to: int, truncate_to: int,
+                         epoch_bump: int) -> None:
+        """Make `to` leader although its log ends at `truncate_to`: records after it are lost.
+
+        The new leader's epoch history is what its own cache held: entries that started below
+        its log end (it never fetched the later ones), then its new epoch.
+        """
+        if not partition.log.log_start <= truncate_to <= partition.log.end_offset:
+            raise ValueError(f"truncate_to must be within [{partition.log.log_start}, "
+                             f"{partition.log.end_offset}]")
+        partition.log.truncate(truncate_to)
+        partition.history.truncate_from_end(truncate_to)
+        partition.lagging.pop(to, None)
+        self._become_leader(partition, to, epoch_bump)
+        # Other live replicas truncate to the new leader's log and rejoin the ISR.
+        partition.isr = [to] + [r for r in partition.replicas if r != to and self.alive(r)]
+        for r in partition.isr:
+            partition.lagging.pop(r, None)
+
+    def _unclean_allowed(self, topic: Topic) -> bool:
+        value = topic.configs.get("unclean.leader.election.enable",
+                                  self.broker_configs.get("unclean.leader.election.enable", "false"))
+        return value.strip().lower() == "true"
+
+    def stop_broker(self, broker_id: int) -> None:
+        self.brokers[broker_id].alive = False
+        for topic in self.topics.values():
+            for p in topic.partitions:
+                if broker_id not in p.replicas:
+                    continue
+                if p.leader == broker_id:
+                    successors = [r for r in p.isr if r != broker_id and self.alive(r)]
+                    if successors:
+                        p.isr.remove(broker_id)
+                        p.lagging[broker_id] = p.log.end_offset
+                        self._become_leader(p, successors[0])
+                    else:
+                        # KRaft keeps the last ISR member in the ISR and leaves the partition
+                        # leaderless; the epoch still moves on.
+                        p.leader = -1
+                        p.leader_epoch += 1
+                elif broker_id in p.isr:
+                    # An ISR shrink does not bump the leader epoch.
+                    p.isr.remove(broker_id)
+                    p.lagging[broker_id] = p.log.end_offset
+
+    def start_broker(self, broker_id: int) -> None:
+        self.brokers[broker_id].alive = True
+        for topic in self.topics.values():
+            for p in topic.partitions:
+                if broker_id not in p.replicas:
+                    continue
+                if p.leader == -1:
+                    if broker_id in p.isr:
+                        p.isr = [broker_id]
+                        self._become_leader(p, broker_id)
+                    elif self._unclean_allowed(topic):
+                        end = max(p.log.log_start, min(p.lagging.get(broker_id, 0), p.log.end_offset))
+                        self.unclean_election(p, broker_id, end, epoch_bump=1)
+                elif broker_id not in p.isr:
+                    # Catches up with (or truncates to) the leader's log and rejoins the ISR.
+                    p.lagging.pop(broker_id, None)
+                    p.isr.append(broker_id)
+
+    # -- groups ------------------------------------------------------------------------------
+
+    def offsets_topic(self) -> Topic:
+        """The group coordinator creates __consumer_offsets on first use, as Kafka does."""
+        topic = self.topics.get(OFFSETS_TOPIC)
+        if topic is None:
+            partitions = int(self.setting("offsets.topic.num.partitions"))
+            rf = min(int(self.setting("offsets.topic.replication.factor")), len(self.live_brokers()))
+            topic = self.add_topic(OFFSETS_TOPIC, self.place_replicas(0, partitions, max(rf, 1)),
+                                   OFFSETS_TOPIC_CONFIGS, internal=True)
+            topic.visible_at = 0.0
+        return topic
+
+    def coordinator(self, group_id: str) -> int:
+        """Leader of the offsets-topic partition abs(hash(group)) % partitions, or -1."""
+        topic = self.offsets_topic()
+        h = java_string_hash(group_id)
+        index = (0 if h == -(1 << 31) else abs(h)) % len(topic.partitions)
+        return topic.partitions[index].leader
+
+    def commit(self, group_id: str, offsets: dict[tuple[str, int], CommittedOffset]) -> None:
+        self.groups.setdefault(group_id, {}).update(offsets)
