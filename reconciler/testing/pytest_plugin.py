@@ -1,0 +1,13 @@
+"""pytest fixtures for the test cluster. Enable with `pytest_plugins = ["reconciler.testing.pytest_plugin"]`."""
+from __future__ import annotations
+
+import pytest
+
+from .cluster import TestCluster
+
+
+@pytest.fixture
+def test_cluster():
+    """A fresh three-broker cluster for one test."""
+    with TestCluster(brokers=3) as cluster:
+        yield cluster

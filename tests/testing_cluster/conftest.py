@@ -1,0 +1,39 @@
+"""Shared fixtures: one cluster (and one admin client) per module where the tests' state allows."""
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from kafka import KafkaAdminClient
+
+from reconciler.testing import TestCluster
+
+_names = itertools.count()
+
+
+@pytest.fixture
+def unique():
+    """Fresh topic names, so tests sharing a module cluster do not collide."""
+    return lambda prefix="t": f"{prefix}-{next(_names)}"
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with TestCluster(brokers=3) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def admin(cluster):
+    client = KafkaAdminClient(bootstrap_servers=cluster.bootstrap_servers, request_timeout_ms=10000)
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="module")
+def send(admin):
+    """send(request, broker_id) -> response: a raw protocol request through the admin client's
+    own connection manager, at the version kafka-python negotiates unless the request fixes one."""
+    def _send(request, node_id):
+        return admin._manager.run(admin._manager.send, request, node_id)
+    return _send
