@@ -175,6 +175,11 @@ class TestCluster:
         with self._state.lock:
             return sorted(self._state.topics)
 
+    def coordinator(self, group_id: str) -> int:
+        """The broker FindCoordinator names for the group (-1 when none is available)."""
+        with self._state.lock:
+            return self._state.coordinator(group_id)
+
     def committed_offsets(self, group_id: str) -> dict[tuple[str, int], int]:
         with self._state.lock:
             return {tp: c.offset for tp, c in self._state.groups.get(group_id, {}).items()}

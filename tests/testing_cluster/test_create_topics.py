@@ -109,10 +109,12 @@ def test_invalid_replication_factor_also_in_validate_only(send, unique, rf):
 
 
 def test_replication_factor_counts_live_brokers_only(unique):
-    with TestCluster(brokers=3) as c, KafkaAdminClient(bootstrap_servers=c.bootstrap_servers) as admin:
+    with TestCluster(brokers=3) as c:
         c.stop_broker(3)
+        admin = KafkaAdminClient(bootstrap_servers=c.bootstrap_servers)
         result = admin.create_topics({"x": {"num_partitions": 1, "replication_factor": 3}},
                                      validate_only=True, raise_errors=False)
+        admin.close()
         assert result["topics"][0]["error_code"] == INVALID_RF
 
 
