@@ -84,7 +84,13 @@ class Pipeline:
         with self.state.lock:
             if not self.state.alive(self.broker_id):
                 raise CloseConnection("broker stopped")
-            response = HANDLERS[api_key](ctx, request)
+            try:
+                response = HANDLERS[api_key](ctx, request)
+            except Exception as exc:
+                # A bug in the test cluster: say so loudly, and drop the client as a broker
+                # that cannot answer would.
+                log.exception("test broker %s failed on %s", self.broker_id, request)
+                raise CloseConnection(str(exc)) from exc
         if response is None or plan.drop is not None:
             return None
         if plan.error is not None:

@@ -63,7 +63,8 @@ class BrokerServer:
         self.port = listener.getsockname()[1]
         self._listener = listener
         self.stopped.clear()
-        self._spawn(self._accept_loop, listener)
+        with self._lock:
+            self._spawn(self._accept_loop, listener)
 
     def stop(self) -> None:
         self.stopped.set()
@@ -76,16 +77,16 @@ class BrokerServer:
                 pass
             listener.close()
         with self._lock:
-            connections = list(self._connections)
+            connections, threads = list(self._connections), list(self._threads)
         for conn in connections:
             try:
                 conn.sock.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
-        for thread in self._threads:
-            if thread is not threading.current_thread():
-                thread.join(timeout=5)
-        self._threads = [t for t in self._threads if t.is_alive()]
+        for thread in threads:
+            thread.join(timeout=5)
+        with self._lock:
+            self._threads = [t for t in self._threads if t.is_alive()]
 
     def _spawn(self, target, *args) -> None:
         thread = threading.Thread(target=target, args=args, daemon=True,
@@ -100,11 +101,16 @@ class BrokerServer:
             except OSError:
                 return
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            conn = Connection(sock, self.broker_id)
             with self._lock:
+                # Registering under the lock means stop() either sees this connection or we
+                # see that the broker stopped: no connection thread can outlive the broker.
+                if self.stopped.is_set():
+                    sock.close()
+                    return
+                conn = Connection(sock, self.broker_id)
                 self._connections.add(conn)
-            self._threads = [t for t in self._threads if t.is_alive()]
-            self._spawn(self._serve, conn)
+                self._threads = [t for t in self._threads if t.is_alive()]
+                self._spawn(self._serve, conn)
 
     def _serve(self, conn: Connection) -> None:
         try:
