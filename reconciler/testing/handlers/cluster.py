@@ -31,13 +31,13 @@ def _broker_list(state, struct, **extra):
     return [struct(node_id=b.id, host=b.host, port=b.port, rack=None, **extra) for b in state.live_brokers()]
 
 
-def _partition_metadata(state, p, struct):
-    leader_alive = p.leader != -1 and state.alive(p.leader)
+def _partition_metadata(live: set[int], p, struct):
+    leader_alive = p.leader in live
     return struct(
         error_code=errors.NONE if leader_alive else errors.LEADER_NOT_AVAILABLE,
         partition_index=p.index, leader_id=p.leader if leader_alive else -1,
         leader_epoch=p.leader_epoch, replica_nodes=list(p.replicas), isr_nodes=list(p.isr),
-        offline_replicas=[r for r in p.replicas if not state.alive(r)])
+        offline_replicas=[r for r in p.replicas if r not in live])
 
 
 def metadata(ctx, request):
@@ -49,10 +49,11 @@ def metadata(ctx, request):
     response.brokers = _broker_list(state, response.MetadataResponseBroker)
     topic_ops = TOPIC_OPERATIONS if request.include_topic_authorized_operations else None
     response.authorized_operations = CLUSTER_OPERATIONS if request.include_cluster_authorized_operations else None
+    live = {b.id for b in state.live_brokers()}
 
     def found(topic):
         return T(error_code=errors.NONE, name=topic.name, topic_id=topic.id, is_internal=topic.internal,
-                 partitions=[_partition_metadata(state, p, P) for p in topic.partitions],
+                 partitions=[_partition_metadata(live, p, P) for p in topic.partitions],
                  authorized_operations=topic_ops)
 
     def missing(code, name=None):
