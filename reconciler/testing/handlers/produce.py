@@ -43,27 +43,28 @@ def _timestamp_error(state, topic, timestamps, now_ms) -> str | None:
     return None
 
 
-def _append(ctx, topic, index, records, acks) -> tuple[int, int, int, str | None]:
-    """(error, base offset, log start offset, message) for one partition's records."""
+def _append(ctx, topic, index, records, acks) -> tuple[int, int, int, int, str | None]:
+    """(error, base offset, log append time or -1, log start offset, message) for one partition."""
     code, p = leader_partition(ctx, topic, index)
     if p is None:
-        return code, -1, -1, None
+        return code, -1, -1, -1, None
     state = ctx.state
     configs = state.topics[topic].configs
     if acks == -1:
         needed = int(resolve("min.insync.replicas", configs, state.broker_configs).value)
         if len(p.isr) < needed:
-            return errors.NOT_ENOUGH_REPLICAS, -1, -1, None
+            return errors.NOT_ENOUGH_REPLICAS, -1, -1, -1, None
     now_ms = int(time.time() * 1000)
     append_time = resolve("message.timestamp.type", configs, state.broker_configs).value == "LogAppendTime"
     timestamps, sizes = _parse(records or b"", append_time, now_ms)
     if not append_time:
         problem = _timestamp_error(state, topic, timestamps, now_ms)
         if problem:
-            return errors.INVALID_TIMESTAMP, -1, -1, problem
+            return errors.INVALID_TIMESTAMP, -1, -1, -1, problem
+    append_ms = now_ms if append_time else -1
     if not ctx.apply:
-        return errors.NONE, p.log.end_offset, p.log.log_start, None
-    return errors.NONE, state.append(p, timestamps, sizes), p.log.log_start, None
+        return errors.NONE, p.log.end_offset, append_ms, p.log.log_start, None
+    return errors.NONE, state.append(p, timestamps, sizes), append_ms, p.log.log_start, None
 
 
 def produce(ctx, request):
@@ -75,11 +76,12 @@ def produce(ctx, request):
         partitions = []
         for data in topic.partition_data:
             if request.acks not in (0, 1, -1):
-                code, base, start, message = errors.INVALID_REQUIRED_ACKS, -1, -1, None
+                code, base, append_ms, start, message = errors.INVALID_REQUIRED_ACKS, -1, -1, -1, None
             else:
-                code, base, start, message = _append(ctx, topic.name, data.index, data.records, request.acks)
+                code, base, append_ms, start, message = _append(ctx, topic.name, data.index,
+                                                                data.records, request.acks)
             partitions.append(P(index=data.index, error_code=code, base_offset=base,
-                                log_append_time_ms=-1, log_start_offset=start, record_errors=[],
+                                log_append_time_ms=append_ms, log_start_offset=start, record_errors=[],
                                 error_message=message))
         response.responses.append(T(name=topic.name, partition_responses=partitions))
     # acks=0: the producer expects no answer at all.
