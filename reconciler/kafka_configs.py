@@ -35,12 +35,13 @@ class TopicConfigKey:
     # For STRING and LIST keys: the values Kafka accepts (None = any).
     choices: tuple[str, ...] | None = None
     minimum: float | None = None
+    maximum: float | None = None
     # The broker setting a topic inherits this key from when it is not set on the topic.
     broker_synonym: str | None = None
 
 
-def _k(name, type_, default, unit=Unit.NONE, choices=None, minimum=None, broker=None):
-    return TopicConfigKey(name, type_, default, unit, choices, minimum, broker)
+def _k(name, type_, default, unit=Unit.NONE, choices=None, minimum=None, maximum=None, broker=None):
+    return TopicConfigKey(name, type_, default, unit, choices, minimum, maximum, broker)
 
 
 B, I, L, D, S, LS = (ConfigType.BOOLEAN, ConfigType.INT, ConfigType.LONG, ConfigType.DOUBLE,
@@ -51,8 +52,8 @@ TOPIC_CONFIGS: dict[str, TopicConfigKey] = {c.name: c for c in [
     _k("compression.type", S, "producer",
        choices=("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"), broker="compression.type"),
     _k("compression.gzip.level", I, "-1", broker="compression.gzip.level"),
-    _k("compression.lz4.level", I, "9", broker="compression.lz4.level"),
-    _k("compression.zstd.level", I, "3", broker="compression.zstd.level"),
+    _k("compression.lz4.level", I, "9", minimum=1, maximum=17, broker="compression.lz4.level"),
+    _k("compression.zstd.level", I, "3", minimum=-131072, maximum=22, broker="compression.zstd.level"),
     _k("delete.retention.ms", L, "86400000", Unit.MS, minimum=0, broker="log.cleaner.delete.retention.ms"),
     _k("file.delete.delay.ms", L, "60000", Unit.MS, minimum=0, broker="log.segment.delete.delay.ms"),
     _k("flush.messages", L, str(LONG_MAX), minimum=1, broker="log.flush.interval.messages"),
@@ -70,7 +71,7 @@ TOPIC_CONFIGS: dict[str, TopicConfigKey] = {c.name: c for c in [
        broker="log.message.timestamp.before.max.ms"),
     _k("message.timestamp.type", S, "CreateTime", choices=("CreateTime", "LogAppendTime"),
        broker="log.message.timestamp.type"),
-    _k("min.cleanable.dirty.ratio", D, "0.5", minimum=0, broker="log.cleaner.min.cleanable.ratio"),
+    _k("min.cleanable.dirty.ratio", D, "0.5", minimum=0, maximum=1, broker="log.cleaner.min.cleanable.ratio"),
     _k("min.compaction.lag.ms", L, "0", Unit.MS, minimum=0, broker="log.cleaner.min.compaction.lag.ms"),
     _k("min.insync.replicas", I, "1", minimum=1, broker="min.insync.replicas"),
     _k("preallocate", B, "false", broker="log.preallocate"),
@@ -114,6 +115,10 @@ def value_error(key: str, value: str) -> str | None:
             return f"{key} is out of range for a {t.value}: {value}"
         if spec.minimum is not None and n < spec.minimum:
             return f"{key} must be at least {int(spec.minimum)}, not {value}"
+        if spec.maximum is not None and n > spec.maximum:
+            return f"{key} must be at most {int(spec.maximum)}, not {value}"
+        if key == "compression.gzip.level" and n != -1 and not 1 <= n <= 9:
+            return f"{key} must be -1 or between 1 and 9, not {value}"
         return None
     if t is ConfigType.DOUBLE:
         try:
@@ -122,6 +127,8 @@ def value_error(key: str, value: str) -> str | None:
             return f"{key} must be a number, not {value!r}"
         if spec.minimum is not None and x < spec.minimum:
             return f"{key} must be at least {spec.minimum}, not {value}"
+        if spec.maximum is not None and x > spec.maximum:
+            return f"{key} must be at most {spec.maximum}, not {value}"
         return None
     if spec.choices is not None:
         items = [v.strip() for v in value.split(",")] if t is ConfigType.LIST else [value]
