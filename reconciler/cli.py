@@ -89,24 +89,45 @@ def schema() -> None:
     click.echo(json.dumps(manifest_json_schema(), indent=2))
 
 
+CLUSTER_OPTION = click.option("--cluster", help="Cluster name from the manifests (default: the snapshot's).")
+BOOTSTRAP_OPTION = click.option(
+    "--bootstrap-servers", envvar="RECONCILE_BOOTSTRAP_SERVERS",
+    help="Override the cluster's bootstrap servers (host:port,...), e.g. from a CI secret.")
+
+
 @main.command()
 @click.argument("manifests_dir", default="manifests", type=click.Path())
-@click.option("--cluster", help="Cluster name from the manifests (default: the snapshot's).")
+@CLUSTER_OPTION
 @click.option("--snapshot", type=click.Path(), help="Plan against a saved snapshot instead of a live cluster.")
+@BOOTSTRAP_OPTION
+@click.option("--offline", is_flag=True, help="Skip validating the plan on the brokers (validate_only).")
 @click.option("--format", "fmt", type=FORMATS, default="text", show_default=True)
 @click.option("-o", "--output", type=click.Path(), help="Write the plan in --format to FILE; the text plan goes to stdout.")
 @click.option("--color/--no-color", default=None, help="Colour (default: on a terminal, unless NO_COLOR is set).")
 @handle_errors
-def plan(manifests_dir: str, cluster: str | None, snapshot: str | None, fmt: str, output: str | None,
-         color: bool | None) -> None:
-    """Show what would change. Exit 0 no changes, 2 changes, 1 error."""
+def plan(manifests_dir: str, cluster: str | None, snapshot: str | None, bootstrap_servers: str | None,
+         offline: bool, fmt: str, output: str | None, color: bool | None) -> None:
+    """Show what would change. Exit 0 no changes, 2 changes, 1 error.
+
+    Against a live cluster the plan is also validated on the brokers with validate_only (nothing
+    is changed); their refusals appear as errors next to the action they concern.
+    """
     from reconciler.manifests import load_manifests
     from reconciler.planner import plan as make_plan
     from reconciler.render import render_plan
 
     manifests = load_manifests(manifests_dir)
-    observed = _observe(manifests, cluster, snapshot)
-    result = make_plan(manifests.desired_state(observed.cluster), observed)
+    if snapshot:
+        observed = _load_snapshot_for(manifests, snapshot, cluster)
+        result = make_plan(manifests.desired_state(observed.cluster), observed)
+    else:
+        desired = manifests.desired_state(_require_cluster(manifests, cluster))
+        with _connect(desired.cluster, bootstrap_servers) as kafka:
+            result = make_plan(desired, kafka.observe_desired(desired))
+            if not offline:
+                from reconciler.validation import validate_on_brokers
+
+                result = validate_on_brokers(result, kafka)
     if output:
         _emit(render_plan(result, fmt), output)
         click.echo(render_plan(result, "text", color=use_color(color)), nl=False)
@@ -115,22 +136,110 @@ def plan(manifests_dir: str, cluster: str | None, snapshot: str | None, fmt: str
     sys.exit(EXIT_ERROR if result.has_errors else EXIT_CHANGES if result.has_changes else EXIT_OK)
 
 
-def _observe(manifests, cluster: str | None, snapshot: str | None):
-    if snapshot:
-        from reconciler.snapshot import load_snapshot
+@main.command()
+@click.argument("manifests_dir", default="manifests", type=click.Path())
+@click.option("--cluster", required=True, help="Cluster name from the manifests.")
+@BOOTSTRAP_OPTION
+@click.option("--sizes/--no-sizes", default=True, show_default=True, help="Read partition sizes (DescribeLogDirs).")
+@click.option("-o", "--output", type=click.Path(), required=True, help="Snapshot file to write (JSON).")
+@handle_errors
+def snapshot(manifests_dir: str, cluster: str, bootstrap_servers: str | None, sizes: bool, output: str) -> None:
+    """Save what the cluster looks like, for offline planning (`plan --snapshot`)."""
+    from reconciler.manifests import load_manifests
+    from reconciler.snapshot import save_snapshot
 
-        observed = load_snapshot(snapshot)
-        if cluster and cluster != observed.cluster:
-            raise ReconcilerError(
-                f"{snapshot} is a snapshot of cluster {observed.cluster!r}, not {cluster!r}; "
-                "pass the matching --cluster or another snapshot.")
-        manifests.desired_state(observed.cluster)  # fails clearly if the manifests do not know it
-        return observed
+    desired = load_manifests(manifests_dir).desired_state(cluster)
+    with _connect(desired.cluster, bootstrap_servers) as kafka:
+        observed = kafka.observe_desired(desired, sizes=sizes)
+    save_snapshot(observed, output)
+    partitions = sum(len(t.partitions) for t in observed.topics.values())
+    click.echo(f"{output}: {len(observed.topics)} topics, {partitions} partitions of {cluster}.", err=True)
+
+
+@main.command()
+@click.argument("plan_file", required=False, type=click.Path())
+@click.option("--manifests", "manifests_dir", default="manifests", show_default=True, type=click.Path(),
+              help="Manifest directory (cluster connection settings; the plan to make when no PLAN_FILE).")
+@click.option("--cluster", help="Cluster name (default: the saved plan's).")
+@BOOTSTRAP_OPTION
+@click.option("--auto-approve", is_flag=True, help="Apply a freshly made plan without asking.")
+@click.option("--allow-unfenced-truncation", is_flag=True,
+              help="Truncate even on brokers without OffsetForLeaderEpoch (a diverged log goes undetected).")
+@click.option("--format", "fmt", type=FORMATS, default="text", show_default=True, help="Format of the result.")
+@click.option("-o", "--output", type=click.Path(), help="Write the result in --format to FILE.")
+@handle_errors
+def apply(plan_file: str | None, manifests_dir: str, cluster: str | None, bootstrap_servers: str | None,
+          auto_approve: bool, allow_unfenced_truncation: bool, fmt: str, output: str | None) -> None:
+    """Apply a saved plan exactly, or plan, show, confirm and apply.
+
+    Every action's preconditions are checked against a fresh read first; an action the cluster
+    moved away from is refused (and the later actions on its topic), the rest still run.
+    Exit 0 when every action applied (or was already satisfied), 1 otherwise.
+    """
+    from reconciler.apply import ApplyOptions, apply_plan
+    from reconciler.manifests import load_manifests
+    from reconciler.planner import plan as make_plan
+    from reconciler.render import render_apply_result, render_plan
+
+    manifests = load_manifests(manifests_dir)
+    if plan_file:
+        from reconciler.render import load_plan_json
+
+        saved = load_plan_json(Path(plan_file).read_text(encoding="utf-8"), origin=plan_file)
+        if cluster and cluster != saved.cluster:
+            raise ReconcilerError(f"{plan_file} is a plan for {saved.cluster!r}, not {cluster!r}.")
+        cluster = saved.cluster
+    desired = manifests.desired_state(_require_cluster(manifests, cluster))
+    with _connect(desired.cluster, bootstrap_servers) as kafka:
+        if plan_file:
+            to_apply = saved
+        else:
+            to_apply = make_plan(desired, kafka.observe_desired(desired))
+            click.echo(render_plan(to_apply, "text", color=use_color(None)), nl=False)
+            if not to_apply.has_changes or to_apply.has_errors:
+                sys.exit(EXIT_ERROR if to_apply.has_errors else EXIT_OK)
+            if not auto_approve:
+                if not sys.stdin.isatty():
+                    raise ReconcilerError("no terminal to confirm on: review the plan and pass --auto-approve, "
+                                          "or apply a saved plan file.")
+                click.confirm(f"Apply this plan to {desired.cluster.name}?", abort=True)
+        options = ApplyOptions(allow_unfenced_truncation=allow_unfenced_truncation)
+        result = apply_plan(to_apply, kafka, options, progress=lambda m: click.echo(m, err=True))
+        follow_up = make_plan(desired, kafka.observe_desired(desired))
+    result = result.model_copy(update={"follow_up": follow_up})
+    rendered = render_apply_result(result, fmt)
+    _emit(rendered, output)
+    if output:
+        click.echo(render_apply_result(result, "text"), nl=False)
+    sys.exit(EXIT_OK if result.succeeded else EXIT_ERROR)
+
+
+def _require_cluster(manifests, cluster: str | None) -> str:
     if not cluster:
         raise ReconcilerError(
-            "name the cluster to plan with --cluster NAME (known: " + ", ".join(manifests.cluster_names())
-            + "), or give a saved snapshot with --snapshot FILE.")
-    raise ReconcilerError("reading a live cluster is not available in this build; use --snapshot FILE.")
+            "name the cluster with --cluster NAME (known: " + ", ".join(manifests.cluster_names())
+            + "), or plan against a saved snapshot with --snapshot FILE.")
+    return cluster
+
+
+def _load_snapshot_for(manifests, snapshot: str, cluster: str | None):
+    from reconciler.snapshot import load_snapshot
+
+    observed = load_snapshot(snapshot)
+    if cluster and cluster != observed.cluster:
+        raise ReconcilerError(
+            f"{snapshot} is a snapshot of cluster {observed.cluster!r}, not {cluster!r}; "
+            "pass the matching --cluster or another snapshot.")
+    manifests.desired_state(observed.cluster)  # fails clearly if the manifests do not know it
+    return observed
+
+
+def _connect(spec, bootstrap_servers: str | None):
+    from reconciler.kafka_cluster import connect
+
+    if bootstrap_servers:
+        spec = spec.model_copy(update={"bootstrap_servers": [s.strip() for s in bootstrap_servers.split(",")]})
+    return connect(spec, progress=lambda message: click.echo(message, err=True))
 
 
 if __name__ == "__main__":  # pragma: no cover
