@@ -1,0 +1,188 @@
+"""Fleet drift benchmark: synthetic fleets, local vs Spark engine, wall time and peak memory.
+
+    python benchmarks/drift_fleet.py --clusters 10 50 --partitions 100000 [--engines local spark]
+
+Each fleet is written once under --workdir (two runs per cluster, so data-loss checks run too),
+then each engine runs in its own child process (`--run ENGINE FLEET`) so that its peak memory
+(ru_maxrss of that process plus, for Spark, its JVM and Python workers) is measured alone.
+Not a test: figures depend on the machine. The generator is also used by tests/drift.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from reconciler.models.desired import ClusterSpec, DesiredState, DesiredTopic, KeepLast
+
+RUN_AT = datetime(2026, 11, 20, 9, 0, tzinfo=timezone.utc)
+TOPIC_SIZES = (3, 6, 12, 24)  # partitions per topic, cycled: ~11 on average
+
+
+def _topic_names(cluster: str, partitions: int) -> list[tuple[str, int]]:
+    out, total, i = [], 0, 0
+    while total < partitions:
+        n = min(TOPIC_SIZES[i % len(TOPIC_SIZES)], partitions - total)
+        out.append((f"svc{i % 97:02d}.events-{i:06d}", n))
+        total += n
+        i += 1
+    return out
+
+
+def synthetic_desired(cluster: str, partitions: int, seed: int = 7) -> DesiredState:
+    """Manifests for a synthetic cluster: 90% of its topics, a few it lacks, some drift baked in."""
+    rnd = random.Random(f"{seed}-{cluster}-desired")
+    topics = {}
+    for i, (name, n) in enumerate(_topic_names(cluster, partitions)):
+        roll = rnd.random()
+        if roll < 0.10:
+            continue  # unmanaged on the cluster
+        configs = {"retention.ms": "604800000", "cleanup.policy": "delete"}
+        if roll < 0.15:
+            configs["retention.ms"] = "86400000"  # differs from the cluster
+        truncate = [KeepLast(records=500)] if 0.15 <= roll < 0.18 else []
+        want_partitions = n + 3 if 0.18 <= roll < 0.19 else n
+        topics[name] = DesiredTopic(name=name, partitions=want_partitions, replication_factor=3, configs=configs,
+                                    truncate=truncate)
+    for j in range(max(1, partitions // 20000)):
+        topics[f"new.topic-{j}"] = DesiredTopic(name=f"new.topic-{j}", partitions=6, replication_factor=3,
+                                                configs={"cleanup.policy": "delete"})
+    return DesiredState(cluster=ClusterSpec(name=cluster, bootstrap_servers=[f"{cluster}:9092"],
+                                            ignore_topics=["^connect-"]), topics=topics)
+
+
+def synthetic_rows(cluster: str, partitions: int, run: int, seed: int = 7) -> list[dict]:
+    """Snapshot rows (columnar.arrow_schema) of a synthetic cluster; run 0 is the earlier one."""
+    rnd = random.Random(f"{seed}-{cluster}-observed")
+    taken = RUN_AT + timedelta(hours=run)
+    rows = [{
+        "cluster": cluster, "cluster_id": f"id-{cluster}", "run": taken, "controller_id": 1,
+        "topic": "__consumer_offsets", "topic_id": f"{cluster}-co", "internal": True,
+        "configs": [{"key": "cleanup.policy", "value": "compact", "source": 1, "sensitive": False, "read_only": False}],
+        "partitions": [_partition(p, 100, 1000 * (run + 1), 1, 200) for p in range(3)], "group_offsets": []}]
+    for i, (name, n) in enumerate(_topic_names(cluster, partitions)):
+        configs = [{"key": "cleanup.policy", "value": "delete", "source": 5, "sensitive": False, "read_only": False},
+                   {"key": "retention.ms", "value": "604800000", "source": 1, "sensitive": False, "read_only": False}]
+        if rnd.random() < 0.02:
+            configs.append({"key": "segment.ms", "value": "3600000", "source": 1, "sensitive": False,
+                            "read_only": False})
+        parts = []
+        for p in range(n):
+            hw = 10_000 + (i * 31 + p * 7) % 5000 + run * 1000
+            size = hw * 180
+            part = _partition(p, 0, hw, 1 + (p % 3), size)
+            r = rnd.random()
+            if r < 0.002:
+                part["isr"] = part["replicas"][:2]
+            elif r < 0.0025:
+                part["leader"], part["isr"] = -1, []
+            elif r < 0.003 and run == 1:
+                part["high_watermark"] = hw - 3000  # truncated below what run 0 saw
+                part["leader_epoch"] += 2
+            parts.append(part)
+        rows.append({"cluster": cluster, "cluster_id": f"id-{cluster}", "run": taken, "controller_id": 1,
+                     "topic": name, "topic_id": f"{cluster}-{i}", "internal": False, "configs": configs,
+                     "partitions": parts, "group_offsets": []})
+    return rows
+
+
+def _partition(p: int, log_start: int, hw: int, leader: int, size: int) -> dict:
+    replicas = [leader, leader % 3 + 1, (leader + 1) % 3 + 1]
+    return {"partition": p, "leader": leader, "leader_epoch": 3, "replicas": replicas, "isr": list(replicas),
+            "offline_replicas": [], "log_start_offset": log_start, "high_watermark": hw, "size_bytes": size,
+            "epoch_end_offset": None, "offsets_by_timestamp": []}
+
+
+def write_fleet(directory: str | Path, clusters: int, partitions: int, runs: int = 2, seed: int = 7) -> dict:
+    """Write a synthetic fleet as Parquet snapshots; returns {cluster: DesiredState}."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from reconciler.drift.columnar import METADATA_KEY, arrow_schema, run_name
+
+    directory = Path(directory)
+    desired = {}
+    for c in range(clusters):
+        name = f"cluster-{c:03d}"
+        desired[name] = synthetic_desired(name, partitions, seed)
+        for run in range(runs):
+            rows = synthetic_rows(name, partitions, run, seed)
+            header = {"format_version": 1, "cluster": name, "cluster_id": f"id-{name}", "controller_id": 1,
+                      "taken_at": rows[0]["run"].isoformat(), "brokers": [], "group_offsets": {}}
+            schema = arrow_schema().with_metadata({METADATA_KEY: json.dumps(header).encode()})
+            path = directory / name / f"{run_name(rows[0]['run'])}.parquet"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            pq.write_table(pa.Table.from_pylist(rows, schema=schema), path, compression="zstd")
+    (directory / "desired.json").write_text(json.dumps({k: v.model_dump(mode="json") for k, v in desired.items()}))
+    return desired
+
+
+def _desired_from(directory: Path):
+    data = json.loads((directory / "desired.json").read_text())
+    states = {k: DesiredState.model_validate(v) for k, v in data.items()}
+    return states.__getitem__
+
+
+def _child(engine: str, fleet: str, master: str | None) -> None:
+    from reconciler.drift.engine import run_fleet
+
+    start = time.perf_counter()
+    result = run_fleet(Path(fleet) / "snapshots", _desired_from(Path(fleet)), engine=engine, master=master,
+                       tables=Path(fleet) / f"tables-{engine}")
+    wall = time.perf_counter() - start
+    self_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    children_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    items = sum(c.counts.items for c in result.report.clusters)
+    print(json.dumps({"engine": engine, "wall_s": round(wall, 2), "peak_rss_mib": round(self_kib / 1024),
+                      "peak_child_rss_mib": round(children_kib / 1024), "items": items,
+                      "pyspark_imported": "pyspark" in sys.modules}))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--clusters", type=int, nargs="+", default=[10, 50])
+    parser.add_argument("--partitions", type=int, default=100_000, help="partitions per cluster")
+    parser.add_argument("--engines", nargs="+", default=["local", "spark"])
+    parser.add_argument("--master", default=None, help="Spark master (default local[*])")
+    parser.add_argument("--workdir", default="/tmp/drift-bench")
+    parser.add_argument("--run", nargs=2, metavar=("ENGINE", "FLEET"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.run:
+        _child(args.run[0], args.run[1], args.master)
+        return
+    results = []
+    for n in args.clusters:
+        fleet = Path(args.workdir) / f"{n}x{args.partitions}"
+        if not (fleet / "desired.json").exists():
+            start = time.perf_counter()
+            write_fleet(fleet / "snapshots", n, args.partitions)
+            (fleet / "desired.json").write_text((fleet / "snapshots" / "desired.json").read_text())
+            (fleet / "snapshots" / "desired.json").unlink()
+            print(f"# wrote {n} clusters x {args.partitions:,} partitions x 2 runs in "
+                  f"{time.perf_counter() - start:.0f}s", file=sys.stderr)
+        for engine in args.engines:
+            cmd = [sys.executable, __file__, "--run", engine, str(fleet)] + (["--master", args.master] if args.master else [])
+            out = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+            line = [x for x in out.stdout.splitlines() if x.startswith("{")]
+            if out.returncode or not line:
+                print(out.stderr[-3000:], file=sys.stderr)
+                raise SystemExit(f"{engine} failed on {fleet}")
+            row = {"clusters": n, "partitions": n * args.partitions, **json.loads(line[-1])}
+            results.append(row)
+            print(json.dumps(row), flush=True)
+    print("\n| clusters | partitions | engine | wall (s) | peak RSS driver (MiB) | peak RSS children (MiB) | findings |")
+    print("|---:|---:|---|---:|---:|---:|---:|")
+    for r in results:
+        print(f"| {r['clusters']} | {r['partitions']:,} | {r['engine']} | {r['wall_s']} | {r['peak_rss_mib']} | "
+              f"{r['peak_child_rss_mib']} | {r['items']:,} |")
+
+
+if __name__ == "__main__":
+    main()

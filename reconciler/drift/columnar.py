@@ -1,0 +1,225 @@
+"""Snapshots as Parquet, and the fleet directory layout both drift engines read.
+
+Snapshot-as-Parquet format (version 1), one file per cluster and run:
+`<fleet>/<cluster>/<run>.parquet`, `<run>` the snapshot time as `YYYYMMDDTHHMMSSZ`.
+One row per topic (the planner's unit of work), columns:
+
+    cluster string, cluster_id string, run timestamp[us, UTC] (the snapshot's taken_at),
+    controller_id int32, topic string, topic_id string, internal bool,
+    configs list<struct<key string, value string, source int32, sensitive bool, read_only bool>>,
+    partitions list<struct<partition int32, leader int32, leader_epoch int32, replicas list<int32>,
+        isr list<int32>, offline_replicas list<int32>, log_start_offset int64, high_watermark int64,
+        size_bytes int64, epoch_end_offset int64,
+        offsets_by_timestamp list<struct<timestamp int64, offset int64>>>>,
+    group_offsets list<struct<group string, partition int32, offset int64>>  (commits on this topic)
+
+The file's key-value metadata `reconciler.snapshot` holds the rest of the snapshot as JSON
+(format version, brokers, commits on topics the snapshot does not list), so JSON -> Parquet ->
+JSON is lossless. `source` is the DescribeConfigs source number (1 = set on the topic).
+
+The row helpers here are plain Python (the Spark job uses them on Arrow batches); pyarrow is
+imported only by the functions that read or write files.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Optional
+
+from reconciler.errors import SnapshotError
+from reconciler.models.observed import SNAPSHOT_FORMAT_VERSION, ObservedState, ObservedTopic
+
+PARQUET_FORMAT_VERSION = 1
+METADATA_KEY = b"reconciler.snapshot"
+
+
+def run_name(taken_at: Optional[datetime]) -> str:
+    return utc(taken_at or datetime.now(timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
+
+
+def utc(value: Optional[datetime]) -> Optional[datetime]:
+    if value is None:
+        return None
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+
+
+# --- rows <-> models ------------------------------------------------------------------------------
+
+def topic_row(state: ObservedState, topic: ObservedTopic) -> dict[str, Any]:
+    groups = [{"group": g, "partition": p, "offset": o}
+              for g, by_topic in sorted(state.group_offsets.items())
+              for p, o in sorted(by_topic.get(topic.name, {}).items())]
+    return {
+        "cluster": state.cluster, "cluster_id": state.cluster_id, "run": utc(state.taken_at),
+        "controller_id": state.controller_id, "topic": topic.name, "topic_id": topic.topic_id,
+        "internal": topic.internal,
+        "configs": [{"key": k, "value": c.value, "source": int(c.source), "sensitive": c.sensitive,
+                     "read_only": c.read_only} for k, c in sorted(topic.configs.items())],
+        "partitions": [{
+            "partition": p.partition, "leader": p.leader, "leader_epoch": p.leader_epoch,
+            "replicas": list(p.replicas), "isr": list(p.isr), "offline_replicas": list(p.offline_replicas),
+            "log_start_offset": p.log_start_offset, "high_watermark": p.high_watermark, "size_bytes": p.size_bytes,
+            "epoch_end_offset": p.epoch_end_offset,
+            "offsets_by_timestamp": [{"timestamp": t, "offset": o} for t, o in sorted(p.offsets_by_timestamp.items())],
+        } for p in topic.partitions],
+        "group_offsets": groups,
+    }
+
+
+def topic_from_row(row: dict[str, Any]) -> ObservedTopic:
+    """An ObservedTopic from a row's `topic`, `topic_id`, `internal`, `configs` and `partitions`."""
+    partitions = []
+    for p in row["partitions"] or []:
+        p = dict(p)
+        p["offsets_by_timestamp"] = {e["timestamp"]: e["offset"] for e in p.get("offsets_by_timestamp") or []}
+        partitions.append(p)
+    return ObservedTopic.model_validate({
+        "name": row["topic"], "topic_id": row.get("topic_id"), "internal": bool(row.get("internal")),
+        "configs": {c["key"]: {k: c[k] for k in ("value", "source", "sensitive", "read_only")}
+                    for c in row.get("configs") or []},
+        "partitions": partitions})
+
+
+def group_offsets_from_rows(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[int, int]]]:
+    out: dict[str, dict[str, dict[int, int]]] = {}
+    for row in rows:
+        for g in row.get("group_offsets") or []:
+            out.setdefault(g["group"], {}).setdefault(row["topic"], {})[g["partition"]] = g["offset"]
+    return out
+
+
+# --- files ----------------------------------------------------------------------------------------
+
+def arrow_schema():
+    import pyarrow as pa
+
+    offsets = pa.list_(pa.struct([("timestamp", pa.int64()), ("offset", pa.int64())]))
+    partition = pa.struct([
+        ("partition", pa.int32()), ("leader", pa.int32()), ("leader_epoch", pa.int32()),
+        ("replicas", pa.list_(pa.int32())), ("isr", pa.list_(pa.int32())), ("offline_replicas", pa.list_(pa.int32())),
+        ("log_start_offset", pa.int64()), ("high_watermark", pa.int64()), ("size_bytes", pa.int64()),
+        ("epoch_end_offset", pa.int64()), ("offsets_by_timestamp", offsets)])
+    config = pa.struct([("key", pa.string()), ("value", pa.string()), ("source", pa.int32()),
+                        ("sensitive", pa.bool_()), ("read_only", pa.bool_())])
+    group = pa.struct([("group", pa.string()), ("partition", pa.int32()), ("offset", pa.int64())])
+    return pa.schema([
+        ("cluster", pa.string()), ("cluster_id", pa.string()), ("run", pa.timestamp("us", tz="UTC")),
+        ("controller_id", pa.int32()), ("topic", pa.string()), ("topic_id", pa.string()), ("internal", pa.bool_()),
+        ("configs", pa.list_(config)), ("partitions", pa.list_(partition)), ("group_offsets", pa.list_(group))])
+
+
+def _pyarrow():
+    try:
+        import pyarrow
+        import pyarrow.parquet
+    except ImportError as e:
+        from reconciler.errors import ReconcilerError
+
+        raise ReconcilerError("Parquet needs pyarrow: pip install 'kafka-reconciler[spark]' (or pyarrow).") from e
+    return pyarrow
+
+
+def snapshot_path(fleet_dir: str | Path, state: ObservedState) -> Path:
+    return Path(fleet_dir) / state.cluster / f"{run_name(state.taken_at)}.parquet"
+
+
+def write_snapshot_parquet(state: ObservedState, fleet_dir: str | Path) -> Path:
+    """Write one snapshot as `<fleet_dir>/<cluster>/<run>.parquet`; returns the file's path."""
+    pa = _pyarrow()
+    if state.taken_at is None:
+        state = state.model_copy(update={"taken_at": datetime.now(timezone.utc)})
+    rows = [topic_row(state, state.topics[name]) for name in sorted(state.topics)]
+    header = state.model_dump(mode="json", exclude={"topics"})
+    header["group_offsets"] = {g: {t: o for t, o in by_topic.items() if t not in state.topics}
+                               for g, by_topic in state.group_offsets.items()}
+    header["group_offsets"] = {g: v for g, v in header["group_offsets"].items() if v}
+    header["parquet_format_version"] = PARQUET_FORMAT_VERSION
+    schema = arrow_schema().with_metadata({METADATA_KEY: json.dumps(header).encode()})
+    table = pa.Table.from_pylist(rows, schema=schema)
+    path = snapshot_path(fleet_dir, state)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pa.parquet.write_table(table, path, compression="zstd")
+    return path
+
+
+def read_snapshot_parquet(path: str | Path) -> ObservedState:
+    pa = _pyarrow()
+    try:
+        table = pa.parquet.read_table(path)
+    except (OSError, pa.ArrowException) as e:
+        raise SnapshotError(f"cannot read Parquet snapshot {path}: {e}") from e
+    meta = (table.schema.metadata or {}).get(METADATA_KEY)
+    rows = table.to_pylist()
+    header = json.loads(meta) if meta else {}
+    if not header and not rows:
+        raise SnapshotError(f"{path} is an empty Parquet file without a snapshot header")
+    groups = group_offsets_from_rows(rows)
+    for g, by_topic in (header.get("group_offsets") or {}).items():
+        for t, offsets in by_topic.items():
+            groups.setdefault(g, {})[t] = {int(p): o for p, o in offsets.items()}
+    first = rows[0] if rows else {}
+    try:
+        return ObservedState.model_validate({
+            "format_version": header.get("format_version", SNAPSHOT_FORMAT_VERSION),
+            "cluster": header.get("cluster", first.get("cluster")),
+            "cluster_id": header.get("cluster_id", first.get("cluster_id")),
+            "controller_id": header.get("controller_id", first.get("controller_id")),
+            "taken_at": header.get("taken_at", first.get("run")),
+            "brokers": header.get("brokers", []),
+            "topics": {r["topic"]: topic_from_row(r) for r in rows},
+            "group_offsets": groups})
+    except ValueError as e:
+        raise SnapshotError(f"{path} is not a valid Parquet snapshot: {e}") from e
+
+
+def load_any_snapshot(path: str | Path) -> ObservedState:
+    if str(path).endswith(".parquet"):
+        return read_snapshot_parquet(path)
+    from reconciler.snapshot import load_snapshot
+
+    return load_snapshot(path)
+
+
+# --- fleet directories ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SnapshotFile:
+    path: Path
+    cluster: str
+    run: datetime
+
+
+def discover_fleet(fleet: str | Path) -> dict[str, list[SnapshotFile]]:
+    """Every cluster's snapshots under `fleet` (Parquet files and JSON snapshots), oldest first.
+
+    A JSON snapshot is read for its cluster name and time; a Parquet file is named by the layout
+    `<cluster>/<run>.parquet` and its header.
+    """
+    root = Path(fleet)
+    if not root.is_dir():
+        raise SnapshotError(f"{fleet} is not a directory of snapshots; write one with "
+                            "`reconcile snapshot --format parquet -o DIR` per cluster.")
+    found: dict[str, list[SnapshotFile]] = {}
+    for path in sorted(root.rglob("*")):
+        if path.suffix == ".parquet" and path.is_file():
+            cluster, run = path.parent.name, _parse_run(path.stem, path)
+        elif path.suffix == ".json" and path.is_file():
+            state = load_any_snapshot(path)
+            cluster, run = state.cluster, utc(state.taken_at) or datetime.fromtimestamp(0, timezone.utc)
+        else:
+            continue
+        found.setdefault(cluster, []).append(SnapshotFile(path, cluster, run))
+    if not found:
+        raise SnapshotError(f"{fleet} holds no snapshots (*.parquet or *.json).")
+    for runs in found.values():
+        runs.sort(key=lambda s: (s.run, str(s.path)))
+    return dict(sorted(found.items()))
+
+
+def _parse_run(stem: str, path: Path) -> datetime:
+    try:
+        return datetime.strptime(stem, "%Y%m%dT%H%M%SZ").replace(tzinfo=timezone.utc)
+    except ValueError as e:
+        raise SnapshotError(f"{path}: a fleet's Parquet snapshots are named <cluster>/<YYYYMMDDTHHMMSSZ>.parquet") from e

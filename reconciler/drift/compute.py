@@ -1,0 +1,304 @@
+"""Pure drift computation: (desired, observed, plan, earlier observed) -> ClusterDrift. No I/O.
+
+The diff itself is the planner's (`reconciler.planner.plan`); this module only reads a plan and
+the observed state and classifies what it finds. The unit of work is one topic of one cluster:
+`topic_drift` computes everything for one topic from the plan's actions and diagnostics for that
+topic, and `assemble` puts a cluster's topics together. The local engine plans a whole cluster at
+once and splits the plan by topic; the Spark engine plans each topic on its own
+(`plan_one_topic`); both end in `assemble`, so equal inputs give equal reports.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Optional
+
+from reconciler.models.desired import DesiredState, DesiredTopic, UndeclaredConfigs
+from reconciler.models.observed import ConfigSource, ObservedState, ObservedTopic
+from reconciler.models.plan import (
+    ACTION_SYMBOLS, AddPartitions, AlterConfigs, CreateTopic, DeleteTopic, Plan, Severity, TruncateRecords)
+from reconciler.planner import PlanOptions, plan, same_config_value
+
+from reconciler.drift.model import (
+    ITEM_KINDS, ClusterDrift, ConfigDrift, DataLossSignal, DriftCounts, DriftItem, PendingChange,
+    PendingTruncation, PlanDiagnostic, ReplicaProblem, TopicDrift, TruncationRow)
+
+_BROKER_SOURCES = {ConfigSource.DYNAMIC_BROKER_CONFIG.name, ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG.name,
+                   ConfigSource.STATIC_BROKER_CONFIG.name}
+
+
+# --- restricting a cluster to one topic (what the Spark engine plans) --------------------------
+
+def restrict_desired(desired: DesiredState, topic: str) -> DesiredState:
+    topics = {topic: desired.topics[topic]} if topic in desired.topics else {}
+    return desired.model_copy(update={"topics": topics})
+
+
+def restrict_observed(observed: ObservedState, topic: str) -> ObservedState:
+    topics = {topic: observed.topics[topic]} if topic in observed.topics else {}
+    groups = {g: {topic: offsets[topic]} for g, offsets in observed.group_offsets.items() if topic in offsets}
+    return observed.model_copy(update={"topics": topics, "group_offsets": groups})
+
+
+def plan_one_topic(desired: DesiredState, observed: ObservedState, topic: str,
+                   options: PlanOptions = PlanOptions()) -> Plan:
+    """The planner on a cluster restricted to one topic."""
+    return plan(restrict_desired(desired, topic), restrict_observed(observed, topic), options)
+
+
+def drift_one_topic(desired: DesiredState, observed: ObservedState, topic: str,
+                    earlier: Optional[ObservedTopic] = None, epoch_end_offsets: Optional[Mapping[int, int]] = None,
+                    options: PlanOptions = PlanOptions()) -> TopicDrift:
+    """Plan one topic on its own and classify what the plan and the snapshots show."""
+    p = plan_one_topic(desired, observed, topic, options)
+    return topic_drift(topic, desired.topics.get(topic), observed.topics.get(topic), p.actions, p.diagnostics,
+                       topic in p.unmanaged_topics, earlier, epoch_end_offsets)
+
+
+# --- one topic ------------------------------------------------------------------------------------
+
+def topic_drift(topic: str, desired: Optional[DesiredTopic], observed: Optional[ObservedTopic], actions: list,
+                diagnostics: list, unmanaged: bool, earlier: Optional[ObservedTopic] = None,
+                epoch_end_offsets: Optional[Mapping[int, int]] = None) -> TopicDrift:
+    """Everything found for one topic, from the plan's actions and diagnostics for this topic and
+    whether the plan lists it as unmanaged.
+
+    `epoch_end_offsets` maps a partition to the end offset the current leader reported
+    (OffsetForLeaderEpoch) for the leader epoch seen in `earlier`; -1 means unknown.
+    """
+    changes = [_summarise(a) for a in actions]
+    config = _config_drift(topic, desired, observed, actions, diagnostics)
+    truncation, rows = None, []
+    for action in actions:
+        if isinstance(action, TruncateRecords):
+            rows = _truncation_rows(action, observed)
+            truncation = PendingTruncation(
+                topic=topic, rules=list(action.rules), partitions=len(action.partitions),
+                records=action.records_to_delete, estimated_bytes=action.estimated_bytes)
+    return TopicDrift(
+        topic=topic, managed=desired is not None, observed=observed is not None,
+        partitions=len(observed.partitions) if observed else 0,
+        unmanaged=unmanaged, changes=changes, config=config, truncation=truncation,
+        truncation_rows=rows, replicas=_replica_problems(observed) if observed else [],
+        data_loss=_data_loss(observed, earlier, epoch_end_offsets or {}) if observed and earlier else [],
+        diagnostics=[PlanDiagnostic(severity=d.severity.value, code=d.code, message=d.message, topic=d.topic,
+                                    partition=d.partition) for d in diagnostics])
+
+
+def _summarise(action) -> PendingChange:
+    if isinstance(action, CreateTopic):
+        summary = (f"create with {action.partitions} partitions, replication factor {action.replication_factor}"
+                   + (f", {len(action.configs)} configs" if action.configs else ""))
+    elif isinstance(action, AddPartitions):
+        summary = f"partitions {action.before} -> {action.after}"
+    elif isinstance(action, AlterConfigs):
+        summary = ", ".join(f"set {c.key}={'(sensitive)' if c.sensitive else c.after}" if c.op == "set"
+                            else f"delete {c.key}" for c in action.changes)
+    elif isinstance(action, TruncateRecords):
+        summary = (f"delete {action.records_to_delete:,} records from {len(action.partitions)} partition"
+                   f"{'s' if len(action.partitions) != 1 else ''} ({'; '.join(action.rules)})")
+    elif isinstance(action, DeleteTopic):
+        summary = f"delete the topic ({action.partitions} partitions, {action.records:,} records)"
+    else:  # pragma: no cover - the action union is closed
+        raise TypeError(action)
+    return PendingChange(topic=action.topic, kind=action.kind, symbol=ACTION_SYMBOLS[action.kind],
+                         summary=summary, destructive=action.destructive)
+
+
+def _origin(source: Optional[str]) -> str:
+    if source is None:
+        return "absent"
+    if source == ConfigSource.DYNAMIC_TOPIC_CONFIG.name:
+        return "topic"
+    if source == ConfigSource.DEFAULT_CONFIG.name:
+        return "default"
+    return "broker"
+
+
+def _config_drift(topic: str, desired: Optional[DesiredTopic], observed: Optional[ObservedTopic], actions,
+                  diagnostics) -> list[ConfigDrift]:
+    out = []
+    for action in actions:
+        if not isinstance(action, AlterConfigs):
+            continue
+        for c in action.changes:
+            if c.op == "delete":
+                out.append(ConfigDrift(topic=topic, key=c.key, drift="undeclared", origin="topic",
+                                       source=c.before_source, current=None if c.sensitive else c.before,
+                                       sensitive=c.sensitive, will_remove=True))
+                continue
+            origin = _origin(c.before_source)
+            if origin == "topic":
+                drift = "differs"
+            elif origin != "absent" and same_config_value(c.key, c.before, c.after):
+                drift = "not-pinned"
+            else:
+                drift = "inherited"
+            out.append(ConfigDrift(topic=topic, key=c.key, drift=drift, origin=origin, source=c.before_source,
+                                   current=c.before, desired=None if c.sensitive else c.after, sensitive=c.sensitive))
+    # Keys the planner reports (does not change): set on the topic, not declared.
+    if (desired is not None and observed is not None and desired.undeclared_configs is UndeclaredConfigs.REPORT
+            and any(d.code == "undeclared-config" for d in diagnostics)):
+        for key, now in sorted(observed.explicit_configs().items()):
+            if key not in desired.configs:
+                out.append(ConfigDrift(topic=topic, key=key, drift="undeclared", origin="topic",
+                                       source=now.source.name, current=None if now.sensitive else now.value,
+                                       sensitive=now.sensitive))
+    return sorted(out, key=lambda c: c.key)
+
+
+def _truncation_rows(action: TruncateRecords, observed: Optional[ObservedTopic]) -> list[TruncationRow]:
+    by_index = {p.partition: p for p in observed.partitions} if observed else {}
+    rows = []
+    for t in action.partitions:
+        p = by_index.get(t.partition)
+        estimated = None
+        if p is not None and p.size_bytes is not None:
+            estimated = p.size_bytes * t.records_to_delete // p.record_count if p.record_count else 0
+        rows.append(TruncationRow(
+            topic=action.topic, partition=t.partition, leader=t.leader, leader_epoch=t.leader_epoch,
+            log_start_offset=t.log_start_offset, high_watermark=t.high_watermark, target_offset=t.target_offset,
+            records=t.records_to_delete, estimated_bytes=estimated))
+    return rows
+
+
+def _replica_problems(observed: ObservedTopic) -> list[ReplicaProblem]:
+    out = []
+    for p in observed.partitions:
+        if p.leader < 0:
+            state = "offline"
+        elif len(set(p.isr)) < len(set(p.replicas)):
+            state = "under-replicated"
+        else:
+            continue
+        out.append(ReplicaProblem(topic=observed.name, partition=p.partition, state=state, leader=p.leader,
+                                  replicas=list(p.replicas), isr=list(p.isr),
+                                  offline_replicas=list(p.offline_replicas)))
+    return out
+
+
+def _data_loss(observed: ObservedTopic, earlier: ObservedTopic, epoch_end_offsets: Mapping[int, int]
+               ) -> list[DataLossSignal]:
+    """KIP-320's divergence test against an earlier snapshot of the same topic.
+
+    Having seen high watermark O under leader epoch E, the log was truncated below O if the
+    current leader's end offset for E is below O (OffsetForLeaderEpoch, when it was asked), or
+    if the high watermark itself went back below O. A recreated topic (another topic id) is a
+    new log, not a truncated one.
+    """
+    if observed.topic_id and earlier.topic_id and observed.topic_id != earlier.topic_id:
+        return []
+    now = {p.partition: p for p in observed.partitions}
+    out = []
+    for before in earlier.partitions:
+        current = now.get(before.partition)
+        if current is None or before.high_watermark <= 0:
+            continue
+        end = epoch_end_offsets.get(before.partition)
+        if end is not None and 0 <= end < before.high_watermark:
+            evidence, lost = "leader-epoch", before.high_watermark - end
+        elif current.high_watermark < before.high_watermark:
+            evidence, lost = "offsets-backwards", before.high_watermark - current.high_watermark
+        else:
+            continue
+        out.append(DataLossSignal(
+            topic=observed.name, partition=before.partition, evidence=evidence, earlier_epoch=before.leader_epoch,
+            earlier_high_watermark=before.high_watermark, current_epoch=current.leader_epoch,
+            current_high_watermark=current.high_watermark, epoch_end_offset=end, records_lost=lost))
+    return out
+
+
+# --- a cluster ------------------------------------------------------------------------------------
+
+def assemble(cluster: str, cluster_id: Optional[str], observed_at: Optional[datetime], since: Optional[datetime],
+             topics: Iterable[TopicDrift]) -> ClusterDrift:
+    """A cluster's report from its topics' findings, in any order."""
+    topics = sorted(topics, key=lambda t: t.topic)
+    changes = [c for t in topics for c in t.changes]
+    config = [c for t in topics for c in t.config]
+    truncations = [t.truncation for t in topics if t.truncation is not None]
+    rows = [r for t in topics for r in t.truncation_rows]
+    replicas = [r for t in topics for r in t.replicas]
+    data_loss = [s for t in topics for s in t.data_loss]
+    diagnostics = sorted((d for t in topics for d in t.diagnostics),
+                         key=lambda d: ([s.value for s in Severity].index(d.severity), d.topic or "",
+                                        -1 if d.partition is None else d.partition, d.code, d.message))
+    unmanaged = [t.topic for t in topics if t.unmanaged]
+    items = _items(cluster, changes, unmanaged, config, truncations, replicas, data_loss, diagnostics)
+    counts = DriftCounts(
+        pending_changes=len(changes), unmanaged_topics=len(unmanaged), config_drift=len(config),
+        pending_truncations=len(truncations), truncation_records=sum(r.records for r in rows),
+        truncation_bytes=sum(r.estimated_bytes or 0 for r in rows),
+        under_replicated=sum(r.state == "under-replicated" for r in replicas),
+        offline=sum(r.state == "offline" for r in replicas), data_loss=len(data_loss),
+        plan_errors=sum(d.severity == Severity.ERROR.value for d in diagnostics), items=len(items))
+    return ClusterDrift(
+        cluster=cluster, cluster_id=cluster_id, observed_at=observed_at, since=since,
+        topics_observed=sum(t.observed for t in topics), topics_managed=sum(t.managed for t in topics),
+        partitions_observed=sum(t.partitions for t in topics), counts=counts, changes=changes,
+        unmanaged_topics=unmanaged, config=config, truncations=truncations, truncation_rows=rows,
+        replicas=replicas, data_loss=data_loss, diagnostics=diagnostics, items=items)
+
+
+def _items(cluster, changes, unmanaged, config, truncations, replicas, data_loss, diagnostics) -> list[DriftItem]:
+    items = [DriftItem(cluster=cluster, kind="data-loss", topic=s.topic, partition=s.partition,
+                       records=s.records_lost,
+                       detail=f"log ends below offset {s.earlier_high_watermark:,} seen under epoch {s.earlier_epoch} "
+                              f"({s.evidence}); up to {s.records_lost:,} records lost or rewritten")
+             for s in data_loss]
+    items += [DriftItem(cluster=cluster, kind="offline-partition" if r.state == "offline" else "under-replicated",
+                        topic=r.topic, partition=r.partition,
+                        detail=(f"no leader; replicas {r.replicas}" if r.state == "offline"
+                                else f"in-sync {r.isr} of replicas {r.replicas}"))
+              for r in replicas]
+    items += [DriftItem(cluster=cluster, kind="plan-error", topic=d.topic or "", partition=d.partition, key=d.code,
+                        detail=d.message)
+              for d in diagnostics if d.severity == Severity.ERROR.value]
+    items += [DriftItem(cluster=cluster, kind="pending-change", topic=c.topic, key=c.kind,
+                        detail=f"{c.symbol} {c.summary}")
+              for c in changes if c.kind in ("create_topic", "add_partitions", "delete_topic")]
+    items += [DriftItem(cluster=cluster, kind="pending-truncation", topic=t.topic, records=t.records,
+                        bytes=t.estimated_bytes,
+                        detail=f"{t.records:,} records in {t.partitions} partitions ({'; '.join(t.rules)})")
+              for t in truncations]
+    items += [DriftItem(cluster=cluster, kind="config-drift", topic=c.topic, key=c.key,
+                        detail=_config_detail(c))
+              for c in config]
+    items += [DriftItem(cluster=cluster, kind="unmanaged-topic", topic=name, detail="in no manifest")
+              for name in unmanaged]
+    order = {k: i for i, k in enumerate(ITEM_KINDS)}
+    return sorted(items, key=lambda i: (order[i.kind], i.topic, -1 if i.partition is None else i.partition,
+                                        i.key or ""))
+
+
+def _config_detail(c: ConfigDrift) -> str:
+    current = "(sensitive)" if c.sensitive else c.current
+    where = {"topic": "set on the topic", "broker": f"inherited from the broker ({c.source})",
+             "default": "Kafka's default", "absent": "not reported"}[c.origin]
+    if c.drift == "undeclared":
+        return f"{current} {where}, not declared" + ("; will be removed" if c.will_remove else "")
+    if c.drift == "not-pinned":
+        return f"{current} ({where}) equals the manifest but is not set on the topic"
+    return f"{current} ({where}) -> {c.desired}"
+
+
+def cluster_drift(desired: DesiredState, observed: ObservedState, cluster_plan: Plan,
+                  earlier: Optional[ObservedState] = None,
+                  epoch_end_offsets: Optional[Mapping[tuple[str, int], int]] = None) -> ClusterDrift:
+    """A cluster's report from its whole plan (what the local engine does)."""
+    actions, diagnostics, ends = defaultdict(list), defaultdict(list), defaultdict(dict)
+    for a in cluster_plan.actions:
+        actions[a.topic].append(a)
+    for d in cluster_plan.diagnostics:
+        diagnostics[d.topic].append(d)
+    for (t, p), offset in (epoch_end_offsets or {}).items():
+        ends[t][p] = offset
+    unmanaged = set(cluster_plan.unmanaged_topics)
+    names = sorted(set(desired.topics) | set(observed.topics))
+    topics = [topic_drift(
+        name, desired.topics.get(name), observed.topics.get(name), actions.get(name, []),
+        diagnostics.get(name, []), name in unmanaged, earlier.topics.get(name) if earlier else None,
+        ends.get(name)) for name in names]
+    return assemble(observed.cluster, observed.cluster_id, observed.taken_at, earlier.taken_at if earlier else None,
+                    topics)

@@ -1,0 +1,116 @@
+"""Running drift reports: one cluster in-process, or a fleet with the local or the Spark engine.
+
+The local engine never imports pyspark (SparkSession start-up alone costs seconds); the Spark
+engine lives in `reconciler.drift.spark_job`, imported only when it runs.
+"""
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable, Mapping, Optional
+
+from reconciler.errors import ReconcilerError
+from reconciler.models.desired import DesiredState
+from reconciler.models.observed import ObservedState
+from reconciler.planner import PlanOptions, plan
+
+from reconciler.drift.compute import cluster_drift
+from reconciler.drift.model import ClusterDrift, DriftReport
+
+ENGINES = ("local", "spark", "auto")
+
+# --engine auto: Spark above this many partitions in the snapshots a fleet report reads (latest
+# and previous run of every cluster). Measured on a 2-core machine (benchmarks/drift_fleet.py,
+# README "Drift reports"): the local engine handles ~1M partitions in well under a minute with
+# its memory bounded by one cluster at a time, and Spark's fixed start-up plus JVM<->Python
+# transfer only pays off when the work is large enough to spread over executors.
+AUTO_SPARK_THRESHOLD_PARTITIONS = 3_000_000
+# Parquet bytes per partition in a snapshot (zstd), measured on the benchmark's synthetic fleets;
+# used to estimate a fleet's size from its file sizes without reading it.
+PARQUET_BYTES_PER_PARTITION = 12
+
+
+def drift_for_cluster(desired: DesiredState, observed: ObservedState, earlier: Optional[ObservedState] = None,
+                      epoch_end_offsets: Optional[Mapping[tuple[str, int], int]] = None,
+                      options: PlanOptions = PlanOptions()) -> ClusterDrift:
+    """One cluster, in-process: the whole cluster planned at once, then classified."""
+    return cluster_drift(desired, observed, plan(desired, observed, options), earlier, epoch_end_offsets)
+
+
+def report_of(clusters: list[ClusterDrift], engine: str, generated_at: Optional[datetime] = None) -> DriftReport:
+    return DriftReport(generated_at=generated_at or datetime.now(timezone.utc), engine=engine,
+                       clusters=sorted(clusters, key=lambda c: c.cluster))
+
+
+@dataclass(frozen=True)
+class FleetResult:
+    report: DriftReport
+    engine: str
+    tables: Optional[Path] = None  # directory holding drift_items/ and pending_truncations/
+
+
+def choose_engine(engine: str, fleet: str | Path, master: Optional[str] = None) -> str:
+    """`auto`: Spark when a master is given or the fleet is estimated above the threshold (and
+    pyspark is installed), local otherwise. Decided from file sizes, without importing pyspark."""
+    if engine not in ENGINES:
+        raise ReconcilerError(f"unknown engine {engine!r}; one of {', '.join(ENGINES)}")
+    if engine != "auto":
+        return engine
+    if master:
+        return "spark"
+    from reconciler.drift.columnar import discover_fleet
+
+    files = [s.path for runs in discover_fleet(fleet).values() for s in runs[-2:]]
+    estimated = sum(p.stat().st_size for p in files if p.suffix == ".parquet") // PARQUET_BYTES_PER_PARTITION
+    if estimated > AUTO_SPARK_THRESHOLD_PARTITIONS and importlib.util.find_spec("pyspark") is not None:
+        return "spark"
+    return "local"
+
+
+def run_fleet(fleet: str | Path, desired_for: Callable[[str], DesiredState], engine: str = "auto",
+              master: Optional[str] = None, tables: Optional[str | Path] = None,
+              options: PlanOptions = PlanOptions(), generated_at: Optional[datetime] = None,
+              spark_conf: Optional[Mapping[str, str]] = None) -> FleetResult:
+    """Every cluster's latest snapshot under `fleet` against its desired state; each cluster's
+    previous snapshot, when there is one, is the earlier state for data-loss signals."""
+    chosen = choose_engine(engine, fleet, master)
+    generated_at = generated_at or datetime.now(timezone.utc)
+    if chosen == "spark":
+        try:
+            from reconciler.drift import spark_job
+        except ImportError as e:
+            raise ReconcilerError("the Spark engine needs pyspark: pip install 'kafka-reconciler[spark]', "
+                                  "or use --engine local.") from e
+        report = spark_job.run(fleet, desired_for, options=options, master=master, tables=tables,
+                               generated_at=generated_at, conf=spark_conf)
+    else:
+        report = run_local(fleet, desired_for, options, generated_at)
+        if tables:
+            from reconciler.drift.tables import write_tables_local
+
+            write_tables_local(report, tables)
+    return FleetResult(report=report, engine=chosen, tables=Path(tables) if tables else None)
+
+
+def run_local(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: PlanOptions = PlanOptions(),
+              generated_at: Optional[datetime] = None) -> DriftReport:
+    """The local engine: one cluster at a time, so memory holds one cluster's snapshots."""
+    from reconciler.drift.columnar import discover_fleet, load_any_snapshot
+
+    fleet_files = discover_fleet(fleet)
+    desired = {cluster: desired_for(cluster) for cluster in fleet_files}  # fail early on unknown clusters
+    clusters = []
+    for cluster, runs in fleet_files.items():
+        observed = load_any_snapshot(runs[-1].path)
+        earlier = load_any_snapshot(runs[-2].path) if len(runs) > 1 else None
+        _check_cluster(runs[-1].path, observed, cluster)
+        clusters.append(drift_for_cluster(desired[cluster], observed, earlier, options=options))
+    return report_of(clusters, "local", generated_at)
+
+
+def _check_cluster(path: Path, observed: ObservedState, cluster: str) -> None:
+    if observed.cluster != cluster:
+        raise ReconcilerError(f"{path} holds a snapshot of cluster {observed.cluster!r} but lies under "
+                              f"{cluster!r}; fleet Parquet snapshots are laid out as <cluster>/<run>.parquet.")

@@ -1,0 +1,200 @@
+"""The drift report: plain data, computed by `reconciler.drift.compute`, rendered by
+`reconciler.drift.render`, and the same whichever engine (local or Spark) produced it.
+
+A report has one `ClusterDrift` per cluster. Inside it every finding is also one flat `DriftItem`
+(one row of the `drift_items` Parquet table), and each partition a pending truncation would cut is
+one `TruncationRow` (one row of the `pending_truncations` table).
+"""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+DRIFT_FORMAT_VERSION = 1
+
+# Every kind of finding, in the order reports list them.
+ItemKind = Literal[
+    "data-loss", "offline-partition", "under-replicated", "plan-error", "pending-change",
+    "pending-truncation", "config-drift", "unmanaged-topic"]
+ITEM_KINDS: tuple[str, ...] = (
+    "data-loss", "offline-partition", "under-replicated", "plan-error", "pending-change",
+    "pending-truncation", "config-drift", "unmanaged-topic")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class PendingChange(_Model):
+    """One planned action, summarised (`symbol` as in plans: + ~ x -)."""
+
+    topic: str
+    kind: str  # create_topic | add_partitions | alter_configs | truncate | delete_topic
+    symbol: str
+    summary: str
+    destructive: bool = False
+
+
+class ConfigDrift(_Model):
+    """One config key whose value on the cluster is not what the manifests declare.
+
+    `origin` tells a key set on the topic (`topic`) from a value inherited from a broker setting
+    (`broker`: dynamic per-broker, dynamic cluster default or static server.properties) or from
+    Kafka's built-in default (`default`); `absent` when the cluster does not report the key.
+    """
+
+    topic: str
+    key: str
+    drift: Literal["differs", "inherited", "not-pinned", "undeclared"]
+    # differs: set on the topic with another value; inherited: not set on the topic and the
+    # inherited value differs; not-pinned: inherited value equals the manifest's but is not set on
+    # the topic (a broker change would move it); undeclared: set on the topic, not in the manifest.
+    origin: Literal["topic", "broker", "default", "absent"]
+    source: Optional[str] = None  # the ConfigSource name reported by the broker
+    current: Optional[str] = None
+    desired: Optional[str] = None
+    sensitive: bool = False
+    will_remove: bool = False  # undeclared and the topic opts in to `undeclared_configs: remove`
+
+
+class TruncationRow(_Model):
+    topic: str
+    partition: int
+    leader: int
+    leader_epoch: int
+    log_start_offset: int
+    high_watermark: int
+    target_offset: int
+    records: int
+    estimated_bytes: Optional[int] = None  # None when the partition's size is unknown
+
+
+class PendingTruncation(_Model):
+    topic: str
+    rules: list[str]
+    partitions: int
+    records: int
+    estimated_bytes: Optional[int] = None  # None unless every cut partition's size is known
+
+
+class ReplicaProblem(_Model):
+    topic: str
+    partition: int
+    state: Literal["offline", "under-replicated"]
+    leader: int
+    replicas: list[int]
+    isr: list[int]
+    offline_replicas: list[int] = Field(default_factory=list)
+
+
+class DataLossSignal(_Model):
+    """A partition whose log now ends below an offset seen earlier (KIP-320's divergence test)."""
+
+    topic: str
+    partition: int
+    evidence: Literal["leader-epoch", "offsets-backwards"]
+    earlier_epoch: int
+    earlier_high_watermark: int
+    current_epoch: int
+    current_high_watermark: int
+    # The end offset the current leader reports for earlier_epoch (OffsetForLeaderEpoch), when asked.
+    epoch_end_offset: Optional[int] = None
+    records_lost: int  # upper bound: offsets seen earlier that the log no longer holds as they were
+
+
+class PlanDiagnostic(_Model):
+    severity: str
+    code: str
+    message: str
+    topic: Optional[str] = None
+    partition: Optional[int] = None
+
+
+class DriftItem(_Model):
+    """One finding as one flat row (the `drift_items` table)."""
+
+    cluster: str
+    kind: ItemKind
+    topic: str
+    partition: Optional[int] = None
+    key: Optional[str] = None
+    detail: str
+    records: Optional[int] = None
+    bytes: Optional[int] = None
+
+
+class TopicDrift(_Model):
+    """Everything found for one topic of one cluster: the unit both engines compute."""
+
+    topic: str
+    managed: bool  # declared in the manifests (present or absent)
+    observed: bool  # on the cluster
+    partitions: int = 0  # observed partitions
+    unmanaged: bool = False  # on the cluster, in no manifest, not excluded
+    changes: list[PendingChange] = Field(default_factory=list)
+    config: list[ConfigDrift] = Field(default_factory=list)
+    truncation: Optional[PendingTruncation] = None
+    truncation_rows: list[TruncationRow] = Field(default_factory=list)
+    replicas: list[ReplicaProblem] = Field(default_factory=list)
+    data_loss: list[DataLossSignal] = Field(default_factory=list)
+    diagnostics: list[PlanDiagnostic] = Field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.unmanaged or self.changes or self.config or self.truncation or self.replicas
+                    or self.data_loss or self.diagnostics)
+
+
+class DriftCounts(_Model):
+    pending_changes: int = 0
+    unmanaged_topics: int = 0
+    config_drift: int = 0
+    pending_truncations: int = 0
+    truncation_records: int = 0
+    truncation_bytes: int = 0  # sum over partitions whose size is known
+    under_replicated: int = 0
+    offline: int = 0
+    data_loss: int = 0
+    plan_errors: int = 0
+    items: int = 0
+
+
+class ClusterDrift(_Model):
+    cluster: str
+    cluster_id: Optional[str] = None
+    observed_at: Optional[datetime] = None
+    since: Optional[datetime] = None  # when the earlier snapshot was taken, if one was given
+    topics_observed: int = 0
+    topics_managed: int = 0
+    partitions_observed: int = 0
+    counts: DriftCounts = DriftCounts()
+    changes: list[PendingChange] = Field(default_factory=list)
+    unmanaged_topics: list[str] = Field(default_factory=list)
+    config: list[ConfigDrift] = Field(default_factory=list)
+    truncations: list[PendingTruncation] = Field(default_factory=list)
+    truncation_rows: list[TruncationRow] = Field(default_factory=list)
+    replicas: list[ReplicaProblem] = Field(default_factory=list)
+    data_loss: list[DataLossSignal] = Field(default_factory=list)
+    diagnostics: list[PlanDiagnostic] = Field(default_factory=list)
+    items: list[DriftItem] = Field(default_factory=list)
+
+    @property
+    def has_drift(self) -> bool:
+        return bool(self.items)
+
+
+class DriftReport(_Model):
+    format_version: int = DRIFT_FORMAT_VERSION
+    generated_at: Optional[datetime] = None
+    engine: Optional[str] = None
+    clusters: list[ClusterDrift] = Field(default_factory=list)
+
+    @property
+    def has_drift(self) -> bool:
+        return any(c.has_drift for c in self.clusters)
+
+    def comparable(self) -> dict:
+        """The report without when and how it was produced: equal for equal inputs."""
+        return self.model_dump(mode="json", exclude={"generated_at", "engine"})

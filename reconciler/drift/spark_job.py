@@ -1,0 +1,236 @@
+"""The fleet drift pipeline on Apache Spark: the only module that imports pyspark.
+
+Data flow: the fleet's Parquet snapshots (one row per topic, see `columnar`) -> the latest run of
+each cluster, joined with the previous run's partitions (for data-loss signals) and with the
+manifests' topics the cluster lacks -> `mapInArrow`: for every row, i.e. one (cluster, topic),
+the pure planner runs on the cluster restricted to that topic and `compute.topic_drift`
+classifies the result -> per-topic findings. The driver collects only topics with findings plus
+per-cluster totals and assembles the same `DriftReport` the local engine builds; the flat
+tables are written by Spark from the executors.
+
+No Python UDF runs per topic: each Arrow batch (thousands of topics) is one Python call.
+
+Run it on a Spark cluster with `reconcile drift --fleet PATH --engine spark --master spark://...`
+or `spark-submit ... -m reconciler.drift.spark_job` (see `main` below); the reconciler package
+and its dependencies must be importable on the executors (pip install it there, or ship a packed
+virtualenv with `--archives`).
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterator, Mapping, Optional
+
+import pyarrow as pa
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from reconciler.models.desired import DesiredState
+from reconciler.planner import PlanOptions
+
+from reconciler.drift.model import DriftReport, TopicDrift
+
+_OUT_FIELDS = ("cluster string, topic string, observed boolean, managed boolean, partitions int, empty boolean, "
+               "drift string, items array<struct<kind:string,topic:string,partition:int,key:string,detail:string,"
+               "records:bigint,bytes:bigint>>, truncations array<struct<topic:string,partition:int,leader:int,"
+               "leader_epoch:int,log_start_offset:bigint,high_watermark:bigint,target_offset:bigint,records:bigint,"
+               "estimated_bytes:bigint>>")
+
+_session: Optional[SparkSession] = None
+
+
+def session(master: Optional[str] = None, conf: Optional[Mapping[str, str]] = None) -> SparkSession:
+    """The SparkSession: the active one if any (spark-submit, tests), else a new one. Without a
+    master, Spark's own default applies (`local[*]`, or what spark-submit was given)."""
+    global _session
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+    if _session is not None:
+        return _session
+    if master is None or master.startswith("local"):
+        # Local mode: Python workers must be this interpreter (it has the reconciler installed).
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = SparkSession.builder.appName("reconcile-drift").config("spark.sql.session.timeZone", "UTC")
+    if master:
+        builder = builder.master(master)
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, value)
+    _session = builder.getOrCreate()
+    _session.sparkContext.setLogLevel("ERROR")
+    return _session
+
+
+def run(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: PlanOptions = PlanOptions(),
+        master: Optional[str] = None, tables: Optional[str | Path] = None,
+        generated_at: Optional[datetime] = None, conf: Optional[Mapping[str, str]] = None) -> DriftReport:
+    from reconciler.drift.compute import assemble
+    from reconciler.drift.engine import report_of
+    from reconciler.errors import SnapshotError
+
+    spark = session(master, conf)
+    generated_at = generated_at or datetime.now(timezone.utc)
+    snapshots = (spark.read.option("recursiveFileLookup", "true").option("pathGlobFilter", "*.parquet")
+                 .parquet(str(fleet)))
+    runs = sorted((r["cluster"], _utc(r["run"]), r["cluster_id"])
+                  for r in snapshots.select("cluster", "run", "cluster_id").distinct().collect())
+    if not runs:
+        raise SnapshotError(f"{fleet} holds no Parquet snapshots; the Spark engine reads "
+                            "<cluster>/<run>.parquet files written by `reconcile snapshot --format parquet`.")
+    by_cluster: dict[str, list[tuple[datetime, Optional[str]]]] = {}
+    for cluster, run_at, cluster_id in runs:
+        by_cluster.setdefault(cluster, []).append((run_at, cluster_id))
+    desired = {cluster: desired_for(cluster) for cluster in by_cluster}  # fails early on unknown clusters
+    meta = {c: {"run": r[-1][0], "cluster_id": r[-1][1], "since": r[-2][0] if len(r) > 1 else None}
+            for c, r in by_cluster.items()}
+
+    rows = _inputs(spark, snapshots, desired, meta)
+    desired_json = {c: d.model_dump_json() for c, d in desired.items()}
+    shared = spark.sparkContext.broadcast({
+        "desired": desired_json, "ignore": list(options.ignore_topics),
+        "meta": {c: {"cluster_id": m["cluster_id"], "run": m["run"].isoformat()} for c, m in meta.items()}})
+    results = rows.mapInArrow(_drift_batches(shared), _OUT_FIELDS).persist()
+    try:
+        totals = {r["cluster"]: r for r in results.groupBy("cluster").agg(
+            F.sum(F.col("observed").cast("int")).alias("observed"), F.sum(F.col("managed").cast("int")).alias("managed"),
+            F.sum("partitions").alias("partitions")).collect()}
+        found: dict[str, list[TopicDrift]] = {c: [] for c in meta}
+        for r in results.filter(~F.col("empty")).select("cluster", "drift").toLocalIterator():
+            found[r["cluster"]].append(TopicDrift.model_validate_json(r["drift"]))
+        clusters = []
+        for cluster, m in sorted(meta.items()):
+            report = assemble(cluster, m["cluster_id"], m["run"], m["since"], found[cluster])
+            t = totals.get(cluster)
+            clusters.append(report.model_copy(update={
+                "topics_observed": int(t["observed"] or 0) if t else 0,
+                "topics_managed": int(t["managed"] or 0) if t else 0,
+                "partitions_observed": int(t["partitions"] or 0) if t else 0}))
+        if tables:
+            _write_tables(results, str(tables), generated_at, meta)
+    finally:
+        results.unpersist()
+        shared.unpersist()
+    return report_of(clusters, "spark", generated_at)
+
+
+def _utc(value: Optional[datetime]) -> Optional[datetime]:
+    if value is None:
+        return None
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+
+
+def _inputs(spark: SparkSession, snapshots: DataFrame, desired: Mapping[str, DesiredState],
+            meta: Mapping[str, dict]) -> DataFrame:
+    """One row per (cluster, topic): the latest run's topic row, the previous run's partitions,
+    and a row for every declared topic the cluster does not have."""
+    latest = spark.createDataFrame([(c, m["run"]) for c, m in meta.items()], "cluster string, run timestamp")
+    earlier_runs = [(c, m["since"]) for c, m in meta.items() if m["since"] is not None]
+    current = snapshots.join(F.broadcast(latest), ["cluster", "run"])
+    if earlier_runs:
+        before = (snapshots.join(F.broadcast(spark.createDataFrame(earlier_runs, "cluster string, run timestamp")),
+                                 ["cluster", "run"])
+                  .select("cluster", "topic", F.col("topic_id").alias("earlier_topic_id"),
+                          F.transform("partitions", lambda p: F.struct(
+                              p["partition"].alias("partition"), p["leader_epoch"].alias("leader_epoch"),
+                              p["high_watermark"].alias("high_watermark"))).alias("earlier_partitions")))
+        current = current.join(before, ["cluster", "topic"], "left")
+    else:
+        current = (current.withColumn("earlier_topic_id", F.lit(None).cast("string"))
+                   .withColumn("earlier_partitions", F.lit(None).cast(
+                       "array<struct<partition:int,leader_epoch:int,high_watermark:bigint>>")))
+    declared = [(c, t) for c, d in desired.items() for t in d.topics]
+    if declared:
+        wanted = spark.createDataFrame(declared, "cluster string, topic string")
+        missing = wanted.join(current.select("cluster", "topic"), ["cluster", "topic"], "left_anti")
+        current = current.unionByName(missing, allowMissingColumns=True)
+    parallelism = max(spark.sparkContext.defaultParallelism * 2, 2)
+    return current.select("cluster", "topic", "topic_id", "internal", "configs", "partitions", "group_offsets",
+                          "earlier_topic_id", "earlier_partitions").repartition(parallelism, "cluster", "topic")
+
+
+def _drift_batches(shared) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """The function Spark runs on each partition's Arrow batches (on the executors)."""
+
+    def run_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from reconciler.drift.compute import _items, drift_one_topic
+        from reconciler.drift.columnar import topic_from_row
+        from reconciler.drift.tables import item_dict, truncation_dict
+        from reconciler.models.observed import ObservedState
+
+        value = shared.value
+        options = PlanOptions(ignore_topics=tuple(value["ignore"]))
+        desired_cache: dict[str, DesiredState] = {}
+        schema = None
+        for batch in batches:
+            out = []
+            for row in batch.to_pylist():
+                cluster, name = row["cluster"], row["topic"]
+                desired = desired_cache.get(cluster)
+                if desired is None:
+                    desired = desired_cache[cluster] = DesiredState.model_validate_json(value["desired"][cluster])
+                meta = value["meta"][cluster]
+                topic = topic_from_row(row) if row["partitions"] is not None else None
+                groups: dict[str, dict[str, dict[int, int]]] = {}
+                for g in row["group_offsets"] or []:
+                    groups.setdefault(g["group"], {}).setdefault(name, {})[g["partition"]] = g["offset"]
+                observed = ObservedState(cluster=cluster, cluster_id=meta["cluster_id"],
+                                         taken_at=datetime.fromisoformat(meta["run"]),
+                                         topics={name: topic} if topic else {}, group_offsets=groups)
+                earlier = None
+                if row["earlier_partitions"] is not None:
+                    earlier = topic_from_row({"topic": name, "topic_id": row["earlier_topic_id"], "partitions": [
+                        {**p, "leader": -1, "log_start_offset": 0} for p in row["earlier_partitions"]]})
+                drift = drift_one_topic(desired, observed, name, earlier, None, options)
+                items = _items(cluster, drift.changes, [name] if drift.unmanaged else [], drift.config,
+                               [drift.truncation] if drift.truncation else [], drift.replicas, drift.data_loss,
+                               drift.diagnostics)
+                out.append({
+                    "cluster": cluster, "topic": name, "observed": drift.observed, "managed": drift.managed,
+                    "partitions": drift.partitions, "empty": drift.empty,
+                    "drift": "" if drift.empty else drift.model_dump_json(),
+                    "items": [item_dict(i) for i in items],
+                    "truncations": [truncation_dict(r) for r in drift.truncation_rows]})
+            if schema is None:
+                schema = _arrow_out_schema()
+            yield pa.RecordBatch.from_pylist(out, schema=schema)
+
+    return run_batches
+
+
+def _arrow_out_schema() -> pa.Schema:
+    item = pa.struct([("kind", pa.string()), ("topic", pa.string()), ("partition", pa.int32()), ("key", pa.string()),
+                      ("detail", pa.string()), ("records", pa.int64()), ("bytes", pa.int64())])
+    trunc = pa.struct([("topic", pa.string()), ("partition", pa.int32()), ("leader", pa.int32()),
+                       ("leader_epoch", pa.int32()), ("log_start_offset", pa.int64()), ("high_watermark", pa.int64()),
+                       ("target_offset", pa.int64()), ("records", pa.int64()), ("estimated_bytes", pa.int64())])
+    return pa.schema([("cluster", pa.string()), ("topic", pa.string()), ("observed", pa.bool_()),
+                      ("managed", pa.bool_()), ("partitions", pa.int32()), ("empty", pa.bool_()),
+                      ("drift", pa.string()), ("items", pa.list_(item)), ("truncations", pa.list_(trunc))])
+
+
+def _write_tables(results: DataFrame, directory: str, generated_at: datetime, meta: Mapping[str, dict]) -> None:
+    spark = results.sparkSession
+    observed_at = spark.createDataFrame([(c, m["run"]) for c, m in meta.items()], "cluster string, observed_at timestamp")
+    base = results.join(F.broadcast(observed_at), "cluster").withColumn(
+        "generated_at", F.lit(generated_at).cast("timestamp"))
+    for name, column in (("drift_items", "items"), ("pending_truncations", "truncations")):
+        exploded = base.select("generated_at", "cluster", "observed_at", F.explode(column).alias("row"))
+        (exploded.select("generated_at", "cluster", "observed_at", "row.*").coalesce(max(1, min(8, len(meta))))
+         .write.mode("overwrite").parquet(f"{directory.rstrip('/')}/{name}"))
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """`spark-submit [options] reconciler/drift/spark_job.py --fleet PATH --manifests DIR ...`:
+    the same as `reconcile drift --fleet PATH --engine spark`, with the master taken from
+    spark-submit."""
+    from reconciler.cli import main as cli_main
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    return cli_main(["drift", "--engine", "spark", *args], standalone_mode=True)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

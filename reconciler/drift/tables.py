@@ -1,0 +1,89 @@
+"""The fleet report's Parquet tables for dashboards, written under one directory:
+
+- `drift_items/`: one row per finding: generated_at, cluster, observed_at, kind, topic,
+  partition, key, detail, records, bytes.
+- `pending_truncations/`: one row per partition a pending truncation would cut: generated_at,
+  cluster, observed_at, topic, partition, leader, leader_epoch, log_start_offset,
+  high_watermark, target_offset, records, estimated_bytes.
+
+Each is a directory of Parquet part files (Spark writes many, the local engine one), readable
+as one dataset by Spark, pyarrow, DuckDB or pandas. Timestamps are UTC.
+"""
+from __future__ import annotations
+
+import shutil
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Iterable, Optional
+
+from reconciler.drift.model import DriftItem, DriftReport, TruncationRow
+
+ITEM_FIELDS = [("kind", "string"), ("topic", "string"), ("partition", "int"), ("key", "string"),
+               ("detail", "string"), ("records", "bigint"), ("bytes", "bigint")]
+TRUNCATION_FIELDS = [("topic", "string"), ("partition", "int"), ("leader", "int"), ("leader_epoch", "int"),
+                     ("log_start_offset", "bigint"), ("high_watermark", "bigint"), ("target_offset", "bigint"),
+                     ("records", "bigint"), ("estimated_bytes", "bigint")]
+COMMON_FIELDS = [("generated_at", "timestamp"), ("cluster", "string"), ("observed_at", "timestamp")]
+
+
+def spark_ddl(fields: list[tuple[str, str]]) -> str:
+    return ", ".join(f"`{name}` {kind}" for name, kind in fields)
+
+
+def item_dict(item: DriftItem) -> dict[str, Any]:
+    return {name: getattr(item, name) for name, _ in ITEM_FIELDS}
+
+
+def truncation_dict(row: TruncationRow) -> dict[str, Any]:
+    return {name: getattr(row, name) for name, _ in TRUNCATION_FIELDS}
+
+
+def report_rows(report: DriftReport) -> tuple[list[dict], list[dict]]:
+    items, truncations = [], []
+    for c in report.clusters:
+        common = {"generated_at": report.generated_at, "cluster": c.cluster, "observed_at": c.observed_at}
+        items += [{**common, **item_dict(i)} for i in c.items]
+        truncations += [{**common, **truncation_dict(r)} for r in c.truncation_rows]
+    return items, truncations
+
+
+def _arrow_schema(fields: list[tuple[str, str]]):
+    import pyarrow as pa
+
+    types = {"string": pa.string(), "int": pa.int32(), "bigint": pa.int64(), "timestamp": pa.timestamp("us", tz="UTC")}
+    return pa.schema([(name, types[kind]) for name, kind in fields])
+
+
+def write_tables_local(report: DriftReport, directory: str | Path) -> Path:
+    from reconciler.drift.columnar import _pyarrow
+
+    pa = _pyarrow()
+    directory = Path(directory)
+    items, truncations = report_rows(report)
+    for name, fields, rows in (("drift_items", COMMON_FIELDS + ITEM_FIELDS, items),
+                               ("pending_truncations", COMMON_FIELDS + TRUNCATION_FIELDS, truncations)):
+        target = directory / name
+        if target.exists():
+            shutil.rmtree(target)
+        target.mkdir(parents=True)
+        pa.parquet.write_table(pa.Table.from_pylist(rows, schema=_arrow_schema(fields)),
+                               target / "part-00000.parquet", compression="zstd")
+    return directory
+
+
+def read_table_rows(directory: str | Path, name: str, drop: Iterable[str] = ("generated_at",)) -> list[dict]:
+    """All rows of one table, sorted, without the columns in `drop` (for comparisons and tests)."""
+    from reconciler.drift.columnar import _pyarrow
+
+    pa = _pyarrow()
+    import pyarrow.dataset as ds
+
+    table = ds.dataset(str(Path(directory) / name), format="parquet").to_table()
+    rows = [{k: v for k, v in r.items() if k not in set(drop)} for r in table.to_pylist()]
+    return sorted(rows, key=lambda r: tuple((v is None, str(v)) for v in r.values()))
+
+
+def utc_or_none(value: Optional[datetime]) -> Optional[datetime]:
+    from reconciler.drift.columnar import utc
+
+    return utc(value)

@@ -1,0 +1,119 @@
+"""The pure drift core: classification of what the planner and the snapshots show."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from reconciler.drift.compute import assemble, drift_one_topic
+from reconciler.drift.engine import drift_for_cluster
+from reconciler.models.desired import KeepLast, UndeclaredConfigs
+from reconciler.models.observed import ConfigSource, ObservedConfig
+from reconciler.planner import PlanOptions
+from reconciler.snapshot import load_snapshot
+from tests.factories import desired, have, observed, partition, want
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _by_key(cluster):
+    return {(c.topic, c.key): c for c in cluster.config}
+
+
+def test_config_drift_tells_topic_settings_from_inherited_values():
+    broker = {"retention.ms": ObservedConfig(value="3600000", source=ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG),
+              "max.message.bytes": ObservedConfig(value="1048588", source=ConfigSource.STATIC_BROKER_CONFIG)}
+    t = have("a", set_on_topic={"segment.ms": "100", "cleanup.policy": "delete"}, inherited={"flush.ms": "5"})
+    t = t.model_copy(update={"configs": {**t.configs, **broker}})
+    d = desired(want("a", configs={"segment.ms": "200", "retention.ms": "86400000", "max.message.bytes": "1048588",
+                                   "flush.ms": "5"}))
+    c = _by_key(drift_for_cluster(d, observed(t)))
+    assert (c[("a", "segment.ms")].drift, c[("a", "segment.ms")].origin) == ("differs", "topic")
+    assert (c[("a", "retention.ms")].drift, c[("a", "retention.ms")].origin) == ("inherited", "broker")
+    assert c[("a", "retention.ms")].source == "DYNAMIC_DEFAULT_BROKER_CONFIG"
+    assert (c[("a", "max.message.bytes")].drift, c[("a", "max.message.bytes")].origin) == ("not-pinned", "broker")
+    assert (c[("a", "flush.ms")].drift, c[("a", "flush.ms")].origin) == ("not-pinned", "default")
+    undeclared = c[("a", "cleanup.policy")]
+    assert (undeclared.drift, undeclared.origin, undeclared.will_remove) == ("undeclared", "topic", False)
+
+
+def test_undeclared_key_marked_for_removal_when_topic_opts_in():
+    d = desired(want("a", undeclared_configs=UndeclaredConfigs.REMOVE))
+    c = drift_for_cluster(d, observed(have("a", set_on_topic={"segment.ms": "100"})))
+    assert [(x.key, x.drift, x.will_remove) for x in c.config] == [("segment.ms", "undeclared", True)]
+
+
+def test_unmanaged_topics_exclude_internal_and_patterns():
+    d = desired(want("a"), ignore_topics=["^connect-"])
+    o = observed(have("a"), have("stray"), have("connect-offsets"), have("__consumer_offsets"),
+                 have("_schemas").model_copy(update={"internal": True}))
+    c = drift_for_cluster(d, o, options=PlanOptions(ignore_topics=("^tmp",)))
+    assert c.unmanaged_topics == ["stray"]
+    c2 = drift_for_cluster(d, observed(have("a"), have("tmp-1"), have("stray")), options=PlanOptions(ignore_topics=("^tmp",)))
+    assert c2.unmanaged_topics == ["stray"]
+    assert [i.kind for i in c2.items] == ["unmanaged-topic"]
+
+
+def test_pending_truncation_counts_records_and_bytes_per_partition():
+    d = desired(want("a", truncate=[KeepLast(records=20)]))
+    c = drift_for_cluster(d, observed(have("a", hw=100, size_bytes=1000)))
+    assert [(r.partition, r.records, r.estimated_bytes) for r in c.truncation_rows] == [(0, 80, 800), (1, 80, 800), (2, 80, 800)]
+    assert c.truncations[0].records == 240 and c.truncations[0].estimated_bytes == 2400
+    assert c.counts.truncation_bytes == 2400 and c.counts.truncation_records == 240
+    unknown = drift_for_cluster(d, observed(have("a", hw=100)))
+    assert unknown.truncations[0].estimated_bytes is None and unknown.truncation_rows[0].estimated_bytes is None
+
+
+def test_under_replicated_and_offline_partitions():
+    t = have("a").model_copy(update={"partitions": [
+        partition(0), partition(1, leader=-1).model_copy(update={"isr": []}),
+        partition(2).model_copy(update={"isr": [1]})]})
+    c = drift_for_cluster(desired(want("a")), observed(t))
+    assert [(r.partition, r.state) for r in c.replicas] == [(1, "offline"), (2, "under-replicated")]
+    assert (c.counts.offline, c.counts.under_replicated) == (1, 1)
+
+
+def test_data_loss_from_offsets_going_backwards_and_from_leader_epochs():
+    before = observed(have("a", hw=500, epoch=5))
+    now = observed(have("a", hw=450, epoch=7, partitions=3))
+    c = drift_for_cluster(desired(want("a")), now, before)
+    assert [(s.partition, s.evidence, s.records_lost) for s in c.data_loss] == [
+        (0, "offsets-backwards", 50), (1, "offsets-backwards", 50), (2, "offsets-backwards", 50)]
+    # HW moved on past the old one, but the leader says epoch 5 ended at 480 (an unclean election).
+    later = observed(have("a", hw=900, epoch=7))
+    c = drift_for_cluster(desired(want("a")), later, before, epoch_end_offsets={("a", 1): 480, ("a", 2): -1})
+    assert [(s.partition, s.evidence, s.epoch_end_offset, s.records_lost) for s in c.data_loss] == [
+        (1, "leader-epoch", 480, 20)]
+    assert [i.kind for i in c.items] == ["data-loss"]
+
+
+def test_clean_history_and_recreated_topics_give_no_data_loss_signal():
+    before = observed(have("a", hw=500, topic_id="old"))
+    assert drift_for_cluster(desired(want("a")), observed(have("a", hw=600, topic_id="old")), before).data_loss == []
+    assert drift_for_cluster(desired(want("a")), observed(have("a", hw=10, topic_id="new")), before).data_loss == []
+
+
+def test_no_drift_means_no_items():
+    d = desired(want("a", configs={"retention.ms": "1000"}))
+    c = drift_for_cluster(d, observed(have("a", set_on_topic={"retention.ms": "1000"})))
+    assert not c.has_drift and c.items == [] and c.counts.items == 0
+
+
+def test_plan_errors_are_findings():
+    c = drift_for_cluster(desired(want("a", partitions=2)), observed(have("a", partitions=3)))
+    assert [(i.kind, i.key) for i in c.items] == [("plan-error", "partition-decrease")]
+
+
+def test_per_topic_planning_equals_whole_cluster_planning_on_example_snapshots():
+    for name in ("prod-eu", "staging-eu"):
+        o = load_snapshot(ROOT / "manifests" / "snapshots" / f"{name}.json")
+        # Manifests-free desired state built from the snapshot itself, with drift added.
+        topics = [n for n in sorted(o.topics) if not n.startswith("__")]
+        d = desired(*[want(n, partitions=len(o.topics[n].partitions) + (i % 2),
+                           replication_factor=o.topics[n].replication_factor,
+                           configs={"retention.ms": str(1000 * (i + 1))},
+                           truncate=[KeepLast(records=5)] if i % 3 == 0 else [])
+                      for i, n in enumerate(topics[:-1])], ignore_topics=[])
+        d = d.model_copy(update={"cluster": d.cluster.model_copy(update={"name": o.cluster})})
+        whole = drift_for_cluster(d, o, o)
+        pieces = [drift_one_topic(d, o, t, o.topics.get(t)) for t in sorted(set(d.topics) | set(o.topics))]
+        assert assemble(o.cluster, o.cluster_id, o.taken_at, o.taken_at, pieces) == whole
+        assert whole.has_drift and whole.unmanaged_topics == [topics[-1]]
