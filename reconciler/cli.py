@@ -1,6 +1,6 @@
 """The `reconcile` command: parse options, call the core, render, choose the exit code.
 
-Exit codes: 0 no changes, 2 changes present (plan), 1 error of any kind. Errors are one
+Exit codes: 0 no changes, 2 changes present (plan), 3 drift found (drift), 1 error of any kind. Errors are one
 paragraph on stderr, never a traceback (set RECONCILER_DEBUG=1 to see one).
 """
 from __future__ import annotations
@@ -141,17 +141,26 @@ def plan(manifests_dir: str, cluster: str | None, snapshot: str | None, bootstra
 @click.option("--cluster", required=True, help="Cluster name from the manifests.")
 @BOOTSTRAP_OPTION
 @click.option("--sizes/--no-sizes", default=True, show_default=True, help="Read partition sizes (DescribeLogDirs).")
-@click.option("-o", "--output", type=click.Path(), required=True, help="Snapshot file to write (JSON).")
+@click.option("-o", "--output", type=click.Path(), required=True,
+              help="Snapshot file to write (JSON); with --format parquet, the fleet directory to write into.")
+@click.option("--format", "snapshot_format", type=click.Choice(["json", "parquet"]), default="json", show_default=True,
+              help="parquet: write <OUTPUT>/<cluster>/<run>.parquet, the columnar layout `drift --fleet` reads.")
 @handle_errors
-def snapshot(manifests_dir: str, cluster: str, bootstrap_servers: str | None, sizes: bool, output: str) -> None:
-    """Save what the cluster looks like, for offline planning (`plan --snapshot`)."""
+def snapshot(manifests_dir: str, cluster: str, bootstrap_servers: str | None, sizes: bool, output: str,
+             snapshot_format: str = "json") -> None:
+    """Save what the cluster looks like, for offline planning (`plan --snapshot`) and drift reports."""
     from reconciler.manifests import load_manifests
     from reconciler.snapshot import save_snapshot
 
     desired = load_manifests(manifests_dir).desired_state(cluster)
     with _connect(desired.cluster, bootstrap_servers) as kafka:
         observed = kafka.observe_desired(desired, sizes=sizes)
-    save_snapshot(observed, output)
+    if snapshot_format == "parquet":
+        from reconciler.drift.columnar import write_snapshot_parquet
+
+        output = str(write_snapshot_parquet(observed, output))
+    else:
+        save_snapshot(observed, output)
     partitions = sum(len(t.partitions) for t in observed.topics.values())
     click.echo(f"{output}: {len(observed.topics)} topics, {partitions} partitions of {cluster}.", err=True)
 
@@ -212,6 +221,85 @@ def apply(plan_file: str | None, manifests_dir: str, cluster: str | None, bootst
     if output:
         click.echo(render_apply_result(result, "text"), nl=False)
     sys.exit(EXIT_OK if result.succeeded else EXIT_ERROR)
+
+
+EXIT_DRIFT = 3
+
+
+@main.command()
+@click.argument("manifests_dir", default="manifests", type=click.Path())
+@click.option("--cluster", help="Report on this live cluster (name from the manifests).")
+@click.option("--snapshot", type=click.Path(), help="Report on a saved snapshot (JSON or Parquet).")
+@click.option("--fleet", type=click.Path(), help="Report on every cluster's latest snapshot under this directory.")
+@click.option("--since", type=click.Path(),
+              help="Earlier snapshot of the cluster, for data-loss signals (fleet: each cluster's previous run).")
+@BOOTSTRAP_OPTION
+@click.option("--engine", type=click.Choice(["local", "spark", "auto"]), default="auto", show_default=True,
+              help="Fleet engine: local (in-process), spark (PySpark), auto (by fleet size).")
+@click.option("--master", help="Spark master URL (spark://host:7077, yarn, local[4]); implies the Spark engine.")
+@click.option("--tables", type=click.Path(), help="Write Parquet tables (drift_items/, pending_truncations/) to DIR.")
+@click.option("--ignore-topic", "ignore_topics", multiple=True, metavar="REGEX",
+              help="Never report topics matching REGEX as unmanaged (besides internal `__*` ones); repeatable.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "html"]), default="text",
+              show_default=True)
+@click.option("-o", "--output", type=click.Path(), help="Write the report in --format to FILE; a text summary goes to stdout.")
+@handle_errors
+def drift(manifests_dir: str, cluster: str | None, snapshot: str | None, fleet: str | None, since: str | None,
+          bootstrap_servers: str | None, engine: str, master: str | None, tables: str | None,
+          ignore_topics: tuple[str, ...], fmt: str, output: str | None) -> None:
+    """Report where clusters have moved away from Git. Exit 0 no drift, 3 drift found, 1 error.
+
+    Findings: pending plan changes, unmanaged topics, config drift (set on the topic vs inherited
+    from the broker), truncation points not yet applied (records and bytes they would free),
+    under-replicated and offline partitions, and data-loss signals against an earlier snapshot.
+    """
+    from reconciler.drift import engine as drift_engine
+    from reconciler.drift.render import render_report
+    from reconciler.manifests import load_manifests
+    from reconciler.planner import PlanOptions
+
+    if sum(x is not None for x in (cluster if not snapshot else None, snapshot, fleet)) != 1:
+        raise ReconcilerError("give one of --cluster NAME (live), --snapshot FILE or --fleet DIR.")
+    manifests = load_manifests(manifests_dir)
+    options = PlanOptions(ignore_topics=tuple(ignore_topics))
+    if fleet:
+        if since:
+            raise ReconcilerError("--since is for one cluster; with --fleet each cluster's previous snapshot "
+                                  "under the fleet directory is the earlier state.")
+        report = drift_engine.run_fleet(fleet, manifests.desired_state, engine=engine, master=master,
+                                        tables=tables, options=options).report
+    else:
+        from reconciler.drift.columnar import load_any_snapshot
+
+        earlier = load_any_snapshot(since) if since else None
+        ends = None
+        if snapshot:
+            observed = load_any_snapshot(snapshot)
+            if cluster and cluster != observed.cluster:
+                raise ReconcilerError(f"{snapshot} is a snapshot of cluster {observed.cluster!r}, not {cluster!r}.")
+            desired = manifests.desired_state(observed.cluster)
+        else:
+            desired = manifests.desired_state(cluster)
+            with _connect(desired.cluster, bootstrap_servers) as kafka:
+                observed = kafka.observe_desired(desired)
+                if earlier is not None:
+                    from reconciler.drift.live import epoch_end_offsets
+
+                    ends = epoch_end_offsets(kafka, earlier, observed)
+        if earlier is not None and earlier.cluster != observed.cluster:
+            raise ReconcilerError(f"--since {since} is a snapshot of {earlier.cluster!r}, not {observed.cluster!r}.")
+        result = drift_engine.drift_for_cluster(desired, observed, earlier, ends, options)
+        report = drift_engine.report_of([result], "local")
+        if tables:
+            from reconciler.drift.tables import write_tables_local
+
+            write_tables_local(report, tables)
+    if output:
+        _emit(render_report(report, fmt), output)
+        click.echo(render_report(report, "text"), nl=False)
+    else:
+        click.echo(render_report(report, fmt), nl=False)
+    sys.exit(EXIT_DRIFT if report.has_drift else EXIT_OK)
 
 
 def _require_cluster(manifests, cluster: str | None) -> str:
