@@ -213,6 +213,8 @@ def _arrow_out_schema() -> pa.Schema:
 
 def _write_tables(results: DataFrame, directory: str, generated_at: datetime, meta: Mapping[str, dict]) -> None:
     spark = results.sparkSession
+    # Standard Parquet timestamps (UTC-adjusted micros), not Spark's legacy INT96.
+    spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
     observed_at = spark.createDataFrame([(c, m["run"]) for c, m in meta.items()], "cluster string, observed_at timestamp")
     base = results.join(F.broadcast(observed_at), "cluster").withColumn(
         "generated_at", F.lit(generated_at).cast("timestamp"))

@@ -1,0 +1,70 @@
+"""Local and Spark engines on the same fleet: identical reports and tables; the local path never
+imports pyspark."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import datetime, timezone
+
+from reconciler.drift import engine, spark_job
+from reconciler.drift.tables import read_table_rows
+from reconciler.planner import PlanOptions
+
+WHEN = datetime(2026, 11, 21, 6, 0, tzinfo=timezone.utc)
+
+
+def test_spark_and_local_engines_give_identical_reports_and_tables(spark, small_fleet, tmp_path):
+    fleet, desired = small_fleet
+    options = PlanOptions(ignore_topics=("^svc0[0-2]\\.",))
+    local = engine.run_fleet(fleet, desired.__getitem__, engine="local", tables=tmp_path / "local",
+                             options=options, generated_at=WHEN)
+    remote = engine.run_fleet(fleet, desired.__getitem__, engine="spark", tables=tmp_path / "spark",
+                              options=options, generated_at=WHEN)
+    assert (local.engine, remote.engine) == ("local", "spark")
+    a, b = local.report, remote.report
+    assert a.comparable() == b.comparable()
+    assert [c.cluster for c in a.clusters] == ["cluster-000", "cluster-001", "cluster-002"]
+    # The fleet has every kind of finding, so the comparison covers them all.
+    counts = [c.counts for c in a.clusters]
+    assert all(c.pending_changes and c.unmanaged_topics and c.config_drift and c.pending_truncations
+               for c in counts)
+    assert sum(c.data_loss for c in counts) and sum(c.under_replicated + c.offline for c in counts)
+    assert all(c.since is not None and c.since < c.observed_at for c in a.clusters)
+    assert a.clusters[0].unmanaged_topics == b.clusters[0].unmanaged_topics
+    for table in ("drift_items", "pending_truncations"):
+        rows = read_table_rows(tmp_path / "local", table)
+        assert rows and rows == read_table_rows(tmp_path / "spark", table)
+    assert len(read_table_rows(tmp_path / "local", "drift_items")) == sum(c.items for c in counts)
+
+
+def test_spark_engine_plans_one_topic_per_row_inside_arrow_batches(spark, small_fleet):
+    fleet, desired = small_fleet
+    calls = []
+
+    def desired_for(cluster):
+        calls.append(cluster)
+        return desired[cluster]
+
+    report = spark_job.run(fleet, desired_for, generated_at=WHEN)
+    assert sorted(calls) == sorted(desired) and report.engine == "spark"
+    assert sum(c.topics_observed for c in report.clusters) > 3 * 30
+
+
+def test_local_engine_does_not_import_pyspark(small_fleet):
+    fleet, _ = small_fleet
+    code = (
+        "import sys, json\n"
+        "from benchmarks.drift_fleet import synthetic_desired\n"
+        "from reconciler.drift.engine import run_fleet\n"
+        f"r = run_fleet({str(fleet)!r}, lambda c: synthetic_desired(c, 400, 11), engine='auto')\n"
+        "print(json.dumps([r.engine, 'pyspark' in sys.modules, len(r.report.clusters)]))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=str(__import__("pathlib").Path(__file__).resolve().parents[2]))
+    assert out.stdout.strip().splitlines()[-1] == '["local", false, 3]'
+
+
+def test_auto_engine_threshold(small_fleet):
+    fleet, _ = small_fleet
+    assert engine.choose_engine("auto", fleet) == "local"
+    assert engine.choose_engine("auto", fleet, master="local[2]") == "spark"
+    assert engine.choose_engine("local", fleet, master=None) == "local"
