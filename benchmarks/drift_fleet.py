@@ -120,7 +120,6 @@ def write_fleet(directory: str | Path, clusters: int, partitions: int, runs: int
             path = directory / name / f"{run_name(rows[0]['run'])}.parquet"
             path.parent.mkdir(parents=True, exist_ok=True)
             pq.write_table(pa.Table.from_pylist(rows, schema=schema), path, compression="zstd")
-    (directory / "desired.json").write_text(json.dumps({k: v.model_dump(mode="json") for k, v in desired.items()}))
     return desired
 
 
@@ -162,9 +161,9 @@ def main() -> None:
         fleet = Path(args.workdir) / f"{n}x{args.partitions}"
         if not (fleet / "desired.json").exists():
             start = time.perf_counter()
-            write_fleet(fleet / "snapshots", n, args.partitions)
-            (fleet / "desired.json").write_text((fleet / "snapshots" / "desired.json").read_text())
-            (fleet / "snapshots" / "desired.json").unlink()
+            desired = write_fleet(fleet / "snapshots", n, args.partitions)
+            (fleet / "desired.json").write_text(
+                json.dumps({k: v.model_dump(mode="json") for k, v in desired.items()}))
             print(f"# wrote {n} clusters x {args.partitions:,} partitions x 2 runs in "
                   f"{time.perf_counter() - start:.0f}s", file=sys.stderr)
         for engine in args.engines:

@@ -186,11 +186,11 @@ def _esc(value) -> str:
 
 
 def _bar_chart(title: str, rows: list[tuple[str, list[tuple[str, float]]]], value_label: Callable[[float], str],
-               legend: Optional[list[str]] = None, width: int = 520) -> str:
+               legend: Optional[list[str]] = None, width: int = 640) -> str:
     """A horizontal (stacked) bar chart as inline SVG: rows of (label, [(series, value)])."""
     if not rows:
         return ""
-    label_w, bar_h, gap, right = 170, 18, 6, 90
+    label_w, bar_h, gap, right = 250, 18, 6, 90
     plot_w = width - label_w - right
     top = 4
     height = top + len(rows) * (bar_h + gap) + 4
@@ -199,7 +199,7 @@ def _bar_chart(title: str, rows: list[tuple[str, list[tuple[str, float]]]], valu
              f'viewBox="0 0 {width} {height}" role="img" aria-label="{_esc(title)}">']
     for i, (label, segs) in enumerate(rows):
         y = top + i * (bar_h + gap)
-        short = label if len(label) <= 26 else label[:25] + "…"
+        short = label if len(label) <= 34 else "…" + label[-33:]
         parts.append(f'<text x="{label_w - 6}" y="{y + bar_h - 5}" text-anchor="end" font-size="12" '
                      f'fill="#333"><title>{_esc(label)}</title>{_esc(short)}</text>')
         x = float(label_w)

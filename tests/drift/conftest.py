@@ -29,5 +29,4 @@ def small_fleet(tmp_path_factory):
 
     root = tmp_path_factory.mktemp("fleet")
     desired = write_fleet(root / "snapshots", clusters=3, partitions=400, runs=2, seed=11)
-    (root / "snapshots" / "desired.json").unlink()
     return root / "snapshots", desired
