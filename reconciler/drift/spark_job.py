@@ -51,7 +51,8 @@ def session(master: Optional[str] = None, conf: Optional[Mapping[str, str]] = No
         return active
     if _session is not None:
         return _session
-    if master is None or master.startswith("local"):
+    launched_by_spark_submit = "PYSPARK_GATEWAY_PORT" in os.environ
+    if not launched_by_spark_submit and (master is None or master.startswith("local")):
         # Local mode: Python workers must be this interpreter (it has the reconciler installed).
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = SparkSession.builder.appName("reconcile-drift").config("spark.sql.session.timeZone", "UTC")
