@@ -174,6 +174,21 @@ def read_snapshot_parquet(path: str | Path) -> ObservedState:
         raise SnapshotError(f"{path} is not a valid Parquet snapshot: {e}") from e
 
 
+JSON_BYTES_PER_PARTITION = 400  # a JSON snapshot's size per partition, roughly (example snapshots)
+
+
+def count_partitions(path: str | Path) -> int:
+    """Partitions in a snapshot file without loading it: from the Parquet footer (the value count
+    of the nested `partitions.partition` column), or estimated from a JSON file's size."""
+    if str(path).endswith(".parquet"):
+        pa = _pyarrow()
+        meta = pa.parquet.ParquetFile(path).metadata
+        names = [meta.schema.column(i).path for i in range(meta.num_columns)]
+        index = names.index("partitions.list.element.partition")
+        return sum(meta.row_group(g).column(index).num_values for g in range(meta.num_row_groups))
+    return Path(path).stat().st_size // JSON_BYTES_PER_PARTITION
+
+
 def load_any_snapshot(path: str | Path) -> ObservedState:
     if str(path).endswith(".parquet"):
         return read_snapshot_parquet(path)

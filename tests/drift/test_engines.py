@@ -65,6 +65,11 @@ def test_local_engine_does_not_import_pyspark(small_fleet):
 
 def test_auto_engine_threshold(small_fleet):
     fleet, _ = small_fleet
+    from reconciler.drift.columnar import count_partitions, discover_fleet
+
+    latest = [runs[-1].path for runs in discover_fleet(fleet).values()]
+    assert [count_partitions(p) for p in latest] == [403, 403, 403]  # 400 + __consumer_offsets' 3
+    assert 3 * 403 < engine.AUTO_SPARK_THRESHOLD_PARTITIONS
     assert engine.choose_engine("auto", fleet) == "local"
     assert engine.choose_engine("auto", fleet, master="local[2]") == "spark"
     assert engine.choose_engine("local", fleet, master=None) == "local"
