@@ -1,0 +1,628 @@
+"""Loading manifests: YAML files -> one DesiredState per cluster. The only module that reads YAML.
+
+Every problem is collected with its file, line and column, and all of them are raised together
+as one ManifestError, so a pull request shows every mistake at once.
+
+Merge order for a topic on a cluster: cluster defaults < template < topic < override for that
+cluster (configs key by key; an override's `truncate` replaces the topic's rules). Truncation
+rules are checked for being impossible (a partition the topic does not have, a negative offset, a
+time without timezone) and conflicting: `everything` beside any other rule, or the same kind of
+rule twice on one topic (which of two offsets or times was meant is not for the tool to guess).
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Optional
+
+import yaml
+from pydantic import ValidationError
+
+from reconciler import kafka_configs, units
+from reconciler.errors import ManifestError, ManifestProblem, ReconcilerError
+from reconciler.kafka_configs import Unit
+from reconciler.manifest_docs import (
+    DOC_MODELS, ClusterDoc, PolicyDoc, RuleEntry, TopicDoc, TopicTemplateDoc, TruncationRuleDoc,
+    manifest_json_schema)
+from reconciler.models.desired import (
+    BeforeOffset, BeforeTime, ClientSecurity, ClusterSpec, ConsumedBy, DesiredState, DesiredTopic, Everything,
+    KeepLast, Policy, SourceRef, TopicState, UndeclaredConfigs)
+
+__all__ = ["Manifests", "load_manifests", "manifest_json_schema"]
+
+TOPIC_NAME = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
+ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+SECRET_FIELDS = ("password", "ssl_password")
+HOST_PORT = re.compile(r"^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9._-]+|\$\{[A-Za-z_][A-Za-z0-9_]*\}):(\d{1,5})$")
+
+Path_ = tuple  # a path into a YAML document: keys and list indexes
+
+
+@dataclass
+class _Doc:
+    """One parsed YAML document with the position of every key and value in it."""
+
+    file: str
+    data: Any
+    key_marks: dict[Path_, tuple[int, int]]
+    value_marks: dict[Path_, tuple[int, int]]
+
+    def ref(self, path: Path_ = (), key: bool = False) -> SourceRef:
+        marks = self.key_marks if key else self.value_marks
+        while path not in marks and path:
+            path = path[:-1]
+        line, column = marks.get(path, (1, 1))
+        return SourceRef(file=self.file, line=line, column=column)
+
+
+@dataclass
+class _Problems:
+    found: list[ManifestProblem] = field(default_factory=list)
+
+    def add(self, ref: SourceRef, message: str) -> None:
+        problem = ManifestProblem(ref.file, ref.line, ref.column, message)
+        if problem not in self.found:
+            self.found.append(problem)
+
+
+class Manifests:
+    """All clusters' desired state, resolved and checked."""
+
+    def __init__(self, files: list[str], clusters: dict[str, ClusterSpec], states: dict[str, DesiredState]):
+        self.files = files
+        self.clusters = clusters
+        self._states = states
+
+    def cluster_names(self) -> list[str]:
+        return sorted(self.clusters)
+
+    def desired_state(self, cluster: str) -> DesiredState:
+        if cluster not in self._states:
+            raise ReconcilerError(
+                f"the manifests declare no cluster named {cluster!r} (known: {', '.join(self.cluster_names()) or 'none'}); "
+                "add a `kind: Cluster` document or use one of those names.")
+        return self._states[cluster]
+
+
+def load_manifests(path: str | Path) -> Manifests:
+    root = Path(path)
+    if not root.exists():
+        raise ReconcilerError(f"manifest directory {path} does not exist; pass the directory that holds your "
+                              "*.yaml manifests (default: manifests).")
+    files = [root] if root.is_file() else sorted(
+        p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+    problems = _Problems()
+    docs = []
+    for file in files:
+        shown = file.name if root.is_file() else str(file.relative_to(root))
+        docs.extend(_read_yaml(file, shown, problems))
+    if not files:
+        problems.add(SourceRef(file=str(path), line=1), "no *.yaml or *.yml files found")
+    resolver = _Resolver(problems)
+    for doc in docs:
+        resolver.add(doc)
+    states = resolver.resolve()
+    if problems.found:
+        raise ManifestError(problems.found)
+    return Manifests([str(f) for f in files], {n: s.cluster for n, s in states.items()}, states)
+
+
+# --- YAML with positions ---------------------------------------------------------------------
+
+def _read_yaml(file: Path, shown: str, problems: _Problems) -> list[_Doc]:
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        problems.add(SourceRef(file=shown, line=1), f"cannot read the file: {e}")
+        return []
+    docs = []
+    try:
+        for node in yaml.compose_all(text, Loader=yaml.SafeLoader):
+            if node is None:
+                continue
+            doc = _Doc(shown, None, {}, {})
+            doc.data = _to_python(node, (), doc, problems, yaml.SafeLoader(""))
+            if doc.data is not None:
+                docs.append(doc)
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        problems.add(SourceRef(file=shown, line=line, column=column), f"not valid YAML: {e.problem or e.context}")
+    return docs
+
+
+def _mark(node) -> tuple[int, int]:
+    return node.start_mark.line + 1, node.start_mark.column + 1
+
+
+def _to_python(node, path: Path_, doc: _Doc, problems: _Problems, constructor) -> Any:
+    doc.value_marks.setdefault(path, _mark(node))
+    if isinstance(node, yaml.MappingNode):
+        result: dict = {}
+        for key_node, value_node in _merged_pairs(node):
+            key = constructor.construct_object(key_node, deep=True) if isinstance(key_node, yaml.ScalarNode) else None
+            if key is None or isinstance(key, (list, dict)):
+                problems.add(doc.ref(path) if key is None else SourceRef(file=doc.file, line=_mark(key_node)[0]),
+                             "mapping keys must be plain scalars")
+                continue
+            if key in result and (path + (key,)) in doc.key_marks and doc.key_marks[path + (key,)] != _mark(key_node):
+                line, column = _mark(key_node)
+                problems.add(SourceRef(file=doc.file, line=line, column=column), f"duplicate key {key!r}")
+            doc.key_marks[path + (key,)] = _mark(key_node)
+            result[key] = _to_python(value_node, path + (key,), doc, problems, constructor)
+        return result
+    if isinstance(node, yaml.SequenceNode):
+        return [_to_python(item, path + (i,), doc, problems, constructor) for i, item in enumerate(node.value)]
+    return constructor.construct_object(node, deep=True)
+
+
+def _merged_pairs(node: yaml.MappingNode):
+    """Key/value pairs with YAML merge keys (`<<: *defaults`) expanded; own keys win."""
+    merged, own = [], []
+    for key_node, value_node in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":
+            sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+            for source in sources:
+                if isinstance(source, yaml.MappingNode):
+                    merged.extend(_merged_pairs(source))
+        else:
+            own.append((key_node, value_node))
+    own_keys = {k.value for k, _ in own}
+    return [(k, v) for k, v in merged if k.value not in own_keys] + own
+
+
+# --- documents -> per-cluster desired state ----------------------------------------------------
+
+@dataclass
+class _Entry:
+    doc: _Doc
+    model: Any
+
+
+class _Resolver:
+    def __init__(self, problems: _Problems):
+        self.problems = problems
+        self.clusters: dict[str, _Entry] = {}
+        self.policies: list[_Entry] = []
+        self.rules: dict[str, _Entry] = {}
+        self.templates: dict[str, _Entry] = {}
+        self.topics: list[_Entry] = []
+
+    # Each document is validated against its kind's model; pydantic's errors are mapped back to
+    # the YAML node they concern.
+    def add(self, doc: _Doc) -> None:
+        if not isinstance(doc.data, dict):
+            self.problems.add(doc.ref(), "a manifest document must be a mapping with a `kind`")
+            return
+        kind = doc.data.get("kind")
+        if kind is None:
+            self.problems.add(doc.ref(), "document has no `kind` (one of " + ", ".join(DOC_MODELS) + ")")
+            return
+        model_type = DOC_MODELS.get(kind) if isinstance(kind, str) else None
+        if model_type is None:
+            self.problems.add(doc.ref(("kind",)), f"unknown kind {kind!r}" + _did_you_mean(str(kind), DOC_MODELS))
+            return
+        model = self._validate(doc, model_type)
+        if model is None:
+            return
+        entry = _Entry(doc, model)
+        if isinstance(model, ClusterDoc):
+            self._unique(self.clusters, model.name, entry, "cluster")
+        elif isinstance(model, PolicyDoc):
+            self.policies.append(entry)
+        elif isinstance(model, TruncationRuleDoc):
+            self._unique(self.rules, model.name, entry, "truncation rule")
+        elif isinstance(model, TopicTemplateDoc):
+            self._unique(self.templates, model.name, entry, "topic template")
+        else:
+            self.topics.append(entry)
+
+    def _validate(self, doc: _Doc, model_type):
+        """The document's model, or None. Keys that fail are reported and left out, and the rest is
+        validated again, so the checks that follow still see (and report on) everything else."""
+        data = dict(doc.data)
+        while True:
+            try:
+                return model_type.model_validate(data)
+            except ValidationError as e:
+                self._report_validation(doc, model_type, e)
+                failing = {_yaml_path(doc.data, err["loc"])[:1] for err in e.errors()}
+                keys = {path[0] for path in failing if path and path[0] in data}
+                if not keys or any(model_type.model_fields.get(k) and model_type.model_fields[k].is_required()
+                                   for k in keys):
+                    return None
+                for key in keys:
+                    del data[key]
+
+    def _report_validation(self, doc: _Doc, model_type, error: ValidationError) -> None:
+        for e in error.errors():
+            loc = _yaml_path(doc.data, e["loc"])
+            if e["type"] == "extra_forbidden":
+                name = str(loc[-1])
+                fields = _fields_at(model_type, loc[:-1])
+                self.problems.add(doc.ref(loc, key=True), f"unknown key {name!r}" + _did_you_mean(name, fields))
+            elif e["type"] == "missing":
+                self.problems.add(doc.ref(loc[:-1]), f"missing required key {loc[-1]!r}")
+            else:
+                where = ".".join(str(x) for x in loc)
+                self.problems.add(doc.ref(loc), f"{where}: {e['msg'].lower()} (got {_shown(e.get('input'))})")
+
+    def _unique(self, table: dict, name: str, entry: _Entry, what: str) -> None:
+        if name in table:
+            first = table[name].doc.ref(("name",))
+            self.problems.add(entry.doc.ref(("name",)), f"duplicate {what} {name!r} (also defined at {first})")
+        else:
+            table[name] = entry
+
+    def resolve(self) -> dict[str, DesiredState]:
+        if not self.clusters:
+            self.problems.add(SourceRef(file="<manifests>", line=1),
+                              "no `kind: Cluster` document: declare at least one cluster")
+        clusters = {name: self._cluster(entry) for name, entry in sorted(self.clusters.items())}
+        policies = self._policies()
+        configs_by_doc = {}  # normalised once per document, so each bad value is reported once
+        topics: dict[str, dict[str, DesiredTopic]] = {name: {} for name in clusters}
+        places: dict[tuple[str, str], SourceRef] = {}
+        for entry in self.topics:
+            for cluster_name, topic in self._topic(entry, clusters, configs_by_doc):
+                ref = entry.doc.ref(("name",))
+                if (cluster_name, topic.name) in places:
+                    self.problems.add(ref, f"topic {topic.name!r} is declared twice for cluster {cluster_name} "
+                                           f"(also at {places[(cluster_name, topic.name)]})")
+                    continue
+                places[(cluster_name, topic.name)] = ref
+                topics[cluster_name][topic.name] = topic
+        states = {}
+        for name, spec in clusters.items():
+            self._collisions(name, topics[name])
+            states[name] = DesiredState(cluster=spec, topics=dict(sorted(topics[name].items())),
+                                        policy=policies.get(name, Policy()))
+        from reconciler.policy import check_desired
+
+        for state in states.values():
+            for problem in check_desired(state):
+                if problem not in self.problems.found:
+                    self.problems.found.append(problem)
+        return states
+
+    def _cluster(self, entry: _Entry) -> ClusterSpec:
+        doc, model = entry.doc, entry.model
+        servers = [model.bootstrap_servers] if isinstance(model.bootstrap_servers, str) else model.bootstrap_servers
+        servers = [s.strip() for item in servers for s in item.split(",") if s.strip()]
+        for i, server in enumerate(servers):
+            if not HOST_PORT.match(server):
+                self.problems.add(doc.ref(("bootstrap_servers",)),
+                                  f"bootstrap server {server!r} is not host:port (e.g. kafka-1.example.com:9092)")
+        if not servers:
+            self.problems.add(doc.ref(("bootstrap_servers",)), "bootstrap_servers is empty")
+        security = model.security or ClientSecurity()
+        for name, value in security.model_dump().items():
+            if not isinstance(value, str):
+                continue
+            ref = doc.ref(("security", name))
+            if "${" in value and ENV_REFERENCE.sub("", value).count("${"):
+                self.problems.add(ref, f"security.{name}: malformed environment reference in {value!r}; "
+                                       "write ${VARIABLE_NAME}")
+            elif name in SECRET_FIELDS and not ENV_REFERENCE.fullmatch(value):
+                self.problems.add(ref, f"security.{name} is a literal secret; keep secrets out of Git and write "
+                                       "a reference such as ${KAFKA_PASSWORD}, set in the environment")
+        self._regexes(doc, ("ignore_topics",), model.ignore_topics)
+        return ClusterSpec(name=model.name, bootstrap_servers=servers, security=security, labels=model.labels,
+                           ignore_topics=model.ignore_topics, source=doc.ref(("name",)))
+
+    def _policies(self) -> dict[str, Policy]:
+        result: dict[str, Policy] = {}
+        for entry in self.policies:
+            doc, model = entry.doc, entry.model
+            for i, name in enumerate(model.clusters or []):
+                if name not in self.clusters:
+                    self.problems.add(doc.ref(("clusters", i)), f"unknown cluster {name!r}"
+                                      + _did_you_mean(name, self.clusters))
+            fraction = model.max_delete_fraction
+            if fraction is not None and not 0 < fraction <= 1:
+                self.problems.add(doc.ref(("max_delete_fraction",)),
+                                  f"max_delete_fraction must be in (0, 1], not {fraction}")
+                fraction = None
+            if None not in (model.min_partitions, model.max_partitions) and model.min_partitions > model.max_partitions:
+                self.problems.add(doc.ref(("min_partitions",)),
+                                  f"min_partitions {model.min_partitions} is above max_partitions {model.max_partitions}")
+            self._regexes(doc, ("protected_topic_patterns",), model.protected_topic_patterns)
+            if model.topic_name_pattern is not None:
+                self._regexes(doc, ("topic_name_pattern",), [model.topic_name_pattern], single=True)
+            required = {k: (None if v is None else _scalar(v)) for k, v in model.required_configs.items()}
+            policy = Policy(
+                topic_name_pattern=model.topic_name_pattern, min_partitions=model.min_partitions,
+                max_partitions=model.max_partitions, allowed_replication_factors=model.allowed_replication_factors,
+                required_configs=required, max_delete_fraction=fraction,
+                protected_topic_patterns=model.protected_topic_patterns, source=doc.ref(("kind",)))
+            for name in model.clusters or list(self.clusters):
+                if name in result:
+                    self.problems.add(doc.ref(("kind",)), f"cluster {name} has more than one Policy; merge them")
+                elif name in self.clusters:
+                    result[name] = policy
+        return result
+
+    def _regexes(self, doc: _Doc, path: Path_, patterns: list[str], single: bool = False) -> None:
+        for i, pattern in enumerate(patterns):
+            try:
+                re.compile(pattern)
+            except re.error as e:
+                self.problems.add(doc.ref(path if single else path + (i,)), f"{pattern!r} is not a valid regex: {e}")
+
+    def _topic(self, entry: _Entry, clusters: dict[str, ClusterSpec], configs_by_doc: dict):
+        doc, topic = entry.doc, entry.model
+        self._check_name(doc, topic.name)
+        template = None
+        if topic.template is not None:
+            template = self.templates.get(topic.template)
+            if template is None:
+                self.problems.add(doc.ref(("template",)), f"unknown topic template {topic.template!r}"
+                                  + _did_you_mean(topic.template, self.templates))
+        names = list(self.clusters) if topic.clusters in (None, "all") else topic.clusters
+        if isinstance(topic.clusters, list):
+            for i, name in enumerate(topic.clusters):
+                if name not in self.clusters:
+                    self.problems.add(doc.ref(("clusters", i)), f"unknown cluster {name!r}"
+                                      + _did_you_mean(name, self.clusters))
+        for name in topic.overrides:
+            if name not in names:
+                self.problems.add(doc.ref(("overrides", name), key=True),
+                                  f"override for cluster {name!r}, which topic {topic.name} is not on")
+        layers = [("template", template), ("topic", entry)]
+        for name in names:
+            if name not in clusters:
+                continue
+            cluster_entry = self.clusters[name]
+            override = topic.overrides.get(name)
+            configs = dict(self._configs(cluster_entry.doc, ("defaults", "configs"),
+                                         cluster_entry.model.defaults.configs, configs_by_doc))
+            partitions = cluster_entry.model.defaults.partitions
+            rf = cluster_entry.model.defaults.replication_factor
+            state, undeclared, protected, rules, rules_at = TopicState.PRESENT, UndeclaredConfigs.REPORT, False, [], None
+            for _, layer in layers:
+                if layer is None:
+                    continue
+                m = layer.model
+                configs.update(self._configs(layer.doc, ("configs",), m.configs, configs_by_doc))
+                partitions = m.partitions if m.partitions is not None else partitions
+                rf = m.replication_factor if m.replication_factor is not None else rf
+                state = TopicState(m.state) if m.state else state
+                undeclared = UndeclaredConfigs(m.undeclared_configs) if m.undeclared_configs else undeclared
+                protected = m.protected if m.protected is not None else protected
+                if m.truncate:
+                    rules, rules_at = m.truncate, (layer.doc, ("truncate",))
+            if override is not None:
+                opath = ("overrides", name)
+                configs.update(self._configs(doc, opath + ("configs",), override.configs, configs_by_doc))
+                partitions = override.partitions if override.partitions is not None else partitions
+                rf = override.replication_factor if override.replication_factor is not None else rf
+                undeclared = UndeclaredConfigs(override.undeclared_configs) if override.undeclared_configs else undeclared
+                protected = override.protected if override.protected is not None else protected
+                if override.truncate is not None:
+                    rules, rules_at = override.truncate, (doc, opath + ("truncate",))
+            for what, value, key in (("partitions", partitions, "partitions"), ("replication_factor", rf, "replication_factor")):
+                if value is None:
+                    self.problems.add(doc.ref(("name",)), f"topic {topic.name} has no {what} for cluster {name}: "
+                                                          f"set it on the topic or in the cluster's defaults")
+                elif value < 1:
+                    self.problems.add(doc.ref(_where(topic, override, name, key)), f"{what} must be at least 1, not {value}")
+            if partitions is None or rf is None or partitions < 1 or rf < 1:
+                continue
+            truncate = self._rules(rules_at, rules, partitions, topic.name) if rules else []
+            yield name, DesiredTopic(
+                name=topic.name, state=state, partitions=partitions, replication_factor=rf,
+                configs=dict(sorted(configs.items())), undeclared_configs=undeclared, protected=protected,
+                truncate=truncate, source=doc.ref(("name",)))
+
+    def _check_name(self, doc: _Doc, name: str) -> None:
+        ref = doc.ref(("name",))
+        if name in (".", ".."):
+            self.problems.add(ref, f"topic name {name!r} is not allowed by Kafka")
+        elif len(name) > 249:
+            self.problems.add(ref, f"topic name is {len(name)} characters long; Kafka allows at most 249")
+        elif not TOPIC_NAME.match(name):
+            bad = sorted(set(c for c in name if not re.match(r"[a-zA-Z0-9._-]", c)))
+            self.problems.add(ref, f"topic name {name!r} has characters Kafka does not allow ({''.join(bad)!r}); "
+                                   "use letters, digits, '.', '_' and '-'")
+
+    def _collisions(self, cluster: str, topics: dict[str, DesiredTopic]) -> None:
+        seen: dict[str, str] = {}
+        for name in sorted(topics):
+            folded = name.replace(".", "_")
+            if folded in seen:
+                self.problems.add(topics[name].source, f"topics {seen[folded]!r} and {name!r} collide on cluster "
+                                  f"{cluster}: Kafka treats '.' and '_' as the same in metric names and refuses one")
+            else:
+                seen[folded] = name
+
+    def _configs(self, doc: _Doc, path: Path_, raw: dict, cache: dict) -> dict[str, str]:
+        key = (id(doc), path)
+        if key not in cache:
+            cache[key] = {}
+            for name, value in raw.items():
+                normalised = self._config_value(doc, path + (name,), name, value)
+                if normalised is not None:
+                    cache[key][name] = normalised
+        return cache[key]
+
+    def _config_value(self, doc: _Doc, path: Path_, key: str, value: Any) -> Optional[str]:
+        spec = kafka_configs.TOPIC_CONFIGS.get(key)
+        if spec is None:
+            self.problems.add(doc.ref(path, key=True), f"unknown topic config key {key!r}"
+                              + _did_you_mean(key, kafka_configs.TOPIC_CONFIGS))
+            return None
+        if value is None:
+            self.problems.add(doc.ref(path), f"{key} has no value")
+            return None
+        text = _scalar(value)
+        try:
+            if spec.unit is Unit.MS and isinstance(value, str):
+                text = str(units.parse_duration_ms(value))
+            elif spec.unit is Unit.BYTES and isinstance(value, str):
+                text = str(units.parse_bytes(value))
+        except ValueError as e:
+            self.problems.add(doc.ref(path), f"{key}: {e}")
+            return None
+        error = kafka_configs.value_error(key, text)
+        if error:
+            self.problems.add(doc.ref(path), error)
+            return None
+        return text
+
+    def _rules(self, at: tuple[_Doc, Path_], entries: list[RuleEntry], partitions: int, topic: str) -> list:
+        doc, path = at
+        rules, kinds = [], {}
+        for i, entry in enumerate(entries):
+            where = path + (i,)
+            given = entry.kinds()
+            if len(given) != 1:
+                self.problems.add(doc.ref(where), "a truncation rule needs exactly one of " + ", ".join(
+                    k for k in ("before_offset", "before_time", "keep_last", "everything", "consumed_by", "rule"))
+                    + (f"; this one has {', '.join(given)}" if given else ""))
+                continue
+            rule_doc, rule_path, rule, name = doc, where, entry, None
+            if entry.rule is not None:
+                shared = self.rules.get(entry.rule)
+                if shared is None:
+                    self.problems.add(doc.ref(where + ("rule",)), f"unknown truncation rule {entry.rule!r}"
+                                      + _did_you_mean(entry.rule, self.rules))
+                    continue
+                rule_doc, rule_path, rule, name = shared.doc, (), shared.model, entry.rule
+                if len(rule.kinds()) != 1 or rule.rule is not None:
+                    continue  # reported where the shared rule is defined
+            made = self._rule(rule_doc, rule_path, rule, partitions, topic, name)
+            if made is None:
+                continue
+            if made.kind in kinds:
+                self.problems.add(doc.ref(where), f"topic {topic} has two {made.kind} rules (the other at "
+                                                  f"{kinds[made.kind]}); keep one")
+                continue
+            kinds[made.kind] = doc.ref(where)
+            rules.append(made)
+        if "everything" in kinds and len(kinds) > 1:
+            self.problems.add(kinds["everything"], f"topic {topic}: `everything` deletes all records, so the "
+                                                   "other rules beside it conflict with it; keep one")
+        return rules
+
+    def _rule(self, doc: _Doc, path: Path_, rule: RuleEntry, partitions: int, topic: str, name: Optional[str]):
+        kind = rule.kinds()[0]
+        ref = doc.ref(path + (kind,))
+        common = {"name": name, "source": doc.ref(path)}
+        value = getattr(rule, kind)
+        if kind == "before_offset":
+            if isinstance(value, int):
+                if value < 0:
+                    self.problems.add(ref, f"before_offset must be 0 or more, not {value}")
+                    return None
+                return BeforeOffset(offset=value, **common)
+            ok = True
+            for p, offset in value.items():
+                pref = doc.ref(path + (kind, p))
+                if p < 0 or p >= partitions:
+                    self.problems.add(doc.ref(path + (kind, p), key=True),
+                                      f"topic {topic} has no partition {p} (it has {partitions})")
+                    ok = False
+                if offset < 0:
+                    self.problems.add(pref, f"before_offset for partition {p} must be 0 or more, not {offset}")
+                    ok = False
+            if not value:
+                self.problems.add(ref, "before_offset names no partitions")
+                ok = False
+            return BeforeOffset(partitions=value, **common) if ok else None
+        if kind == "before_time":
+            when = value
+            if isinstance(when, str):
+                try:
+                    when = datetime.fromisoformat(when.replace("Z", "+00:00"))
+                except ValueError:
+                    self.problems.add(ref, f"before_time {value!r} is not an RFC 3339 time "
+                                           "(e.g. 2026-10-01T00:00:00Z)")
+                    return None
+            if when.tzinfo is None:
+                self.problems.add(ref, f"before_time {value} has no timezone; add one (e.g. Z for UTC) so "
+                                       "it means the same instant everywhere")
+                return None
+            return BeforeTime(timestamp=when, **common)
+        if kind == "keep_last":
+            if value < 0:
+                self.problems.add(ref, f"keep_last must be 0 or more, not {value}")
+                return None
+            return KeepLast(records=value, **common)
+        if kind == "everything":
+            if value is not True:
+                self.problems.add(ref, "everything: false means nothing; remove the rule instead")
+                return None
+            return Everything(**common)
+        groups = [g for g in value if g]
+        if not groups:
+            self.problems.add(ref, "consumed_by needs at least one consumer group")
+            return None
+        return ConsumedBy(groups=groups, **common)
+
+
+def _where(topic: TopicDoc, override, cluster: str, key: str) -> Path_:
+    if override is not None and getattr(override, key) is not None:
+        return ("overrides", cluster, key)
+    return (key,)
+
+
+def _yaml_path(data: Any, loc: tuple) -> Path_:
+    """A pydantic error location as a path into the YAML data, without the union-member names
+    (such as 'int' or 'dict[int,int]') pydantic puts in it."""
+    path, current = [], data
+    for i, part in enumerate(loc):
+        if isinstance(current, dict):
+            key = part if part in current else next((k for k in current if str(k) == str(part)), None)
+            if key is not None:
+                path.append(key)
+                current = current[key]
+            elif i == len(loc) - 1:
+                path.append(part)  # a missing key
+        elif isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current):
+            path.append(part)
+            current = current[part]
+    return tuple(path)
+
+
+def _fields_at(model_type, loc: Path_) -> list[str]:
+    """Field names of the (nested) model at `loc`, for "did you mean" suggestions."""
+    current = model_type
+    for part in loc:
+        if isinstance(part, int) or current is None:
+            continue
+        info = getattr(current, "model_fields", {}).get(part)
+        if info is None:
+            return []
+        current = _model_in(info.annotation)
+    return list(getattr(current, "model_fields", {}) or [])
+
+
+def _model_in(annotation):
+    for arg in (annotation, *getattr(annotation, "__args__", ())):
+        if isinstance(arg, type) and hasattr(arg, "model_fields"):
+            return arg
+        inner = _model_in(arg) if getattr(arg, "__args__", None) else None
+        if inner is not None:
+            return inner
+    return None
+
+
+def _did_you_mean(word: str, choices) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return ",".join(_scalar(v) for v in value)
+    return str(value)
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
