@@ -74,7 +74,7 @@ class Pipeline:
                 and api_key not in _PRE_AUTH_APIS:
             raise CloseConnection("request before SASL authentication")
 
-        self.request_log.add(api_key, version, self.broker_id, correlation_id, request.header.client_id)
+        self.request_log.add(api_key, version, self.broker_id, correlation_id, request.header.client_id, request)
         plan = self.faults.take(api_key, self.broker_id)
         if plan.delay is not None and self._stopped.wait(plan.delay.seconds):
             raise CloseConnection("broker stopped")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .protocol import api_name
 
@@ -113,6 +113,8 @@ class RequestRecord:
     correlation_id: int
     client_id: str | None
     time: float
+    # The decoded request, so tests can assert on what was sent (e.g. DeleteRecords offsets).
+    request: object = field(default=None, compare=False, repr=False)
 
 
 class RequestLog:
@@ -120,9 +122,9 @@ class RequestLog:
         self._lock = threading.Lock()
         self._records: list[RequestRecord] = []
 
-    def add(self, api_key, version, broker_id, correlation_id, client_id) -> None:
+    def add(self, api_key, version, broker_id, correlation_id, client_id, request=None) -> None:
         record = RequestRecord(api_key, api_name(api_key), version, broker_id, correlation_id,
-                               client_id, time.time())
+                               client_id, time.time(), request)
         with self._lock:
             self._records.append(record)
 

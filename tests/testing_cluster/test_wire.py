@@ -33,7 +33,11 @@ def test_clusters_release_threads_and_ports():
     leftover = [t.name for t in threading.enumerate() if t.name not in before and t.name.startswith("test-broker")]
     assert leftover == []
     for sock in connections:
-        assert sock.recv(1) == b""
+        try:
+            closed = sock.recv(1) == b""
+        except ConnectionResetError:  # a close with the client's bytes unread arrives as a reset
+            closed = True
+        assert closed
         sock.close()
     for port in ports:
         with pytest.raises(OSError):
