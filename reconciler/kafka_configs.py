@@ -141,3 +141,23 @@ def value_error(key: str, value: str) -> str | None:
 def cleanup_policy_allows_delete(value: str | None) -> bool:
     """DeleteRecords is refused by the broker unless cleanup.policy contains `delete`."""
     return "delete" in [v.strip() for v in (value or "delete").split(",")]
+
+
+def same_config_value(key: str, a: str | None, b: str | None) -> bool:
+    """Compare two Kafka config strings the way the broker would parse them."""
+    if a is None or b is None:
+        return a is b
+    spec = TOPIC_CONFIGS.get(key)
+    kind = spec.type if spec else ConfigType.STRING
+    try:
+        if kind is ConfigType.LIST:
+            return [v.strip() for v in a.split(",") if v.strip()] == [v.strip() for v in b.split(",") if v.strip()]
+        if kind is ConfigType.BOOLEAN:
+            return a.strip().lower() == b.strip().lower()
+        if kind in (ConfigType.INT, ConfigType.LONG):
+            return int(a.strip()) == int(b.strip())
+        if kind is ConfigType.DOUBLE:
+            return float(a) == float(b)
+    except ValueError:
+        pass
+    return a == b

@@ -332,7 +332,8 @@ class _Resolver:
             self._regexes(doc, ("protected_topic_patterns",), model.protected_topic_patterns)
             if model.topic_name_pattern is not None:
                 self._regexes(doc, ("topic_name_pattern",), [model.topic_name_pattern], single=True)
-            required = {k: (None if v is None else _scalar(v)) for k, v in model.required_configs.items()}
+            required = {k: (None if v is None else self._config_value(doc, ("required_configs", k), k, v))
+                        for k, v in model.required_configs.items()}
             policy = Policy(
                 topic_name_pattern=model.topic_name_pattern, min_partitions=model.min_partitions,
                 max_partitions=model.max_partitions, allowed_replication_factors=model.allowed_replication_factors,

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from reconciler import kafka_configs
-from reconciler.kafka_configs import ConfigType
+from reconciler.kafka_configs import same_config_value
 from reconciler.models.desired import (
     BeforeOffset, BeforeTime, ConsumedBy, DesiredState, DesiredTopic, Everything, KeepLast, TopicState,
     UndeclaredConfigs)
@@ -138,26 +138,6 @@ def _change_reason(change: ConfigChange) -> str:
     if change.before_source and change.before_source != "DYNAMIC_TOPIC_CONFIG" and change.before == change.after:
         return f"pin the value now inherited from {change.before_source} on the topic"
     return "differs from the manifest"
-
-
-def same_config_value(key: str, a: str | None, b: str | None) -> bool:
-    """Compare two Kafka config strings the way the broker would parse them."""
-    if a is None or b is None:
-        return a is b
-    spec = kafka_configs.TOPIC_CONFIGS.get(key)
-    kind = spec.type if spec else ConfigType.STRING
-    try:
-        if kind is ConfigType.LIST:
-            return [v.strip() for v in a.split(",") if v.strip()] == [v.strip() for v in b.split(",") if v.strip()]
-        if kind is ConfigType.BOOLEAN:
-            return a.strip().lower() == b.strip().lower()
-        if kind in (ConfigType.INT, ConfigType.LONG):
-            return int(a.strip()) == int(b.strip())
-        if kind is ConfigType.DOUBLE:
-            return float(a) == float(b)
-    except ValueError:
-        pass
-    return a == b
 
 
 def _config_changes(want: DesiredTopic, have: ObservedTopic, out: _TopicPlan) -> list[ConfigChange]:

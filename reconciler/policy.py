@@ -1,0 +1,65 @@
+"""Client-side topic policy, in the spirit of KIP-170's TopicManagementPolicy.
+
+Checked when manifests are loaded (so `reconcile validate` catches violations offline) and
+consulted by the planner for protection. The broker may enforce its own policy on top; its
+verdict arrives through validate_only requests.
+"""
+from __future__ import annotations
+
+import re
+
+from reconciler.errors import ManifestProblem
+from reconciler.kafka_configs import same_config_value
+from reconciler.models.desired import DesiredState, DesiredTopic, SourceRef, TopicState
+
+
+def is_protected(desired: DesiredState, topic_name: str) -> bool:
+    """Protected topics are never deleted or truncated, whatever the manifests say elsewhere."""
+    topic = desired.topics.get(topic_name)
+    if topic is not None and topic.protected:
+        return True
+    return any(re.search(pattern, topic_name) for pattern in desired.policy.protected_topic_patterns)
+
+
+def check_desired(desired: DesiredState) -> list[ManifestProblem]:
+    """Every policy violation in one cluster's desired state, each pointing at the topic's line."""
+    problems: list[ManifestProblem] = []
+    for topic in desired.topics.values():
+        for message in _violations(desired, topic):
+            problems.append(_problem(topic.source or desired.policy.source, topic.name, desired.cluster.name, message))
+    return problems
+
+
+def _violations(desired: DesiredState, topic: DesiredTopic) -> list[str]:
+    policy = desired.policy
+    found = []
+    if topic.state is TopicState.ABSENT:
+        if is_protected(desired, topic.name):
+            found.append("is protected and cannot be marked state: absent; remove the protection first, "
+                         "in a separate reviewed change")
+        return found
+    if policy.topic_name_pattern and not re.fullmatch(policy.topic_name_pattern, topic.name):
+        found.append(f"name does not match the policy's topic_name_pattern {policy.topic_name_pattern!r}")
+    if policy.min_partitions is not None and topic.partitions < policy.min_partitions:
+        found.append(f"has {topic.partitions} partitions, below the policy's min_partitions {policy.min_partitions}")
+    if policy.max_partitions is not None and topic.partitions > policy.max_partitions:
+        found.append(f"has {topic.partitions} partitions, above the policy's max_partitions {policy.max_partitions}")
+    allowed = policy.allowed_replication_factors
+    if allowed is not None and topic.replication_factor not in allowed:
+        found.append(f"replication_factor {topic.replication_factor} is not one of the policy's "
+                     f"allowed_replication_factors {sorted(allowed)}")
+    for key, required in sorted(policy.required_configs.items()):
+        value = topic.configs.get(key)
+        if value is None:
+            found.append(f"must set config {key}" + (f" (to {required})" if required is not None else "")
+                         + ", the policy requires it")
+        elif required is not None and not same_config_value(key, value, required):
+            found.append(f"sets {key}={value}, the policy requires {key}={required}")
+    if topic.truncate and is_protected(desired, topic.name):
+        found.append("is protected and must not have truncation rules")
+    return found
+
+
+def _problem(source: SourceRef | None, topic: str, cluster: str, message: str) -> ManifestProblem:
+    file, line, column = (source.file, source.line, source.column) if source else ("(policy)", 0, 0)
+    return ManifestProblem(file, line, column, f"topic {topic} on cluster {cluster} {message} (policy)")

@@ -1,0 +1,94 @@
+"""Friendly durations and sizes (`7d`, `1h30m`, `50GiB`) to Kafka's integers, and back.
+
+Parsing accepts what people write in manifests; formatting produces the shortest exact form, so
+that `format_duration_ms(parse_duration_ms(x))` never changes a value's meaning. `-1` (Kafka's
+"unlimited") passes through unchanged in both directions.
+"""
+from __future__ import annotations
+
+import re
+
+_DURATION_UNITS = {"ms": 1, "s": 1_000, "m": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_800_000}
+_DURATION_PART = re.compile(r"(\d+)(ms|s|m|h|d|w)")
+_DURATION = re.compile(r"(?:\d+(?:ms|s|m|h|d|w))+")
+
+_BYTE_UNITS = {
+    "b": 1,
+    "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4,
+    "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4,
+}
+_SIZE = re.compile(r"(\d+)\s*([a-z]+)?", re.IGNORECASE)
+
+
+def parse_duration_ms(text: str) -> int:
+    """`"7d"` -> 604800000; `"1h30m"`, `"500ms"`, a bare integer (milliseconds) and `"-1"` too."""
+    s = text.strip().replace(" ", "")
+    if re.fullmatch(r"-?\d+", s):
+        return int(s)
+    if not _DURATION.fullmatch(s):
+        raise ValueError(f"{text!r} is not a duration; write milliseconds or e.g. 500ms, 30s, 15m, 12h, 7d, 2w, 1h30m")
+    return sum(int(n) * _DURATION_UNITS[unit] for n, unit in _DURATION_PART.findall(s))
+
+
+def parse_bytes(text: str) -> int:
+    """`"1GiB"` -> 1073741824; KiB/MiB/GiB/TiB are powers of 1024, KB/MB/GB/TB powers of 1000."""
+    s = text.strip()
+    if re.fullmatch(r"-?\d+", s):
+        return int(s)
+    match = _SIZE.fullmatch(s)
+    unit = (match.group(2) or "b").lower() if match else None
+    if unit not in _BYTE_UNITS:
+        raise ValueError(f"{text!r} is not a size; write bytes or e.g. 512KiB, 100MiB, 50GiB, 1TiB (or KB/MB/GB/TB)")
+    return int(match.group(1)) * _BYTE_UNITS[unit]
+
+
+def format_duration_ms(ms: int) -> str:
+    """The shortest exact friendly form: 604800000 -> "7d", 5400000 -> "90m", 1500 -> "1500ms"."""
+    if ms <= 0:
+        return str(ms)
+    for unit in ("w", "d", "h", "m", "s"):
+        size = _DURATION_UNITS[unit]
+        if ms % size == 0:
+            return f"{ms // size}{unit}"
+    return f"{ms}ms"
+
+
+def format_bytes(n: int) -> str:
+    """The largest binary unit that divides exactly: 53687091200 -> "50GiB", 1000 -> "1000"."""
+    if n <= 0:
+        return str(n)
+    for unit in ("TiB", "GiB", "MiB", "KiB"):
+        size = _BYTE_UNITS[unit.lower()]
+        if n % size == 0:
+            return f"{n // size}{unit}"
+    return str(n)
+
+
+def human_duration(ms: int) -> str:
+    """Approximate, for reading beside a raw value: 604800000 -> "7d", 90061000 -> "1d 1h"."""
+    if ms < 0:
+        return "unlimited" if ms == -1 else str(ms)
+    if ms < 1000:
+        return f"{ms}ms"
+    parts = []
+    rest = ms
+    for unit in ("d", "h", "m", "s"):
+        size = _DURATION_UNITS[unit]
+        if rest >= size:
+            parts.append(f"{rest // size}{unit}")
+            rest %= size
+    return " ".join(parts[:2])
+
+
+def human_bytes(n: int) -> str:
+    """Approximate, for reading beside a raw value: 53687091200 -> "50.0 GiB"."""
+    if n < 0:
+        return "unlimited" if n == -1 else str(n)
+    if n < 1024:
+        return f"{n} B"
+    value = float(n)
+    for unit in ("KiB", "MiB", "GiB", "TiB", "PiB"):
+        value /= 1024
+        if value < 1024 or unit == "PiB":
+            return f"{value:.1f} {unit}"
+    raise AssertionError("unreachable")
