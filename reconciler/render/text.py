@@ -1,0 +1,131 @@
+"""Terraform-like text: one block per action with `+ ~ x -` symbols, a summary line last."""
+from __future__ import annotations
+
+from reconciler.models.plan import (
+    ACTION_SYMBOLS, AddPartitions, AlterConfigs, CreateTopic, DeleteTopic, Diagnostic, Plan, Severity,
+    TruncateRecords)
+from reconciler.render.values import config_value, count, plural, table, where
+
+_COLORS = {"+": "32", "~": "33", "x": "31;1", "-": "31;1", "error": "31;1", "warning": "33", "info": "2", "bold": "1"}
+
+
+class _Out:
+    def __init__(self, color: bool):
+        self.color = color
+        self.lines: list[str] = []
+
+    def paint(self, text: str, style: str) -> str:
+        return f"\033[{_COLORS[style]}m{text}\033[0m" if self.color else text
+
+    def add(self, line: str = "") -> None:
+        self.lines.append(line)
+
+
+def plan_text(plan: Plan, color: bool = False) -> str:
+    out = _Out(color)
+    observed = plan.observed_at.isoformat().replace("+00:00", "Z") if plan.observed_at else "unknown time"
+    out.add(out.paint(f"Plan for cluster {plan.cluster}", "bold")
+            + f" (cluster id {plan.cluster_id or 'unknown'}, observed {observed})")
+    out.add()
+    placed = _place_diagnostics(plan)
+    for i, action in enumerate(plan.actions):
+        _action(out, action)
+        for d in placed.get(i, []):
+            out.add("      " + _diagnostic(out, d))
+        out.add()
+    remaining = placed.get(None, [])
+    for severity, title in ((Severity.ERROR, "Errors"), (Severity.WARNING, "Warnings"), (Severity.INFO, "Notes")):
+        found = [d for d in remaining if d.severity is severity]
+        if found:
+            out.add(out.paint(f"{title}:", severity.value))
+            for d in found:
+                out.add("  " + _diagnostic(out, d))
+            out.add()
+    if plan.unmanaged_topics:
+        out.add(f"Unmanaged topics (in no manifest, never touched): {', '.join(plan.unmanaged_topics)}")
+        out.add()
+    out.add(out.paint(summary_line(plan), "bold"))
+    return "\n".join(out.lines) + "\n"
+
+
+def summary_line(plan: Plan) -> str:
+    s = plan.summary()
+    problems = f" {plural(s.errors, 'error')}, {plural(s.warnings, 'warning')}."
+    if not plan.has_changes:
+        head = "No changes: the cluster matches the manifests." if not s.errors else "No changes until the errors are fixed."
+        return head + problems
+    truncate = f"{count(s.truncate)} to truncate ({plural(s.records_to_delete, 'record')})"
+    return (f"Plan: {count(s.create)} to create, {count(s.change)} to change, {truncate}, "
+            f"{count(s.delete)} to delete." + problems)
+
+
+def _action(out: _Out, action) -> None:
+    symbol = ACTION_SYMBOLS[action.kind]
+    title, details = _describe(action)
+    head = f"{out.paint(symbol, symbol)} {title}"
+    if action.destructive:
+        head += "  " + out.paint("DESTRUCTIVE", "x")
+    out.add(f"  {head}" + (f"    # {where(action.source)}" if action.source else ""))
+    if action.reason:
+        out.add(f"      {action.reason}")
+    for line in details:
+        out.add("      " + line)
+
+
+def _describe(action) -> tuple[str, list[str]]:
+    if isinstance(action, CreateTopic):
+        rows = [[k, config_value(k, v)] for k, v in action.configs.items()]
+        lines = [f"partitions: {action.partitions}, replication factor: {action.replication_factor}"]
+        return f"create topic {action.topic}", lines + (table(["Key", "Value"], rows) if rows else [])
+    if isinstance(action, AddPartitions):
+        return f"add partitions to {action.topic}: {action.before} -> {action.after}", []
+    if isinstance(action, AlterConfigs):
+        rows = [[c.key, config_value(c.key, c.before, c.sensitive) + (f" [{c.before_source}]" if c.before_source else ""),
+                 "(delete: revert to inherited)" if c.op == "delete" else config_value(c.key, c.after, c.sensitive)]
+                for c in action.changes]
+        return f"alter configs of {action.topic}", table(["Key", "Current", "Desired"], rows)
+    if isinstance(action, TruncateRecords):
+        rows = [[str(p.partition), count(p.log_start_offset), count(p.target_offset), count(p.high_watermark),
+                 count(p.records_to_delete), f"{p.leader} (epoch {p.leader_epoch})"] for p in action.partitions]
+        size = f", about {_bytes(action.estimated_bytes)}" if action.estimated_bytes else ""
+        title = (f"truncate {action.topic}: delete {plural(action.records_to_delete, 'record')} in "
+                 f"{plural(len(action.partitions), 'partition')}{size}")
+        header = ["Partition", "Log start", "Target", "High watermark", "Deleted", "Leader"]
+        return title, [f"rules: {'; '.join(action.rules)}", *table(header, rows, right=(0, 1, 2, 3, 4))]
+    if isinstance(action, DeleteTopic):
+        return (f"delete topic {action.topic} ({plural(action.partitions, 'partition')}, "
+                f"{plural(action.records, 'record')})"), []
+    raise TypeError(f"unknown action {action!r}")
+
+
+def _place_diagnostics(plan: Plan) -> dict[int | None, list[Diagnostic]]:
+    """Show each diagnostic under the action it concerns: truncation ones under the truncation,
+    others under the topic's first action; the rest (topics without actions) in sections."""
+    first, truncation = {}, {}
+    for i, action in enumerate(plan.actions):
+        first.setdefault(action.topic, i)
+        if isinstance(action, TruncateRecords):
+            truncation[action.topic] = i
+    placed: dict[int | None, list[Diagnostic]] = {}
+    for d in plan.diagnostics:
+        about_records = d.partition is not None or d.code in _TRUNCATION_CODES
+        home = truncation.get(d.topic) if about_records else None
+        placed.setdefault(home if home is not None else first.get(d.topic), []).append(d)
+    return placed
+
+
+_TRUNCATION_CODES = {"protected-topic-truncate", "truncate-compacted-topic", "partition-offline", "missing-time-lookup",
+                     "truncate-beyond-high-watermark", "group-without-commit", "policy-max-delete-fraction"}
+
+
+def _diagnostic(out: _Out, d: Diagnostic) -> str:
+    place = f" ({where(d.source)})" if d.source else ""
+    mentioned = d.partition is None or f"{d.topic}-{d.partition}" in d.message
+    partition = "" if mentioned else f" partition {d.partition}:"
+    return out.paint(f"{d.severity.value}[{d.code}]", d.severity.value) + f"{partition} {d.message}{place}"
+
+
+def _bytes(n: int) -> str:
+    from reconciler.units import human_bytes
+
+    return human_bytes(n)
