@@ -71,10 +71,15 @@ class _Problems:
 class Manifests:
     """All clusters' desired state, resolved and checked."""
 
-    def __init__(self, files: list[str], clusters: dict[str, ClusterSpec], states: dict[str, DesiredState]):
+    def __init__(self, files: list[str], clusters: dict[str, ClusterSpec], states: dict[str, DesiredState],
+                 default_configs: Optional[dict[str, dict[str, str]]] = None):
         self.files = files
         self.clusters = clusters
         self._states = states
+        # Per cluster, its Cluster document's `defaults.configs`, normalised. Every topic on the
+        # cluster declares these unless it sets its own value, so `reconcile import` must know
+        # them to write manifests that plan empty.
+        self.default_configs = default_configs or {}
 
     def cluster_names(self) -> list[str]:
         return sorted(self.clusters)
@@ -107,7 +112,8 @@ def load_manifests(path: str | Path) -> Manifests:
     states = resolver.resolve()
     if problems.found:
         raise ManifestError(problems.found)
-    return Manifests([str(f) for f in files], {n: s.cluster for n, s in states.items()}, states)
+    return Manifests([str(f) for f in files], {n: s.cluster for n, s in states.items()}, states,
+                     resolver.default_configs)
 
 
 # --- YAML with positions ---------------------------------------------------------------------
@@ -190,6 +196,7 @@ class _Resolver:
         self.rules: dict[str, _Entry] = {}
         self.templates: dict[str, _Entry] = {}
         self.topics: list[_Entry] = []
+        self.default_configs: dict[str, dict[str, str]] = {}
 
     # Each document is validated against its kind's model; pydantic's errors are mapped back to
     # the YAML node they concern.
@@ -277,6 +284,9 @@ class _Resolver:
                 topics[cluster_name][topic.name] = topic
         states = {}
         for name, spec in clusters.items():
+            entry = self.clusters[name]
+            self.default_configs[name] = dict(sorted(self._configs(
+                entry.doc, ("defaults", "configs"), entry.model.defaults.configs, configs_by_doc).items()))
             self._collisions(name, topics[name])
             states[name] = DesiredState(cluster=spec, topics=dict(sorted(topics[name].items())),
                                         policy=policies.get(name, Policy()))
