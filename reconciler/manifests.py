@@ -14,7 +14,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Optional
 
@@ -25,7 +25,7 @@ from reconciler import kafka_configs, units
 from reconciler.errors import ManifestError, ManifestProblem, ReconcilerError
 from reconciler.kafka_configs import Unit
 from reconciler.manifest_docs import (
-    DOC_MODELS, ClusterDoc, PolicyDoc, RuleEntry, TopicDoc, TopicTemplateDoc, TruncationRuleDoc,
+    DOC_MODELS, RULE_KINDS, ClusterDoc, PolicyDoc, RuleEntry, TopicDoc, TopicTemplateDoc, TruncationRuleDoc,
     manifest_json_schema)
 from reconciler.models.desired import (
     BeforeOffset, BeforeTime, ClientSecurity, ClusterSpec, ConsumedBy, DesiredState, DesiredTopic, Everything,
@@ -136,7 +136,10 @@ def _read_yaml(file: Path, shown: str, problems: _Problems) -> list[_Doc]:
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        problems.add(SourceRef(file=shown, line=line, column=column), f"not valid YAML: {e.problem or e.context}")
+        message = f"not valid YAML: {e.problem or e.context}"
+        if "'\\t'" in message:
+            message += "; indent with spaces, YAML does not allow tabs there"
+        problems.add(SourceRef(file=shown, line=line, column=column), message)
     return docs
 
 
@@ -151,8 +154,8 @@ def _to_python(node, path: Path_, doc: _Doc, problems: _Problems, constructor) -
         for key_node, value_node in _merged_pairs(node):
             key = constructor.construct_object(key_node, deep=True) if isinstance(key_node, yaml.ScalarNode) else None
             if key is None or isinstance(key, (list, dict)):
-                problems.add(doc.ref(path) if key is None else SourceRef(file=doc.file, line=_mark(key_node)[0]),
-                             "mapping keys must be plain scalars")
+                line, column = _mark(key_node)
+                problems.add(SourceRef(file=doc.file, line=line, column=column), "mapping keys must be plain scalars")
                 continue
             if key in result and (path + (key,)) in doc.key_marks and doc.key_marks[path + (key,)] != _mark(key_node):
                 line, column = _mark(key_node)
@@ -176,8 +179,8 @@ def _merged_pairs(node: yaml.MappingNode):
                     merged.extend(_merged_pairs(source))
         else:
             own.append((key_node, value_node))
-    own_keys = {k.value for k, _ in own}
-    return [(k, v) for k, v in merged if k.value not in own_keys] + own
+    own_keys = {k.value for k, _ in own if isinstance(k, yaml.ScalarNode)}
+    return [(k, v) for k, v in merged if not isinstance(k, yaml.ScalarNode) or k.value not in own_keys] + own
 
 
 # --- documents -> per-cluster desired state ----------------------------------------------------
@@ -197,6 +200,7 @@ class _Resolver:
         self.templates: dict[str, _Entry] = {}
         self.topics: list[_Entry] = []
         self.default_configs: dict[str, dict[str, str]] = {}
+        self.cluster_documents = 0  # valid or not: an invalid one is reported as such, not as missing
 
     # Each document is validated against its kind's model; pydantic's errors are mapped back to
     # the YAML node they concern.
@@ -212,6 +216,8 @@ class _Resolver:
         if model_type is None:
             self.problems.add(doc.ref(("kind",)), f"unknown kind {kind!r}" + _did_you_mean(str(kind), DOC_MODELS))
             return
+        if model_type is ClusterDoc:
+            self.cluster_documents += 1
         model = self._validate(doc, model_type)
         if model is None:
             return
@@ -245,8 +251,9 @@ class _Resolver:
                     del data[key]
 
     def _report_validation(self, doc: _Doc, model_type, error: ValidationError) -> None:
+        wrong: dict[Path_, list[dict]] = {}  # value errors by place; several at one place are union members
         for e in error.errors():
-            loc = _yaml_path(doc.data, e["loc"])
+            loc = _yaml_path(doc.data, e["loc"], missing=e["type"] == "missing")
             if e["type"] == "extra_forbidden":
                 name = str(loc[-1])
                 fields = _fields_at(model_type, loc[:-1])
@@ -254,8 +261,22 @@ class _Resolver:
             elif e["type"] == "missing":
                 self.problems.add(doc.ref(loc[:-1]), f"missing required key {loc[-1]!r}")
             else:
-                where = ".".join(str(x) for x in loc)
-                self.problems.add(doc.ref(loc), f"{where}: {e['msg'].lower()} (got {_shown(e.get('input'))})")
+                wrong.setdefault(loc, []).append(e)
+        for loc, errors in wrong.items():
+            # A union member that got further into the value (a dict member with a bad key) says more
+            # than the members that refused the value as a whole.
+            if any(other[:len(loc)] == loc and len(other) > len(loc) for other in wrong):
+                continue
+            where = ".".join(str(x) for x in loc)
+            value = errors[0].get("input")
+            if isinstance(value, date) and not isinstance(value, datetime):
+                self.problems.add(doc.ref(loc), f"{where}: {value} is a date; write a time with a timezone "
+                                                f"(e.g. {value}T00:00:00Z) or, if a string is meant, quote it")
+                continue
+            expected = list(dict.fromkeys(e["msg"].lower() for e in errors))
+            expected = expected[:1] + [m.removeprefix("input should be ") for m in expected[1:]]
+            text = expected[0] if len(expected) == 1 else ", ".join(expected[:-1]) + " or " + expected[-1]
+            self.problems.add(doc.ref(loc), f"{where}: {text} (got {_shown(value)})")
 
     def _unique(self, table: dict, name: str, entry: _Entry, what: str) -> None:
         if name in table:
@@ -265,7 +286,7 @@ class _Resolver:
             table[name] = entry
 
     def resolve(self) -> dict[str, DesiredState]:
-        if not self.clusters:
+        if not self.cluster_documents:
             self.problems.add(SourceRef(file="<manifests>", line=1),
                               "no `kind: Cluster` document: declare at least one cluster")
         clusters = {name: self._cluster(entry) for name, entry in sorted(self.clusters.items())}
@@ -282,6 +303,7 @@ class _Resolver:
                     continue
                 places[(cluster_name, topic.name)] = ref
                 topics[cluster_name][topic.name] = topic
+        self._shared_rules()
         states = {}
         for name, spec in clusters.items():
             entry = self.clusters[name]
@@ -319,9 +341,9 @@ class _Resolver:
             elif name in SECRET_FIELDS and not ENV_REFERENCE.fullmatch(value):
                 self.problems.add(ref, f"security.{name} is a literal secret; keep secrets out of Git and write "
                                        "a reference such as ${KAFKA_PASSWORD}, set in the environment")
-        self._regexes(doc, ("ignore_topics",), model.ignore_topics)
+        ignore = self._regexes(doc, ("ignore_topics",), model.ignore_topics)
         return ClusterSpec(name=model.name, bootstrap_servers=servers, security=security, labels=model.labels,
-                           ignore_topics=model.ignore_topics, source=doc.ref(("name",)))
+                           ignore_topics=ignore, source=doc.ref(("name",)))
 
     def _policies(self) -> dict[str, Policy]:
         result: dict[str, Policy] = {}
@@ -339,29 +361,42 @@ class _Resolver:
             if None not in (model.min_partitions, model.max_partitions) and model.min_partitions > model.max_partitions:
                 self.problems.add(doc.ref(("min_partitions",)),
                                   f"min_partitions {model.min_partitions} is above max_partitions {model.max_partitions}")
-            self._regexes(doc, ("protected_topic_patterns",), model.protected_topic_patterns)
-            if model.topic_name_pattern is not None:
-                self._regexes(doc, ("topic_name_pattern",), [model.topic_name_pattern], single=True)
-            required = {k: (None if v is None else self._config_value(doc, ("required_configs", k), k, v))
-                        for k, v in model.required_configs.items()}
+            protected = self._regexes(doc, ("protected_topic_patterns",), model.protected_topic_patterns)
+            name_pattern = model.topic_name_pattern
+            if name_pattern is not None and not self._regexes(doc, ("topic_name_pattern",), [name_pattern], single=True):
+                name_pattern = None
+            required = {}
+            for key, value in model.required_configs.items():
+                path = ("required_configs", key)
+                if key not in kafka_configs.TOPIC_CONFIGS:
+                    self.problems.add(doc.ref(path, key=True), f"unknown topic config key {key!r}"
+                                      + _did_you_mean(key, kafka_configs.TOPIC_CONFIGS))
+                    continue
+                required[key] = None if value is None else self._config_value(doc, path, key, value)
             policy = Policy(
-                topic_name_pattern=model.topic_name_pattern, min_partitions=model.min_partitions,
+                topic_name_pattern=name_pattern, min_partitions=model.min_partitions,
                 max_partitions=model.max_partitions, allowed_replication_factors=model.allowed_replication_factors,
                 required_configs=required, max_delete_fraction=fraction,
-                protected_topic_patterns=model.protected_topic_patterns, source=doc.ref(("kind",)))
+                protected_topic_patterns=protected, source=doc.ref(("kind",)))
             for name in model.clusters or list(self.clusters):
                 if name in result:
-                    self.problems.add(doc.ref(("kind",)), f"cluster {name} has more than one Policy; merge them")
+                    self.problems.add(doc.ref(("kind",)), f"cluster {name} has more than one Policy (the other at "
+                                                          f"{result[name].source}); merge them")
                 elif name in self.clusters:
                     result[name] = policy
         return result
 
-    def _regexes(self, doc: _Doc, path: Path_, patterns: list[str], single: bool = False) -> None:
+    def _regexes(self, doc: _Doc, path: Path_, patterns: list[str], single: bool = False) -> list[str]:
+        """The patterns that compile; each one that does not is reported."""
+        valid = []
         for i, pattern in enumerate(patterns):
             try:
                 re.compile(pattern)
             except re.error as e:
                 self.problems.add(doc.ref(path if single else path + (i,)), f"{pattern!r} is not a valid regex: {e}")
+            else:
+                valid.append(pattern)
+        return valid
 
     def _topic(self, entry: _Entry, clusters: dict[str, ClusterSpec], configs_by_doc: dict):
         doc, topic = entry.doc, entry.model
@@ -379,7 +414,10 @@ class _Resolver:
                     self.problems.add(doc.ref(("clusters", i)), f"unknown cluster {name!r}"
                                       + _did_you_mean(name, self.clusters))
         for name in topic.overrides:
-            if name not in names:
+            if name not in self.clusters:
+                self.problems.add(doc.ref(("overrides", name), key=True), f"override for unknown cluster {name!r}"
+                                  + _did_you_mean(name, self.clusters))
+            elif name not in names:
                 self.problems.add(doc.ref(("overrides", name), key=True),
                                   f"override for cluster {name!r}, which topic {topic.name} is not on")
         layers = [("template", template), ("topic", entry)]
@@ -483,6 +521,19 @@ class _Resolver:
             return None
         return text
 
+    def _shared_rules(self) -> None:
+        """Each shared rule on its own, used or not. What depends on the topic (its partitions) is
+        checked where the rule is used."""
+        for name, entry in self.rules.items():
+            doc, rule = entry.doc, entry.model
+            if rule.rule is not None:
+                self.problems.add(doc.ref(("rule",)), f"truncation rule {name} refers to rule {rule.rule!r}; a "
+                                                      "shared rule must give its own before_offset, before_time, ...")
+            elif len(rule.kinds()) != 1:
+                self.problems.add(doc.ref(), _one_kind_needed(rule.kinds()))
+            else:
+                self._rule(doc, (), rule, None, name, name)
+
     def _rules(self, at: tuple[_Doc, Path_], entries: list[RuleEntry], partitions: int, topic: str) -> list:
         doc, path = at
         rules, kinds = [], {}
@@ -490,9 +541,7 @@ class _Resolver:
             where = path + (i,)
             given = entry.kinds()
             if len(given) != 1:
-                self.problems.add(doc.ref(where), "a truncation rule needs exactly one of " + ", ".join(
-                    k for k in ("before_offset", "before_time", "keep_last", "everything", "consumed_by", "rule"))
-                    + (f"; this one has {', '.join(given)}" if given else ""))
+                self.problems.add(doc.ref(where), _one_kind_needed(given))
                 continue
             rule_doc, rule_path, rule, name = doc, where, entry, None
             if entry.rule is not None:
@@ -518,7 +567,10 @@ class _Resolver:
                                                    "other rules beside it conflict with it; keep one")
         return rules
 
-    def _rule(self, doc: _Doc, path: Path_, rule: RuleEntry, partitions: int, topic: str, name: Optional[str]):
+    def _rule(self, doc: _Doc, path: Path_, rule: RuleEntry, partitions: Optional[int], topic: str,
+              name: Optional[str]):
+        """The rule as a model, or None after reporting why it cannot be one. Without `partitions`
+        (a shared rule on its own), partition numbers are only checked for being negative."""
         kind = rule.kinds()[0]
         ref = doc.ref(path + (kind,))
         common = {"name": name, "source": doc.ref(path)}
@@ -532,7 +584,11 @@ class _Resolver:
             ok = True
             for p, offset in value.items():
                 pref = doc.ref(path + (kind, p))
-                if p < 0 or p >= partitions:
+                if p < 0:
+                    self.problems.add(doc.ref(path + (kind, p), key=True),
+                                      f"partition {p} does not exist (partitions are numbered from 0)")
+                    ok = False
+                elif partitions is not None and p >= partitions:
                     self.problems.add(doc.ref(path + (kind, p), key=True),
                                       f"topic {topic} has no partition {p} (it has {partitions})")
                     ok = False
@@ -553,13 +609,14 @@ class _Resolver:
                                            "(e.g. 2026-10-01T00:00:00Z)")
                     return None
             if when.tzinfo is None:
-                self.problems.add(ref, f"before_time {value} has no timezone; add one (e.g. Z for UTC) so "
+                self.problems.add(ref, f"before_time {when.isoformat()} has no timezone; add one (e.g. Z for UTC) so "
                                        "it means the same instant everywhere")
                 return None
             return BeforeTime(timestamp=when, **common)
         if kind == "keep_last":
-            if value < 0:
-                self.problems.add(ref, f"keep_last must be 0 or more, not {value}")
+            if value < 1:
+                self.problems.add(ref, f"keep_last must be at least 1, not {value}" + (
+                    "; to delete every record write `everything: true`" if value == 0 else ""))
                 return None
             return KeepLast(records=value, **common)
         if kind == "everything":
@@ -574,15 +631,21 @@ class _Resolver:
         return ConsumedBy(groups=groups, **common)
 
 
+def _one_kind_needed(given: list[str]) -> str:
+    return ("a truncation rule needs exactly one of " + ", ".join(RULE_KINDS)
+            + (f"; this one has {', '.join(given)}" if given else ""))
+
+
 def _where(topic: TopicDoc, override, cluster: str, key: str) -> Path_:
     if override is not None and getattr(override, key) is not None:
         return ("overrides", cluster, key)
     return (key,)
 
 
-def _yaml_path(data: Any, loc: tuple) -> Path_:
+def _yaml_path(data: Any, loc: tuple, missing: bool = False) -> Path_:
     """A pydantic error location as a path into the YAML data, without the union-member names
-    (such as 'int' or 'dict[int,int]') pydantic puts in it."""
+    (such as 'int' or 'dict[int,int]') pydantic puts in it. With `missing`, the last part is a
+    key the data does not have, and is kept."""
     path, current = [], data
     for i, part in enumerate(loc):
         if isinstance(current, dict):
@@ -590,8 +653,8 @@ def _yaml_path(data: Any, loc: tuple) -> Path_:
             if key is not None:
                 path.append(key)
                 current = current[key]
-            elif i == len(loc) - 1:
-                path.append(part)  # a missing key
+            elif missing and i == len(loc) - 1:
+                path.append(part)
         elif isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current):
             path.append(part)
             current = current[part]
@@ -599,23 +662,33 @@ def _yaml_path(data: Any, loc: tuple) -> Path_:
 
 
 def _fields_at(model_type, loc: Path_) -> list[str]:
-    """Field names of the (nested) model at `loc`, for "did you mean" suggestions."""
+    """Field names of the (nested) model at `loc`, for "did you mean" suggestions. A part of `loc`
+    below a field is a model's field name; below a list or dict field it is an index or key."""
     current = model_type
     for part in loc:
-        if isinstance(part, int) or current is None:
-            continue
-        info = getattr(current, "model_fields", {}).get(part)
-        if info is None:
-            return []
-        current = _model_in(info.annotation)
-    return list(getattr(current, "model_fields", {}) or [])
+        if _is_model(current):
+            info = current.model_fields.get(part) if isinstance(part, str) else None
+            if info is None:
+                return []
+            current = info.annotation
+        else:
+            current = _model_in(current)
+            if current is None:
+                return []
+    model = current if _is_model(current) else _model_in(current)
+    return list(model.model_fields) if model is not None else []
+
+
+def _is_model(annotation) -> bool:
+    return isinstance(annotation, type) and hasattr(annotation, "model_fields")
 
 
 def _model_in(annotation):
-    for arg in (annotation, *getattr(annotation, "__args__", ())):
-        if isinstance(arg, type) and hasattr(arg, "model_fields"):
-            return arg
-        inner = _model_in(arg) if getattr(arg, "__args__", None) else None
+    """The first model class inside a typing annotation (Optional[...], list[...], dict[..., ...])."""
+    if _is_model(annotation):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        inner = _model_in(arg)
         if inner is not None:
             return inner
     return None
