@@ -123,11 +123,14 @@ def plan(manifests_dir: str, cluster: str | None, snapshot: str | None, bootstra
                 from reconciler.validation import validate_on_brokers
 
                 result = validate_on_brokers(result, kafka)
+    # click strips ANSI codes off a non-terminal unless told otherwise, so --color is passed on too
+    painted = use_color(color)
     if output:
         _emit(render_plan(result, fmt), output)
-        click.echo(render_plan(result, "text", color=use_color(color)), nl=False)
+        click.echo(render_plan(result, "text", color=painted), nl=False, color=painted)
     else:
-        click.echo(render_plan(result, fmt, color=use_color(color) and fmt == "text"), nl=False)
+        painted = painted and fmt == "text"
+        click.echo(render_plan(result, fmt, color=painted), nl=False, color=painted)
     sys.exit(EXIT_ERROR if result.has_errors else EXIT_CHANGES if result.has_changes else EXIT_OK)
 
 

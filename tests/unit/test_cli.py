@@ -1,0 +1,92 @@
+"""`reconcile plan`, `validate` and `schema` from the command line, on the example manifests and snapshots."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from reconciler.cli import main
+from reconciler.render import load_plan_json
+
+ROOT = Path(__file__).resolve().parents[2]
+MANIFESTS = str(ROOT / "manifests")
+PROD = str(ROOT / "manifests" / "snapshots" / "prod-eu.json")
+
+
+def run(*args: str, env: dict | None = None):
+    return CliRunner().invoke(main, list(args), env=env)
+
+
+def test_plan_with_changes_exits_2_and_prints_the_summary():
+    result = run("plan", MANIFESTS, "--snapshot", PROD)
+    assert result.exit_code == 2, result.output
+    assert "Plan: 1 to create, 4 to change, 4 to truncate (34,884,250 records), 1 to delete." in result.output
+    assert "\033[" not in result.output  # not a terminal: no colour
+
+
+def test_plan_in_sync_exits_0(tmp_path):
+    saved = tmp_path / "plan.json"
+    run("plan", MANIFESTS, "--snapshot", PROD, "--format", "json", "-o", str(saved))
+    imported = tmp_path / "manifests"
+    imported.mkdir()
+    (imported / "c.yaml").write_text("kind: Cluster\nname: prod-eu\nbootstrap_servers: [k:9092]\nignore_topics: ['.*']\n")
+    result = run("plan", str(imported), "--snapshot", PROD)
+    assert result.exit_code == 0, result.output
+    assert "No changes: the cluster matches the manifests." in result.output
+
+
+def test_output_file_gets_the_format_and_stdout_the_text(tmp_path):
+    out = tmp_path / "plan.md"
+    result = run("plan", MANIFESTS, "--snapshot", PROD, "--format", "markdown", "-o", str(out))
+    assert result.exit_code == 2
+    assert out.read_text().startswith("### Plan for `prod-eu`")
+    assert result.output.startswith("Plan for cluster prod-eu")
+
+
+def test_json_plan_is_a_loadable_saved_plan(tmp_path):
+    out = tmp_path / "plan.json"
+    run("plan", MANIFESTS, "--snapshot", PROD, "--format", "json", "-o", str(out))
+    saved = load_plan_json(out.read_text())
+    assert saved.cluster == "prod-eu" and saved.summary().truncate == 4
+
+
+def test_forced_colour_and_no_colour():
+    assert "\033[" in run("plan", MANIFESTS, "--snapshot", PROD, "--color").output
+    assert "\033[" not in run("plan", MANIFESTS, "--snapshot", PROD, env={"NO_COLOR": "1"}).output
+
+
+def test_plan_with_errors_exits_1(tmp_path):
+    (tmp_path / "c.yaml").write_text("kind: Cluster\nname: prod-eu\nbootstrap_servers: [k:9092]\n"
+                                     "---\nkind: Topic\nname: orders.v1\npartitions: 2\nreplication_factor: 3\n")
+    result = run("plan", str(tmp_path), "--snapshot", PROD)
+    assert result.exit_code == 1
+    assert "error[partition-decrease]" in result.output and "c.yaml:6" in result.output
+
+
+def test_snapshot_of_another_cluster_is_a_clear_error():
+    result = run("plan", MANIFESTS, "--snapshot", PROD, "--cluster", "staging-eu")
+    assert result.exit_code == 1
+    assert "is a snapshot of cluster 'prod-eu', not 'staging-eu'" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_missing_or_broken_snapshot_is_a_clear_error(tmp_path):
+    broken = tmp_path / "s.json"
+    broken.write_text("{")
+    for path in (str(tmp_path / "missing.json"), str(broken)):
+        result = run("plan", MANIFESTS, "--snapshot", path)
+        assert result.exit_code == 1 and "Error:" in result.output and "Traceback" not in result.output
+        assert path in result.output
+
+
+def test_live_plan_needs_a_cluster_name():
+    result = run("plan", MANIFESTS)
+    assert result.exit_code == 1 and "name the cluster with --cluster NAME (known: prod-eu, staging-eu)" in result.output
+
+
+def test_validate_and_schema():
+    result = run("validate", MANIFESTS)
+    assert result.exit_code == 0 and "2 clusters, 8 topics: valid." in result.output
+    schema = json.loads(run("schema").output)
+    assert schema["$schema"].startswith("https://json-schema.org/")
