@@ -25,7 +25,7 @@ from reconciler import kafka_configs, units
 from reconciler.errors import ManifestError, ManifestProblem, ReconcilerError
 from reconciler.kafka_configs import Unit
 from reconciler.manifest_docs import (
-    DOC_MODELS, RULE_KINDS, ClusterDoc, PolicyDoc, RuleEntry, TopicDoc, TopicTemplateDoc, TruncationRuleDoc,
+    DOC_MODELS, RULE_KINDS, ClusterDoc, PolicyDoc, RuleEntry, TopicTemplateDoc, TruncationRuleDoc,
     manifest_json_schema)
 from reconciler.models.desired import (
     BeforeOffset, BeforeTime, ClientSecurity, ClusterSpec, ConsumedBy, DesiredState, DesiredTopic, Everything,
@@ -179,8 +179,16 @@ def _merged_pairs(node: yaml.MappingNode):
                     merged.extend(_merged_pairs(source))
         else:
             own.append((key_node, value_node))
-    own_keys = {k.value for k, _ in own if isinstance(k, yaml.ScalarNode)}
-    return [(k, v) for k, v in merged if not isinstance(k, yaml.ScalarNode) or k.value not in own_keys] + own
+    # Own keys win over merged ones, and of several merged mappings the first to have a key wins.
+    seen = {k.value for k, _ in own if isinstance(k, yaml.ScalarNode)}
+    pairs = []
+    for key_node, value_node in merged:
+        if isinstance(key_node, yaml.ScalarNode):
+            if key_node.value in seen:
+                continue
+            seen.add(key_node.value)
+        pairs.append((key_node, value_node))
+    return pairs + own
 
 
 # --- documents -> per-cluster desired state ----------------------------------------------------
@@ -330,6 +338,10 @@ class _Resolver:
                                   f"bootstrap server {server!r} is not host:port (e.g. kafka-1.example.com:9092)")
         if not servers:
             self.problems.add(doc.ref(("bootstrap_servers",)), "bootstrap_servers is empty")
+        for key in ("partitions", "replication_factor"):  # also reported, at the same place, for each topic
+            value = getattr(model.defaults, key)
+            if value is not None and value < 1:
+                self.problems.add(doc.ref(("defaults", key)), f"{key} must be at least 1, not {value}")
         security = model.security or ClientSecurity()
         for name, value in security.model_dump().items():
             if not isinstance(value, str):
@@ -430,6 +442,8 @@ class _Resolver:
                                          cluster_entry.model.defaults.configs, configs_by_doc))
             partitions = cluster_entry.model.defaults.partitions
             rf = cluster_entry.model.defaults.replication_factor
+            # where each of the two was last set, to point at the value a problem is about
+            set_at = {key: cluster_entry.doc.ref(("defaults", key)) for key in ("partitions", "replication_factor")}
             state, undeclared, protected, rules, rules_at = TopicState.PRESENT, UndeclaredConfigs.REPORT, False, [], None
             for _, layer in layers:
                 if layer is None:
@@ -438,6 +452,7 @@ class _Resolver:
                 configs.update(self._configs(layer.doc, ("configs",), m.configs, configs_by_doc))
                 partitions = m.partitions if m.partitions is not None else partitions
                 rf = m.replication_factor if m.replication_factor is not None else rf
+                set_at.update({key: layer.doc.ref((key,)) for key in set_at if getattr(m, key) is not None})
                 state = TopicState(m.state) if m.state else state
                 undeclared = UndeclaredConfigs(m.undeclared_configs) if m.undeclared_configs else undeclared
                 protected = m.protected if m.protected is not None else protected
@@ -448,16 +463,17 @@ class _Resolver:
                 configs.update(self._configs(doc, opath + ("configs",), override.configs, configs_by_doc))
                 partitions = override.partitions if override.partitions is not None else partitions
                 rf = override.replication_factor if override.replication_factor is not None else rf
+                set_at.update({key: doc.ref(opath + (key,)) for key in set_at if getattr(override, key) is not None})
                 undeclared = UndeclaredConfigs(override.undeclared_configs) if override.undeclared_configs else undeclared
                 protected = override.protected if override.protected is not None else protected
                 if override.truncate is not None:
                     rules, rules_at = override.truncate, (doc, opath + ("truncate",))
-            for what, value, key in (("partitions", partitions, "partitions"), ("replication_factor", rf, "replication_factor")):
+            for what, value in (("partitions", partitions), ("replication_factor", rf)):
                 if value is None:
                     self.problems.add(doc.ref(("name",)), f"topic {topic.name} has no {what} for cluster {name}: "
                                                           f"set it on the topic or in the cluster's defaults")
                 elif value < 1:
-                    self.problems.add(doc.ref(_where(topic, override, name, key)), f"{what} must be at least 1, not {value}")
+                    self.problems.add(set_at[what], f"{what} must be at least 1, not {value}")
             if partitions is None or rf is None or partitions < 1 or rf < 1:
                 continue
             truncate = self._rules(rules_at, rules, partitions, topic.name) if rules else []
@@ -468,7 +484,9 @@ class _Resolver:
 
     def _check_name(self, doc: _Doc, name: str) -> None:
         ref = doc.ref(("name",))
-        if name in (".", ".."):
+        if not name:
+            self.problems.add(ref, "topic name is empty")
+        elif name in (".", ".."):
             self.problems.add(ref, f"topic name {name!r} is not allowed by Kafka")
         elif len(name) > 249:
             self.problems.add(ref, f"topic name is {len(name)} characters long; Kafka allows at most 249")
@@ -634,12 +652,6 @@ class _Resolver:
 def _one_kind_needed(given: list[str]) -> str:
     return ("a truncation rule needs exactly one of " + ", ".join(RULE_KINDS)
             + (f"; this one has {', '.join(given)}" if given else ""))
-
-
-def _where(topic: TopicDoc, override, cluster: str, key: str) -> Path_:
-    if override is not None and getattr(override, key) is not None:
-        return ("overrides", cluster, key)
-    return (key,)
 
 
 def _yaml_path(data: Any, loc: tuple, missing: bool = False) -> Path_:
