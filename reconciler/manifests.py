@@ -152,7 +152,7 @@ def _to_python(node, path: Path_, doc: _Doc, problems: _Problems, constructor) -
     if isinstance(node, yaml.MappingNode):
         result: dict = {}
         for key_node, value_node in _merged_pairs(node):
-            key = constructor.construct_object(key_node, deep=True) if isinstance(key_node, yaml.ScalarNode) else None
+            key = _scalar_value(key_node, constructor) if isinstance(key_node, yaml.ScalarNode) else None
             if key is None or isinstance(key, (list, dict)):
                 line, column = _mark(key_node)
                 problems.add(SourceRef(file=doc.file, line=line, column=column), "mapping keys must be plain scalars")
@@ -165,7 +165,16 @@ def _to_python(node, path: Path_, doc: _Doc, problems: _Problems, constructor) -
         return result
     if isinstance(node, yaml.SequenceNode):
         return [_to_python(item, path + (i,), doc, problems, constructor) for i, item in enumerate(node.value)]
-    return constructor.construct_object(node, deep=True)
+    return _scalar_value(node, constructor)
+
+
+def _scalar_value(node: yaml.ScalarNode, constructor) -> Any:
+    """The scalar as YAML types it; one that does not make a value of its type (an impossible
+    date such as 2026-02-30, `!!int x`) stays the string written, for the checks to report."""
+    try:
+        return constructor.construct_object(node, deep=True)
+    except (ValueError, OverflowError):
+        return node.value
 
 
 def _merged_pairs(node: yaml.MappingNode):
@@ -622,9 +631,10 @@ class _Resolver:
             if isinstance(when, str):
                 try:
                     when = datetime.fromisoformat(when.replace("Z", "+00:00"))
-                except ValueError:
-                    self.problems.add(ref, f"before_time {value!r} is not an RFC 3339 time "
-                                           "(e.g. 2026-10-01T00:00:00Z)")
+                except ValueError as e:
+                    why = "" if str(e).startswith("Invalid isoformat") else f" ({e})"  # e.g. day out of range
+                    self.problems.add(ref, f"before_time {value!r} is not an RFC 3339 time{why}; write e.g. "
+                                           "2026-10-01T00:00:00Z")
                     return None
             if when.tzinfo is None:
                 self.problems.add(ref, f"before_time {when.isoformat()} has no timezone; add one (e.g. Z for UTC) so "
