@@ -300,6 +300,138 @@ def drift(manifests_dir: str, cluster: str | None, snapshot: str | None, fleet: 
     sys.exit(EXIT_DRIFT if report.has_drift else EXIT_OK)
 
 
+@main.command("import")
+@click.argument("manifests_dir", default="manifests", type=click.Path())
+@click.option("--cluster", help="Read this live cluster: its name in the manifests, or a new name with --bootstrap-servers.")
+@click.option("--snapshot", type=click.Path(), help="Import from a saved snapshot instead of a live cluster.")
+@BOOTSTRAP_OPTION
+@click.option("--topics", "topics_regex", metavar="REGEX",
+              help="Import only topics whose name matches REGEX (searched in the name; anchor with ^...$).")
+@click.option("--exclude", multiple=True, metavar="REGEX",
+              help="Never import topics matching REGEX; repeatable. Internal __* topics and the Cluster "
+                   "document's ignore_topics are always left out.")
+@click.option("--group-by", type=click.Choice(["prefix", "none"]), default="prefix", show_default=True,
+              help="prefix: topics/CLUSTER/PREFIX.yaml per name prefix (orders.v1 -> orders); none: topics/CLUSTER.yaml.")
+@click.option("--overwrite", is_flag=True,
+              help="Rewrite files the import writes when they already exist; the topics they declare are imported again.")
+@click.option("--dry-run", is_flag=True, help="Print the files instead of writing them.")
+@handle_errors
+def import_(manifests_dir: str, cluster: str | None, snapshot: str | None, bootstrap_servers: str | None,
+            topics_regex: str | None, exclude: tuple[str, ...], group_by: str, overwrite: bool, dry_run: bool) -> None:
+    """Write manifests for the topics a cluster already has, so the first plan is empty.
+
+    Declares partitions, replication factor and the configs set on each topic; inherited configs
+    and truncation points are never imported. Topics the manifests already declare are skipped
+    and listed. Exit 0 on success, 1 on error.
+    """
+    from datetime import datetime, timezone
+
+    from reconciler.importer import ImportOptions, import_cluster
+    from reconciler.manifests import load_manifests
+    from reconciler.models.desired import ClusterSpec
+
+    root = Path(manifests_dir)
+    if root.exists() and not root.is_dir():
+        raise ReconcilerError(f"{manifests_dir} is a file; import writes into a manifest directory.")
+    if not cluster and not snapshot:
+        raise ReconcilerError("give --cluster NAME to read a live cluster, or --snapshot FILE.")
+    files = sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()) if root.is_dir() else []
+    # Validated first: what counts as already managed is only known from manifests that load.
+    manifests = load_manifests(root) if files else None
+    existing = {str(p.relative_to(root)): p.read_text(encoding="utf-8") for p in files}
+    servers = tuple(s.strip() for s in (bootstrap_servers or "").split(",") if s.strip())
+    if snapshot:
+        from reconciler.snapshot import load_snapshot
+
+        observed = load_snapshot(snapshot)
+        if cluster and cluster != observed.cluster:
+            raise ReconcilerError(f"{snapshot} is a snapshot of cluster {observed.cluster!r}, not {cluster!r}.")
+    else:
+        spec = manifests.clusters.get(cluster) if manifests else None
+        if spec is None:
+            if not servers:
+                raise ReconcilerError(
+                    f"the manifests in {manifests_dir} have no cluster named {cluster!r}; pass --bootstrap-servers "
+                    "host:port to read it (the import then writes a Cluster document for it).")
+            spec = ClusterSpec(name=cluster, bootstrap_servers=list(servers))
+        with _connect(spec, bootstrap_servers) as kafka:
+            observed = kafka.observe_topics()
+        if observed.cluster != cluster:
+            observed = observed.model_copy(update={"cluster": cluster})
+    options = ImportOptions(topics=topics_regex, exclude=exclude, group_by=group_by, overwrite=overwrite,
+                            bootstrap_servers=servers, live=not snapshot, now=datetime.now(timezone.utc))
+    result = import_cluster(observed, manifests, existing, options)
+    _verify_import(existing, result, observed)
+    if dry_run:
+        for path, text in result.to_write().items():
+            click.echo(f"==> {path} <==\n{text}")
+    else:
+        for path, text in result.to_write().items():
+            target = root / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+    click.echo(_import_summary(result, manifests_dir, snapshot, dry_run, topics_regex), nl=False)
+
+
+def _verify_import(existing: dict[str, str], result, observed) -> None:
+    """Load the manifests as they will be after the import and plan them against what was read:
+    the imported topics must plan empty. Nothing is written when they do not."""
+    import tempfile
+
+    from reconciler.errors import ManifestError
+    from reconciler.manifests import load_manifests
+    from reconciler.models.plan import Severity
+    from reconciler.planner import plan as make_plan
+
+    with tempfile.TemporaryDirectory(prefix="reconcile-import-") as tmp:
+        for path, text in {**existing, **result.files}.items():
+            (Path(tmp) / path).parent.mkdir(parents=True, exist_ok=True)
+            (Path(tmp) / path).write_text(text, encoding="utf-8")
+        try:
+            after = load_manifests(tmp)
+        except ManifestError as e:
+            raise ReconcilerError(
+                "nothing was written: with the imported files the manifests would not load. Leave the topics "
+                "concerned out with --exclude, or change the manifests, then import again.\n" + str(e)) from e
+    planned = make_plan(after.desired_state(observed.cluster), observed)
+    left = [f"{a.topic}: {a.kind} ({a.reason})" for a in planned.actions if a.topic in result.topics]
+    left += [f"{d.topic}: {d.message}" for d in planned.diagnostics
+             if d.severity is Severity.ERROR and d.topic in result.topics]
+    if left:
+        raise ReconcilerError("nothing was written: the imported topics would not plan empty, which is a bug in "
+                              "reconcile import; please report it with this list:\n  " + "\n  ".join(left))
+
+
+def _import_summary(result, manifests_dir: str, snapshot: str | None, dry_run: bool, topics_regex: str | None) -> str:
+    will = "would write" if dry_run else "wrote"
+    lines = [f"{result.cluster}: {len(result.topics)} topic{'s' if len(result.topics) != 1 else ''} imported"
+             f"{' (dry run)' if dry_run else ''} into {manifests_dir}"]
+    by_file: dict[str, list[str]] = {}
+    for topic, path in result.topics.items():
+        by_file.setdefault(path, []).append(topic)
+    for path in result.files:
+        what = "Cluster document" if path == result.cluster_file else ", ".join(sorted(by_file.get(path, [])))
+        verb = "unchanged" if path in result.unchanged else ("replaced" if path in result.replaced else will)
+        lines.append(f"  {verb} {path}: {what}")
+    if result.dropped:
+        lines.append("Dropped from the replaced files:")
+        lines += [f"  {d}" for d in result.dropped]
+    filtered = [s for s in result.skipped if s.reason == "filtered"]
+    listed = [s for s in result.skipped if s.reason != "filtered"]
+    if listed or filtered:
+        lines.append(f"Skipped {len(result.skipped)}:")
+        lines += [f"  {s.topic}: {s.detail}" for s in listed]
+        if filtered:
+            lines.append(f"  {len(filtered)} topic{'s' if len(filtered) != 1 else ''} not matching --topics {topics_regex!r}")
+    if result.left_out:
+        lines.append("Set on the topic but not declared:")
+        lines += [f"  {x.topic}: {x.key}: {x.why}" for x in result.left_out]
+    if result.topics and not dry_run:
+        source = f"--snapshot {snapshot}" if snapshot else f"--cluster {result.cluster}"
+        lines.append(f"Next: `reconcile plan {manifests_dir} {source}` shows no changes for the imported topics.")
+    return "\n".join(lines) + "\n"
+
+
 def _require_cluster(manifests, cluster: str | None) -> str:
     if not cluster:
         raise ReconcilerError(

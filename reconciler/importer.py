@@ -123,7 +123,8 @@ def import_cluster(observed: ObservedState, manifests=None, existing_files: Mapp
     rewritten: set[str] = set()
     while True:
         freed = {n for n, t in managed.items() if t.source is not None and t.source.file in rewritten}
-        candidates = [n for n in wanted if n not in managed or n in freed]
+        candidates = [n for n in wanted if n not in managed or n in freed
+                      or (options.overwrite and managed[n].source is not None and managed[n].source.file == targets[n])]
         now_rewritten = {targets[n] for n in candidates if targets[n] in existing} if options.overwrite else set()
         if cluster_file is not None and cluster_file in existing:
             now_rewritten.add(cluster_file)
@@ -135,9 +136,10 @@ def import_cluster(observed: ObservedState, manifests=None, existing_files: Mapp
     for name in wanted:
         if name in managed and name not in freed:
             source = managed[name].source
-            result.skipped.append(Skipped(name, "managed", f"declared at {source}" if source else "declared"))
+            result.skipped.append(Skipped(name, "managed", f"already declared at {source}" if source else "already declared"))
         elif targets[name] in existing and not options.overwrite:
-            result.skipped.append(Skipped(name, "file-exists", f"{targets[name]} exists; pass --overwrite to rewrite it"))
+            result.skipped.append(Skipped(name, "file-exists", f"not written, its file {targets[name]} exists; "
+                                                               "pass --overwrite to rewrite that file"))
         else:
             importing.append(name)
 
@@ -147,7 +149,7 @@ def import_cluster(observed: ObservedState, manifests=None, existing_files: Mapp
         topics[name] = (topic, _declared_configs(topic, result))
     held = _held_back(topics, managed, freed, defaults, spec, policy, observed)
     for name, why in sorted(held.items()):
-        result.skipped.append(Skipped(name, "held-back", why))
+        result.skipped.append(Skipped(name, "held-back", f"held back: {why}"))
         del topics[name]
     result.left_out = [x for x in result.left_out if x.topic in topics]
 
@@ -193,13 +195,14 @@ def _select(observed: ObservedState, spec: ClusterSpec, options: ImportOptions, 
         if topic.internal or name.startswith("__"):
             result.skipped.append(Skipped(name, "internal", "internal topic"))
         elif cluster_pattern is not None:
-            result.skipped.append(Skipped(name, "ignored", f"the Cluster document's ignore_topics {cluster_pattern!r}"))
+            result.skipped.append(Skipped(name, "ignored", f"matches the Cluster document's ignore_topics "
+                                                           f"{cluster_pattern!r}"))
         elif option_pattern is not None:
-            result.skipped.append(Skipped(name, "ignored", f"--exclude {option_pattern!r}"))
+            result.skipped.append(Skipped(name, "ignored", f"matches --exclude {option_pattern!r}"))
         elif only is not None and not only.search(name):
             result.skipped.append(Skipped(name, "filtered", f"does not match --topics {options.topics!r}"))
         elif not topic.partitions:
-            result.skipped.append(Skipped(name, "held-back", "the cluster reported no partitions for it"))
+            result.skipped.append(Skipped(name, "held-back", "held back: the cluster reported no partitions for it"))
         else:
             wanted.append(name)
     return wanted
@@ -431,7 +434,7 @@ def _dropped(path: str, text: str, cluster: str, imported: dict[str, str],
             lost.append(f"{path}: Topic {name} (clusters: {clusters if clusters is not None else 'all'})")
         elif name not in imported:
             skipped = not_imported.get(name)
-            why = f"{skipped.reason}: {skipped.detail}" if skipped else "no longer on the cluster"
+            why = skipped.detail if skipped else "no longer on the cluster"
             lost.append(f"{path}: Topic {name} (not imported again, {why})")
         else:
             extras = sorted(k for k in doc if k not in ("kind", "name", "clusters", "partitions",
