@@ -147,8 +147,21 @@ def _mark(node) -> tuple[int, int]:
     return node.start_mark.line + 1, node.start_mark.column + 1
 
 
-def _to_python(node, path: Path_, doc: _Doc, problems: _Problems, constructor) -> Any:
+_LEFT_OUT = object()  # a value already reported, left out so that it causes no further problems
+
+
+def _to_python(node, path: Path_, doc: _Doc, problems: _Problems, constructor, within: frozenset = frozenset()) -> Any:
+    """`within`: the collection nodes this one is inside of, so an alias to one of them (a value
+    that contains itself) is reported instead of recursing for ever. PyYAML gives an alias no node
+    of its own, so the problem is placed at the anchored mapping or list."""
     doc.value_marks.setdefault(path, _mark(node))
+    if id(node) in within:
+        line, column = _mark(node)
+        problems.add(SourceRef(file=doc.file, line=line, column=column),
+                     "this mapping or list contains an alias to itself; a value cannot contain itself")
+        return _LEFT_OUT
+    if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)):
+        within = within | {id(node)}
     if isinstance(node, yaml.MappingNode):
         result: dict = {}
         for key_node, value_node in _merged_pairs(node):
@@ -161,10 +174,13 @@ def _to_python(node, path: Path_, doc: _Doc, problems: _Problems, constructor) -
                 line, column = _mark(key_node)
                 problems.add(SourceRef(file=doc.file, line=line, column=column), f"duplicate key {key!r}")
             doc.key_marks[path + (key,)] = _mark(key_node)
-            result[key] = _to_python(value_node, path + (key,), doc, problems, constructor)
+            value = _to_python(value_node, path + (key,), doc, problems, constructor, within)
+            if value is not _LEFT_OUT:
+                result[key] = value
         return result
     if isinstance(node, yaml.SequenceNode):
-        return [_to_python(item, path + (i,), doc, problems, constructor) for i, item in enumerate(node.value)]
+        items = (_to_python(item, path + (i,), doc, problems, constructor, within) for i, item in enumerate(node.value))
+        return [item for item in items if item is not _LEFT_OUT]
     return _scalar_value(node, constructor)
 
 
@@ -177,15 +193,17 @@ def _scalar_value(node: yaml.ScalarNode, constructor) -> Any:
         return node.value
 
 
-def _merged_pairs(node: yaml.MappingNode):
-    """Key/value pairs with YAML merge keys (`<<: *defaults`) expanded; own keys win."""
+def _merged_pairs(node: yaml.MappingNode, merging: frozenset = frozenset()):
+    """Key/value pairs with YAML merge keys (`<<: *defaults`) expanded; own keys win. A mapping
+    merged into itself adds nothing and is skipped."""
+    merging = merging | {id(node)}
     merged, own = [], []
     for key_node, value_node in node.value:
         if key_node.tag == "tag:yaml.org,2002:merge":
             sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
             for source in sources:
-                if isinstance(source, yaml.MappingNode):
-                    merged.extend(_merged_pairs(source))
+                if isinstance(source, yaml.MappingNode) and id(source) not in merging:
+                    merged.extend(_merged_pairs(source, merging))
         else:
             own.append((key_node, value_node))
     # Own keys win over merged ones, and of several merged mappings the first to have a key wins.
@@ -290,7 +308,7 @@ class _Resolver:
                 self.problems.add(doc.ref(loc), f"{where}: {value} is a date; write a time with a timezone "
                                                 f"(e.g. {value}T00:00:00Z) or, if a string is meant, quote it")
                 continue
-            expected = list(dict.fromkeys(e["msg"].lower() for e in errors))
+            expected = list(dict.fromkeys(_pydantic_message(e["msg"]) for e in errors))
             expected = expected[:1] + [m.removeprefix("input should be ") for m in expected[1:]]
             text = expected[0] if len(expected) == 1 else ", ".join(expected[:-1]) + " or " + expected[-1]
             self.problems.add(doc.ref(loc), f"{where}: {text} (got {_shown(value)})")
@@ -342,9 +360,13 @@ class _Resolver:
         servers = [model.bootstrap_servers] if isinstance(model.bootstrap_servers, str) else model.bootstrap_servers
         servers = [s.strip() for item in servers for s in item.split(",") if s.strip()]
         for i, server in enumerate(servers):
-            if not HOST_PORT.match(server):
+            match = HOST_PORT.match(server)
+            if not match:
                 self.problems.add(doc.ref(("bootstrap_servers",)),
                                   f"bootstrap server {server!r} is not host:port (e.g. kafka-1.example.com:9092)")
+            elif not 1 <= int(match.group(2)) <= 65535:
+                self.problems.add(doc.ref(("bootstrap_servers",)),
+                                  f"bootstrap server {server!r} has port {match.group(2)}; ports are 1 to 65535")
         if not servers:
             self.problems.add(doc.ref(("bootstrap_servers",)), "bootstrap_servers is empty")
         for key in ("partitions", "replication_factor"):  # also reported, at the same place, for each topic
@@ -657,6 +679,12 @@ class _Resolver:
             self.problems.add(ref, "consumed_by needs at least one consumer group")
             return None
         return ConsumedBy(groups=groups, **common)
+
+
+def _pydantic_message(message: str) -> str:
+    """pydantic's message in the words of the manifest format: 'input should be a mapping'."""
+    message = re.sub(r"a valid dictionary( or instance of \w+)?", "a mapping", message)
+    return message[:1].lower() + message[1:]
 
 
 def _one_kind_needed(given: list[str]) -> str:
