@@ -3,7 +3,7 @@ real Parquet; the exit code says whether there is drift."""
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import datetime, timezone
 import subprocess
 import sys
 from pathlib import Path
@@ -51,7 +51,7 @@ def _state(hw: int, taken_at: str, **extra) -> ObservedState:
 def _in_sync() -> ObservedState:
     s = observed(have("orders.v1", hw=10, set_on_topic={"retention.ms": "604800000", "cleanup.policy": "delete"}),
                  have("payments.v1", set_on_topic={"retention.ms": "86400000"}))
-    return s.model_copy(update={"cluster": "demo", "taken_at": "2026-11-20T09:00:00Z"})
+    return s.model_copy(update={"cluster": "demo", "taken_at": datetime(2026, 11, 20, 9, tzinfo=timezone.utc)})
 
 
 def _setup(tmp_path: Path) -> Path:
