@@ -201,8 +201,11 @@ def _select(observed: ObservedState, spec: ClusterSpec, options: ImportOptions, 
             result.skipped.append(Skipped(name, "ignored", f"matches --exclude {option_pattern!r}"))
         elif only is not None and not only.search(name):
             result.skipped.append(Skipped(name, "filtered", f"does not match --topics {options.topics!r}"))
-        elif not topic.partitions:
-            result.skipped.append(Skipped(name, "held-back", "held back: the cluster reported no partitions for it"))
+        elif not topic.partitions or topic.replication_factor < 1:
+            # Metadata without partitions or replicas (a topic being created or deleted) says
+            # nothing a manifest could declare.
+            result.skipped.append(Skipped(name, "held-back", "held back: the cluster reported no partitions or "
+                                                             "replicas for it; import it again later"))
         else:
             wanted.append(name)
     return wanted

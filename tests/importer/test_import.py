@@ -421,3 +421,10 @@ def test_a_snapshot_without_brokers_needs_bootstrap_servers(tmp_path):
     result = reconcile("import", str(tmp_path / "m"), "--snapshot", str(snapshot), "--bootstrap-servers", "k:9092")
     assert result.exit_code == 0, result.output
     assert (tmp_path / "m/clusters/bare.yaml").read_text().endswith("bootstrap_servers: [k:9092]\n")
+
+
+def test_a_topic_without_replicas_in_its_metadata_is_held_back():
+    observed = cluster(topic("ok.topic"), topic("in.flux", rf=0))
+    result = import_cluster(observed)
+    assert list(result.topics) == ["ok.topic"]
+    assert result.skipped[0].topic == "in.flux" and result.skipped[0].reason == "held-back"
