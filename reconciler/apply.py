@@ -29,7 +29,7 @@ TopicPartition = tuple[str, int]
 # KRaft refuses one CreateTopics that would write more than 10,000 metadata records.
 MAX_METADATA_RECORDS_PER_REQUEST = 10_000
 _SEVERITY = [Status.ALREADY_SATISFIED, Status.APPLIED, Status.REFUSED, Status.FAILED]
-# Bounded retries for DeleteRecords partitions whose leader moved while we were deleting.
+# Bounded rounds for DeleteRecords partitions whose leader moved or whose request timed out.
 LEADER_MOVE_ROUNDS = 3
 
 
@@ -218,12 +218,12 @@ def _truncate(action: TruncateRecords, now: ObservedState, cluster: ClusterPort,
                 if start >= targets[p].target_offset:
                     settle(p, Status.APPLIED, "records deleted (confirmed by reading the log start after a "
                            "timeout)", start)
-                else:
-                    settle(p, Status.FAILED, f"DeleteRecords timed out and the log start is {start}, below the "
-                           f"target {targets[p].target_offset}; plan again and retry")
+                # Otherwise the next round sends it again, fenced again: DeleteRecords to a fixed
+                # offset is idempotent (the log start becomes max(current, requested)).
     for p in targets:
         if p not in results:
-            settle(p, Status.FAILED, "the partition's leader kept moving; plan again and retry")
+            settle(p, Status.FAILED, f"DeleteRecords was not confirmed in {LEADER_MOVE_ROUNDS} rounds (the leader "
+                   "kept moving or requests timed out); plan again and retry")
 
     partitions = [results[p] for p in sorted(results)]
     # The action is as bad as its worst partition (a partly refused truncation is refused).
