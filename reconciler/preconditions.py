@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from reconciler.models.observed import ObservedState
 from reconciler.models.plan import CreateTopic, TruncateRecords
-from reconciler.planner import same_config_value
+from reconciler.kafka_configs import same_config_value
 
 
 def topic_changes(action, now: ObservedState) -> list[str]:

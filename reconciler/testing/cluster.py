@@ -111,6 +111,17 @@ class TestCluster:
         with self._state.lock:
             controller.delete_topic(self._state, name, None, validate_only=False)
 
+    def add_partitions(self, name: str, count: int) -> None:
+        """Grow a topic to `count` partitions as CreatePartitions would (an operator acting out of band)."""
+        with self._state.lock:
+            controller.create_partitions(self._state, name, count, None, validate_only=False)
+
+    def set_topic_configs(self, name: str, configs: dict[str, str | None]) -> None:
+        """Set (or, with None, delete) topic-level keys as IncrementalAlterConfigs would."""
+        ops = [(k, controller.DELETE if v is None else controller.SET, v) for k, v in configs.items()]
+        with self._state.lock:
+            controller.incremental_alter_topic_configs(self._state, name, ops, validate_only=False)
+
     def produce(self, topic: str, partition: int, timestamps_ms, value_size: int = 100) -> tuple[int, int]:
         """Append one record per timestamp to the partition; returns (base offset, next offset)."""
         with self._state.lock:
