@@ -270,7 +270,7 @@ def drift(manifests_dir: str, cluster: str | None, snapshot: str | None, fleet: 
         from reconciler.drift.columnar import load_any_snapshot
 
         earlier = load_any_snapshot(since) if since else None
-        ends = None
+        evidence = None
         if snapshot:
             observed = load_any_snapshot(snapshot)
             if cluster and cluster != observed.cluster:
@@ -281,12 +281,14 @@ def drift(manifests_dir: str, cluster: str | None, snapshot: str | None, fleet: 
             with _connect(desired.cluster, bootstrap_servers) as kafka:
                 observed = kafka.observe_desired(desired)
                 if earlier is not None:
-                    from reconciler.drift.live import epoch_end_offsets
+                    from reconciler.drift.live import epoch_evidence
 
-                    ends = epoch_end_offsets(kafka, earlier, observed)
+                    evidence = epoch_evidence(kafka, earlier, observed)
         if earlier is not None and earlier.cluster != observed.cluster:
             raise ReconcilerError(f"--since {since} is a snapshot of {earlier.cluster!r}, not {observed.cluster!r}.")
-        result = drift_engine.drift_for_cluster(desired, observed, earlier, ends, options)
+        result = drift_engine.drift_for_cluster(
+            desired, observed, earlier, evidence.end_offsets if evidence else None, options,
+            evidence.unanswered if evidence else None)
         report = drift_engine.report_of([result], "local")
         if tables:
             from reconciler.drift.tables import write_tables_local

@@ -22,7 +22,7 @@ from reconciler.planner import PlanOptions, plan, same_config_value
 
 from reconciler.drift.model import (
     ITEM_KINDS, ClusterDrift, ConfigDrift, DataLossSignal, DriftCounts, DriftItem, PendingChange,
-    PendingTruncation, PlanDiagnostic, ReplicaProblem, TopicDrift, TruncationRow)
+    PendingTruncation, PlanDiagnostic, ReplicaProblem, TopicDrift, TruncationRow, UnverifiedPartition)
 
 _BROKER_SOURCES = {ConfigSource.DYNAMIC_BROKER_CONFIG.name, ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG.name,
                    ConfigSource.STATIC_BROKER_CONFIG.name}
@@ -60,14 +60,18 @@ def drift_one_topic(desired: DesiredState, observed: ObservedState, topic: str,
 
 def topic_drift(topic: str, desired: Optional[DesiredTopic], observed: Optional[ObservedTopic], actions: list,
                 diagnostics: list, unmanaged: bool, earlier: Optional[ObservedTopic] = None,
-                epoch_end_offsets: Optional[Mapping[int, int]] = None) -> TopicDrift:
+                epoch_end_offsets: Optional[Mapping[int, int]] = None,
+                epoch_unanswered: Optional[Mapping[int, str]] = None) -> TopicDrift:
     """Everything found for one topic, from the plan's actions and diagnostics for this topic and
     whether the plan lists it as unmanaged.
 
     `epoch_end_offsets` maps a partition to the end offset the current leader reported
     (OffsetForLeaderEpoch) for the leader epoch seen in `earlier`; -1 means unknown.
+    `epoch_unanswered` maps a partition that was asked about but gave no usable answer to why.
     """
     changes = [_summarise(a) for a in actions]
+    data_loss, unverified = (_data_loss(observed, earlier, epoch_end_offsets or {}, epoch_unanswered or {})
+                             if observed and earlier else ([], []))
     config = _config_drift(topic, desired, observed, actions, diagnostics)
     truncation, rows = None, []
     for action in actions:
@@ -81,7 +85,7 @@ def topic_drift(topic: str, desired: Optional[DesiredTopic], observed: Optional[
         partitions=len(observed.partitions) if observed else 0,
         unmanaged=unmanaged, changes=changes, config=config, truncation=truncation,
         truncation_rows=rows, replicas=_replica_problems(observed) if observed else [],
-        data_loss=_data_loss(observed, earlier, epoch_end_offsets or {}) if observed and earlier else [],
+        data_loss=data_loss, unverified=unverified,
         diagnostics=[PlanDiagnostic(severity=d.severity.value, code=d.code, message=d.message, topic=d.topic,
                                     partition=d.partition) for d in diagnostics])
 
@@ -178,19 +182,20 @@ def _replica_problems(observed: ObservedTopic) -> list[ReplicaProblem]:
     return out
 
 
-def _data_loss(observed: ObservedTopic, earlier: ObservedTopic, epoch_end_offsets: Mapping[int, int]
-               ) -> list[DataLossSignal]:
+def _data_loss(observed: ObservedTopic, earlier: ObservedTopic, epoch_end_offsets: Mapping[int, int],
+               epoch_unanswered: Mapping[int, str]) -> tuple[list[DataLossSignal], list[UnverifiedPartition]]:
     """KIP-320's divergence test against an earlier snapshot of the same topic.
 
     Having seen high watermark O under leader epoch E, the log was truncated below O if the
     current leader's end offset for E is below O (OffsetForLeaderEpoch, when it was asked), or
     if the high watermark itself went back below O. A recreated topic (another topic id) is a
-    new log, not a truncated one.
+    new log, not a truncated one. Partitions asked about without a usable answer, and without a
+    signal from their offsets, are returned as unverified.
     """
     if observed.topic_id and earlier.topic_id and observed.topic_id != earlier.topic_id:
-        return []
+        return [], []
     now = {p.partition: p for p in observed.partitions}
-    out = []
+    out, unverified = [], []
     for before in earlier.partitions:
         current = now.get(before.partition)
         if current is None or before.high_watermark <= 0:
@@ -201,12 +206,18 @@ def _data_loss(observed: ObservedTopic, earlier: ObservedTopic, epoch_end_offset
         elif current.high_watermark < before.high_watermark:
             evidence, lost = "offsets-backwards", before.high_watermark - current.high_watermark
         else:
+            reason = epoch_unanswered.get(before.partition)
+            if reason is not None:
+                unverified.append(UnverifiedPartition(
+                    topic=observed.name, partition=before.partition, earlier_epoch=before.leader_epoch,
+                    earlier_high_watermark=before.high_watermark, current_epoch=current.leader_epoch,
+                    current_high_watermark=current.high_watermark, reason=reason))
             continue
         out.append(DataLossSignal(
             topic=observed.name, partition=before.partition, evidence=evidence, earlier_epoch=before.leader_epoch,
             earlier_high_watermark=before.high_watermark, current_epoch=current.leader_epoch,
             current_high_watermark=current.high_watermark, epoch_end_offset=end, records_lost=lost))
-    return out
+    return out, unverified
 
 
 # --- a cluster ------------------------------------------------------------------------------------
@@ -221,6 +232,7 @@ def assemble(cluster: str, cluster_id: Optional[str], observed_at: Optional[date
     rows = [r for t in topics for r in t.truncation_rows]
     replicas = [r for t in topics for r in t.replicas]
     data_loss = [s for t in topics for s in t.data_loss]
+    unverified = [u for t in topics for u in t.unverified]
     diagnostics = sorted((d for t in topics for d in t.diagnostics),
                          key=lambda d: ([s.value for s in Severity].index(d.severity), d.topic or "",
                                         -1 if d.partition is None else d.partition, d.code, d.message))
@@ -231,14 +243,14 @@ def assemble(cluster: str, cluster_id: Optional[str], observed_at: Optional[date
         pending_truncations=len(truncations), truncation_records=sum(r.records for r in rows),
         truncation_bytes=sum(r.estimated_bytes or 0 for r in rows),
         under_replicated=sum(r.state == "under-replicated" for r in replicas),
-        offline=sum(r.state == "offline" for r in replicas), data_loss=len(data_loss),
+        offline=sum(r.state == "offline" for r in replicas), data_loss=len(data_loss), unverified=len(unverified),
         plan_errors=sum(d.severity == Severity.ERROR.value for d in diagnostics), items=len(items))
     return ClusterDrift(
         cluster=cluster, cluster_id=cluster_id, observed_at=observed_at, since=since,
         topics_observed=sum(t.observed for t in topics), topics_managed=sum(t.managed for t in topics),
         partitions_observed=sum(t.partitions for t in topics), counts=counts, changes=changes,
         unmanaged_topics=unmanaged, config=config, truncations=truncations, truncation_rows=rows,
-        replicas=replicas, data_loss=data_loss, diagnostics=diagnostics, items=items)
+        replicas=replicas, data_loss=data_loss, unverified=unverified, diagnostics=diagnostics, items=items)
 
 
 def _items(cluster, changes, unmanaged, config, truncations, replicas, data_loss, diagnostics) -> list[DriftItem]:
@@ -285,20 +297,23 @@ def _config_detail(c: ConfigDrift) -> str:
 
 def cluster_drift(desired: DesiredState, observed: ObservedState, cluster_plan: Plan,
                   earlier: Optional[ObservedState] = None,
-                  epoch_end_offsets: Optional[Mapping[tuple[str, int], int]] = None) -> ClusterDrift:
+                  epoch_end_offsets: Optional[Mapping[tuple[str, int], int]] = None,
+                  epoch_unanswered: Optional[Mapping[tuple[str, int], str]] = None) -> ClusterDrift:
     """A cluster's report from its whole plan (what the local engine does)."""
-    actions, diagnostics, ends = defaultdict(list), defaultdict(list), defaultdict(dict)
+    actions, diagnostics, ends, unanswered = defaultdict(list), defaultdict(list), defaultdict(dict), defaultdict(dict)
     for a in cluster_plan.actions:
         actions[a.topic].append(a)
     for d in cluster_plan.diagnostics:
         diagnostics[d.topic].append(d)
     for (t, p), offset in (epoch_end_offsets or {}).items():
         ends[t][p] = offset
+    for (t, p), reason in (epoch_unanswered or {}).items():
+        unanswered[t][p] = reason
     unmanaged = set(cluster_plan.unmanaged_topics)
     names = sorted(set(desired.topics) | set(observed.topics))
     topics = [topic_drift(
         name, desired.topics.get(name), observed.topics.get(name), actions.get(name, []),
         diagnostics.get(name, []), name in unmanaged, earlier.topics.get(name) if earlier else None,
-        ends.get(name)) for name in names]
+        ends.get(name), unanswered.get(name)) for name in names]
     return assemble(observed.cluster, observed.cluster_id, observed.taken_at, earlier.taken_at if earlier else None,
                     topics)

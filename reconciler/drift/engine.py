@@ -31,9 +31,14 @@ AUTO_SPARK_THRESHOLD_PARTITIONS = 600_000
 
 def drift_for_cluster(desired: DesiredState, observed: ObservedState, earlier: Optional[ObservedState] = None,
                       epoch_end_offsets: Optional[Mapping[tuple[str, int], int]] = None,
-                      options: PlanOptions = PlanOptions()) -> ClusterDrift:
-    """One cluster, in-process: the whole cluster planned at once, then classified."""
-    return cluster_drift(desired, observed, plan(desired, observed, options), earlier, epoch_end_offsets)
+                      options: PlanOptions = PlanOptions(),
+                      epoch_unanswered: Optional[Mapping[tuple[str, int], str]] = None) -> ClusterDrift:
+    """One cluster, in-process: the whole cluster planned at once, then classified.
+
+    `epoch_end_offsets` and `epoch_unanswered`: leader-epoch evidence from a live cluster
+    (`reconciler.drift.live.epoch_evidence`)."""
+    return cluster_drift(desired, observed, plan(desired, observed, options), earlier, epoch_end_offsets,
+                         epoch_unanswered)
 
 
 def report_of(clusters: list[ClusterDrift], engine: str, generated_at: Optional[datetime] = None) -> DriftReport:

@@ -1,21 +1,36 @@
 """Leader-epoch evidence from a live cluster for data-loss signals (KIP-320 style).
 
 For every partition of the earlier snapshot whose leader epoch has changed since, ask the current
-leader OffsetForLeaderEpoch(earlier epoch): an end offset below the high watermark seen then
-means the log was truncated below it (for example by an unclean leader election), even when the
-high watermark has since moved past it again. Partitions whose epoch is unchanged need no
-request: their high watermark alone shows truncation.
+leader OffsetForLeaderEpoch(earlier epoch), through the adapter's `epoch_end_offsets` (the call
+apply uses to fence truncations, batched per leader broker): an end offset below the high
+watermark seen then means the log was truncated below it (for example by an unclean leader
+election), even when the high watermark has since moved past it again. A clean leader change
+keeps every committed record, so the earlier epoch then ends at or after that high watermark.
+Partitions whose epoch is unchanged need no request: their high watermark alone shows truncation.
 
-The adapter call used is `offsets_for_leader_epochs({(topic, partition): epoch}) ->
-{(topic, partition): end_offset}` (-1 for unknown), batched per leader broker by the adapter.
-An adapter without it yields no leader-epoch evidence; offsets going backwards are still found.
+An answer with an error, no answer, or "epoch unknown" (-1: the leader no longer holds that
+epoch in its cache) is no evidence either way. Such partitions are listed in the report as
+unverified unless their offsets went backwards, which is still checked.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
+from reconciler.apply import ClusterPort, EpochCheck
 from reconciler.models.observed import ObservedState
 
+TopicPartition = tuple[str, int]
 
-def epoch_requests(earlier: ObservedState, observed: ObservedState) -> dict[tuple[str, int], int]:
+
+@dataclass(frozen=True)
+class EpochEvidence:
+    """What the current leaders said about the earlier snapshot's epochs."""
+
+    end_offsets: dict[TopicPartition, int] = field(default_factory=dict)  # answered: end offset of the earlier epoch
+    unanswered: dict[TopicPartition, str] = field(default_factory=dict)  # asked, no usable answer: why
+
+
+def epoch_requests(earlier: ObservedState, observed: ObservedState) -> dict[TopicPartition, int]:
     """The (topic, partition) -> earlier leader epoch pairs worth asking about."""
     out = {}
     for name, before in earlier.topics.items():
@@ -30,9 +45,27 @@ def epoch_requests(earlier: ObservedState, observed: ObservedState) -> dict[tupl
     return out
 
 
-def epoch_end_offsets(kafka, earlier: ObservedState, observed: ObservedState) -> dict[tuple[str, int], int]:
+def epoch_evidence(kafka: ClusterPort, earlier: ObservedState, observed: ObservedState) -> EpochEvidence:
+    """Ask the current leaders about every partition `epoch_requests` picks."""
     requests = epoch_requests(earlier, observed)
-    lookup = getattr(kafka, "offsets_for_leader_epochs", None)
-    if not requests or lookup is None:
-        return {}
-    return dict(lookup(requests))
+    if not requests:
+        return EpochEvidence()
+    if not kafka.supports_epoch_fencing():
+        reason = "the brokers do not offer OffsetForLeaderEpoch v2+"
+        return EpochEvidence(unanswered={tp: reason for tp in requests})
+    return classify(requests, kafka.epoch_end_offsets(requests))
+
+
+def classify(requests: dict[TopicPartition, int], checks: dict[TopicPartition, EpochCheck]) -> EpochEvidence:
+    ends, unanswered = {}, {}
+    for tp, epoch in sorted(requests.items()):
+        check = checks.get(tp)
+        if check is None:
+            unanswered[tp] = "no answer to OffsetForLeaderEpoch"
+        elif check.error is not None:
+            unanswered[tp] = f"OffsetForLeaderEpoch failed: {check.error}"
+        elif check.end_offset < 0:
+            unanswered[tp] = f"leader {check.leader} no longer knows epoch {epoch}"
+        else:
+            ends[tp] = check.end_offset
+    return EpochEvidence(end_offsets=ends, unanswered=unanswered)

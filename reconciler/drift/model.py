@@ -104,6 +104,24 @@ class DataLossSignal(_Model):
     records_lost: int  # upper bound: offsets seen earlier that the log no longer holds as they were
 
 
+class UnverifiedPartition(_Model):
+    """A partition whose leader epoch changed since the earlier snapshot and whose current leader
+    gave no usable OffsetForLeaderEpoch answer for the earlier epoch (an error, no answer, or
+    "epoch unknown"). That is no evidence either way: only offsets going backwards were checked,
+    and those found nothing, so a truncation the high watermark has since grown past would go
+    unseen. Not a finding (no item, no effect on the exit code); listed so nobody reads the
+    report as "checked, no loss".
+    """
+
+    topic: str
+    partition: int
+    earlier_epoch: int
+    earlier_high_watermark: int
+    current_epoch: int
+    current_high_watermark: int
+    reason: str
+
+
 class PlanDiagnostic(_Model):
     severity: str
     code: str
@@ -139,12 +157,13 @@ class TopicDrift(_Model):
     truncation_rows: list[TruncationRow] = Field(default_factory=list)
     replicas: list[ReplicaProblem] = Field(default_factory=list)
     data_loss: list[DataLossSignal] = Field(default_factory=list)
+    unverified: list[UnverifiedPartition] = Field(default_factory=list)
     diagnostics: list[PlanDiagnostic] = Field(default_factory=list)
 
     @property
     def empty(self) -> bool:
         return not (self.unmanaged or self.changes or self.config or self.truncation or self.replicas
-                    or self.data_loss or self.diagnostics)
+                    or self.data_loss or self.unverified or self.diagnostics)
 
 
 class DriftCounts(_Model):
@@ -157,6 +176,7 @@ class DriftCounts(_Model):
     under_replicated: int = 0
     offline: int = 0
     data_loss: int = 0
+    unverified: int = 0  # partitions without leader-epoch evidence (not findings)
     plan_errors: int = 0
     items: int = 0
 
@@ -177,6 +197,7 @@ class ClusterDrift(_Model):
     truncation_rows: list[TruncationRow] = Field(default_factory=list)
     replicas: list[ReplicaProblem] = Field(default_factory=list)
     data_loss: list[DataLossSignal] = Field(default_factory=list)
+    unverified: list[UnverifiedPartition] = Field(default_factory=list)
     diagnostics: list[PlanDiagnostic] = Field(default_factory=list)
     items: list[DriftItem] = Field(default_factory=list)
 

@@ -45,10 +45,18 @@ def human_bytes(n: Optional[int]) -> str:
     return f"{n} B"  # pragma: no cover
 
 
+def _unverified_note(cluster: ClusterDrift) -> str:
+    n = cluster.counts.unverified
+    if not n:
+        return ""
+    return (f" Data loss not ruled out on {n:,} partition{'s' if n != 1 else ''} whose leader gave no "
+            "OffsetForLeaderEpoch answer.")
+
+
 def summary_line(cluster: ClusterDrift) -> str:
     c = cluster.counts
     if not cluster.has_drift:
-        return "No drift."
+        return "No drift." + _unverified_note(cluster)
     parts = [(c.pending_changes, "pending change"), (c.unmanaged_topics, "unmanaged topic"),
              (c.config_drift, "config drift"), (c.pending_truncations, "pending truncation"),
              (c.under_replicated, "under-replicated partition"), (c.offline, "offline partition"),
@@ -57,7 +65,7 @@ def summary_line(cluster: ClusterDrift) -> str:
                      for n, label in parts if n)
     if c.truncation_records:
         text += f"; truncations would free {c.truncation_records:,} records (~{human_bytes(c.truncation_bytes)})"
-    return "Drift: " + text + "."
+    return "Drift: " + text + "." + _unverified_note(cluster)
 
 
 def _header(report: DriftReport) -> str:
@@ -82,6 +90,12 @@ def _sections(cluster: ClusterDrift) -> list[tuple[str, list[str], list[list[str
                       (f"epoch end {s.epoch_end_offset:,}, " if s.epoch_end_offset is not None else "")
                       + f"HW {s.current_high_watermark:,} @ epoch {s.current_epoch}",
                       f"{s.records_lost:,}"] for s in cluster.data_loss]))
+    if cluster.unverified:
+        out.append(("Leader changed, no leader-epoch evidence (data loss not ruled out)",
+                    ["topic", "partition", "seen before", "now", "why"],
+                    [[u.topic, str(u.partition), f"HW {u.earlier_high_watermark:,} @ epoch {u.earlier_epoch}",
+                      f"HW {u.current_high_watermark:,} @ epoch {u.current_epoch}", u.reason]
+                     for u in cluster.unverified]))
     if cluster.replicas:
         out.append(("Under-replicated and offline partitions", ["topic", "partition", "state", "leader", "replicas", "in sync"],
                     [[r.topic, str(r.partition), r.state, str(r.leader), ",".join(map(str, r.replicas)),

@@ -4,7 +4,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from reconciler.drift.compute import assemble, drift_one_topic
-from reconciler.drift.engine import drift_for_cluster
+from reconciler.drift.engine import drift_for_cluster, report_of
+from reconciler.drift.render import render_report
 from reconciler.models.desired import KeepLast, UndeclaredConfigs
 from reconciler.models.observed import ConfigSource, ObservedConfig
 from reconciler.planner import PlanOptions
@@ -83,6 +84,26 @@ def test_data_loss_from_offsets_going_backwards_and_from_leader_epochs():
     assert [(s.partition, s.evidence, s.epoch_end_offset, s.records_lost) for s in c.data_loss] == [
         (1, "leader-epoch", 480, 20)]
     assert [i.kind for i in c.items] == ["data-loss"]
+
+
+def test_partitions_without_leader_epoch_evidence_are_listed_but_are_not_findings():
+    before = observed(have("a", hw=500, epoch=5, partitions=3))
+    later = observed(have("a", hw=900, epoch=7, partitions=3))
+    c = drift_for_cluster(desired(want("a")), later, before, epoch_end_offsets={("a", 1): 480},
+                          epoch_unanswered={("a", 0): "OffsetForLeaderEpoch failed: X", ("a", 2): "leader 2 no longer knows epoch 5"})
+    assert [(s.partition, s.evidence) for s in c.data_loss] == [(1, "leader-epoch")]
+    assert [(u.partition, u.earlier_high_watermark, u.current_epoch, u.reason) for u in c.unverified] == [
+        (0, 500, 7, "OffsetForLeaderEpoch failed: X"), (2, 500, 7, "leader 2 no longer knows epoch 5")]
+    assert [i.kind for i in c.items] == ["data-loss"] and c.counts.unverified == 2
+    quiet = drift_for_cluster(desired(want("a")), later, before, epoch_unanswered={("a", 0): "no answer"})
+    assert not quiet.has_drift and quiet.counts.unverified == 1
+    text = render_report(report_of([quiet], "local"), "text")
+    assert "No drift. Data loss not ruled out on 1 partition" in text and "no answer" in text
+    # Offsets going backwards are still a signal when the leader could not answer.
+    behind = drift_for_cluster(desired(want("a")), observed(have("a", hw=450, epoch=7)), before,
+                               epoch_unanswered={("a", 0): "no answer"})
+    assert [(s.partition, s.evidence) for s in behind.data_loss][0] == (0, "offsets-backwards")
+    assert behind.unverified == []
 
 
 def test_clean_history_and_recreated_topics_give_no_data_loss_signal():
