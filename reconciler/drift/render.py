@@ -57,7 +57,7 @@ def summary_line(cluster: ClusterDrift) -> str:
     c = cluster.counts
     if not cluster.has_drift:
         return "No drift." + _unverified_note(cluster)
-    parts = [(c.pending_changes, "pending change"), (c.unmanaged_topics, "unmanaged topic"),
+    parts = [(c.pending_changes, "planned action"), (c.unmanaged_topics, "unmanaged topic"),
              (c.config_drift, "config drift"), (c.pending_truncations, "pending truncation"),
              (c.under_replicated, "under-replicated partition"), (c.offline, "offline partition"),
              (c.data_loss, "data-loss signal"), (c.plan_errors, "plan error")]
@@ -78,6 +78,12 @@ def _header(report: DriftReport) -> str:
 
 def _when(value) -> str:
     return value.isoformat().replace("+00:00", "Z") if value else "unknown"
+
+
+# Columns holding one number each: right-aligned in text, Markdown and HTML.
+_NUMERIC = frozenset({"partition", "partitions", "leader", "records", "would free", "records lost"})
+# Short identifiers that read badly when wrapped (HTML).
+_NOWRAP = frozenset({"severity", "code", "state", "evidence", "drift", "replicas", "in sync"})
 
 
 def _sections(cluster: ClusterDrift) -> list[tuple[str, list[str], list[list[str]]]]:
@@ -110,7 +116,7 @@ def _sections(cluster: ClusterDrift) -> list[tuple[str, list[str], list[list[str
     if cluster.config:
         out.append(("Config drift", ["topic", "key", "drift", "current", "where from", "manifest"],
                     [[c.topic, c.key, c.drift + (" (will be removed)" if c.will_remove else ""),
-                      "(sensitive)" if c.sensitive else str(c.current),
+                      "(sensitive)" if c.sensitive else "-" if c.current is None else c.current,
                       {"topic": "set on topic", "broker": f"broker ({c.source})", "default": "Kafka default",
                        "absent": "-"}[c.origin], "-" if c.desired is None else c.desired] for c in cluster.config]))
     if cluster.unmanaged_topics:
@@ -143,7 +149,7 @@ def _text(report: DriftReport, max_rows: int) -> str:
             shown = rows[:max_rows]
             widths = [max(len(r[i]) for r in [columns, *shown]) for i in range(len(columns))]
             for row in [columns, *shown]:
-                cells = [v.ljust(w) for v, w in zip(row, widths)]
+                cells = [v.rjust(w) if name in _NUMERIC else v.ljust(w) for v, w, name in zip(row, widths, columns)]
                 lines.append("  " + "  ".join(cells).rstrip())
             if len(rows) > max_rows:
                 lines.append(f"  ... and {len(rows) - max_rows:,} more (see the JSON report)")
@@ -171,7 +177,7 @@ def _markdown(report: DriftReport, max_rows: int) -> str:
         for title, columns, rows in _sections(c):
             lines += [f"### {title} ({len(rows):,})", "",
                       "| " + " | ".join(_md_cell(x) for x in columns) + " |",
-                      "|" + "---|" * len(columns)]
+                      "|" + "".join("---:|" if x in _NUMERIC else "---|" for x in columns)]
             lines += ["| " + " | ".join(_md_cell(x) for x in row) + " |" for row in rows[:max_rows]]
             if len(rows) > max_rows:
                 lines.append(f"\n... and {len(rows) - max_rows:,} more (see the JSON report).")
@@ -187,12 +193,19 @@ color:#222;padding:0 16px}
 h1{font-size:24px;margin:0 0 4px}h2{font-size:19px;margin:32px 0 4px;border-bottom:2px solid #ddd;padding-bottom:4px}
 h3{font-size:15px;margin:18px 0 6px}.muted{color:#666}.ok{color:#1a7f37;font-weight:600}
 .drift{color:#b2182b;font-weight:600}table{border-collapse:collapse;width:100%;margin:4px 0 8px;font-size:13px}
-th,td{border:1px solid #ddd;padding:3px 6px;text-align:left;vertical-align:top}th{background:#f4f4f4}
-td.num{text-align:right;font-variant-numeric:tabular-nums}.charts{display:flex;flex-wrap:wrap;gap:24px}
-figure{margin:8px 0;border:1px solid #e4e4e4;border-radius:6px;padding:10px;background:#fcfcfc}
+th,td{border:1px solid #ddd;padding:3px 6px;text-align:left;vertical-align:top}th{background:#f4f4f4;white-space:nowrap}
+.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}td.nw{white-space:nowrap}
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(480px,1fr));gap:16px;align-items:start;margin:16px 0}
+.charts figure.wide{grid-column:1/-1}
+figure{margin:0;border:1px solid #e4e4e4;border-radius:6px;padding:10px;background:#fcfcfc;min-width:0}
+figure svg{display:block;max-width:100%;height:auto}
 figcaption{font-weight:600;margin-bottom:6px}.badge{display:inline-block;width:10px;height:10px;border-radius:2px;
-margin-right:4px}.legend span{margin-right:12px;font-size:12px;white-space:nowrap}
+margin-right:4px;vertical-align:-1px}.legend{margin-top:6px}.legend span{margin-right:14px;font-size:12px;white-space:nowrap}
 """
+
+CHART_WIDTH, WIDE_CHART_WIDTH = 500, 1040
+MAX_CHART_CLUSTERS = 30
+_LABEL_CHARS = 40  # longer bar labels are cut at the front (the full label is in the tooltip)
 
 
 def _esc(value) -> str:
@@ -200,88 +213,112 @@ def _esc(value) -> str:
 
 
 def _bar_chart(title: str, rows: list[tuple[str, list[tuple[str, float]]]], value_label: Callable[[float], str],
-               legend: Optional[list[str]] = None, width: int = 640) -> str:
-    """A horizontal (stacked) bar chart as inline SVG: rows of (label, [(series, value)])."""
+               legend: Optional[list[tuple[str, str]]] = None, width: int = CHART_WIDTH, wide: bool = False) -> str:
+    """A horizontal (stacked) bar chart as inline SVG: rows of (label, [(series, value)]), each
+    series coloured by its finding kind; `legend` is [(kind, text)]."""
     if not rows:
         return ""
-    label_w, bar_h, gap, right = 250, 18, 6, 90
+    shorts = [label if len(label) <= _LABEL_CHARS else "…" + label[-(_LABEL_CHARS - 1):] for label, _ in rows]
+    # About 7 px per character at 12 px: the label column is as wide as the longest label needs.
+    label_w = min(max(7 * max(len(x) for x in shorts) + 14, 60), 300)
+    bar_h, gap, right, top = 18, 6, 80, 4
     plot_w = width - label_w - right
-    top = 4
-    height = top + len(rows) * (bar_h + gap) + 4
+    height = top + len(rows) * (bar_h + gap) + 2
     biggest = max(sum(v for _, v in segs) for _, segs in rows) or 1
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-             f'viewBox="0 0 {width} {height}" role="img" aria-label="{_esc(title)}">']
-    for i, (label, segs) in enumerate(rows):
+             f'viewBox="0 0 {width} {height}" role="img" aria-label="{_esc(title)}" '
+             'font-family="system-ui,-apple-system,Segoe UI,Roboto,sans-serif">',
+             f'<line x1="{label_w}" y1="0" x2="{label_w}" y2="{height}" stroke="#bbb"/>']
+    for i, ((label, segs), short) in enumerate(zip(rows, shorts)):
         y = top + i * (bar_h + gap)
-        short = label if len(label) <= 34 else "…" + label[-33:]
         parts.append(f'<text x="{label_w - 6}" y="{y + bar_h - 5}" text-anchor="end" font-size="12" '
                      f'fill="#333"><title>{_esc(label)}</title>{_esc(short)}</text>')
         x = float(label_w)
         for series, value in segs:
             if value <= 0:
                 continue
-            w = max(plot_w * value / biggest, 1.0)
+            w = max(plot_w * value / biggest, 1.5)
             colour = KIND_COLOURS.get(series, "#e08214")
             parts.append(f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="{bar_h}" fill="{colour}">'
                          f'<title>{_esc(label)}: {_esc(series)} {_esc(value_label(value))}</title></rect>')
             x += w
-        parts.append(f'<text x="{x + 4:.1f}" y="{y + bar_h - 5}" font-size="12" fill="#333">'
+        parts.append(f'<text x="{x + 5:.1f}" y="{y + bar_h - 5}" font-size="12" fill="#333">'
                      f'{_esc(value_label(sum(v for _, v in segs)))}</text>')
     parts.append("</svg>")
     legend_html = ""
     if legend:
         legend_html = '<div class="legend">' + "".join(
-            f'<span><i class="badge" style="background:{KIND_COLOURS[k]}"></i>{_esc(k)}</span>' for k in legend) + "</div>"
-    return f"<figure><figcaption>{_esc(title)}</figcaption>{''.join(parts)}{legend_html}</figure>"
+            f'<span><i class="badge" style="background:{KIND_COLOURS[k]}"></i>{_esc(text)}</span>'
+            for k, text in legend) + "</div>"
+    return (f'<figure{" class=wide" if wide else ""}><figcaption>{_esc(title)}</figcaption>{"".join(parts)}'
+            f"{legend_html}</figure>")
+
+
+def _label(report: DriftReport, cluster: str, what: str) -> str:
+    return f"{cluster}/{what}" if len(report.clusters) > 1 else what
 
 
 def _charts(report: DriftReport, top: int = 15) -> str:
     charts = []
-    kinds = [k for k in ITEM_KINDS if any(i.kind == k for c in report.clusters for i in c.items)]
-    per_cluster = []
-    for c in report.clusters:
-        counts = {k: 0 for k in kinds}
-        for item in c.items:
-            counts[item.kind] += 1
-        per_cluster.append((c.cluster, [(k, float(counts[k])) for k in kinds]))
-    if kinds:
-        charts.append(_bar_chart("Drift findings per cluster", per_cluster, lambda v: f"{int(v):,}", legend=kinds))
-    freed = sorted(((f"{c.cluster}/{t.topic}" if len(report.clusters) > 1 else t.topic,
+    totals = {k: sum(1 for c in report.clusters for i in c.items if i.kind == k) for k in ITEM_KINDS}
+    kinds = [k for k in ITEM_KINDS if totals[k]]
+    if kinds and len(report.clusters) == 1:
+        charts.append(_bar_chart("Drift findings by kind", [(k, [(k, float(totals[k]))]) for k in kinds],
+                                 lambda v: f"{int(v):,}"))
+    elif kinds:
+        per_cluster = []
+        for c in report.clusters:
+            counts = {k: 0 for k in kinds}
+            for item in c.items:
+                counts[item.kind] += 1
+            per_cluster.append((c.cluster, [(k, float(counts[k])) for k in kinds]))
+        title = "Drift findings per cluster"
+        if len(per_cluster) > MAX_CHART_CLUSTERS:
+            per_cluster = sorted(per_cluster, key=lambda r: (-sum(v for _, v in r[1]), r[0]))[:MAX_CHART_CLUSTERS]
+            title += f", the {MAX_CHART_CLUSTERS} of {len(report.clusters)} clusters with the most"
+        charts.append(_bar_chart(title, per_cluster, lambda v: f"{int(v):,}",
+                                 legend=[(k, f"{k} {totals[k]:,}") for k in kinds], width=WIDE_CHART_WIDTH, wide=True))
+    freed = sorted(((_label(report, c.cluster, t.topic),
                      float(sum(r.estimated_bytes or 0 for r in c.truncation_rows if r.topic == t.topic)))
                     for c in report.clusters for t in c.truncations), key=lambda x: (-x[1], x[0]))
     freed = [(label, [("pending-truncation", v)]) for label, v in freed[:top] if v > 0]
     if freed:
         charts.append(_bar_chart(f"Bytes pending truncations would free, top {len(freed)} topics", freed,
                                  lambda v: human_bytes(int(v))))
-    records = sorted(((f"{c.cluster}/{t.topic}" if len(report.clusters) > 1 else t.topic, float(t.records))
+    records = sorted(((_label(report, c.cluster, t.topic), float(t.records))
                       for c in report.clusters for t in c.truncations), key=lambda x: (-x[1], x[0]))
     if records and not freed:
         charts.append(_bar_chart(f"Records pending truncations would delete, top {min(top, len(records))} topics",
                                  [(label, [("pending-truncation", v)]) for label, v in records[:top]],
                                  lambda v: f"{int(v):,}"))
-    lost = sorted(((f"{c.cluster}/{s.topic}-{s.partition}", float(s.records_lost)) for c in report.clusters
-                   for s in c.data_loss), key=lambda x: (-x[1], x[0]))
+    lost = sorted(((_label(report, c.cluster, f"{s.topic}-{s.partition}"), float(s.records_lost))
+                   for c in report.clusters for s in c.data_loss), key=lambda x: (-x[1], x[0]))
     if lost:
-        charts.append(_bar_chart(f"Records lost or rewritten (data-loss signals), top {min(top, len(lost))}",
+        charts.append(_bar_chart(f"Records lost or rewritten (data-loss signals), top {min(top, len(lost))} partitions",
                                  [(label, [("data-loss", v)]) for label, v in lost[:top]], lambda v: f"{int(v):,}"))
     return '<div class="charts">' + "".join(charts) + "</div>" if charts else ""
+
+
+def _td(value: str, column: str) -> str:
+    cls = ' class="num"' if column in _NUMERIC else ' class="nw"' if column in _NOWRAP else ""
+    return f"<td{cls}>{_esc(value)}</td>"
 
 
 def _html(report: DriftReport, max_rows: int) -> str:
     body = [f"<h1>Drift report</h1><p class=\"muted\">{_esc(_header(report))}</p>", _charts(report)]
     if len(report.clusters) > 1:
         body.append("<table><tr><th>cluster</th><th>findings</th><th>summary</th></tr>" + "".join(
-            f'<tr><td><a href="#c-{_esc(c.cluster)}">{_esc(c.cluster)}</a></td><td class="num">{c.counts.items:,}</td>'
-            f"<td>{_esc(summary_line(c))}</td></tr>" for c in report.clusters) + "</table>")
+            f'<tr><td class="nw"><a href="#c-{_esc(c.cluster)}">{_esc(c.cluster)}</a></td>'
+            f'<td class="num">{c.counts.items:,}</td><td>{_esc(summary_line(c))}</td></tr>'
+            for c in report.clusters) + "</table>")
     for c in report.clusters:
         verdict = f'<p class="{"drift" if c.has_drift else "ok"}">{_esc(summary_line(c))}</p>'
         body.append(f'<h2 id="c-{_esc(c.cluster)}">{_esc(_cluster_title(c))}</h2>'
                     f'<p class="muted">{_esc(_cluster_stats(c))}</p>{verdict}')
         for title, columns, rows in _sections(c):
-            head = "".join(f"<th>{_esc(x)}</th>" for x in columns)
-            cells = "".join("<tr>" + "".join(
-                f'<td class="num">{_esc(v)}</td>' if v[:1].isdigit() and v.replace(",", "").replace(".", "").isdigit()
-                else f"<td>{_esc(v)}</td>" for v in row) + "</tr>" for row in rows[:max_rows])
+            head = "".join(f"<th{' class=num' if x in _NUMERIC else ''}>{_esc(x)}</th>" for x in columns)
+            cells = "".join("<tr>" + "".join(_td(v, name) for v, name in zip(row, columns)) + "</tr>"
+                            for row in rows[:max_rows])
             more = (f'<p class="muted">… and {len(rows) - max_rows:,} more (see the JSON report)</p>'
                     if len(rows) > max_rows else "")
             body.append(f"<h3>{_esc(title)} ({len(rows):,})</h3><table><tr>{head}</tr>{cells}</table>{more}")

@@ -50,7 +50,7 @@ def test_html_is_self_contained_with_charts_and_escaped():
     assert page.startswith("<!DOCTYPE html>") and page.count("<svg") >= 2
     assert "<script" not in page and "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
     assert "https://" not in page and "stray&lt;script&gt;" in page
-    assert "Drift findings per cluster" in page and "Bytes pending truncations would free" in page
+    assert "Drift findings by kind" in page and "Bytes pending truncations would free" in page
 
 
 def test_long_sections_are_capped_in_text_but_complete_in_json():
