@@ -1,0 +1,216 @@
+"""Sending protocol requests: kafka-python's connection manager, driven from our coroutines.
+
+Everything runs as coroutines on kafka-python's I/O thread (`Client.run`). Requests to different
+brokers are in flight together; each broker gets at most `IN_FLIGHT` at a time, because a
+connection with too many requests outstanding refuses new ones instead of queueing them.
+Protocol versions are negotiated per connection from the broker's ApiVersions answer.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any, Awaitable, Callable, Iterable, Optional, Sequence
+
+import kafka.errors as Errors
+from kafka.future import Future
+from kafka.net.manager import KafkaConnectionManager
+from kafka.net.selector import NetworkSelector
+from kafka.protocol.metadata import ApiVersionsRequest
+
+from reconciler.errors import ClusterError
+
+IN_FLIGHT = 8
+# Bounded retries of a request that got no answer (connection lost, broker restarting).
+SEND_ATTEMPTS = 3
+BACKOFF_S = 0.1
+MAX_BACKOFF_S = 2.0
+
+# kafka-python logs connection trouble at ERROR level; the reconciler reports it as its own
+# errors instead, so without logging configured the user sees one message, not a log storm.
+logging.getLogger("kafka").addHandler(logging.NullHandler())
+
+
+def backoff(attempt: int) -> float:
+    return min(BACKOFF_S * (2 ** attempt), MAX_BACKOFF_S)
+
+
+class NoAnswer(Exception):
+    """A request that got no answer: not sent, connection lost, or timed out on the client."""
+
+    def __init__(self, node: int | str, request: Any, cause: BaseException):
+        super().__init__(f"no answer from broker {node} to {type(request).__name__}: {_describe(cause)}")
+        self.node = node
+        self.cause = cause
+
+
+def _describe(error: BaseException) -> str:
+    text = str(error) or type(error).__name__
+    return text.replace("KafkaConnectionError: ", "")
+
+
+class Client:
+    def __init__(self, net: NetworkSelector, manager: KafkaConnectionManager, name: str, request_timeout_s: float):
+        self._net = net
+        self._manager = manager
+        self.name = name
+        self.request_timeout_s = request_timeout_s
+        self._api_versions: dict[int, dict[int, tuple[int, int]]] = {}
+
+    @classmethod
+    def start(cls, config: dict, name: str, request_timeout_s: float) -> "Client":
+        net = NetworkSelector(**config)
+        manager = KafkaConnectionManager(net, **config)
+        net.start()
+        return cls(net, manager, name, request_timeout_s)
+
+    def close(self) -> None:
+        try:
+            self._manager.close()
+        finally:
+            self._net.stop()
+
+    @property
+    def manager(self) -> KafkaConnectionManager:
+        return self._manager
+
+    # -- running coroutines ------------------------------------------------------------------
+
+    def run(self, coroutine_fn: Callable[..., Awaitable], *args) -> Any:
+        """Run on the I/O thread and wait. Client-library failures become ClusterError."""
+        try:
+            return self._manager.run(coroutine_fn, *args)
+        except ClusterError:
+            raise
+        except NoAnswer as e:
+            raise ClusterError(f"{self.name}: {e}. Check that the brokers are up and reachable, then run "
+                               "again.", retriable=True) from e
+        except Errors.KafkaError as e:
+            raise ClusterError(f"{self.name}: the Kafka client failed: {_describe(e)}. Run again; if it "
+                               "persists, check the brokers' logs.", retriable=bool(e.retriable)) from e
+
+    async def sleep(self, seconds: float) -> None:
+        if seconds > 0:
+            await self._net.sleep(seconds)
+
+    async def gather(self, awaitables: Iterable[Awaitable]) -> list:
+        """Run coroutines concurrently; results in order. The first failure is raised after all
+        have finished, so nothing is left running against a closed connection."""
+        futures = [self._manager.call_soon(a) for a in awaitables]
+        results, failure = [], None
+        for future in futures:
+            try:
+                results.append(await future)
+            except BaseException as e:  # noqa: BLE001 - re-raised below
+                failure = failure or e
+                results.append(None)
+        if failure is not None:
+            raise failure
+        return results
+
+    # -- sending -----------------------------------------------------------------------------
+
+    async def send(self, node: int, request) -> Any:
+        """One attempt; raises NoAnswer when no response arrives."""
+        try:
+            return await self._manager.send(request, node_id=node)
+        except Errors.IncompatibleBrokerVersion as e:
+            raise ClusterError(f"{self.name}: broker {node} does not support {type(request).__name__} in a "
+                               f"version this tool speaks ({e}). The reconciler needs Apache Kafka 3.0 or "
+                               "later.") from e
+        except (Errors.KafkaError, OSError) as e:
+            if isinstance(e, Errors.KafkaError) and not isinstance(
+                    e, (Errors.KafkaConnectionError, Errors.NodeNotReadyError, Errors.KafkaTimeoutError,
+                        Errors.RequestTimedOutError, Errors.Cancelled, Errors.UnknownBrokerIdError)):
+                raise
+            raise NoAnswer(node, request, e) from e
+
+    async def request(self, request, nodes: Sequence[int], attempts: int = SEND_ATTEMPTS) -> Any:
+        """Send to nodes[0], trying the next node (round robin) after each unanswered attempt.
+        Only for requests that are safe to send twice."""
+        last: Optional[NoAnswer] = None
+        for attempt in range(attempts):
+            if attempt:
+                await self.sleep(backoff(attempt))
+            try:
+                return await self.send(nodes[attempt % len(nodes)], request)
+            except NoAnswer as e:
+                last = e
+        assert last is not None
+        raise last
+
+    async def request_each(self, requests: Sequence[tuple[int, Any]], attempts: int = 1) -> list:
+        """Send every (node, request) with requests to different brokers in flight together.
+        Returns responses in order, a NoAnswer in place of each unanswered one."""
+        by_node: dict[int, list[int]] = {}
+        for index, (node, _) in enumerate(requests):
+            by_node.setdefault(node, []).append(index)
+        results: list = [None] * len(requests)
+
+        async def one_broker(node: int, indexes: list[int]) -> None:
+            for start in range(0, len(indexes), IN_FLIGHT):
+                window = indexes[start:start + IN_FLIGHT]
+                answers = await self.gather(self._answer_or_error(requests[i][1], [node], attempts)
+                                            for i in window)
+                for i, answer in zip(window, answers):
+                    results[i] = answer
+
+        await self.gather(one_broker(node, indexes) for node, indexes in by_node.items())
+        return results
+
+    async def _answer_or_error(self, request, nodes, attempts):
+        try:
+            return await self.request(request, nodes, attempts)
+        except NoAnswer as e:
+            return e
+
+    # -- brokers -----------------------------------------------------------------------------
+
+    async def know_brokers(self, node_ids: Iterable[int]) -> None:
+        """Make sure the connection manager has addresses for these brokers (a broker that joined
+        since the last refresh is otherwise unknown to it)."""
+        known = {b.node_id for b in self._manager.cluster.brokers()}
+        if not set(node_ids) <= known:
+            await self._manager.cluster.refresh_metadata()
+
+    async def api_versions(self, node: int) -> dict[int, tuple[int, int]]:
+        """The broker's ApiVersions answer (api key -> (min, max)), asked once per broker."""
+        if node not in self._api_versions:
+            response = await self.request(ApiVersionsRequest(
+                max_version=3, client_software_name="kafka-reconciler", client_software_version="0.1.0"), [node])
+            if response.error_code:
+                raise ClusterError(f"{self.name}: broker {node} answered ApiVersions with error "
+                                   f"{response.error_code}")
+            self._api_versions[node] = {k.api_key: (k.min_version, k.max_version) for k in response.api_keys}
+        return self._api_versions[node]
+
+
+def first_success(net: NetworkSelector, futures: list[Future]) -> Future:
+    """A future resolved with the index of the first future to succeed, or failed with the list
+    of exceptions once every one has failed."""
+    done = Future()
+    failures: dict[int, BaseException] = {}
+
+    def succeeded(index):
+        return lambda _: done.is_done or done.success(index)
+
+    def failed(index):
+        def callback(error):
+            failures[index] = error
+            if len(failures) == len(futures) and not done.is_done:
+                done.failure(_AllFailed([failures[i] for i in range(len(futures))]))
+        return callback
+
+    for i, future in enumerate(futures):
+        future.add_callback(succeeded(i))
+        future.add_errback(failed(i))
+    return done
+
+
+class _AllFailed(Exception):
+    def __init__(self, errors: list[BaseException]):
+        super().__init__("; ".join(_describe(e) for e in errors))
+        self.errors = errors
+
+
+def monotonic_deadline(seconds: float) -> float:
+    return time.monotonic() + seconds

@@ -1,0 +1,152 @@
+"""Connecting to a cluster: `connect(spec)` yields a KafkaCluster, the adapter behind apply's
+ClusterPort and the CLI's reads.
+
+Bootstrap is done in two steps so failures are quick and say what is wrong: every bootstrap
+server is tried at once (TCP, TLS, SASL); if none gets through, the reasons decide the message
+(unreachable, TLS handshake, authentication). Only then does kafka-python bootstrap, from the
+server that answered, so a dead server in the list costs nothing.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Callable, Iterator, Optional
+
+import kafka.errors as Errors
+
+from reconciler.errors import ClusterError
+from reconciler.kafka.client import Client, _describe
+from reconciler.kafka.metadata import ClusterView
+from reconciler.kafka.observe import Observer
+from reconciler.kafka.settings import client_settings
+from reconciler.kafka.write import Writer
+from reconciler.models.desired import ClusterSpec
+
+Progress = Callable[[str], None]
+CLIENT_ID = "kafka-reconciler"
+# kafka-python refuses new requests on a connection with this many outstanding (rather than
+# queueing them); our own windows stay far below it.
+MAX_IN_FLIGHT = 64
+_AUTH_ERRORS = (Errors.SaslAuthenticationFailedError, Errors.UnsupportedSaslMechanismError,
+                Errors.IllegalSaslStateError)
+
+
+class KafkaCluster(Observer, Writer):
+    """A live connection to one cluster: reads (Observer) and apply's writes (Writer)."""
+
+    def __init__(self, spec: ClusterSpec, client: Client, progress: Optional[Progress] = None):
+        self._spec = spec
+        self._client = client
+        self._progress = progress
+        self._view: Optional[ClusterView] = None  # the last Metadata, for routing
+        self._stale: set[str] = set()  # topics whose leaders moved since that Metadata
+        self._fencing: Optional[bool] = None
+
+    @property
+    def name(self) -> str:
+        return self._spec.name
+
+
+@contextmanager
+def connect(spec: ClusterSpec, progress: Optional[Progress] = None, *, bootstrap_timeout_s: float = 10.0,
+            request_timeout_s: float = 30.0) -> Iterator[KafkaCluster]:
+    """Connect, yield the cluster, always close. Raises ReconcilerError for a missing
+    ${ENV_VAR}, ClusterError when the cluster cannot be reached or refuses us."""
+    settings = client_settings(spec)
+    config = dict(settings, client_id=CLIENT_ID, request_timeout_ms=int(request_timeout_s * 1000),
+                  socket_connection_setup_timeout_ms=int(bootstrap_timeout_s * 1000),
+                  socket_connection_setup_timeout_max_ms=int(bootstrap_timeout_s * 1000),
+                  reconnect_backoff_ms=50, reconnect_backoff_max_ms=1000,
+                  max_in_flight_requests_per_connection=MAX_IN_FLIGHT)
+    server = _first_answering_server(spec, config, bootstrap_timeout_s)
+    client = Client.start(dict(config, bootstrap_servers=[server]), spec.name, request_timeout_s)
+    try:
+        try:
+            client.manager.bootstrap(int(bootstrap_timeout_s * 1000))
+        except Errors.KafkaError as e:
+            raise ClusterError(
+                f"cluster {spec.name}: {server} accepted a connection but did not answer Metadata ({_describe(e)}). "
+                f"If its listener needs TLS or SASL, set `security` for {spec.name} in the manifests; otherwise "
+                "check the brokers' logs.", retriable=True) from None
+        yield KafkaCluster(spec, client, progress)
+    finally:
+        client.close()
+
+
+def _first_answering_server(spec: ClusterSpec, config: dict, timeout_s: float) -> str:
+    """host:port of the first bootstrap server to complete a connection (TCP, TLS, SASL)."""
+    probe = Client.start(dict(config, bootstrap_servers=list(spec.bootstrap_servers)), spec.name, timeout_s)
+    manager = probe.manager
+    candidates = manager.cluster.bootstrap_brokers()
+    connections = []
+
+    async def race():
+        for broker in candidates:
+            connections.append(manager.get_connection(
+                broker.node_id, timeout_ms=timeout_s * 1000, pop_on_close=False,
+                refresh_metadata_on_err=False, reset_backoff_on_connect=False))
+        outcomes: list = [None] * len(connections)
+        done = _FirstOrAll(len(connections))
+        for i, conn in enumerate(connections):
+            conn.init_future.add_callback(done.success(i))
+            conn.init_future.add_errback(done.failure(i, outcomes))
+        try:
+            winner = await manager.wait_for(done.future, timeout_s * 1000 + 1000)
+        except Errors.KafkaTimeoutError:
+            return None, outcomes
+        return winner, outcomes
+
+    try:
+        winner, outcomes = probe.manager.run(race)
+    finally:
+        probe.close()
+    if winner is not None:
+        broker = candidates[winner]
+        return f"{broker.host}:{broker.port}"
+    failures = [(f"{b.host}:{b.port}", error, conn) for b, error, conn in zip(candidates, outcomes, connections)]
+    raise _bootstrap_error(spec, failures, config)
+
+
+class _FirstOrAll:
+    """Resolves with the index of the first connection up, or None once all have failed."""
+
+    def __init__(self, count: int):
+        from kafka.future import Future
+        self.future = Future()
+        self._left = count
+
+    def success(self, index: int):
+        return lambda _: self.future.is_done or self.future.success(index)
+
+    def failure(self, index: int, outcomes: list):
+        def record(error):
+            outcomes[index] = error
+            self._left -= 1
+            if self._left == 0 and not self.future.is_done:
+                self.future.success(None)
+        return record
+
+
+def _bootstrap_error(spec: ClusterSpec, failures, config: dict) -> ClusterError:
+    sasl = config["security_protocol"].startswith("SASL_")
+    for server, error, conn in failures:
+        # A broker that answered ApiVersions and then dropped us during SASL refused the
+        # credentials (Kafka closes the connection after a failed authentication).
+        got_versions = conn is not None and conn.broker_version_data is not None
+        if isinstance(error, _AUTH_ERRORS) or (sasl and got_versions):
+            user = config.get("sasl_plain_username")
+            return ClusterError(
+                f"cluster {spec.name}: authentication failed at {server} (SASL {config.get('sasl_mechanism')}"
+                + (f" as {user!r}" if user else "") + f"): {_describe(error) if error else 'refused'}. Check the "
+                "username and password (the environment variables that security.username/password of "
+                f"{spec.name} refer to) and that the mechanism is one the brokers' listener enables.")
+        if error is not None and "Handshake failed" in str(error):
+            return ClusterError(
+                f"cluster {spec.name}: the TLS handshake with {server} failed ({_describe(error)}). Check "
+                "security.ssl_cafile (the CA that signed the brokers' certificates), the client certificate and "
+                "key, ssl_check_hostname, and that the port is the TLS listener.")
+    reasons = "; ".join(f"{server}: {_describe(error) if error else 'no answer in time'}"
+                        for server, error, _ in failures)
+    return ClusterError(
+        f"cannot reach cluster {spec.name}: none of its bootstrap servers answered ({reasons}). Check the "
+        "host names and ports (or --bootstrap-servers / RECONCILE_BOOTSTRAP_SERVERS), that the brokers are "
+        "running, and that this machine can reach them (DNS, firewall, VPN).", retriable=True)

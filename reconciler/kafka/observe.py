@@ -1,0 +1,306 @@
+"""Reading a cluster into an ObservedState, batched so the number of requests does not grow with
+the number of topics:
+
+- one Metadata (every topic, so unmanaged ones are listed too);
+- DescribeConfigs for the managed topics that exist, `CONFIG_CHUNK` resources per request;
+- ListOffsets earliest and latest: one request each per leader broker, covering every
+  partition (unmanaged ones ride along best effort: it costs no extra request, and a snapshot
+  with made-up offsets would look like data loss to a later drift report);
+- ListOffsets by time for `before_time` rules: one request per leader per timestamp slot;
+- OffsetForLeaderEpoch for partitions of topics with truncation rules: one per leader;
+- FindCoordinator once, then OffsetFetch once per group coordinator, for `consumed_by` groups;
+- DescribeLogDirs once per broker when sizes are asked for.
+
+All of these are in flight together. What to read is decided by `reconciler.read_scope`.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Iterable, Mapping, Optional
+
+from kafka.protocol.admin import DescribeConfigsRequest, DescribeLogDirsRequest
+from kafka.protocol.consumer import OffsetFetchRequest
+from kafka.protocol.metadata import FindCoordinatorRequest
+
+from reconciler.errors import ClusterError
+from reconciler.kafka import errors as codes
+from reconciler.kafka import metadata, partitions
+from reconciler.kafka.client import IN_FLIGHT, Client, NoAnswer, backoff
+from reconciler.kafka.metadata import ClusterView
+from reconciler.kafka.partitions import EARLIEST, LATEST, PartitionResults
+from reconciler.models.desired import DesiredState
+from reconciler.models.observed import (
+    ConfigSource, ObservedConfig, ObservedPartition, ObservedState, ObservedTopic)
+from reconciler.read_scope import ReadScope, desired_scope, timestamp_slots, topics_scope
+
+TopicPartition = tuple[str, int]
+CONFIG_CHUNK = 1000
+TOPIC_RESOURCE = 2
+GROUP_ROUNDS = 5
+LIST_OFFSETS_TIMEOUT_MS = 10_000
+
+
+class Observer:
+    """The reading half of KafkaCluster (which provides _client, _spec, _progress, _view)."""
+
+    _client: Client
+    _view: Optional[ClusterView]
+
+    def observe_desired(self, desired: DesiredState, sizes: bool = False) -> ObservedState:
+        return self._observe(desired_scope(desired), sizes)
+
+    def observe_topics(self, names: Optional[Iterable[str]] = None, sizes: bool = False) -> ObservedState:
+        """The named topics (None: every topic) with all their configs."""
+        return self._observe(topics_scope(None if names is None else list(names)), sizes)
+
+    def offsets_for_leader_epochs(self, requests: Mapping[TopicPartition, int]) -> dict[TopicPartition, int]:
+        """The current leader's end offset for each (partition, epoch); -1 when unknown."""
+        async def run():
+            view = await metadata.fetch(self._client, sorted({t for t, _ in requests}))
+            results = await partitions.read(self._client, view, [(partitions.epoch_end_offsets(), dict(requests))])
+            return {tp: (results.value("epoch", tp) or (-1, -1))[1] for tp in requests}
+        return self._client.run(run)
+
+    def _observe(self, scope: ReadScope, sizes: bool) -> ObservedState:
+        return self._client.run(self._observe_async, scope, sizes)
+
+    # -- the read ----------------------------------------------------------------------------
+
+    async def _observe_async(self, scope: ReadScope, sizes: bool) -> ObservedState:
+        client = self._client
+        view = await metadata.fetch(client, scope.metadata_topics, retry_leaderless=scope.wants)
+        self._view = view
+        wanted = sorted(name for name in view.topics if scope.wants(name))
+        configs, results, groups, size_of = await client.gather([
+            _describe_configs(client, view, wanted),
+            partitions.read(client, view, _partition_reads(view, scope), required=scope.wants),
+            _group_offsets(client, view, scope.groups),
+            _log_dir_sizes(client, view, scope) if sizes else _nothing(),
+        ])
+        topic_configs, deleted = configs
+        topics = {}
+        for name in sorted(view.topics):
+            if name in deleted:
+                continue
+            # A topic deleted while being read has left the view (its refresh said so) or its
+            # configs (DescribeConfigs said so): either way it is not in the observation.
+            topics[name] = _topic(view, name, scope, results, topic_configs.get(name, {}), size_of)
+        self._report_unreadable(scope, topics, results)
+        return ObservedState(
+            cluster=self._spec.name, cluster_id=view.cluster_id, controller_id=view.controller_id,
+            taken_at=datetime.now(timezone.utc), brokers=[view.brokers[b] for b in sorted(view.brokers)],
+            topics=topics, group_offsets=groups)
+
+    def _report_unreadable(self, scope: ReadScope, topics: dict[str, ObservedTopic], results: PartitionResults) -> None:
+        refused = {}
+        for (kind, tp), error in results.errors.items():
+            if tp[0] not in topics or not scope.wants(tp[0]):
+                continue
+            if not error.retriable and error.code != codes.UNKNOWN_TOPIC_OR_PARTITION:
+                refused[tp] = error
+        if refused:
+            shown = ", ".join(f"{t}-{p}: {e}" for (t, p), e in sorted(refused.items())[:5])
+            raise ClusterError(f"{self._spec.name}: the brokers refused to give offsets of {len(refused)} "
+                               f"partition(s) ({shown}). Check the reconciler's ACLs (DESCRIBE on the topics).")
+        offline = sorted(tp for name, topic in topics.items() if scope.wants(name)
+                         for tp in ((name, p.partition) for p in topic.partitions if p.leader < 0))
+        if offline and self._progress:
+            shown = ", ".join(f"{t}-{p}" for t, p in offline[:5]) + (" ..." if len(offline) > 5 else "")
+            self._progress(f"{len(offline)} partition(s) have no usable leader and are reported offline: {shown}")
+
+
+async def _nothing():
+    return {}
+
+
+def _partition_reads(view: ClusterView, scope: ReadScope) -> list:
+    every = [(name, index) for name, topic in view.topics.items() for index in topic.partitions]
+    reads = [(partitions.list_offsets("earliest", LIST_OFFSETS_TIMEOUT_MS), {tp: EARLIEST for tp in every}),
+             (partitions.list_offsets("latest", LIST_OFFSETS_TIMEOUT_MS), {tp: LATEST for tp in every})]
+    for slot in range(timestamp_slots(scope.timestamps)):
+        reads.append((partitions.list_offsets(f"time{slot}", LIST_OFFSETS_TIMEOUT_MS),
+                      {tp: scope.timestamps[tp[0]][slot] for tp in every
+                       if len(scope.timestamps.get(tp[0], ())) > slot}))
+    # None: "the epoch the partition is read under", so a refresh that moves it asks for the new one.
+    epoch_tps = {tp: None for tp in every if tp[0] in scope.epoch_topics}
+    if epoch_tps:
+        reads.append((partitions.epoch_end_offsets(), epoch_tps))
+    return reads
+
+
+def _topic(view: ClusterView, name: str, scope: ReadScope, results: PartitionResults,
+           configs: dict[str, ObservedConfig], size_of: dict) -> ObservedTopic:
+    meta = view.topics[name]
+    observed = []
+    for index in sorted(meta.partitions):
+        p, tp = meta.partitions[index], (name, index)
+        start, end = results.value("earliest", tp), results.value("latest", tp)
+        readable = start is not None and end is not None and tp in results.epochs
+        by_time = {}
+        for slot, timestamp in enumerate(scope.timestamps.get(name, ())):
+            found = results.value(f"time{slot}", tp)
+            if found is not None:
+                by_time[timestamp] = found  # -1: no record at or after it; stored as Kafka said
+        epoch_answer = results.value("epoch", tp) if name in scope.epoch_topics else None
+        observed.append(ObservedPartition(
+            partition=index, leader=view.leader(tp) if readable else -1,
+            leader_epoch=results.epochs.get(tp, p.epoch), replicas=p.replicas, isr=p.isr,
+            offline_replicas=p.offline, log_start_offset=start if readable else -1,
+            high_watermark=end if readable else -1, size_bytes=size_of.get(tp),
+            epoch_end_offset=epoch_answer[1] if epoch_answer and readable else None,
+            offsets_by_timestamp=by_time if readable else {}))
+    return ObservedTopic(name=name, topic_id=meta.topic_id, internal=meta.internal, partitions=observed,
+                         configs=configs)
+
+
+# -- configs ---------------------------------------------------------------------------------
+
+async def _describe_configs(client: Client, view: ClusterView, names: list[str]):
+    """(topic -> key -> config, topics found deleted meanwhile)."""
+    if not names:
+        return {}, set()
+    R = DescribeConfigsRequest.DescribeConfigsResource
+    nodes = sorted(view.brokers)
+    requests = [DescribeConfigsRequest(
+        resources=[R(resource_type=TOPIC_RESOURCE, resource_name=n, configuration_keys=None)
+                   for n in names[start:start + CONFIG_CHUNK]],
+        include_synonyms=False, include_documentation=False) for start in range(0, len(names), CONFIG_CHUNK)]
+    answers = []
+    wave = IN_FLIGHT * len(nodes)
+    for first in range(0, len(requests), wave):
+        answers += await client.gather(
+            client.request(request, _rotate(nodes, first + i))
+            for i, request in enumerate(requests[first:first + wave]))
+    out, deleted = {}, set()
+    for response in answers:
+        for result in response.results:
+            if result.error_code == codes.UNKNOWN_TOPIC_OR_PARTITION:
+                deleted.add(result.resource_name)
+                continue
+            if result.error_code:
+                raise ClusterError(f"{client.name}: DescribeConfigs for topic {result.resource_name} failed with "
+                                   f"{codes.error_name(result.error_code)}"
+                                   + (f" ({result.error_message})" if result.error_message else "")
+                                   + ". The reconciler needs DESCRIBE_CONFIGS on the topics it manages.")
+            out[result.resource_name] = {c.name: _config(c) for c in result.configs}
+    return out, deleted
+
+
+def _config(c) -> ObservedConfig:
+    try:
+        source = ConfigSource(c.config_source)
+    except ValueError:
+        source = ConfigSource.UNKNOWN
+    return ObservedConfig(value=None if c.is_sensitive else c.value, source=source,
+                          sensitive=bool(c.is_sensitive), read_only=bool(c.read_only))
+
+
+def _rotate(nodes: list[int], start: int) -> list[int]:
+    start %= len(nodes)
+    return nodes[start:] + nodes[:start]
+
+
+# -- consumer groups -------------------------------------------------------------------------
+
+async def _group_offsets(client: Client, view: ClusterView, groups: Mapping[str, frozenset[str]]):
+    """group -> topic -> partition -> committed offset, for the groups and topics asked."""
+    out: dict[str, dict[str, dict[int, int]]] = {}
+    pending = sorted(groups)
+    last_error: dict[str, str] = {}
+    for round_ in range(GROUP_ROUNDS):
+        if not pending:
+            break
+        if round_:
+            await client.sleep(backoff(round_))
+        coordinators = await _find_coordinators(client, view, pending, last_error)
+        by_node: dict[int, list[str]] = {}
+        for group, node in coordinators.items():
+            by_node.setdefault(node, []).append(group)
+        requests = [(node, _offset_fetch(view, {g: groups[g] for g in members})) for node, members in by_node.items()]
+        answers = await client.request_each(requests)
+        retry = set(pending) - set(coordinators)
+        for (node, request), answer in zip(requests, answers):
+            if isinstance(answer, NoAnswer):
+                retry.update(g.group_id for g in request.groups)
+                for g in request.groups:
+                    last_error[g.group_id] = str(answer)
+                continue
+            for g in answer.groups:
+                if g.error_code in codes.COORDINATOR_RETRIABLE:
+                    retry.add(g.group_id)
+                    last_error[g.group_id] = codes.error_name(g.error_code)
+                elif g.error_code:
+                    raise ClusterError(f"{client.name}: reading the committed offsets of group {g.group_id} failed "
+                                       f"with {codes.error_name(g.error_code)}. The reconciler needs DESCRIBE on "
+                                       "the groups named by consumed_by rules.")
+                else:
+                    offsets = out.setdefault(g.group_id, {})
+                    for t in g.topics:
+                        committed = {p.partition_index: p.committed_offset for p in t.partitions
+                                     if p.error_code == codes.NONE and p.committed_offset >= 0}
+                        if committed:
+                            offsets[t.name] = committed
+        pending = sorted(retry)
+    if pending:
+        shown = ", ".join(f"{g} ({last_error.get(g, 'no coordinator')})" for g in pending)
+        raise ClusterError(f"{client.name}: the group coordinator did not answer for {shown}; the committed "
+                           "offsets that consumed_by rules need could not be read. Run again later.", retriable=True)
+    return out
+
+
+async def _find_coordinators(client: Client, view: ClusterView, groups: list[str], last_error) -> dict[str, int]:
+    response = await client.request(FindCoordinatorRequest(key_type=0, coordinator_keys=groups, min_version=4),
+                                    sorted(view.brokers))
+    found = {}
+    for c in response.coordinators:
+        if c.error_code == codes.NONE and c.node_id >= 0:
+            found[c.key] = c.node_id
+        elif c.error_code in codes.COORDINATOR_RETRIABLE or c.error_code == codes.NONE:
+            last_error[c.key] = codes.error_name(c.error_code or codes.COORDINATOR_NOT_AVAILABLE)
+        else:
+            raise ClusterError(f"{client.name}: FindCoordinator for group {c.key} failed with "
+                               f"{codes.error_name(c.error_code)}")
+    await client.know_brokers(found.values())
+    return found
+
+
+def _offset_fetch(view: ClusterView, groups: Mapping[str, frozenset[str]]) -> OffsetFetchRequest:
+    G = OffsetFetchRequest.OffsetFetchRequestGroup
+    T = G.OffsetFetchRequestTopics
+    return OffsetFetchRequest(
+        require_stable=False, min_version=8, max_version=9,
+        groups=[G(group_id=group, topics=[T(name=t, partition_indexes=sorted(view.topics[t].partitions))
+                                          for t in sorted(topics) if t in view.topics])
+                for group, topics in groups.items()])
+
+
+# -- sizes -----------------------------------------------------------------------------------
+
+async def _log_dir_sizes(client: Client, view: ClusterView, scope: ReadScope) -> dict[TopicPartition, int]:
+    """Partition sizes on disk: the leader's replica, else the largest replica that answered."""
+    T = DescribeLogDirsRequest.DescribableLogDirTopic
+    if scope.list_all or scope.topics is None:
+        topics = None
+    else:
+        topics = [T(topic=name, partitions=sorted(view.topics[name].partitions))
+                  for name in sorted(view.topics) if scope.wants(name)]
+    nodes = sorted(view.brokers)
+    answers = await client.request_each([(node, DescribeLogDirsRequest(topics=topics)) for node in nodes], attempts=2)
+    replicas: dict[TopicPartition, dict[int, int]] = {}
+    missing = []
+    for node, answer in zip(nodes, answers):
+        if isinstance(answer, NoAnswer) or getattr(answer, "error_code", 0):
+            missing.append(node)
+            continue
+        for result in answer.results:
+            if result.error_code:
+                continue  # an offline log directory: its replicas are not sized
+            for t in result.topics:
+                for p in t.partitions:
+                    if not p.is_future_key:
+                        replicas.setdefault((t.name, p.partition_index), {})[node] = p.partition_size
+    sizes = {}
+    for tp, by_node in replicas.items():
+        leader = view.leader(tp)
+        sizes[tp] = by_node[leader] if leader in by_node else max(by_node.values())
+    return sizes

@@ -1,0 +1,202 @@
+"""Partition-level requests that must go to each partition's leader (ListOffsets,
+OffsetForLeaderEpoch, DeleteRecords), batched: one request per leader broker per kind, every
+kind and every broker in flight together.
+
+Answers that mean "ask again" (leader moved, epoch not caught up, topic not known there yet)
+lead to one Metadata refresh for just those topics and another round for just those
+partitions, with backoff, a bounded number of times. Each partition's results are tied to one
+leader epoch: when a refresh shows the epoch moved, what was read under the old one is read
+again, so an observation never mixes offsets from two epochs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping, Optional
+
+from kafka.protocol.admin import DeleteRecordsRequest
+from kafka.protocol.consumer import ListOffsetsRequest, OffsetForLeaderEpochRequest
+
+from reconciler.apply import BrokerError
+from reconciler.kafka import errors as codes
+from reconciler.kafka import metadata
+from reconciler.kafka.client import Client, NoAnswer, backoff
+from reconciler.kafka.metadata import ClusterView
+
+TopicPartition = tuple[str, int]
+ROUNDS = 6
+EARLIEST, LATEST = -2, -1
+CLIENT_REPLICA_ID = -1
+
+
+@dataclass(frozen=True)
+class PartitionRead:
+    """One kind of leader-bound request. `build` gets (partition, parameter, current leader
+    epoch) items for one leader; `parse` yields (partition, error code, value)."""
+    name: str
+    build: Callable[[list[tuple[TopicPartition, Any, int]]], Any]
+    parse: Callable[[Any], Iterable[tuple[TopicPartition, int, Any]]]
+
+
+@dataclass
+class PartitionResults:
+    values: dict[tuple[str, TopicPartition], Any] = field(default_factory=dict)
+    errors: dict[tuple[str, TopicPartition], BrokerError] = field(default_factory=dict)
+    # The leader epoch each partition's values were read under.
+    epochs: dict[TopicPartition, int] = field(default_factory=dict)
+
+    def value(self, kind: str, tp: TopicPartition, default=None):
+        return self.values.get((kind, tp), default)
+
+
+def no_answer_error(error: NoAnswer) -> BrokerError:
+    # Reported as a timeout: the request may or may not have been acted on.
+    return BrokerError(codes.REQUEST_TIMED_OUT, "REQUEST_TIMED_OUT", str(error), retriable=True)
+
+
+def _by_topic(items):
+    topics: dict[str, list] = {}
+    for (topic, partition), param, epoch in items:
+        topics.setdefault(topic, []).append((partition, param, epoch))
+    return topics
+
+
+def list_offsets(name: str, timeout_ms: int) -> PartitionRead:
+    """ListOffsets with one timestamp per partition (-2 earliest, -1 latest, else a time). The
+    current leader epoch goes along, so an answer is from the leader of the epoch we record."""
+    T = ListOffsetsRequest.ListOffsetsTopic
+    P = T.ListOffsetsPartition
+
+    def build(items):
+        return ListOffsetsRequest(
+            replica_id=CLIENT_REPLICA_ID, isolation_level=0, timeout_ms=timeout_ms,
+            topics=[T(name=t, partitions=[P(partition_index=p, current_leader_epoch=epoch, timestamp=ts)
+                                          for p, ts, epoch in parts])
+                    for t, parts in _by_topic(items).items()])
+
+    def parse(response):
+        for t in response.topics:
+            for p in t.partitions:
+                yield (t.name, p.partition_index), p.error_code, p.offset
+
+    return PartitionRead(name, build, parse)
+
+
+def epoch_end_offsets(name: str = "epoch") -> PartitionRead:
+    """OffsetForLeaderEpoch: the parameter is the epoch asked about (None: the current one); the
+    current leader epoch from Metadata fences the answer (KIP-320). Value: (epoch answered, its
+    end offset)."""
+    T = OffsetForLeaderEpochRequest.OffsetForLeaderTopic
+    P = T.OffsetForLeaderPartition
+
+    def build(items):
+        return OffsetForLeaderEpochRequest(
+            replica_id=CLIENT_REPLICA_ID,
+            topics=[T(topic=t, partitions=[P(partition=p, current_leader_epoch=epoch,
+                                             leader_epoch=epoch if asked is None else asked)
+                                           for p, asked, epoch in parts])
+                    for t, parts in _by_topic(items).items()])
+
+    def parse(response):
+        for t in response.topics:
+            for p in t.partitions:
+                yield (t.topic, p.partition), p.error_code, (p.leader_epoch, p.end_offset)
+
+    return PartitionRead(name, build, parse)
+
+
+def delete_records(timeout_ms: int) -> PartitionRead:
+    T = DeleteRecordsRequest.DeleteRecordsTopic
+    P = T.DeleteRecordsPartition
+
+    def build(items):
+        for tp, offset, _ in items:
+            # -1 means "everything up to the high watermark" to the broker; targets come from a
+            # plan and are never negative. Checked here too, at the last point before the wire.
+            if offset < 0:
+                raise ValueError(f"refusing to send DeleteRecords offset {offset} for {tp[0]}-{tp[1]}")
+        return DeleteRecordsRequest(
+            timeout_ms=timeout_ms,
+            topics=[T(name=t, partitions=[P(partition_index=p, offset=offset) for p, offset, _ in parts])
+                    for t, parts in _by_topic(items).items()])
+
+    def parse(response):
+        for t in response.topics:
+            for p in t.partitions:
+                yield (t.name, p.partition_index), p.error_code, p.low_watermark
+
+    return PartitionRead("delete", build, parse)
+
+
+async def read(client: Client, view: ClusterView, reads: list[tuple[PartitionRead, Mapping[TopicPartition, Any]]],
+               required: Callable[[str], bool] = lambda _: True, rounds: int = ROUNDS,
+               refresh: bool = True) -> PartitionResults:
+    """Run the reads to completion or exhaustion. Partitions of topics `required` does not
+    care about are read on the same requests but never cause another round. With
+    refresh=False (DeleteRecords) there is exactly one round and errors are returned as they are."""
+    out = PartitionResults()
+    for round_ in range(rounds):
+        batch = []
+        for kind, params in reads:
+            by_leader: dict[int, list] = {}
+            for tp, param in params.items():
+                key = (kind.name, tp)
+                if key in out.values or (key in out.errors and not out.errors[key].retriable):
+                    continue
+                partition = view.partition(tp)
+                if partition is None:
+                    out.errors[key] = BrokerError(codes.UNKNOWN_TOPIC_OR_PARTITION, "UNKNOWN_TOPIC_OR_PARTITION",
+                                                  f"{tp[0]}-{tp[1]} is not in the cluster's metadata")
+                    continue
+                leader = view.leader(tp)
+                if leader < 0:
+                    out.errors[key] = codes.broker_error(codes.LEADER_NOT_AVAILABLE, f"{tp[0]}-{tp[1]} has no leader")
+                    continue
+                by_leader.setdefault(leader, []).append((tp, param, partition.epoch))
+            batch.extend((leader, kind, items) for leader, items in by_leader.items())
+
+        answers = await client.request_each([(leader, kind.build(items)) for leader, kind, items in batch])
+        throttle_s = 0.0
+        for (leader, kind, items), answer in zip(batch, answers):
+            sent_epoch = {tp: epoch for tp, _, epoch in items}
+            if isinstance(answer, NoAnswer):
+                for tp, _, _ in items:
+                    out.errors[(kind.name, tp)] = no_answer_error(answer)
+                continue
+            throttle_s = max(throttle_s, (getattr(answer, "throttle_time_ms", 0) or 0) / 1000)
+            answered = set()
+            for tp, code, value in kind.parse(answer):
+                if tp not in sent_epoch:
+                    continue
+                answered.add(tp)
+                key = (kind.name, tp)
+                if code == codes.NONE:
+                    out.values[key] = value
+                    out.errors.pop(key, None)
+                    out.epochs[tp] = sent_epoch[tp]
+                else:
+                    error = codes.broker_error(code, f"from broker {leader} for {tp[0]}-{tp[1]}")
+                    retriable = code in codes.PARTITION_RETRIABLE and refresh
+                    out.errors[key] = BrokerError(error.code, error.name, error.message, retriable=retriable)
+            for tp in set(sent_epoch) - answered:
+                out.errors[(kind.name, tp)] = BrokerError(-1, "NO_ANSWER", f"broker {leader} left {tp[0]}-{tp[1]} "
+                                                          "out of its answer", retriable=refresh)
+
+        if not refresh:
+            break
+        outstanding = [key for key, error in out.errors.items() if error.retriable]
+        if not outstanding or round_ == rounds - 1 or not any(required(tp[0]) for _, tp in outstanding):
+            break
+        await client.sleep(max(backoff(round_), throttle_s))
+        topics = sorted({tp[0] for _, tp in outstanding})
+        fresh = await metadata.fetch(client, topics, retry_leaderless=lambda _: False)
+        view.merge(fresh, topics)
+        # What was read under an epoch that has since moved is read again under the new one.
+        for tp, epoch in list(out.epochs.items()):
+            partition = view.partition(tp)
+            if partition is None or partition.epoch != epoch:
+                del out.epochs[tp]
+                for kind, params in reads:
+                    if tp in params and out.values.pop((kind.name, tp), None) is not None:
+                        out.errors[(kind.name, tp)] = codes.broker_error(
+                            codes.FENCED_LEADER_EPOCH, f"{tp[0]}-{tp[1]} changed leader epoch while being read")
+    return out

@@ -1,0 +1,313 @@
+"""Writing: the rest of apply's ClusterPort, on protocol requests.
+
+Retries: NOT_CONTROLLER (find the controller again) and THROTTLING_QUOTA_EXCEEDED (wait the
+throttle time the broker asked for) are retried with backoff, a bounded number of times, for
+just the topics that got them. A request whose answer was lost is sent again; if the repeat
+then says the work is already done (TOPIC_ALREADY_EXISTS after a lost CreateTopics answer, and
+so on), that is checked and counted as success.
+
+DeleteRecords is the exception on both counts: a partition whose leader moved is returned as
+NOT_LEADER_OR_FOLLOWER, and a lost or timed-out answer as REQUEST_TIMED_OUT, never resent
+here. apply then asks the new leader OffsetForLeaderEpoch before deleting again, or reads the
+log start offset to learn whether the deletion happened.
+"""
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Awaitable, Callable, Optional
+
+from kafka.protocol.admin import (
+    CreatePartitionsRequest, CreateTopicsRequest, DeleteTopicsRequest, IncrementalAlterConfigsRequest)
+
+from reconciler.apply import BrokerError, DeleteOutcome, EpochCheck
+from reconciler.kafka import errors as codes
+from reconciler.kafka import metadata, partitions
+from reconciler.kafka.client import Client, NoAnswer, backoff
+from reconciler.kafka.metadata import ClusterView
+from reconciler.kafka.partitions import EARLIEST, no_answer_error
+from reconciler.models.observed import ObservedState
+from reconciler.models.plan import AddPartitions, AlterConfigs, CreateTopic, Plan
+from reconciler.read_scope import plan_scope
+
+TopicPartition = tuple[str, int]
+ADMIN_ROUNDS = 6
+ALTER_CHUNK = 1000
+TOPIC_RESOURCE = 2
+SET, DELETE = 0, 1
+OFFSET_FOR_LEADER_EPOCH = 23
+_NO_TOPIC_ID = uuid.UUID(int=0)
+# Retried after waiting: the controller moved, or the broker asked us to slow down.
+_ADMIN_RETRIABLE = {codes.NOT_CONTROLLER, codes.THROTTLING_QUOTA_EXCEEDED}
+
+# A repeated request that reports one of these had, in fact, succeeded the first time.
+Resolver = Callable[[str, BrokerError], Awaitable[Optional[BrokerError]]]
+
+
+class Writer:
+    """The writing half of KafkaCluster (which provides _client, _view, _stale, _fencing)."""
+
+    _client: Client
+    _view: Optional[ClusterView]
+    _stale: set[str]
+    _fencing: Optional[bool]
+
+    def observe_for_plan(self, plan: Plan) -> ObservedState:
+        return self._observe(plan_scope(plan), sizes=False)
+
+    def supports_epoch_fencing(self) -> bool:
+        """Whether every broker offers OffsetForLeaderEpoch v2+ (the version with
+        CurrentLeaderEpoch), asked of each broker's ApiVersions."""
+        if self._fencing is None:
+            async def ask():
+                view = await metadata.fetch(self._client, [])
+                answers = await self._client.gather(self._client.api_versions(node) for node in sorted(view.brokers))
+                return bool(answers) and all(
+                    OFFSET_FOR_LEADER_EPOCH in versions and versions[OFFSET_FOR_LEADER_EPOCH][1] >= 2
+                    for versions in answers)
+            self._fencing = self._client.run(ask)
+        return self._fencing
+
+    # -- topics ------------------------------------------------------------------------------
+
+    def create_topics(self, actions: list[CreateTopic], validate_only: bool) -> dict[str, Optional[BrokerError]]:
+        T = CreateTopicsRequest.CreatableTopic
+        C = T.CreatableTopicConfig
+        wanted = {a.topic: a for a in actions}
+
+        def build(names):
+            return CreateTopicsRequest(
+                topics=[T(name=n, num_partitions=wanted[n].partitions, replication_factor=wanted[n].replication_factor,
+                          assignments=[], configs=[C(name=k, value=v) for k, v in sorted(wanted[n].configs.items())])
+                        for n in names],
+                timeout_ms=self._admin_timeout_ms(), validate_only=validate_only)
+
+        def parse(response):
+            return [(t.name, t.error_code, t.error_message) for t in response.topics]
+
+        async def already(name, error):
+            return None if error.code == codes.TOPIC_ALREADY_EXISTS and not validate_only else error
+
+        return self._client.run(self._admin, list(wanted), build, parse, already)
+
+    def wait_for_topics(self, names: list[str], timeout_s: float) -> list[str]:
+        """Wait until Metadata shows each topic with a leader for every partition; the names
+        still missing at the deadline."""
+        if not names:
+            return []
+
+        async def wait():
+            deadline, attempt = time.monotonic() + timeout_s, 0
+            missing = sorted(set(names))
+            while True:
+                view = await metadata.fetch(self._client, missing, retry_leaderless=lambda _: False)
+                missing = [n for n in missing if n not in view.topics
+                           or any(view.leader((n, p)) < 0 for p in view.topics[n].partitions)]
+                if not missing or time.monotonic() >= deadline:
+                    return missing
+                await self._client.sleep(min(backoff(attempt), max(0.0, deadline - time.monotonic())))
+                attempt += 1
+
+        return self._client.run(wait)
+
+    def create_partitions(self, actions: list[AddPartitions], validate_only: bool) -> dict[str, Optional[BrokerError]]:
+        T = CreatePartitionsRequest.CreatePartitionsTopic
+        wanted = {a.topic: a.after for a in actions}
+
+        def build(names):
+            return CreatePartitionsRequest(topics=[T(name=n, count=wanted[n], assignments=None) for n in names],
+                                           timeout_ms=self._admin_timeout_ms(), validate_only=validate_only)
+
+        def parse(response):
+            return [(r.name, r.error_code, r.error_message) for r in response.results]
+
+        async def already(name, error):
+            if error.code != codes.INVALID_PARTITIONS or validate_only:
+                return error
+            view = await metadata.fetch(self._client, [name], retry_leaderless=lambda _: False)
+            topic = view.topics.get(name)
+            return None if topic is not None and len(topic.partitions) == wanted[name] else error
+
+        return self._client.run(self._admin, list(wanted), build, parse, already)
+
+    def alter_configs(self, actions: list[AlterConfigs], validate_only: bool) -> dict[str, Optional[BrokerError]]:
+        """IncrementalAlterConfigs SET/DELETE per key (never the legacy AlterConfigs, which resets
+        every key it is not given). Each topic is atomic on the broker; chunks go out together."""
+        R = IncrementalAlterConfigsRequest.AlterConfigsResource
+        A = R.AlterableConfig
+        changes = {a.topic: a.changes for a in actions}
+
+        def build(names):
+            return IncrementalAlterConfigsRequest(
+                resources=[R(resource_type=TOPIC_RESOURCE, resource_name=n, configs=[
+                    A(name=c.key, config_operation=SET if c.op == "set" else DELETE,
+                      value=c.after if c.op == "set" else None) for c in changes[n]]) for n in names],
+                validate_only=validate_only)
+
+        def parse(response):
+            return [(r.resource_name, r.error_code, r.error_message) for r in response.responses]
+
+        names = list(changes)
+
+        async def run():
+            chunks = [names[i:i + ALTER_CHUNK] for i in range(0, len(names), ALTER_CHUNK)]
+            results = {}
+            for part in await self._client.gather(self._admin(chunk, build, parse) for chunk in chunks):
+                results.update(part)
+            return results
+
+        return self._client.run(run)
+
+    def delete_topics(self, names: list[str]) -> dict[str, Optional[BrokerError]]:
+        T = DeleteTopicsRequest.DeleteTopicState
+
+        def build(batch):
+            return DeleteTopicsRequest(topics=[T(name=n, topic_id=_NO_TOPIC_ID) for n in batch],
+                                       timeout_ms=self._admin_timeout_ms())
+
+        def parse(response):
+            return [(r.name, r.error_code, getattr(r, "error_message", None)) for r in response.responses]
+
+        async def gone(name, error):
+            return None if error.code == codes.UNKNOWN_TOPIC_OR_PARTITION else error
+
+        return self._client.run(self._admin, list(dict.fromkeys(names)), build, parse, gone)
+
+    # -- truncation --------------------------------------------------------------------------
+
+    def epoch_end_offsets(self, planned_epochs: dict[TopicPartition, int]) -> dict[TopicPartition, EpochCheck]:
+        """Ask each partition's current leader (fresh Metadata) for the end offset of the planned
+        epoch, fenced with the current epoch; transient leadership errors are retried."""
+        async def run():
+            topics = sorted({t for t, _ in planned_epochs})
+            view = await self._routing(topics, fresh=True)
+            results = await partitions.read(self._client, view, [(partitions.epoch_end_offsets(), planned_epochs)])
+            out = {}
+            for tp in planned_epochs:
+                answer = results.value("epoch", tp)
+                partition = view.partition(tp)
+                current = results.epochs.get(tp, partition.epoch if partition else -1)
+                out[tp] = EpochCheck(leader=view.leader(tp), leader_epoch=current,
+                                     end_offset=answer[1] if answer else -1,
+                                     error=None if answer else results.errors.get(("epoch", tp)) or _unknown(tp))
+            return out
+        return self._client.run(run)
+
+    def delete_records(self, targets: dict[TopicPartition, int]) -> dict[TopicPartition, DeleteOutcome]:
+        """One DeleteRecords per leader broker, all in flight together, each sent once."""
+        negative = {tp: o for tp, o in targets.items() if o < 0}
+        if negative:
+            # -1 would delete everything up to the high watermark: never, whatever the caller says.
+            raise ValueError(f"refusing negative DeleteRecords offsets {negative}")
+
+        async def run():
+            view = await self._routing(sorted({t for t, _ in targets}), fresh=False)
+            results = await partitions.read(self._client, view, [(partitions.delete_records(self._delete_timeout_ms()),
+                                                                  targets)], refresh=False)
+            out = {}
+            for tp in targets:
+                low = results.value("delete", tp)
+                if low is not None:
+                    out[tp] = DeleteOutcome(low_watermark=low)
+                    continue
+                error = results.errors.get(("delete", tp)) or _unknown(tp)
+                if error.code in (codes.NOT_LEADER_OR_FOLLOWER, codes.LEADER_NOT_AVAILABLE,
+                                  codes.UNKNOWN_TOPIC_OR_PARTITION, codes.FENCED_LEADER_EPOCH):
+                    self._stale.add(tp[0])
+                out[tp] = DeleteOutcome(low_watermark=-1, error=error)
+            return out
+        return self._client.run(run)
+
+    def log_start_offsets(self, partitions_: list[TopicPartition]) -> dict[TopicPartition, int]:
+        async def run():
+            view = await self._routing(sorted({t for t, _ in partitions_}), fresh=True)
+            results = await partitions.read(
+                self._client, view, [(partitions.list_offsets("earliest", self._delete_timeout_ms()),
+                                      {tp: EARLIEST for tp in partitions_})])
+            return {tp: results.value("earliest", tp, -1) for tp in partitions_}
+        return self._client.run(run)
+
+    # -- plumbing ----------------------------------------------------------------------------
+
+    async def _routing(self, topics: list[str], fresh: bool) -> ClusterView:
+        """A view with leaders for these topics: fresh from Metadata, or the last one when it
+        covers them and nothing since said a leader moved."""
+        view = self._view
+        known = view is not None and all(t in view.topics and t not in self._stale for t in topics)
+        if fresh or not known:
+            update = await metadata.fetch(self._client, topics, retry_leaderless=lambda _: True)
+            if view is None:
+                view = self._view = update
+            else:
+                view.merge(update, topics)
+            self._stale.difference_update(topics)
+        return view
+
+    async def _controller(self, refresh: bool) -> int:
+        if refresh or self._view is None or self._view.controller_id is None:
+            update = await metadata.fetch(self._client, [])
+            if self._view is None:
+                self._view = update
+            else:
+                self._view.merge(update, [])
+        if self._view.controller_id is not None:
+            return self._view.controller_id
+        return min(self._view.brokers)
+
+    async def _admin(self, names: list[str], build, parse, resolve: Optional[Resolver] = None
+                     ) -> dict[str, Optional[BrokerError]]:
+        """Send a controller-bound request for `names`; retry the names that got a retriable
+        answer (or no answer) with backoff; per-name results."""
+        results: dict[str, Optional[BrokerError]] = {}
+        last: dict[str, BrokerError] = {}
+        lost: set[str] = set()
+        pending, wait_s, new_controller = list(names), 0.0, False
+        for attempt in range(ADMIN_ROUNDS):
+            if not pending:
+                break
+            if attempt:
+                await self._client.sleep(max(backoff(attempt), wait_s))
+            node = await self._controller(refresh=new_controller)
+            try:
+                response = await self._client.send(node, build(pending))
+            except NoAnswer as e:
+                lost.update(pending)
+                last.update({n: no_answer_error(e) for n in pending})
+                new_controller, wait_s = True, 0.0
+                continue
+            wait_s = (getattr(response, "throttle_time_ms", 0) or 0) / 1000
+            new_controller = False
+            retry = []
+            for name, code, message in parse(response):
+                if name not in pending or name in results:
+                    continue
+                error = codes.broker_error(code, message)
+                if code in _ADMIN_RETRIABLE:
+                    retry.append(name)
+                    last[name] = error
+                    new_controller |= code == codes.NOT_CONTROLLER
+                    continue
+                if error is not None and name in lost and resolve is not None:
+                    error = await resolve(name, error)
+                results[name] = error
+            answered = set(results) | set(retry)
+            for name in pending:
+                if name not in answered:
+                    retry.append(name)
+                    last[name] = BrokerError(-1, "NO_ANSWER", f"broker {node} left {name} out of its answer",
+                                             retriable=True)
+            pending = retry
+        for name in pending:
+            results[name] = last[name]
+        return results
+
+    def _admin_timeout_ms(self) -> int:
+        return max(1000, int(self._client.request_timeout_s * 1000 * 0.8))
+
+    _delete_timeout_ms = _admin_timeout_ms
+
+
+def _unknown(tp: TopicPartition) -> BrokerError:
+    return BrokerError(codes.UNKNOWN_TOPIC_OR_PARTITION, "UNKNOWN_TOPIC_OR_PARTITION",
+                       f"{tp[0]}-{tp[1]} is not in the cluster's metadata")
+
