@@ -26,6 +26,7 @@ CLIENT_ID = "kafka-reconciler"
 # kafka-python refuses new requests on a connection with this many outstanding (rather than
 # queueing them); our own windows stay far below it.
 MAX_IN_FLIGHT = 64
+MAX_RESPONSE_BYTES = 1 << 30
 _AUTH_ERRORS = (Errors.SaslAuthenticationFailedError, Errors.UnsupportedSaslMechanismError,
                 Errors.IllegalSaslStateError)
 
@@ -56,7 +57,10 @@ def connect(spec: ClusterSpec, progress: Optional[Progress] = None, *, bootstrap
                   socket_connection_setup_timeout_ms=int(bootstrap_timeout_s * 1000),
                   socket_connection_setup_timeout_max_ms=int(bootstrap_timeout_s * 1000),
                   reconnect_backoff_ms=50, reconnect_backoff_max_ms=1000,
-                  max_in_flight_requests_per_connection=MAX_IN_FLIGHT)
+                  max_in_flight_requests_per_connection=MAX_IN_FLIGHT,
+                  # Metadata of a large cluster is many megabytes; kafka-python's manager would
+                  # refuse frames above 1 MB.
+                  receive_message_max_bytes=MAX_RESPONSE_BYTES)
     server = _first_answering_server(spec, config, bootstrap_timeout_s)
     client = Client.start(dict(config, bootstrap_servers=[server]), spec.name, request_timeout_s)
     try:

@@ -149,7 +149,9 @@ async def read(client: Client, view: ClusterView, reads: list[tuple[PartitionRea
                     continue
                 leader = view.leader(tp)
                 if leader < 0:
-                    out.errors[key] = codes.broker_error(codes.LEADER_NOT_AVAILABLE, f"{tp[0]}-{tp[1]} has no leader")
+                    # Metadata already waited a while for a leader (metadata.fetch); no second wait.
+                    out.errors[key] = BrokerError(codes.LEADER_NOT_AVAILABLE, "LEADER_NOT_AVAILABLE",
+                                                  f"{tp[0]}-{tp[1]} has no leader")
                     continue
                 by_leader.setdefault(leader, []).append((tp, param, partition.epoch))
             batch.extend((leader, kind, items) for leader, items in by_leader.items())
@@ -188,7 +190,7 @@ async def read(client: Client, view: ClusterView, reads: list[tuple[PartitionRea
             break
         await client.sleep(max(backoff(round_), throttle_s))
         topics = sorted({tp[0] for _, tp in outstanding})
-        fresh = await metadata.fetch(client, topics, retry_leaderless=lambda _: False)
+        fresh = await metadata.fetch(client, topics, retry_leaderless=required)
         view.merge(fresh, topics)
         # What was read under an epoch that has since moved is read again under the new one.
         for tp, epoch in list(out.epochs.items()):
