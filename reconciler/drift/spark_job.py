@@ -11,15 +11,23 @@ tables are written by Spark from the executors.
 No Python UDF runs per topic: each Arrow batch (thousands of topics) is one Python call.
 
 Run it on a Spark cluster with `reconcile drift --fleet PATH --engine spark --master spark://...`
-or `spark-submit ... -m reconciler.drift.spark_job` (see `main` below); the reconciler package
-and its dependencies must be importable on the executors (pip install it there, or ship a packed
-virtualenv with `--archives`).
+or by handing this file to spark-submit (see `main` below); the reconciler package and its
+dependencies must be importable on the executors (pip install it there, or ship a packed
+virtualenv with `--archives`), and PYSPARK_PYTHON (`spark.pyspark.python`) must name that
+interpreter.
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
+
+if __name__ == "__main__":  # pragma: no cover - run as a file by spark-submit
+    # Python put this file's directory first on sys.path: its modules (model, engine, tables, ...)
+    # must not shadow top-level ones. The reconciler itself is imported as the installed package.
+    if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
+        sys.path.pop(0)
+
+import json
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Optional
@@ -55,7 +63,8 @@ def session(master: Optional[str] = None, conf: Optional[Mapping[str, str]] = No
     if not launched_by_spark_submit and (master is None or master.startswith("local")):
         # Local mode: Python workers must be this interpreter (it has the reconciler installed).
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    builder = SparkSession.builder.appName("reconcile-drift").config("spark.sql.session.timeZone", "UTC")
+    builder = (SparkSession.builder.appName("reconcile-drift").config("spark.sql.session.timeZone", "UTC")
+               .config("spark.ui.showConsoleProgress", "false"))
     if master:
         builder = builder.master(master)
     for key, value in (conf or {}).items():
@@ -68,9 +77,7 @@ def session(master: Optional[str] = None, conf: Optional[Mapping[str, str]] = No
 def run(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: PlanOptions = PlanOptions(),
         master: Optional[str] = None, tables: Optional[str | Path] = None,
         generated_at: Optional[datetime] = None, conf: Optional[Mapping[str, str]] = None) -> DriftReport:
-    from reconciler.drift.compute import assemble
-    from reconciler.drift.engine import report_of
-    from reconciler.errors import SnapshotError
+    from reconciler.errors import ReconcilerError, SnapshotError
 
     spark = session(master, conf)
     generated_at = generated_at or datetime.now(timezone.utc)
@@ -95,25 +102,41 @@ def run(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: 
         "meta": {c: {"cluster_id": m["cluster_id"], "run": m["run"].isoformat()} for c, m in meta.items()}})
     results = rows.mapInArrow(_drift_batches(shared), _OUT_FIELDS).persist()
     try:
-        totals = {r["cluster"]: r for r in results.groupBy("cluster").agg(
-            F.sum(F.col("observed").cast("int")).alias("observed"), F.sum(F.col("managed").cast("int")).alias("managed"),
-            F.sum("partitions").alias("partitions")).collect()}
-        found: dict[str, list[TopicDrift]] = {c: [] for c in meta}
-        for r in results.filter(~F.col("empty")).select("cluster", "drift").toLocalIterator():
-            found[r["cluster"]].append(TopicDrift.model_validate_json(r["drift"]))
-        clusters = []
-        for cluster, m in sorted(meta.items()):
-            report = assemble(cluster, m["cluster_id"], m["run"], m["since"], found[cluster])
-            t = totals.get(cluster)
-            clusters.append(report.model_copy(update={
-                "topics_observed": int(t["observed"] or 0) if t else 0,
-                "topics_managed": int(t["managed"] or 0) if t else 0,
-                "partitions_observed": int(t["partitions"] or 0) if t else 0}))
-        if tables:
-            _write_tables(results, str(tables), generated_at, meta)
+        return _collect(results, meta, tables, generated_at)
+    except Exception as e:
+        if "No module named 'reconciler'" in str(e):
+            raise ReconcilerError(
+                "the Spark executors cannot import the reconciler: install kafka-reconciler (with its spark "
+                "extra) on every worker, or ship a packed virtualenv with --archives, and set PYSPARK_PYTHON "
+                "(spark.pyspark.python) to that interpreter.") from None
+        raise
     finally:
         results.unpersist()
         shared.unpersist()
+
+
+def _collect(results: DataFrame, meta: Mapping[str, dict], tables: Optional[str | Path],
+             generated_at: datetime) -> DriftReport:
+    """The driver's part: totals and the topics with findings, assembled per cluster."""
+    from reconciler.drift.compute import assemble
+    from reconciler.drift.engine import report_of
+
+    totals = {r["cluster"]: r for r in results.groupBy("cluster").agg(
+        F.sum(F.col("observed").cast("int")).alias("observed"), F.sum(F.col("managed").cast("int")).alias("managed"),
+        F.sum("partitions").alias("partitions")).collect()}
+    found: dict[str, list[TopicDrift]] = {c: [] for c in meta}
+    for r in results.filter(~F.col("empty")).select("cluster", "drift").toLocalIterator():
+        found[r["cluster"]].append(TopicDrift.model_validate_json(r["drift"]))
+    clusters = []
+    for cluster, m in sorted(meta.items()):
+        report = assemble(cluster, m["cluster_id"], m["run"], m["since"], found[cluster])
+        t = totals.get(cluster)
+        clusters.append(report.model_copy(update={
+            "topics_observed": int(t["observed"] or 0) if t else 0,
+            "topics_managed": int(t["managed"] or 0) if t else 0,
+            "partitions_observed": int(t["partitions"] or 0) if t else 0}))
+    if tables:
+        _write_tables(results, str(tables), generated_at, meta)
     return report_of(clusters, "spark", generated_at)
 
 
@@ -226,9 +249,10 @@ def _write_tables(results: DataFrame, directory: str, generated_at: datetime, me
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    """`spark-submit [options] reconciler/drift/spark_job.py --fleet PATH --manifests DIR ...`:
-    the same as `reconcile drift --fleet PATH --engine spark`, with the master taken from
-    spark-submit."""
+    """`spark-submit [options] .../reconciler/drift/spark_job.py MANIFESTS_DIR --fleet PATH [drift options]`
+    (the installed file: `python -c 'import reconciler.drift.spark_job as m; print(m.__file__)'`):
+    the same as `reconcile drift MANIFESTS_DIR --fleet PATH --engine spark`, with the master and
+    the rest of the Spark settings taken from spark-submit. Exits with drift's codes (0, 3, 1)."""
     from reconciler.cli import main as cli_main
 
     args = list(sys.argv[1:] if argv is None else argv)
