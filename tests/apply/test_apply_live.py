@@ -292,3 +292,45 @@ def test_a_time_rule_with_no_record_after_the_time_never_sends_minus_one(tmp_pat
             for t in r.request.topics for p in t.partitions]
     assert sorted(sent) == [50, 50]
     assert log_starts(c, "old.events") == [50, 50]
+
+
+def test_without_a_terminal_apply_needs_auto_approve(tmp_path, test_cluster):
+    c = test_cluster
+    repo = Repo(tmp_path, c, "kind: Topic\nname: new.one\n")
+    manifests = str(tmp_path / "manifests")
+    refused = repo.run("apply", "--manifests", manifests, "--cluster", "lab")
+    assert refused.exit_code == 1 and "pass --auto-approve" in refused.output
+    assert "new.one" not in c.topic_names()
+    approved = repo.run("apply", "--manifests", manifests, "--cluster", "lab", "--auto-approve")
+    assert approved.exit_code == 0, approved.output
+    assert "+ create topic new.one" in approved.output and "Converged: planning again shows no changes." in approved.output
+    assert "new.one" in c.topic_names()
+
+
+def test_retriable_broker_errors_are_retried(tmp_path, test_cluster):
+    NOT_CONTROLLER, THROTTLING_QUOTA_EXCEEDED, NOT_LEADER_OR_FOLLOWER = 41, 89, 6
+    c = test_cluster
+    seed(c, "events", partitions=1)
+    repo = Repo(tmp_path, c, "kind: Topic\nname: new.one\n---\nkind: Topic\nname: events\npartitions: 1\n"
+                             "configs: {retention.ms: 1d}\ntruncate: [{keep_last: 10}]\n")
+    assert repo.plan()[0] == 2
+    c.inject_error(CREATE_TOPICS, NOT_CONTROLLER, times=1)
+    c.inject_error(INCREMENTAL_ALTER_CONFIGS, THROTTLING_QUOTA_EXCEEDED, times=1, throttle_time_ms=200)
+    c.inject_error(DELETE_RECORDS, NOT_LEADER_OR_FOLLOWER, times=1)
+    c.clear_request_log()
+    code, result = repo.apply()
+    assert code == 0, result
+    sent = [r.api_key for r in c.request_log]
+    assert [sent.count(k) for k in (CREATE_TOPICS, INCREMENTAL_ALTER_CONFIGS, DELETE_RECORDS)] == [2, 2, 2]
+    assert "new.one" in c.topic_names() and c.topic_configs("events") == {"retention.ms": "86400000"}
+    assert c.partition("events", 0).log_start_offset == 90
+
+
+def test_a_saved_plan_with_errors_is_not_applied(tmp_path, test_cluster):
+    c = test_cluster
+    seed(c, "events", partitions=2)
+    repo = Repo(tmp_path, c, "kind: Topic\nname: events\npartitions: 1\n---\nkind: Topic\nname: new.one\n")
+    assert repo.plan()[0] == 1
+    result = repo.run("apply", str(tmp_path / "plan.json"), "--manifests", str(tmp_path / "manifests"))
+    assert result.exit_code == 1 and "cannot be applied" in result.output
+    assert "new.one" not in c.topic_names()
