@@ -236,6 +236,8 @@ EXIT_DRIFT = 3
               help="Fleet engine: local (in-process), spark (PySpark), auto (by fleet size).")
 @click.option("--master", help="Spark master URL (spark://host:7077, yarn, local[4]); implies the Spark engine.")
 @click.option("--tables", type=click.Path(), help="Write Parquet tables (drift_items/, pending_truncations/) to DIR.")
+@click.option("--sizes/--no-sizes", default=True, show_default=True,
+              help="Live: read partition sizes (DescribeLogDirs) to estimate the bytes truncations would free.")
 @click.option("--ignore-topic", "ignore_topics", multiple=True, metavar="REGEX",
               help="Never report topics matching REGEX as unmanaged (besides internal `__*` ones); repeatable.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "html"]), default="text",
@@ -244,7 +246,7 @@ EXIT_DRIFT = 3
 @handle_errors
 def drift(manifests_dir: str, cluster: str | None, snapshot: str | None, fleet: str | None, since: str | None,
           bootstrap_servers: str | None, engine: str, master: str | None, tables: str | None,
-          ignore_topics: tuple[str, ...], fmt: str, output: str | None) -> None:
+          ignore_topics: tuple[str, ...], fmt: str, output: str | None, sizes: bool = True) -> None:
     """Report where clusters have moved away from Git. Exit 0 no drift, 3 drift found, 1 error.
 
     Findings: pending plan changes, unmanaged topics, config drift (set on the topic vs inherited
@@ -279,7 +281,7 @@ def drift(manifests_dir: str, cluster: str | None, snapshot: str | None, fleet: 
         else:
             desired = manifests.desired_state(cluster)
             with _connect(desired.cluster, bootstrap_servers) as kafka:
-                observed = kafka.observe_desired(desired)
+                observed = kafka.observe_desired(desired, sizes=sizes)
                 if earlier is not None:
                     from reconciler.drift.live import epoch_evidence
 

@@ -64,7 +64,14 @@ def summary_line(cluster: ClusterDrift) -> str:
     text = ", ".join(f"{n:,} {label}{'s' if n != 1 and not label.endswith('drift') else ''}"
                      for n, label in parts if n)
     if c.truncation_records:
-        text += f"; truncations would free {c.truncation_records:,} records (~{human_bytes(c.truncation_bytes)})"
+        unknown = sum(r.estimated_bytes is None for r in cluster.truncation_rows)
+        if not unknown:
+            size = f"~{human_bytes(c.truncation_bytes)}"
+        elif unknown == len(cluster.truncation_rows):
+            size = "size unknown"
+        else:
+            size = f"~{human_bytes(c.truncation_bytes)} for the partitions whose size is known"
+        text += f"; truncations would free {c.truncation_records:,} records ({size})"
     return "Drift: " + text + "." + _unverified_note(cluster)
 
 

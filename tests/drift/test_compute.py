@@ -5,7 +5,7 @@ from pathlib import Path
 
 from reconciler.drift.compute import assemble, drift_one_topic
 from reconciler.drift.engine import drift_for_cluster, report_of
-from reconciler.drift.render import render_report
+from reconciler.drift.render import render_report, summary_line
 from reconciler.models.desired import KeepLast, UndeclaredConfigs
 from reconciler.models.observed import ConfigSource, ObservedConfig
 from reconciler.planner import PlanOptions
@@ -61,6 +61,7 @@ def test_pending_truncation_counts_records_and_bytes_per_partition():
     assert c.counts.truncation_bytes == 2400 and c.counts.truncation_records == 240
     unknown = drift_for_cluster(d, observed(have("a", hw=100)))
     assert unknown.truncations[0].estimated_bytes is None and unknown.truncation_rows[0].estimated_bytes is None
+    assert summary_line(unknown).endswith("records (size unknown).")  # not "~0 B"
 
 
 def test_under_replicated_and_offline_partitions():
