@@ -8,11 +8,9 @@ Protocol versions are negotiated per connection from the broker's ApiVersions an
 from __future__ import annotations
 
 import logging
-import time
 from typing import Any, Awaitable, Callable, Iterable, Optional, Sequence
 
 import kafka.errors as Errors
-from kafka.future import Future
 from kafka.net.manager import KafkaConnectionManager
 from kafka.net.selector import NetworkSelector
 from kafka.protocol.metadata import ApiVersionsRequest
@@ -22,16 +20,11 @@ from reconciler.errors import ClusterError
 IN_FLIGHT = 8
 # Bounded retries of a request that got no answer (connection lost, broker restarting).
 SEND_ATTEMPTS = 3
-BACKOFF_S = 0.1
 MAX_BACKOFF_S = 2.0
 
 # kafka-python logs connection trouble at ERROR level; the reconciler reports it as its own
 # errors instead, so without logging configured the user sees one message, not a log storm.
 logging.getLogger("kafka").addHandler(logging.NullHandler())
-
-
-def backoff(attempt: int) -> float:
-    return min(BACKOFF_S * (2 ** attempt), MAX_BACKOFF_S)
 
 
 class NoAnswer(Exception):
@@ -49,19 +42,25 @@ def _describe(error: BaseException) -> str:
 
 
 class Client:
-    def __init__(self, net: NetworkSelector, manager: KafkaConnectionManager, name: str, request_timeout_s: float):
+    def __init__(self, net: NetworkSelector, manager: KafkaConnectionManager, name: str, request_timeout_s: float,
+                 retry_backoff_s: float = 0.1):
         self._net = net
         self._manager = manager
         self.name = name
         self.request_timeout_s = request_timeout_s
+        self.retry_backoff_s = retry_backoff_s
         self._api_versions: dict[int, dict[int, tuple[int, int]]] = {}
 
     @classmethod
-    def start(cls, config: dict, name: str, request_timeout_s: float) -> "Client":
+    def start(cls, config: dict, name: str, request_timeout_s: float, retry_backoff_s: float = 0.1) -> "Client":
         net = NetworkSelector(**config)
         manager = KafkaConnectionManager(net, **config)
         net.start()
-        return cls(net, manager, name, request_timeout_s)
+        return cls(net, manager, name, request_timeout_s, retry_backoff_s)
+
+    def backoff(self, attempt: int) -> float:
+        """Seconds to wait before retry number `attempt` (exponential, capped)."""
+        return min(self.retry_backoff_s * (2 ** attempt), MAX_BACKOFF_S)
 
     def close(self) -> None:
         try:
@@ -118,9 +117,12 @@ class Client:
                                f"version this tool speaks ({e}). The reconciler needs Apache Kafka 3.0 or "
                                "later.") from e
         except (Errors.KafkaError, OSError) as e:
+            # CorrelationIdError: answers arrived out of step, so the connection was dropped with
+            # its requests unanswered.
             if isinstance(e, Errors.KafkaError) and not isinstance(
                     e, (Errors.KafkaConnectionError, Errors.NodeNotReadyError, Errors.KafkaTimeoutError,
-                        Errors.RequestTimedOutError, Errors.Cancelled, Errors.UnknownBrokerIdError)):
+                        Errors.RequestTimedOutError, Errors.Cancelled, Errors.UnknownBrokerIdError,
+                        Errors.CorrelationIdError)):
                 raise
             raise NoAnswer(node, request, e) from e
 
@@ -130,7 +132,7 @@ class Client:
         last: Optional[NoAnswer] = None
         for attempt in range(attempts):
             if attempt:
-                await self.sleep(backoff(attempt))
+                await self.sleep(self.backoff(attempt))
             try:
                 return await self.send(nodes[attempt % len(nodes)], request)
             except NoAnswer as e:
@@ -182,35 +184,3 @@ class Client:
                                    f"{response.error_code}")
             self._api_versions[node] = {k.api_key: (k.min_version, k.max_version) for k in response.api_keys}
         return self._api_versions[node]
-
-
-def first_success(net: NetworkSelector, futures: list[Future]) -> Future:
-    """A future resolved with the index of the first future to succeed, or failed with the list
-    of exceptions once every one has failed."""
-    done = Future()
-    failures: dict[int, BaseException] = {}
-
-    def succeeded(index):
-        return lambda _: done.is_done or done.success(index)
-
-    def failed(index):
-        def callback(error):
-            failures[index] = error
-            if len(failures) == len(futures) and not done.is_done:
-                done.failure(_AllFailed([failures[i] for i in range(len(futures))]))
-        return callback
-
-    for i, future in enumerate(futures):
-        future.add_callback(succeeded(i))
-        future.add_errback(failed(i))
-    return done
-
-
-class _AllFailed(Exception):
-    def __init__(self, errors: list[BaseException]):
-        super().__init__("; ".join(_describe(e) for e in errors))
-        self.errors = errors
-
-
-def monotonic_deadline(seconds: float) -> float:
-    return time.monotonic() + seconds

@@ -49,7 +49,7 @@ class KafkaCluster(Observer, Writer):
 
 @contextmanager
 def connect(spec: ClusterSpec, progress: Optional[Progress] = None, *, bootstrap_timeout_s: float = 10.0,
-            request_timeout_s: float = 30.0) -> Iterator[KafkaCluster]:
+            request_timeout_s: float = 30.0, retry_backoff_s: float = 0.1) -> Iterator[KafkaCluster]:
     """Connect, yield the cluster, always close. Raises ReconcilerError for a missing
     ${ENV_VAR}, ClusterError when the cluster cannot be reached or refuses us."""
     settings = client_settings(spec)
@@ -62,7 +62,7 @@ def connect(spec: ClusterSpec, progress: Optional[Progress] = None, *, bootstrap
                   # refuse frames above 1 MB.
                   receive_message_max_bytes=MAX_RESPONSE_BYTES)
     server = _first_answering_server(spec, config, bootstrap_timeout_s)
-    client = Client.start(dict(config, bootstrap_servers=[server]), spec.name, request_timeout_s)
+    client = Client.start(dict(config, bootstrap_servers=[server]), spec.name, request_timeout_s, retry_backoff_s)
     try:
         try:
             client.manager.bootstrap(int(bootstrap_timeout_s * 1000))

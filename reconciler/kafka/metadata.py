@@ -13,7 +13,7 @@ from kafka.protocol.metadata import MetadataRequest
 
 from reconciler.errors import ClusterError
 from reconciler.kafka import errors as codes
-from reconciler.kafka.client import Client, NoAnswer, backoff
+from reconciler.kafka.client import Client, NoAnswer
 from reconciler.models.observed import Broker
 
 TopicPartition = tuple[str, int]
@@ -128,7 +128,7 @@ async def fetch(client: Client, names: Optional[list[str]], nodes: list[int] | N
     pending: Optional[list[str]] = names
     for attempt in range(METADATA_ATTEMPTS):
         if attempt:
-            await client.sleep(backoff(attempt))
+            await client.sleep(client.backoff(attempt))
         try:
             response = await client.request(_request(pending), nodes[attempt % len(nodes):] + nodes[:attempt % len(nodes)])
             fresh, retry = parse(response, client.name)

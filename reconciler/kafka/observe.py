@@ -25,7 +25,7 @@ from kafka.protocol.metadata import FindCoordinatorRequest
 from reconciler.errors import ClusterError
 from reconciler.kafka import errors as codes
 from reconciler.kafka import metadata, partitions
-from reconciler.kafka.client import IN_FLIGHT, Client, NoAnswer, backoff
+from reconciler.kafka.client import IN_FLIGHT, Client, NoAnswer
 from reconciler.kafka.metadata import ClusterView
 from reconciler.kafka.partitions import EARLIEST, LATEST, PartitionResults
 from reconciler.models.desired import DesiredState
@@ -219,7 +219,7 @@ async def _group_offsets(client: Client, view: ClusterView, groups: Mapping[str,
         if not pending:
             break
         if round_:
-            await client.sleep(backoff(round_))
+            await client.sleep(client.backoff(round_))
         coordinators = await _find_coordinators(client, view, pending, last_error)
         by_node: dict[int, list[str]] = {}
         for group, node in coordinators.items():

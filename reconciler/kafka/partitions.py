@@ -19,7 +19,7 @@ from kafka.protocol.consumer import ListOffsetsRequest, OffsetForLeaderEpochRequ
 from reconciler.apply import BrokerError
 from reconciler.kafka import errors as codes
 from reconciler.kafka import metadata
-from reconciler.kafka.client import Client, NoAnswer, backoff
+from reconciler.kafka.client import Client, NoAnswer
 from reconciler.kafka.metadata import ClusterView
 
 TopicPartition = tuple[str, int]
@@ -188,7 +188,7 @@ async def read(client: Client, view: ClusterView, reads: list[tuple[PartitionRea
         outstanding = [key for key, error in out.errors.items() if error.retriable]
         if not outstanding or round_ == rounds - 1 or not any(required(tp[0]) for _, tp in outstanding):
             break
-        await client.sleep(max(backoff(round_), throttle_s))
+        await client.sleep(max(client.backoff(round_), throttle_s))
         topics = sorted({tp[0] for _, tp in outstanding})
         fresh = await metadata.fetch(client, topics, retry_leaderless=required)
         view.merge(fresh, topics)

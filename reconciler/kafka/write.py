@@ -23,7 +23,7 @@ from kafka.protocol.admin import (
 from reconciler.apply import BrokerError, DeleteOutcome, EpochCheck
 from reconciler.kafka import errors as codes
 from reconciler.kafka import metadata, partitions
-from reconciler.kafka.client import Client, NoAnswer, backoff
+from reconciler.kafka.client import Client, NoAnswer
 from reconciler.kafka.metadata import ClusterView
 from reconciler.kafka.partitions import EARLIEST, no_answer_error
 from reconciler.models.observed import ObservedState
@@ -105,7 +105,7 @@ class Writer:
                            or any(view.leader((n, p)) < 0 for p in view.topics[n].partitions)]
                 if not missing or time.monotonic() >= deadline:
                     return missing
-                await self._client.sleep(min(backoff(attempt), max(0.0, deadline - time.monotonic())))
+                await self._client.sleep(min(self._client.backoff(attempt), max(0.0, deadline - time.monotonic())))
                 attempt += 1
 
         return self._client.run(wait)
@@ -266,7 +266,7 @@ class Writer:
             if not pending:
                 break
             if attempt:
-                await self._client.sleep(max(backoff(attempt), wait_s))
+                await self._client.sleep(max(self._client.backoff(attempt), wait_s))
             node = await self._controller(refresh=new_controller)
             try:
                 response = await self._client.send(node, build(pending))

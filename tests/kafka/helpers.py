@@ -30,9 +30,10 @@ def spec_of(cluster, **fields) -> ClusterSpec:
 
 
 @contextmanager
-def kafka_of(cluster, request_timeout_s: float = 5.0, **spec_fields):
-    with connect(spec_of(cluster, **spec_fields), bootstrap_timeout_s=5.0,
-                 request_timeout_s=request_timeout_s) as kafka:
+def kafka_of(cluster, request_timeout_s: float = 5.0, retry_backoff_s: float = 0.02, **spec_fields):
+    """A connection with short timeouts and backoff, so retries do not slow the suite down."""
+    with connect(spec_of(cluster, **spec_fields), bootstrap_timeout_s=5.0, request_timeout_s=request_timeout_s,
+                 retry_backoff_s=retry_backoff_s) as kafka:
         yield kafka
 
 
