@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from typing import Callable, Iterator, Optional
 
 import kafka.errors as Errors
+from kafka.protocol.metadata import MetadataRequest
 
 from reconciler.errors import ClusterError
 from reconciler.kafka.client import Client, _describe
@@ -67,13 +68,17 @@ def connect(spec: ClusterSpec, progress: Optional[Progress] = None, *, bootstrap
         try:
             client.manager.bootstrap(int(bootstrap_timeout_s * 1000))
         except Errors.KafkaError as e:
-            raise ClusterError(
-                f"cluster {spec.name}: {server} accepted a connection but did not answer Metadata ({_describe(e)}). "
-                f"If its listener needs TLS or SASL, set `security` for {spec.name} in the manifests; otherwise "
-                "check the brokers' logs.", retriable=True) from None
+            raise _no_metadata(spec, server, e) from None
         yield KafkaCluster(spec, client, progress)
     finally:
         client.close()
+
+
+def _no_metadata(spec: ClusterSpec, server: str, error: BaseException) -> ClusterError:
+    return ClusterError(
+        f"cluster {spec.name}: {server} accepted a connection but did not answer Metadata ({_describe(error)}). "
+        f"If its listener needs TLS or SASL, set `security` for {spec.name} in the manifests; otherwise check "
+        "the brokers' logs.", retriable=True)
 
 
 def _first_answering_server(spec: ClusterSpec, config: dict, timeout_s: float) -> str:
@@ -96,16 +101,28 @@ def _first_answering_server(spec: ClusterSpec, config: dict, timeout_s: float) -
         try:
             winner = await manager.wait_for(done.future, timeout_s * 1000 + 1000)
         except Errors.KafkaTimeoutError:
-            return None, outcomes
-        return winner, outcomes
+            return None, outcomes, None
+        if winner is None:
+            return None, outcomes, None
+        # A listener that wants TLS or SASL may still answer ApiVersions and only drop the
+        # connection at the first real request: ask for Metadata now rather than time out later.
+        try:
+            await manager.wait_for(manager.send(MetadataRequest(topics=[], allow_auto_topic_creation=False),
+                                                node_id=candidates[winner].node_id), timeout_s * 1000)
+        except Errors.KafkaError as e:
+            return winner, outcomes, e
+        return winner, outcomes, None
 
     try:
-        winner, outcomes = probe.manager.run(race)
+        winner, outcomes, refused = probe.manager.run(race)
     finally:
         probe.close()
     if winner is not None:
         broker = candidates[winner]
-        return f"{broker.host}:{broker.port}"
+        server = f"{broker.host}:{broker.port}"
+        if refused is not None:
+            raise _no_metadata(spec, server, refused)
+        return server
     failures = [(f"{b.host}:{b.port}", error, conn) for b, error, conn in zip(candidates, outcomes, connections)]
     raise _bootstrap_error(spec, failures, config)
 
