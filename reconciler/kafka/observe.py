@@ -53,14 +53,6 @@ class Observer:
         """The named topics (None: every topic) with all their configs."""
         return self._observe(topics_scope(None if names is None else list(names)), sizes)
 
-    def offsets_for_leader_epochs(self, requests: Mapping[TopicPartition, int]) -> dict[TopicPartition, int]:
-        """The current leader's end offset for each (partition, epoch); -1 when unknown."""
-        async def run():
-            view = await metadata.fetch(self._client, sorted({t for t, _ in requests}))
-            results = await partitions.read(self._client, view, [(partitions.epoch_end_offsets(), dict(requests))])
-            return {tp: (results.value("epoch", tp) or (-1, -1))[1] for tp in requests}
-        return self._client.run(run)
-
     def _observe(self, scope: ReadScope, sizes: bool) -> ObservedState:
         return self._client.run(self._observe_async, scope, sizes)
 
