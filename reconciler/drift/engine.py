@@ -63,6 +63,8 @@ def choose_engine(engine: str, fleet: str | Path, master: Optional[str] = None) 
         return engine
     if master:
         return "spark"
+    if _json_snapshots(fleet):
+        return "local"  # the Spark engine reads Parquet snapshots only
     from reconciler.drift.columnar import count_partitions, discover_fleet
 
     partitions = sum(count_partitions(runs[-1].path) for runs in discover_fleet(fleet).values())
@@ -80,6 +82,12 @@ def run_fleet(fleet: str | Path, desired_for: Callable[[str], DesiredState], eng
     chosen = choose_engine(engine, fleet, master)
     generated_at = generated_at or datetime.now(timezone.utc)
     if chosen == "spark":
+        found = _json_snapshots(fleet)
+        if found:
+            raise ReconcilerError(
+                f"the Spark engine reads Parquet snapshots only, and {fleet} holds JSON ones ({found[0]}"
+                f"{f' and {len(found) - 1} more' if len(found) > 1 else ''}): write them with `reconcile snapshot "
+                "--format parquet`, or use --engine local.")
         try:
             from reconciler.drift import spark_job
         except ImportError as e:
@@ -110,6 +118,12 @@ def run_local(fleet: str | Path, desired_for: Callable[[str], DesiredState], opt
         _check_cluster(runs[-1].path, observed, cluster)
         clusters.append(drift_for_cluster(desired[cluster], observed, earlier, options=options))
     return report_of(clusters, "local", generated_at)
+
+
+def _json_snapshots(fleet: str | Path) -> list[Path]:
+    """JSON snapshots in a local fleet directory (a Spark path like hdfs:// is not looked into)."""
+    root = Path(fleet)
+    return sorted(p for p in root.rglob("*.json") if p.is_file()) if root.is_dir() else []
 
 
 def _check_cluster(path: Path, observed: ObservedState, cluster: str) -> None:

@@ -5,10 +5,15 @@ from __future__ import annotations
 import subprocess
 import sys
 from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
 
 from reconciler.drift import engine, spark_job
 from reconciler.drift.tables import read_table_rows
+from reconciler.errors import ReconcilerError
 from reconciler.planner import PlanOptions
+from reconciler.snapshot import load_snapshot
 
 WHEN = datetime(2026, 11, 21, 6, 0, tzinfo=timezone.utc)
 
@@ -73,3 +78,12 @@ def test_auto_engine_threshold(small_fleet):
     assert engine.choose_engine("auto", fleet) == "local"
     assert engine.choose_engine("auto", fleet, master="local[2]") == "spark"
     assert engine.choose_engine("local", fleet, master=None) == "local"
+
+
+def test_json_snapshots_stay_with_the_local_engine(tmp_path):
+    root = Path(__file__).resolve().parents[2]
+    state = load_snapshot(root / "manifests" / "snapshots" / "staging-eu.json")
+    (tmp_path / "staging-eu.json").write_text(state.to_json())
+    assert engine.choose_engine("auto", tmp_path) == "local"
+    with pytest.raises(ReconcilerError, match="Parquet snapshots only"):
+        engine.run_fleet(tmp_path, lambda c: None, engine="spark")
