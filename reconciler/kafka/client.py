@@ -31,12 +31,12 @@ class NoAnswer(Exception):
     """A request that got no answer: not sent, connection lost, or timed out on the client."""
 
     def __init__(self, node: int | str, request: Any, cause: BaseException):
-        super().__init__(f"no answer from broker {node} to {type(request).__name__}: {_describe(cause)}")
+        super().__init__(f"no answer from broker {node} to {type(request).__name__}: {describe_error(cause)}")
         self.node = node
         self.cause = cause
 
 
-def _describe(error: BaseException) -> str:
+def describe_error(error: BaseException) -> str:
     text = str(error) or type(error).__name__
     return text.replace("KafkaConnectionError: ", "")
 
@@ -84,7 +84,7 @@ class Client:
             raise ClusterError(f"{self.name}: {e}. Check that the brokers are up and reachable, then run "
                                "again.", retriable=True) from e
         except Errors.KafkaError as e:
-            raise ClusterError(f"{self.name}: the Kafka client failed: {_describe(e)}. Run again; if it "
+            raise ClusterError(f"{self.name}: the Kafka client failed: {describe_error(e)}. Run again; if it "
                                "persists, check the brokers' logs.", retriable=bool(e.retriable)) from e
 
     async def sleep(self, seconds: float) -> None:
@@ -178,7 +178,7 @@ class Client:
         """The broker's ApiVersions answer (api key -> (min, max)), asked once per broker."""
         if node not in self._api_versions:
             response = await self.request(ApiVersionsRequest(
-                max_version=3, client_software_name="kafka-reconciler", client_software_version="0.1.0"), [node])
+                client_software_name="kafka-reconciler", client_software_version="0.1.0"), [node])
             if response.error_code:
                 raise ClusterError(f"{self.name}: broker {node} answered ApiVersions with error "
                                    f"{response.error_code}")

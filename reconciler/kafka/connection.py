@@ -12,10 +12,11 @@ from contextlib import contextmanager
 from typing import Callable, Iterator, Optional
 
 import kafka.errors as Errors
+from kafka.future import Future
 from kafka.protocol.metadata import MetadataRequest
 
 from reconciler.errors import ClusterError
-from reconciler.kafka.client import Client, _describe
+from reconciler.kafka.client import Client, describe_error
 from reconciler.kafka.metadata import ClusterView
 from reconciler.kafka.observe import Observer
 from reconciler.kafka.settings import client_settings
@@ -76,7 +77,7 @@ def connect(spec: ClusterSpec, progress: Optional[Progress] = None, *, bootstrap
 
 def _no_metadata(spec: ClusterSpec, server: str, error: BaseException) -> ClusterError:
     return ClusterError(
-        f"cluster {spec.name}: {server} accepted a connection but did not answer Metadata ({_describe(error)}). "
+        f"cluster {spec.name}: {server} accepted a connection but did not answer Metadata ({describe_error(error)}). "
         f"If its listener needs TLS or SASL, set `security` for {spec.name} in the manifests; otherwise check "
         "the brokers' logs.", retriable=True)
 
@@ -131,7 +132,6 @@ class _FirstOrAll:
     """Resolves with the index of the first connection up, or None once all have failed."""
 
     def __init__(self, count: int):
-        from kafka.future import Future
         self.future = Future()
         self._left = count
 
@@ -157,15 +157,15 @@ def _bootstrap_error(spec: ClusterSpec, failures, config: dict) -> ClusterError:
             user = config.get("sasl_plain_username")
             return ClusterError(
                 f"cluster {spec.name}: authentication failed at {server} (SASL {config.get('sasl_mechanism')}"
-                + (f" as {user!r}" if user else "") + f"): {_describe(error) if error else 'refused'}. Check the "
+                + (f" as {user!r}" if user else "") + f"): {describe_error(error) if error else 'refused'}. Check the "
                 "username and password (the environment variables that security.username/password of "
                 f"{spec.name} refer to) and that the mechanism is one the brokers' listener enables.")
         if error is not None and "Handshake failed" in str(error):
             return ClusterError(
-                f"cluster {spec.name}: the TLS handshake with {server} failed ({_describe(error)}). Check "
+                f"cluster {spec.name}: the TLS handshake with {server} failed ({describe_error(error)}). Check "
                 "security.ssl_cafile (the CA that signed the brokers' certificates), the client certificate and "
                 "key, ssl_check_hostname, and that the port is the TLS listener.")
-    reasons = "; ".join(f"{server}: {_describe(error) if error else 'no answer in time'}"
+    reasons = "; ".join(f"{server}: {describe_error(error) if error else 'no answer in time'}"
                         for server, error, _ in failures)
     return ClusterError(
         f"cannot reach cluster {spec.name}: none of its bootstrap servers answered ({reasons}). Check the "

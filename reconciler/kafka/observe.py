@@ -65,7 +65,7 @@ class Observer:
         wanted = sorted(name for name in view.topics if scope.wants(name))
         configs, results, groups, size_of = await client.gather([
             _describe_configs(client, view, wanted),
-            partitions.read(client, view, _partition_reads(view, scope), required=scope.wants),
+            partitions.read(client, view, _partition_reads(view, scope)),
             _group_offsets(client, view, scope.groups),
             _log_dir_sizes(client, view, scope) if sizes else _nothing(),
         ])

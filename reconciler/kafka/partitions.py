@@ -128,11 +128,10 @@ def delete_records(timeout_ms: int) -> PartitionRead:
 
 
 async def read(client: Client, view: ClusterView, reads: list[tuple[PartitionRead, Mapping[TopicPartition, Any]]],
-               required: Callable[[str], bool] = lambda _: True, rounds: int = ROUNDS,
-               refresh: bool = True) -> PartitionResults:
-    """Run the reads to completion or exhaustion. Partitions of topics `required` does not
-    care about are read on the same requests but never cause another round. With
-    refresh=False (DeleteRecords) there is exactly one round and errors are returned as they are."""
+               rounds: int = ROUNDS, refresh: bool = True) -> PartitionResults:
+    """Run the reads to completion or until the rounds are used up; what failed is in `errors`.
+    With refresh=False (DeleteRecords) there is exactly one round and errors are returned as
+    the broker gave them."""
     out = PartitionResults()
     for round_ in range(rounds):
         batch = []
@@ -186,11 +185,11 @@ async def read(client: Client, view: ClusterView, reads: list[tuple[PartitionRea
         if not refresh:
             break
         outstanding = [key for key, error in out.errors.items() if error.retriable]
-        if not outstanding or round_ == rounds - 1 or not any(required(tp[0]) for _, tp in outstanding):
+        if not outstanding or round_ == rounds - 1:
             break
         await client.sleep(max(client.backoff(round_), throttle_s))
         topics = sorted({tp[0] for _, tp in outstanding})
-        fresh = await metadata.fetch(client, topics, retry_leaderless=required)
+        fresh = await metadata.fetch(client, topics)
         view.merge(fresh, topics)
         # What was read under an epoch that has since moved is read again under the new one.
         for tp, epoch in list(out.epochs.items()):
