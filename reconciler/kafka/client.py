@@ -18,6 +18,12 @@ from kafka.protocol.metadata import ApiVersionsRequest
 from reconciler.errors import ClusterError
 
 IN_FLIGHT = 8
+NOT_READY_WAIT_S, NOT_READY_POLL_S = 10.0, 0.05
+# Failures after which the request may or may not have reached the broker, but no answer came.
+# CorrelationIdError: answers arrived out of step, so the connection was dropped with its
+# requests unanswered.
+_UNANSWERED = (Errors.KafkaConnectionError, Errors.KafkaTimeoutError, Errors.RequestTimedOutError,
+               Errors.Cancelled, Errors.UnknownBrokerIdError, Errors.CorrelationIdError, OSError)
 # Bounded retries of a request that got no answer (connection lost, broker restarting).
 SEND_ATTEMPTS = 3
 MAX_BACKOFF_S = 2.0
@@ -110,21 +116,23 @@ class Client:
 
     async def send(self, node: int, request) -> Any:
         """One attempt; raises NoAnswer when no response arrives."""
-        try:
-            return await self._manager.send(request, node_id=node)
-        except Errors.IncompatibleBrokerVersion as e:
-            raise ClusterError(f"{self.name}: broker {node} does not support {type(request).__name__} in a "
-                               f"version this tool speaks ({e}). The reconciler needs Apache Kafka 3.0 or "
-                               "later.") from e
-        except (Errors.KafkaError, OSError) as e:
-            # CorrelationIdError: answers arrived out of step, so the connection was dropped with
-            # its requests unanswered.
-            if isinstance(e, Errors.KafkaError) and not isinstance(
-                    e, (Errors.KafkaConnectionError, Errors.NodeNotReadyError, Errors.KafkaTimeoutError,
-                        Errors.RequestTimedOutError, Errors.Cancelled, Errors.UnknownBrokerIdError,
-                        Errors.CorrelationIdError)):
-                raise
-            raise NoAnswer(node, request, e) from e
+        waited = 0.0
+        while True:
+            try:
+                return await self._manager.send(request, node_id=node)
+            except Errors.NodeNotReadyError as e:
+                # Not sent at all: the connection is paused (the broker throttled us, or it is
+                # full) or waits out a reconnect backoff. Waiting is safe for any request.
+                if waited >= min(self.request_timeout_s, NOT_READY_WAIT_S):
+                    raise NoAnswer(node, request, e) from e
+                await self.sleep(NOT_READY_POLL_S)
+                waited += NOT_READY_POLL_S
+            except Errors.IncompatibleBrokerVersion as e:
+                raise ClusterError(f"{self.name}: broker {node} does not support {type(request).__name__} in a "
+                                   f"version this tool speaks ({e}). The reconciler needs Apache Kafka 3.0 or "
+                                   "later.") from e
+            except _UNANSWERED as e:
+                raise NoAnswer(node, request, e) from e
 
     async def request(self, request, nodes: Sequence[int], attempts: int = SEND_ATTEMPTS) -> Any:
         """Send to nodes[0], trying the next node (round robin) after each unanswered attempt.

@@ -137,7 +137,7 @@ def _topic(view: ClusterView, name: str, scope: ReadScope, results: PartitionRes
                 by_time[timestamp] = found  # -1: no record at or after it; stored as Kafka said
         epoch_answer = results.value("epoch", tp) if name in scope.epoch_topics else None
         observed.append(ObservedPartition(
-            partition=index, leader=view.leader(tp) if readable else -1,
+            partition=index, leader=p.leader if readable and p.leader in view.brokers else -1,
             leader_epoch=results.epochs.get(tp, p.epoch), replicas=p.replicas, isr=p.isr,
             offline_replicas=p.offline, log_start_offset=start if readable else -1,
             high_watermark=end if readable else -1, size_bytes=size_of.get(tp),

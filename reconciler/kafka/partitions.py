@@ -146,7 +146,7 @@ async def read(client: Client, view: ClusterView, reads: list[tuple[PartitionRea
                     out.errors[key] = BrokerError(codes.UNKNOWN_TOPIC_OR_PARTITION, "UNKNOWN_TOPIC_OR_PARTITION",
                                                   f"{tp[0]}-{tp[1]} is not in the cluster's metadata")
                     continue
-                leader = view.leader(tp)
+                leader = partition.leader if partition.leader in view.brokers else -1
                 if leader < 0:
                     # Metadata already waited a while for a leader (metadata.fetch); no second wait.
                     out.errors[key] = BrokerError(codes.LEADER_NOT_AVAILABLE, "LEADER_NOT_AVAILABLE",

@@ -1,10 +1,18 @@
 """Reading is batched per broker: the number of requests does not grow with the number of topics."""
 from __future__ import annotations
 
+from kafka.protocol.broker_version_data import BROKER_API_VERSIONS
+
+from reconciler.apply import apply_plan
 from reconciler.manifests import load_manifests
+from reconciler.models.plan import AddPartitions, AlterConfigs, ConfigChange, CreateTopic, TopicPreconditions
+from reconciler.planner import plan as make_plan
+from reconciler.validation import validate_on_brokers
 from reconciler.testing import TestCluster
+from reconciler.testing.protocol import request_class
 from tests.kafka.helpers import CLUSTER, api_counts, kafka_of, write_manifests
 
+NEW, EXISTS = TopicPreconditions(exists=False), TopicPreconditions(exists=True)
 TOPIC = """\
 kind: Topic
 name: {name}
@@ -51,3 +59,26 @@ def test_requests_per_api_are_the_same_for_1_and_1000_managed_topics(tmp_path):
         "DescribeLogDirs": 3,
     }
     assert one["OffsetFetch"] in (1, 2)
+
+
+def test_versions_are_the_highest_the_brokers_advertise_and_the_client_speaks(test_cluster, desired_for):
+    test_cluster.create_topic("versioned", partitions=2)
+    test_cluster.produce_many({("versioned", 0): 5})
+    test_cluster.commit_offsets("billing", {("versioned", 0): 2})
+    desired = desired_for("kind: Topic\nname: versioned\npartitions: 2\n"
+                          "truncate: [{keep_last: 1}, {consumed_by: [billing]}]\n")
+    with kafka_of(test_cluster) as kafka:
+        plan = make_plan(desired, kafka.observe_desired(desired, sizes=True))
+        validate_on_brokers(plan.model_copy(update={"actions": [
+            CreateTopic(topic="new", partitions=1, replication_factor=1, preconditions=NEW),
+            AddPartitions(topic="versioned", before=2, after=3, preconditions=EXISTS),
+            AlterConfigs(topic="versioned", preconditions=EXISTS,
+                         changes=[ConfigChange(key="retention.ms", op="set", after="1000")])]}), kafka)
+        apply_plan(plan, kafka)
+        kafka.delete_topics(["versioned"])
+    advertised = BROKER_API_VERSIONS[(4, 0)]
+    assert {"CreateTopics", "CreatePartitions", "IncrementalAlterConfigs", "DeleteRecords", "DeleteTopics",
+            "OffsetForLeaderEpoch", "OffsetFetch", "DescribeLogDirs"} <= {r.api_name for r in test_cluster.request_log}
+    for record in test_cluster.request_log:
+        highest = min(advertised[record.api_key][1], request_class(record.api_key).max_version)
+        assert record.version == highest, record.api_name
