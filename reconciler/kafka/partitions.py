@@ -11,7 +11,7 @@ again, so an observation never mixes offsets from two epochs.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Optional
+from typing import Any, Callable, Iterable, Mapping
 
 from kafka.protocol.admin import DeleteRecordsRequest
 from kafka.protocol.consumer import ListOffsetsRequest, OffsetForLeaderEpochRequest
@@ -133,14 +133,16 @@ async def read(client: Client, view: ClusterView, reads: list[tuple[PartitionRea
     With refresh=False (DeleteRecords) there is exactly one round and errors are returned as
     the broker gave them."""
     out = PartitionResults()
+    again: set[tuple[str, TopicPartition]] = set()  # answered "ask again": read in the next round
     for round_ in range(rounds):
         batch = []
         for kind, params in reads:
             by_leader: dict[int, list] = {}
             for tp, param in params.items():
                 key = (kind.name, tp)
-                if key in out.values or (key in out.errors and not out.errors[key].retriable):
+                if key in out.values or (key in out.errors and key not in again):
                     continue
+                again.discard(key)
                 partition = view.partition(tp)
                 if partition is None:
                     out.errors[key] = BrokerError(codes.UNKNOWN_TOPIC_OR_PARTITION, "UNKNOWN_TOPIC_OR_PARTITION",
@@ -149,8 +151,7 @@ async def read(client: Client, view: ClusterView, reads: list[tuple[PartitionRea
                 leader = partition.leader if partition.leader in view.brokers else -1
                 if leader < 0:
                     # Metadata already waited a while for a leader (metadata.fetch); no second wait.
-                    out.errors[key] = BrokerError(codes.LEADER_NOT_AVAILABLE, "LEADER_NOT_AVAILABLE",
-                                                  f"{tp[0]}-{tp[1]} has no leader")
+                    out.errors[key] = codes.broker_error(codes.LEADER_NOT_AVAILABLE, f"{tp[0]}-{tp[1]} has no leader")
                     continue
                 by_leader.setdefault(leader, []).append((tp, param, partition.epoch))
             batch.extend((leader, kind, items) for leader, items in by_leader.items())
@@ -160,44 +161,38 @@ async def read(client: Client, view: ClusterView, reads: list[tuple[PartitionRea
         for (leader, kind, items), answer in zip(batch, answers):
             sent_epoch = {tp: epoch for tp, _, epoch in items}
             if isinstance(answer, NoAnswer):
-                for tp, _, _ in items:
+                for tp in sent_epoch:
                     out.errors[(kind.name, tp)] = no_answer_error(answer)
+                    again.add((kind.name, tp))
                 continue
             throttle_s = max(throttle_s, (getattr(answer, "throttle_time_ms", 0) or 0) / 1000)
-            answered = set()
             for tp, code, value in kind.parse(answer):
                 if tp not in sent_epoch:
                     continue
-                answered.add(tp)
-                key = (kind.name, tp)
+                key, epoch = (kind.name, tp), sent_epoch.pop(tp)
                 if code == codes.NONE:
                     out.values[key] = value
                     out.errors.pop(key, None)
-                    out.epochs[tp] = sent_epoch[tp]
+                    out.epochs[tp] = epoch
                 else:
-                    error = codes.broker_error(code, f"from broker {leader} for {tp[0]}-{tp[1]}")
-                    retriable = code in codes.PARTITION_RETRIABLE and refresh
-                    out.errors[key] = BrokerError(error.code, error.name, error.message, retriable=retriable)
-            for tp in set(sent_epoch) - answered:
+                    out.errors[key] = codes.broker_error(code, f"from broker {leader} for {tp[0]}-{tp[1]}")
+                    if code in codes.PARTITION_RETRIABLE:
+                        again.add(key)
+            for tp in sent_epoch:  # left out of the answer
                 out.errors[(kind.name, tp)] = BrokerError(-1, "NO_ANSWER", f"broker {leader} left {tp[0]}-{tp[1]} "
-                                                          "out of its answer", retriable=refresh)
+                                                          "out of its answer", retriable=True)
+                again.add((kind.name, tp))
 
-        if not refresh:
-            break
-        outstanding = [key for key, error in out.errors.items() if error.retriable]
-        if not outstanding or round_ == rounds - 1:
+        if not refresh or not again or round_ == rounds - 1:
             break
         await client.sleep(max(client.backoff(round_), throttle_s))
-        topics = sorted({tp[0] for _, tp in outstanding})
-        fresh = await metadata.fetch(client, topics)
-        view.merge(fresh, topics)
+        topics = sorted({tp[0] for _, tp in again})
+        view.merge(await metadata.fetch(client, topics), topics)
         # What was read under an epoch that has since moved is read again under the new one.
         for tp, epoch in list(out.epochs.items()):
             partition = view.partition(tp)
             if partition is None or partition.epoch != epoch:
                 del out.epochs[tp]
-                for kind, params in reads:
-                    if tp in params and out.values.pop((kind.name, tp), None) is not None:
-                        out.errors[(kind.name, tp)] = codes.broker_error(
-                            codes.FENCED_LEADER_EPOCH, f"{tp[0]}-{tp[1]} changed leader epoch while being read")
+                for kind, _ in reads:
+                    out.values.pop((kind.name, tp), None)
     return out

@@ -1,4 +1,5 @@
-"""Reading is batched per broker: the number of requests does not grow with the number of topics."""
+"""Requests: batched per broker, so their number does not grow with the number of topics; and
+every API at the highest version that both the brokers (ApiVersions) and the client speak."""
 from __future__ import annotations
 
 from kafka.protocol.broker_version_data import BROKER_API_VERSIONS
