@@ -13,7 +13,7 @@ from kafka.protocol.metadata import MetadataRequest
 
 from reconciler.errors import ClusterError
 from reconciler.kafka import errors as codes
-from reconciler.kafka.client import Client, NoAnswer
+from reconciler.kafka.client import Client
 from reconciler.models.observed import Broker
 
 TopicPartition = tuple[str, int]
@@ -118,19 +118,20 @@ class _Retry(Exception):
     pass
 
 
-async def fetch(client: Client, names: Optional[list[str]], nodes: list[int] | None = None,
+async def fetch(client: Client, names: Optional[list[str]],
                 retry_leaderless: Callable[[str], bool] = lambda _: True) -> ClusterView:
     """Metadata for `names` (None: every topic). Topics still being set up, and partitions
     without a leader of topics `retry_leaderless` cares about, are asked about again a few times
     with backoff; what is still leaderless after that is returned as leader -1 to report."""
-    nodes = nodes or _nodes(client)
+    nodes = _nodes(client)
     view: Optional[ClusterView] = None
     pending: Optional[list[str]] = names
     for attempt in range(METADATA_ATTEMPTS):
         if attempt:
             await client.sleep(client.backoff(attempt))
         try:
-            response = await client.request(_request(pending), nodes[attempt % len(nodes):] + nodes[:attempt % len(nodes)])
+            start = attempt % len(nodes)  # a broker that failed to answer is not asked first again
+            response = await client.request(_request(pending), nodes[start:] + nodes[:start])
             fresh, retry = parse(response, client.name)
         except _Retry:
             continue
@@ -157,4 +158,4 @@ def _nodes(client: Client) -> list[int]:
     return brokers
 
 
-__all__ = ["ClusterView", "NoAnswer", "PartitionMeta", "TopicMeta", "fetch", "parse"]
+__all__ = ["ClusterView", "PartitionMeta", "TopicMeta", "fetch", "parse"]
