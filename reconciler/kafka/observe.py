@@ -4,8 +4,8 @@ the number of topics:
 - one Metadata (every topic, so unmanaged ones are listed too);
 - DescribeConfigs for the managed topics that exist, `CONFIG_CHUNK` resources per request;
 - ListOffsets earliest and latest: one request each per leader broker, covering every
-  partition (unmanaged ones ride along best effort: it costs no extra request, and a snapshot
-  with made-up offsets would look like data loss to a later drift report);
+  partition, unmanaged ones too: it costs no extra request, and a snapshot with made-up
+  offsets would look like data loss to a later drift report (their errors never fail a read);
 - ListOffsets by time for `before_time` rules: one request per leader per timestamp slot;
 - OffsetForLeaderEpoch for partitions of topics with truncation rules: one per leader;
 - FindCoordinator once, then OffsetFetch once per group coordinator, for `consumed_by` groups;
