@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass, field
 
 from . import errors, protocol
@@ -15,6 +16,7 @@ log = logging.getLogger(__name__)
 
 SASL_HANDSHAKE, SASL_AUTHENTICATE = 17, 36
 # Requests a SASL listener answers before the client has authenticated.
+FAILED_AUTHENTICATION_DELAY_S = 0.1
 _PRE_AUTH_APIS = {protocol.API_VERSIONS_KEY, SASL_HANDSHAKE, SASL_AUTHENTICATE}
 
 
@@ -101,6 +103,9 @@ class Pipeline:
         answer = protocol.encode_response(response, correlation_id)
         if ctx.close_after:
             conn.sock.sendall(answer)
+            # Like connection.failed.authentication.delay.ms (100 ms by default): the client gets
+            # to read the SASL_AUTHENTICATION_FAILED answer before the connection goes.
+            time.sleep(FAILED_AUTHENTICATION_DELAY_S)
             raise CloseConnection("closing after failed authentication")
         return answer
 

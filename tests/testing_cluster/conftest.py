@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import itertools
+import time
 
 import pytest
 from kafka import KafkaAdminClient
+from kafka.errors import NodeNotReadyError
 
 from reconciler.testing import TestCluster
 
@@ -35,5 +37,10 @@ def send(admin):
     """send(request, broker_id) -> response: a raw protocol request through the admin client's
     own connection manager, at the version kafka-python negotiates unless the request fixes one."""
     def _send(request, node_id):
+        for _ in range(50):
+            try:
+                return admin._manager.run(admin._manager.send, request, node_id)
+            except NodeNotReadyError:  # paused by an earlier test's throttle_time_ms, or reconnecting
+                time.sleep(0.05)
         return admin._manager.run(admin._manager.send, request, node_id)
     return _send
