@@ -200,6 +200,12 @@ def _data_loss(observed: ObservedTopic, earlier: ObservedTopic, epoch_end_offset
         current = now.get(before.partition)
         if current is None or before.high_watermark <= 0:
             continue
+        if current.leader < 0 or current.high_watermark < 0:  # offline: its offsets are unknown, not lower
+            unverified.append(UnverifiedPartition(
+                topic=observed.name, partition=before.partition, earlier_epoch=before.leader_epoch,
+                earlier_high_watermark=before.high_watermark, current_epoch=current.leader_epoch,
+                current_high_watermark=current.high_watermark, reason="offline: no leader to read offsets from"))
+            continue
         end = epoch_end_offsets.get(before.partition)
         if end is not None and 0 <= end < before.high_watermark:
             evidence, lost = "leader-epoch", before.high_watermark - end

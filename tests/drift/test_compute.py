@@ -107,6 +107,13 @@ def test_partitions_without_leader_epoch_evidence_are_listed_but_are_not_finding
     assert behind.unverified == []
 
 
+def test_an_offline_partition_is_unverified_not_data_loss():
+    before = observed(have("a", hw=500, epoch=5, partitions=1))
+    offline = observed(have("a", hw=-1, log_start=-1, epoch=5, leader=-1, partitions=1))
+    c = drift_for_cluster(desired(want("a", partitions=1)), offline, before)
+    assert c.data_loss == [] and [u.reason for u in c.unverified] == ["offline: no leader to read offsets from"]
+
+
 def test_clean_history_and_recreated_topics_give_no_data_loss_signal():
     before = observed(have("a", hw=500, topic_id="old"))
     assert drift_for_cluster(desired(want("a")), observed(have("a", hw=600, topic_id="old")), before).data_loss == []
