@@ -210,7 +210,7 @@ class ClusterState:
         """Fast path for bulk seeding: `count` records with evenly spaced timestamps."""
         timestamps = array("q", range(first_ts, first_ts + count * step_ms, step_ms)) if step_ms \
             else array("q", [first_ts]) * count
-        return partition.log.append(timestamps, array("l", [size]) * count)
+        return partition.log.append(timestamps, array("l", [size]) * count, ascending=step_ms >= 0)
 
     def delete_records(self, partition: Partition, offset: int) -> int:
         """Move the log start to max(current, offset); return the new low watermark."""
