@@ -6,21 +6,25 @@ Each size gets a fresh 3-broker test cluster in a child process (so the brokers'
 share the reader's interpreter lock), seeded with that many topics, every one managed with a
 keep_last rule; every tenth also has a before_time rule and every tenth a consumed_by rule. The
 reader connects, warms its connections up, then runs observe_desired --repeat times. Requests
-are counted by the brokers. Not a test: timings depend on the machine.
+are counted by the brokers. Not a test: timings depend on the machine. benchmarks/plan_cluster.py
+seeds the same way (`Brokers`); this module imports the reconciler only where it is used, so that
+its children measure their own imports.
 """
 from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
+import resource
 import statistics
 import time
 from collections import Counter
 from datetime import datetime, timezone
 
-from reconciler.kafka_cluster import connect
-from reconciler.models.desired import (
-    BeforeTime, ClusterSpec, ConsumedBy, DesiredState, DesiredTopic, KeepLast)
-from reconciler.testing import TestCluster
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from reconciler.models.desired import DesiredState
 
 T0 = 1_700_000_000_000
 GROUP = "bench-consumers"
@@ -33,7 +37,10 @@ def names(topics: int) -> list[str]:
 
 
 def serve(pipe, topics: int, partitions: int, replication_factor: int) -> None:
-    """The brokers, in their own process: seed, report the address, answer log queries."""
+    """The brokers, in their own process: seed, report the address, answer log queries ("clear",
+    "counts") and "usage" (this process's user and system CPU seconds so far, peak RSS in KiB)."""
+    from reconciler.testing import TestCluster
+
     with TestCluster(brokers=3) as cluster:
         for name in names(topics):
             cluster.create_topic(name, partitions=partitions, replication_factor=replication_factor,
@@ -49,11 +56,16 @@ def serve(pipe, topics: int, partitions: int, replication_factor: int) -> None:
                 pipe.send(None)
             elif command == "counts":
                 pipe.send(Counter(r.api_name for r in cluster.request_log))
+            elif command == "usage":
+                times = os.times()
+                pipe.send((times.user, times.system, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
             else:
                 return
 
 
 def desired(bootstrap: str, topics: int, partitions: int, replication_factor: int) -> DesiredState:
+    from reconciler.models.desired import BeforeTime, ClusterSpec, ConsumedBy, DesiredState, DesiredTopic, KeepLast
+
     cut = datetime.fromtimestamp((T0 + 50_000) / 1000, timezone.utc)
     wanted = {}
     for i, name in enumerate(names(topics)):
@@ -67,31 +79,45 @@ def desired(bootstrap: str, topics: int, partitions: int, replication_factor: in
     return DesiredState(cluster=ClusterSpec(name="bench", bootstrap_servers=bootstrap.split(",")), topics=wanted)
 
 
+class Brokers:
+    """A seeded test cluster served by a child process (see `serve`); use as a context manager."""
+
+    def __init__(self, topics: int, partitions: int, replication_factor: int):
+        self._pipe, there = multiprocessing.Pipe()
+        self.process = multiprocessing.Process(target=serve, args=(there, topics, partitions, replication_factor))
+
+    def __enter__(self) -> "Brokers":
+        self.process.start()
+        self.bootstrap_servers = self._pipe.recv()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._pipe.send("stop")
+        self.process.join(timeout=60)
+
+    def ask(self, command: str):
+        self._pipe.send(command)
+        return self._pipe.recv()
+
+
 def measure(topics: int, partitions: int, replication_factor: int, repeat: int, sizes: bool) -> dict:
-    here, there = multiprocessing.Pipe()
-    brokers = multiprocessing.Process(target=serve, args=(there, topics, partitions, replication_factor))
-    brokers.start()
-    try:
-        bootstrap = here.recv()
-        state = desired(bootstrap, topics, partitions, replication_factor)
+    from reconciler.kafka_cluster import connect
+
+    with Brokers(topics, partitions, replication_factor) as brokers:
+        state = desired(brokers.bootstrap_servers, topics, partitions, replication_factor)
         walls, cpus, counts = [], [], None
         with connect(state.cluster, bootstrap_timeout_s=30, request_timeout_s=120) as kafka:
             kafka.supports_epoch_fencing()  # connections to every broker exist before timing
             for _ in range(repeat):
-                here.send("clear")
-                here.recv()
+                brokers.ask("clear")
                 wall, cpu = time.perf_counter(), time.process_time()
                 observed = kafka.observe_desired(state, sizes=sizes)
                 walls.append(time.perf_counter() - wall)
                 cpus.append(time.process_time() - cpu)
-                here.send("counts")
-                counts = here.recv()
+                counts = brokers.ask("counts")
         assert sum(len(t.partitions) for n, t in observed.topics.items() if n in state.topics) == topics * partitions
         return {"topics": topics, "partitions": topics * partitions, "wall": statistics.median(walls),
                 "cpu": statistics.median(cpus), "counts": counts}
-    finally:
-        here.send("stop")
-        brokers.join(timeout=60)
 
 
 def table(rows: list[dict]) -> str:
