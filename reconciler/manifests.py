@@ -118,21 +118,30 @@ def load_manifests(path: str | Path) -> Manifests:
 
 # --- YAML with positions ---------------------------------------------------------------------
 
+# libyaml's parser, when PyYAML was built with it, gives the same nodes and marks several times
+# faster (seconds saved on 10,000 topics). A file it refuses is read again by the pure-Python
+# parser, whose messages say more (a tab used for indentation, for one).
+_FAST_LOADER = getattr(yaml, "CSafeLoader", None)
+
+
 def _read_yaml(file: Path, shown: str, problems: _Problems) -> list[_Doc]:
     try:
         text = file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         problems.add(SourceRef(file=shown, line=1), f"cannot read the file: {e}")
         return []
+    if _FAST_LOADER is not None:
+        docs, found = [], _Problems()
+        try:
+            _compose(docs, text, shown, found, _FAST_LOADER)
+        except yaml.YAMLError:
+            pass
+        else:
+            problems.found.extend(p for p in found.found if p not in problems.found)
+            return docs
     docs = []
     try:
-        for node in yaml.compose_all(text, Loader=yaml.SafeLoader):
-            if node is None:
-                continue
-            doc = _Doc(shown, None, {}, {})
-            doc.data = _to_python(node, (), doc, problems, yaml.SafeLoader(""))
-            if doc.data is not None:
-                docs.append(doc)
+        _compose(docs, text, shown, problems, yaml.SafeLoader)
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
@@ -141,6 +150,17 @@ def _read_yaml(file: Path, shown: str, problems: _Problems) -> list[_Doc]:
             message += "; indent with spaces, YAML does not allow tabs there"
         problems.add(SourceRef(file=shown, line=line, column=column), message)
     return docs
+
+
+def _compose(docs: list[_Doc], text: str, shown: str, problems: _Problems, loader) -> None:
+    """Append the file's documents to `docs` (those before a YAML error stay there)."""
+    for node in yaml.compose_all(text, Loader=loader):
+        if node is None:
+            continue
+        doc = _Doc(shown, None, {}, {})
+        doc.data = _to_python(node, (), doc, problems, yaml.SafeLoader(""))
+        if doc.data is not None:
+            docs.append(doc)
 
 
 def _mark(node) -> tuple[int, int]:
