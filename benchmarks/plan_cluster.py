@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import sys
 import tempfile
 import threading
@@ -144,7 +145,7 @@ class Steps:
         except Exception as e:  # reported, not fatal: the comparison says what failed
             error = f"{type(e).__name__}: {e}"[:300]
         self._say({"end": name, "wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu,
-                   "error": error})
+                   "error": error, "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024})
 
     def note(self, **values) -> None:
         self._say({"note": values})
@@ -275,14 +276,14 @@ def report(results: list[dict]) -> str:
                     continue
                 status = f" ({s['error']})" if s.get("error") else ""
                 rows.append([f"{r['topics']:,}", s["name"] + status, f"{s['wall']:.2f}", f"{s['cpu']:.2f}",
-                             f"{max(0, s['broker_cpu']):.2f}", f"{sum(s['counts'].values())}: {_apis(s['counts'])}"
+                             f"{s['rss_mib']:.0f}" if "rss_mib" in s else "", f"{max(0, s['broker_cpu']):.2f}", f"{sum(s['counts'].values())}: {_apis(s['counts'])}"
                              if s["counts"] else "0"])
             finished = "" if not run["killed"] else f" (killed after {run['timeout_s'] / 60:.0f} min)"
             total = sum(sum(s.get("counts", {}).values()) for s in run["steps"])
             rows.append([f"{r['topics']:,}", f"**whole process**{finished}", f"{run['wall']:.2f}",
-                         f"{run['cpu']:.2f}", f"{max(0, run['broker_cpu']):.2f}",
-                         f"{total}; peak RSS {run['rss_mib']:.0f} MiB"])
-        out.append(markdown(["topics", "step", "wall s", "client CPU s", "broker CPU s", "requests"], rows))
+                         f"{run['cpu']:.2f}", f"{run['rss_mib']:.0f}", f"{max(0, run['broker_cpu']):.2f}", str(total)])
+        out.append(markdown(["topics", "step", "wall s", "client CPU s", "client peak RSS MiB", "broker CPU s",
+                             "requests"], rows))
     out += ["", "1-minute load average before/between/after the runs: " + "; ".join(
         f"{r['topics']:,} topics: " + ", ".join(f"{x:.2f}" for x in r["load"]) for r in results)
         + f". Broker process peak RSS after seeding: "
