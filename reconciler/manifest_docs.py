@@ -17,6 +17,9 @@ UndeclaredName = Literal["report", "remove"]
 
 ConfigValue = Union[str, int, float, bool, list[Union[str, int]], None]
 
+# An empty list here is a mistake (a topic on no cluster, a rule waiting for no group), never a choice.
+NonEmptyNames = Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]
+
 
 class _Doc(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
@@ -31,7 +34,7 @@ class RuleEntry(_Doc):
         None, description="Delete records older than this RFC 3339 time (with a timezone).")
     keep_last: Optional[int] = Field(None, description="Keep only the last N records of each partition.")
     everything: Optional[bool] = Field(None, description="true: delete every record present at plan time.")
-    consumed_by: Optional[list[str]] = Field(
+    consumed_by: Optional[NonEmptyNames] = Field(
         None, description="Delete what every one of these consumer groups has committed past.")
     rule: Optional[str] = Field(None, description="Use the shared TruncationRule of this name.")
 
@@ -82,11 +85,11 @@ class ClusterDoc(_Doc):
 
 class PolicyDoc(_Doc):
     kind: Literal["Policy"]
-    clusters: Optional[list[str]] = Field(None, description="Clusters it applies to (default: all).")
+    clusters: Optional[NonEmptyNames] = Field(None, description="Clusters it applies to (default: all).")
     topic_name_pattern: Optional[str] = None
     min_partitions: Optional[int] = None
     max_partitions: Optional[int] = None
-    allowed_replication_factors: Optional[list[int]] = None
+    allowed_replication_factors: Optional[Annotated[list[int], Field(min_length=1)]] = None
     required_configs: dict[str, ConfigValue] = Field(default_factory=dict)
     max_delete_fraction: Optional[Union[float, int]] = Field(
         None, description="Largest fraction (0, 1] of a partition's records one apply may delete.")
@@ -106,7 +109,7 @@ class TopicTemplateDoc(_TopicFields):
 class TopicDoc(_TopicFields):
     kind: Literal["Topic"]
     name: str
-    clusters: Optional[Union[list[str], Literal["all"]]] = Field(None, description="Default: every cluster.")
+    clusters: Optional[Union[NonEmptyNames, Literal["all"]]] = Field(None, description="Default: every cluster.")
     template: Optional[str] = None
     overrides: dict[str, TopicOverride] = Field(default_factory=dict, description="Per cluster name.")
 

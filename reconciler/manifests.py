@@ -328,6 +328,8 @@ class _Resolver:
                 self.problems.add(doc.ref(loc), f"{where}: {value} is a date; write a time with a timezone "
                                                 f"(e.g. {value}T00:00:00Z) or, if a string is meant, quote it")
                 continue
+            # An empty list where a list member of a union fits: the list is what was meant.
+            errors = [e for e in errors if e["type"] == "too_short"] or errors
             expected = list(dict.fromkeys(_pydantic_message(e["msg"]) for e in errors))
             expected = expected[:1] + [m.removeprefix("input should be ") for m in expected[1:]]
             text = expected[0] if len(expected) == 1 else ", ".join(expected[:-1]) + " or " + expected[-1]
@@ -694,16 +696,17 @@ class _Resolver:
                 self.problems.add(ref, "everything: false means nothing; remove the rule instead")
                 return None
             return Everything(**common)
-        groups = [g for g in value if g]
-        if not groups:
-            self.problems.add(ref, "consumed_by needs at least one consumer group")
+        repeated = sorted({g for g in value if value.count(g) > 1})
+        if repeated:
+            self.problems.add(ref, f"consumed_by names {', '.join(repeated)} more than once; list each group once")
             return None
-        return ConsumedBy(groups=groups, **common)
+        return ConsumedBy(groups=value, **common)
 
 
 def _pydantic_message(message: str) -> str:
     """pydantic's message in the words of the manifest format: 'input should be a mapping'."""
     message = re.sub(r"a valid dictionary( or instance of \w+)?", "a mapping", message)
+    message = re.sub(r"List should have at least 1 item after validation, not 0", "must not be empty", message)
     return message[:1].lower() + message[1:]
 
 
