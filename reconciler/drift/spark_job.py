@@ -47,6 +47,8 @@ _OUT_FIELDS = ("cluster string, topic string, observed boolean, managed boolean,
                "leader_epoch:int,log_start_offset:bigint,high_watermark:bigint,target_offset:bigint,records:bigint,"
                "estimated_bytes:bigint>>")
 
+TOPICS_PER_TASK = 20_000  # ~200k partitions: one task's result stays in the tens of MiB
+
 _session: Optional[SparkSession] = None
 
 
@@ -83,8 +85,8 @@ def run(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: 
     generated_at = generated_at or datetime.now(timezone.utc)
     snapshots = (spark.read.option("recursiveFileLookup", "true").option("pathGlobFilter", "*.parquet")
                  .parquet(str(fleet)))
-    runs = sorted((r["cluster"], _utc(r["run"]), r["cluster_id"])
-                  for r in snapshots.select("cluster", "run", "cluster_id").distinct().collect())
+    counted = snapshots.groupBy("cluster", "run", "cluster_id").count().collect()
+    runs = sorted((r["cluster"], _utc(r["run"]), r["cluster_id"]) for r in counted)
     if not runs:
         raise SnapshotError(f"{fleet} holds no Parquet snapshots; the Spark engine reads "
                             "<cluster>/<run>.parquet files written by `reconcile snapshot --format parquet`.")
@@ -95,7 +97,8 @@ def run(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: 
     meta = {c: {"run": r[-1][0], "cluster_id": r[-1][1], "since": r[-2][0] if len(r) > 1 else None}
             for c, r in by_cluster.items()}
 
-    rows = _inputs(spark, snapshots, desired, meta)
+    topics = sum(r["count"] for r in counted if _utc(r["run"]) == meta[r["cluster"]]["run"])
+    rows = _inputs(spark, snapshots, desired, meta, topics)
     desired_json = {c: d.model_dump_json() for c, d in desired.items()}
     shared = spark.sparkContext.broadcast({
         "desired": desired_json, "ignore": list(options.ignore_topics),
@@ -147,7 +150,7 @@ def _utc(value: Optional[datetime]) -> Optional[datetime]:
 
 
 def _inputs(spark: SparkSession, snapshots: DataFrame, desired: Mapping[str, DesiredState],
-            meta: Mapping[str, dict]) -> DataFrame:
+            meta: Mapping[str, dict], topics: int) -> DataFrame:
     """One row per (cluster, topic): the latest run's topic row, the previous run's partitions,
     and a row for every declared topic the cluster does not have."""
     latest = spark.createDataFrame([(c, m["run"]) for c, m in meta.items()], "cluster string, run timestamp")
@@ -170,7 +173,9 @@ def _inputs(spark: SparkSession, snapshots: DataFrame, desired: Mapping[str, Des
         wanted = spark.createDataFrame(declared, "cluster string, topic string")
         missing = wanted.join(current.select("cluster", "topic"), ["cluster", "topic"], "left_anti")
         current = current.unionByName(missing, allowMissingColumns=True)
-    parallelism = max(spark.sparkContext.defaultParallelism * 2, 2)
+    # Each task's findings reach the driver as one result (toLocalIterator): with a few huge tasks
+    # a fleet of millions of partitions loses results in the block manager, so tasks stay bounded.
+    parallelism = max(spark.sparkContext.defaultParallelism * 2, 2, -(-topics // TOPICS_PER_TASK))
     return current.select("cluster", "topic", "topic_id", "internal", "configs", "partitions", "group_offsets",
                           "earlier_topic_id", "earlier_partitions").repartition(parallelism, "cluster", "topic")
 
