@@ -62,11 +62,15 @@ def session(master: Optional[str] = None, conf: Optional[Mapping[str, str]] = No
     if _session is not None:
         return _session
     launched_by_spark_submit = "PYSPARK_GATEWAY_PORT" in os.environ
+    builder = (SparkSession.builder.appName("reconcile-drift").config("spark.sql.session.timeZone", "UTC")
+               .config("spark.ui.showConsoleProgress", "false"))
     if not launched_by_spark_submit and (master is None or master.startswith("local")):
         # Local mode: Python workers must be this interpreter (it has the reconciler installed).
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    builder = (SparkSession.builder.appName("reconcile-drift").config("spark.sql.session.timeZone", "UTC")
-               .config("spark.ui.showConsoleProgress", "false"))
+        # The JVM we start is driver and executor at once; Spark's 1 GiB default loses task results
+        # of multi-million-partition fleets in its block manager, so it gets a quarter of the RAM.
+        if "spark.driver.memory" not in (conf or {}) and "SPARK_DRIVER_MEMORY" not in os.environ:
+            builder = builder.config("spark.driver.memory", _local_driver_memory())
     if master:
         builder = builder.master(master)
     for key, value in (conf or {}).items():
@@ -74,6 +78,14 @@ def session(master: Optional[str] = None, conf: Optional[Mapping[str, str]] = No
     _session = builder.getOrCreate()
     _session.sparkContext.setLogLevel("ERROR")
     return _session
+
+
+def _local_driver_memory() -> str:
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return "1g"
+    return f"{max(1024, min(16 * 1024, total // 4 // 2**20))}m"
 
 
 def run(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: PlanOptions = PlanOptions(),
