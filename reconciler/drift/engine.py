@@ -22,10 +22,11 @@ from reconciler.drift.model import ClusterDrift, DriftReport
 ENGINES = ("local", "spark", "auto")
 
 # --engine auto: Spark above this many partitions in the fleet's latest snapshots. Measured with
-# benchmarks/drift_fleet.py on a 2-core machine (README "Drift reports"): the local engine runs at
-# ~11,000 partitions/s on one core (200k: 19 s, 1M: 93 s); Spark needs ~35 s of start-up and
-# job overhead, then ~30,000 partitions/s on both cores (200k: 41 s, 1M: 67 s). The lines cross
-# near 570,000 partitions; below that the local engine is faster and needs no JVM.
+# benchmarks/drift_fleet.py on a quiet 2-core machine (README "Performance"): the local engine runs
+# at ~9,000 partitions/s on one core (500k: 54 s, 1M: 107 s, 2M: 226 s); Spark costs ~38 s of
+# start-up and job overhead, then ~20,000 partitions/s on both cores (500k: 61 s, 1M: 88 s, 2M:
+# 139 s). The lines cross near 650,000 partitions; below that the local engine is as fast or
+# faster, needs no JVM and a third of the memory.
 AUTO_SPARK_THRESHOLD_PARTITIONS = 600_000
 
 
