@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from reconciler import kafka_configs, units
 from reconciler.errors import ManifestError, ManifestProblem, ReconcilerError
-from reconciler.kafka_configs import Unit
+from reconciler.kafka_configs import LONG_MAX, Unit
 from reconciler.manifest_docs import (
     DOC_MODELS, RULE_KINDS, ClusterDoc, PolicyDoc, RuleEntry, TopicTemplateDoc, TruncationRuleDoc,
     manifest_json_schema)
@@ -36,6 +36,8 @@ __all__ = ["Manifests", "load_manifests", "manifest_json_schema"]
 TOPIC_NAME = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
 ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 SECRET_FIELDS = ("password", "ssl_password")
+# CreateTopics carries partitions as an int32 and the replication factor as an int16.
+_WIRE_MAX = {"partitions": 2 ** 31 - 1, "replication_factor": 2 ** 15 - 1}
 HOST_PORT = re.compile(r"^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9._-]+|\$\{[A-Za-z_][A-Za-z0-9_]*\}):(\d{1,5})$")
 
 Path_ = tuple  # a path into a YAML document: keys and list indexes
@@ -122,6 +124,7 @@ def load_manifests(path: str | Path) -> Manifests:
 # faster (seconds saved on 10,000 topics). A file it refuses is read again by the pure-Python
 # parser, whose messages say more (a tab used for indentation, for one).
 _FAST_LOADER = getattr(yaml, "CSafeLoader", None)
+MAX_ALIAS_EXPANSION = 100_000
 
 
 def _read_yaml(file: Path, shown: str, problems: _Problems) -> list[_Doc]:
@@ -158,9 +161,35 @@ def _compose(docs: list[_Doc], text: str, shown: str, problems: _Problems, loade
         if node is None:
             continue
         doc = _Doc(shown, None, {}, {})
+        written, expanded = _value_counts(node)
+        if expanded - written > MAX_ALIAS_EXPANSION:
+            line, column = _mark(node)
+            problems.add(SourceRef(file=shown, line=line, column=column),
+                         f"aliases in this document repeat values {expanded - written:,} times (more than "
+                         f"{MAX_ALIAS_EXPANSION:,}); write the values out, or share them with a TopicTemplate "
+                         "or a TruncationRule")
+            continue
         doc.data = _to_python(node, (), doc, problems, yaml.SafeLoader(""))
         if doc.data is not None:
             docs.append(doc)
+
+
+def _value_counts(root) -> tuple[int, int]:
+    """How many nodes the document writes, and how many values it has once every alias is
+    expanded: a few lines of nested aliases can stand for billions ("billion laughs")."""
+    sizes: dict[int, int] = {}
+
+    def size(node) -> int:
+        if id(node) not in sizes:
+            sizes[id(node)] = 1  # an alias to a node being counted (itself reported later) counts once
+            if isinstance(node, yaml.MappingNode):
+                sizes[id(node)] += sum(size(k) + size(v) for k, v in node.value)
+            elif isinstance(node, yaml.SequenceNode):
+                sizes[id(node)] += sum(size(item) for item in node.value)
+        return sizes[id(node)]
+
+    expanded = size(root)
+    return len(sizes), expanded
 
 
 def _mark(node) -> tuple[int, int]:
@@ -521,13 +550,19 @@ class _Resolver:
                 protected = override.protected if override.protected is not None else protected
                 if override.truncate is not None:
                     rules, rules_at = override.truncate, (doc, opath + ("truncate",))
+            ok = True
             for what, value in (("partitions", partitions), ("replication_factor", rf)):
                 if value is None:
                     self.problems.add(doc.ref(("name",)), f"topic {topic.name} has no {what} for cluster {name}: "
                                                           f"set it on the topic or in the cluster's defaults")
+                    ok = False
                 elif value < 1:
                     self.problems.add(set_at[what], f"{what} must be at least 1, not {value}")
-            if partitions is None or rf is None or partitions < 1 or rf < 1:
+                    ok = False
+                elif value > _WIRE_MAX[what]:
+                    self.problems.add(set_at[what], f"{what} {value} is above Kafka's limit of {_WIRE_MAX[what]:,}")
+                    ok = False
+            if not ok:
                 continue
             truncate = self._rules(rules_at, rules, partitions, topic.name) if rules else []
             yield name, DesiredTopic(
@@ -651,6 +686,9 @@ class _Resolver:
                 if value < 0:
                     self.problems.add(ref, f"before_offset must be 0 or more, not {value}")
                     return None
+                if value > LONG_MAX:
+                    self.problems.add(ref, f"before_offset {value} is above the largest offset Kafka has ({LONG_MAX})")
+                    return None
                 return BeforeOffset(offset=value, **common)
             ok = True
             for p, offset in value.items():
@@ -665,6 +703,10 @@ class _Resolver:
                     ok = False
                 if offset < 0:
                     self.problems.add(pref, f"before_offset for partition {p} must be 0 or more, not {offset}")
+                    ok = False
+                elif offset > LONG_MAX:
+                    self.problems.add(pref, f"before_offset for partition {p} is above the largest offset Kafka "
+                                            f"has ({LONG_MAX})")
                     ok = False
             if not value:
                 self.problems.add(ref, "before_offset names no partitions")
@@ -689,6 +731,9 @@ class _Resolver:
             if value < 1:
                 self.problems.add(ref, f"keep_last must be at least 1, not {value}" + (
                     "; to delete every record write `everything: true`" if value == 0 else ""))
+                return None
+            if value > LONG_MAX:
+                self.problems.add(ref, f"keep_last {value} is above the largest offset Kafka has ({LONG_MAX})")
                 return None
             return KeepLast(records=value, **common)
         if kind == "everything":
