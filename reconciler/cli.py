@@ -35,6 +35,10 @@ def handle_errors(command):
             _fail(str(e))
         except KeyboardInterrupt:
             _fail("interrupted; nothing further was done.")
+        except OSError as e:
+            if e.filename is None or os.environ.get("RECONCILER_DEBUG"):
+                raise
+            _fail(f"cannot use {e.filename}: {e.strerror}. Check the path and its permissions.")
         except Exception as e:  # a bug: still no traceback for the user unless asked
             if os.environ.get("RECONCILER_DEBUG"):
                 raise
@@ -50,6 +54,17 @@ def use_color(flag: bool | None) -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
+def _output_file(ctx, param, value: str | None) -> str | None:
+    """Checked before anything is read or changed: an apply must not finish with nowhere to report."""
+    if value is not None:
+        path = Path(value)
+        if path.is_dir():
+            raise click.BadParameter(f"{value} is a directory; give a file name.")
+        if not path.parent.is_dir():
+            raise click.BadParameter(f"directory {path.parent} does not exist; create it first.")
+    return value
+
+
 def _emit(text: str, output: str | None) -> None:
     if output:
         Path(output).write_text(text, encoding="utf-8")
@@ -57,7 +72,22 @@ def _emit(text: str, output: str | None) -> None:
         click.echo(text, nl=False)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _ReconcileGroup(click.Group):
+    """click exits 2 on a usage error, which `plan` uses for "changes present": a CI job would take
+    a mistyped option for a plan with changes. Every error exits 1 here."""
+
+    def main(self, *args, **kwargs):
+        kwargs["standalone_mode"] = False
+        try:
+            return super().main(*args, **kwargs)
+        except click.ClickException as e:
+            e.show()
+        except click.Abort:
+            click.echo("Aborted; nothing was changed.", err=True)
+        sys.exit(EXIT_ERROR)
+
+
+@click.group(cls=_ReconcileGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="kafka-reconciler")
 def main() -> None:
     """Declarative Kafka topics and truncation points, reviewed in Git."""
@@ -97,7 +127,8 @@ BOOTSTRAP_OPTION = click.option(
 @BOOTSTRAP_OPTION
 @click.option("--offline", is_flag=True, help="Skip validating the plan on the brokers (validate_only).")
 @click.option("--format", "fmt", type=FORMATS, default="text", show_default=True)
-@click.option("-o", "--output", type=click.Path(), help="Write the plan in --format to FILE; the text plan goes to stdout.")
+@click.option("-o", "--output", type=click.Path(), callback=_output_file,
+              help="Write the plan in --format to FILE; the text plan goes to stdout.")
 @click.option("--color/--no-color", default=None, help="Colour (default: on a terminal, unless NO_COLOR is set).")
 @handle_errors
 def plan(manifests_dir: str, cluster: str | None, snapshot: str | None, bootstrap_servers: str | None,
@@ -173,7 +204,7 @@ def snapshot(manifests_dir: str, cluster: str, bootstrap_servers: str | None, si
 @click.option("--allow-unfenced-truncation", is_flag=True,
               help="Truncate even on brokers without OffsetForLeaderEpoch (a diverged log goes undetected).")
 @click.option("--format", "fmt", type=FORMATS, default="text", show_default=True, help="Format of the result.")
-@click.option("-o", "--output", type=click.Path(), help="Write the result in --format to FILE.")
+@click.option("-o", "--output", type=click.Path(), callback=_output_file, help="Write the result in --format to FILE.")
 @handle_errors
 def apply(plan_file: str | None, manifests_dir: str, cluster: str | None, bootstrap_servers: str | None,
           auto_approve: bool, allow_unfenced_truncation: bool, fmt: str, output: str | None) -> None:
@@ -242,7 +273,8 @@ EXIT_DRIFT = 3
               help="Never report topics matching REGEX as unmanaged (besides internal `__*` ones); repeatable.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "html"]), default="text",
               show_default=True)
-@click.option("-o", "--output", type=click.Path(), help="Write the report in --format to FILE; a text summary goes to stdout.")
+@click.option("-o", "--output", type=click.Path(), callback=_output_file,
+              help="Write the report in --format to FILE; a text summary goes to stdout.")
 @handle_errors
 def drift(manifests_dir: str, cluster: str | None, snapshot: str | None, fleet: str | None, since: str | None,
           bootstrap_servers: str | None, engine: str, master: str | None, tables: str | None,

@@ -90,3 +90,22 @@ def test_validate_and_schema():
     assert result.exit_code == 0 and "2 clusters, 8 topics: valid." in result.output
     schema = json.loads(run("schema").output)
     assert schema["$schema"].startswith("https://json-schema.org/")
+
+
+def test_usage_errors_exit_1_never_2_which_means_changes():
+    for args in (["plan", "--no-such-option"], ["plan", MANIFESTS, "--format", "xml"], ["drift", "--engine", "x"]):
+        result = run(*args)
+        assert result.exit_code == 1, (args, result.output)
+        assert "Error:" in result.output and "Traceback" not in result.output
+
+
+def test_output_into_a_missing_directory_is_refused_before_anything_runs(tmp_path):
+    missing = tmp_path / "no-such-dir" / "plan.md"
+    for command in (["plan", MANIFESTS, "--snapshot", PROD], ["drift", MANIFESTS, "--snapshot", PROD]):
+        result = run(*command, "-o", str(missing))
+        assert result.exit_code == 1, result.output
+        assert f"directory {missing.parent} does not exist" in result.output
+        assert "Plan for cluster" not in result.output and "Drift report" not in result.output
+    result = run("plan", MANIFESTS, "--snapshot", PROD, "-o", str(tmp_path))
+    assert result.exit_code == 1 and "is a directory; give a file name" in result.output
+    assert not missing.parent.exists()
