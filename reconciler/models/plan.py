@@ -9,7 +9,7 @@ from datetime import datetime
 from enum import Enum
 from typing import Annotated, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from reconciler.models.desired import SourceRef
 
@@ -81,13 +81,21 @@ class AlterConfigs(_Action):
 
 
 class PartitionTruncation(_Model):
-    partition: int
-    target_offset: int  # records below this offset are deleted; never negative
+    partition: int = Field(ge=0)
+    target_offset: int = Field(ge=0)  # records below this offset are deleted; never -1
     # Observed when planning: the preconditions of epoch-fenced truncation.
     leader: int
-    leader_epoch: int
-    log_start_offset: int
-    high_watermark: int
+    leader_epoch: int = Field(ge=0)
+    log_start_offset: int = Field(ge=0)
+    high_watermark: int = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _target_within_the_log(self) -> "PartitionTruncation":
+        # A saved plan is a file anyone can edit; one that deletes outside the log seen is refused on load.
+        if not self.log_start_offset <= self.target_offset <= self.high_watermark:
+            raise ValueError(f"partition {self.partition}: target offset {self.target_offset} is outside the "
+                             f"log seen when planning [{self.log_start_offset}, {self.high_watermark}]")
+        return self
 
     @property
     def records_to_delete(self) -> int:

@@ -109,3 +109,17 @@ def test_output_into_a_missing_directory_is_refused_before_anything_runs(tmp_pat
     result = run("plan", MANIFESTS, "--snapshot", PROD, "-o", str(tmp_path))
     assert result.exit_code == 1 and "is a directory; give a file name" in result.output
     assert not missing.parent.exists()
+
+
+def test_a_saved_plan_edited_to_delete_outside_the_log_is_refused_on_load(tmp_path):
+    saved = tmp_path / "plan.json"
+    run("plan", MANIFESTS, "--snapshot", PROD, "--format", "json", "-o", str(saved))
+    for target in (-1, 10 ** 12):
+        plan = json.loads(saved.read_text())
+        truncation = next(a for a in plan["actions"] if a["kind"] == "truncate")
+        truncation["partitions"][0]["target_offset"] = target
+        edited = tmp_path / f"edited{target}.json"
+        edited.write_text(json.dumps(plan))
+        result = run("apply", str(edited), "--auto-approve")
+        assert result.exit_code == 1, result.output
+        assert "is not a valid saved plan" in result.output and "plan again rather than editing" in result.output
