@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-LONG_MAX = 9223372036854775807
+LONG_MAX = 2 ** 63 - 1
+INT_MAX = 2 ** 31 - 1
 
 
 class ConfigType(str, Enum):
@@ -87,8 +88,8 @@ TOPIC_CONFIGS: dict[str, TopicConfigKey] = {c.name: c for c in [
     _k("unclean.leader.election.enable", B, "false", broker="unclean.leader.election.enable"),
 ]}
 
-INT_RANGE = (-(2 ** 31), 2 ** 31 - 1)
-LONG_RANGE = (-(2 ** 63), 2 ** 63 - 1)
+INT_RANGE = (-(2 ** 31), INT_MAX)
+LONG_RANGE = (-(2 ** 63), LONG_MAX)
 
 
 def value_error(key: str, value: str) -> str | None:

@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from reconciler import kafka_configs, units
 from reconciler.errors import ManifestError, ManifestProblem, ReconcilerError
-from reconciler.kafka_configs import LONG_MAX, Unit
+from reconciler.kafka_configs import INT_MAX, LONG_MAX, Unit
 from reconciler.manifest_docs import (
     DOC_MODELS, RULE_KINDS, ClusterDoc, PolicyDoc, RuleEntry, TopicTemplateDoc, TruncationRuleDoc,
     manifest_json_schema)
@@ -37,7 +37,7 @@ TOPIC_NAME = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
 ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 SECRET_FIELDS = ("password", "ssl_password")
 # CreateTopics carries partitions as an int32 and the replication factor as an int16.
-_WIRE_MAX = {"partitions": 2 ** 31 - 1, "replication_factor": 2 ** 15 - 1}
+_WIRE_MAX = {"partitions": INT_MAX, "replication_factor": 2 ** 15 - 1}
 HOST_PORT = re.compile(r"^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9._-]+|\$\{[A-Za-z_][A-Za-z0-9_]*\}):(\d{1,5})$")
 
 Path_ = tuple  # a path into a YAML document: keys and list indexes
