@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from reconciler.apply import ClusterPort, EpochCheck
+from reconciler.ports import ClusterPort, EpochCheck
 from reconciler.models.observed import ObservedState
 
 TopicPartition = tuple[str, int]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import kafka.errors as Errors
 
-from reconciler.apply import BrokerError
+from reconciler.ports import BrokerError
 
 NONE = 0
 OFFSET_OUT_OF_RANGE = 1

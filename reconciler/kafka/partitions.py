@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Mapping
 from kafka.protocol.admin import DeleteRecordsRequest
 from kafka.protocol.consumer import ListOffsetsRequest, OffsetForLeaderEpochRequest
 
-from reconciler.apply import BrokerError
+from reconciler.ports import BrokerError
 from reconciler.kafka import errors as codes
 from reconciler.kafka import metadata
 from reconciler.kafka.client import Client, NoAnswer

@@ -20,7 +20,7 @@ from typing import Awaitable, Callable, Optional
 from kafka.protocol.admin import (
     CreatePartitionsRequest, CreateTopicsRequest, DeleteTopicsRequest, IncrementalAlterConfigsRequest)
 
-from reconciler.apply import BrokerError, DeleteOutcome, EpochCheck
+from reconciler.ports import BrokerError, DeleteOutcome, EpochCheck
 from reconciler.kafka import errors as codes
 from reconciler.kafka import metadata, partitions
 from reconciler.kafka.client import Client, NoAnswer

@@ -1,0 +1,72 @@
+"""The port between the core and a Kafka cluster: what apply, validation and live drift ask of a
+connection, and the plain values it answers with. A leaf module, so the adapter and the core
+meet here without importing each other.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Protocol
+
+from reconciler.models.observed import ObservedState
+from reconciler.models.plan import AddPartitions, AlterConfigs, CreateTopic, Plan
+
+TopicPartition = tuple[str, int]
+# KRaft refuses one CreateTopics that would write more than 10,000 metadata records.
+MAX_METADATA_RECORDS_PER_REQUEST = 10_000
+
+
+@dataclass(frozen=True)
+class BrokerError:
+    code: int
+    name: str
+    message: str = ""
+    retriable: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.name}({self.code})" + (f": {self.message}" if self.message else "")
+
+
+@dataclass(frozen=True)
+class EpochCheck:
+    """The current leader's answer to OffsetForLeaderEpoch(planned epoch)."""
+
+    leader: int
+    leader_epoch: int  # the leader's current epoch
+    end_offset: int  # end offset of the planned epoch on that leader; -1 if unknown
+    error: Optional[BrokerError] = None
+
+
+@dataclass(frozen=True)
+class DeleteOutcome:
+    low_watermark: int  # -1 when the broker reported an error
+    error: Optional[BrokerError] = None
+
+
+class ClusterPort(Protocol):
+    """What apply and validation need from a cluster connection (implemented by the Kafka adapter)."""
+
+    def observe_for_plan(self, plan: Plan) -> ObservedState: ...
+    def supports_epoch_fencing(self) -> bool: ...
+    def create_topics(self, actions: list[CreateTopic], validate_only: bool) -> dict[str, Optional[BrokerError]]: ...
+    def wait_for_topics(self, names: list[str], timeout_s: float) -> list[str]: ...
+    def create_partitions(self, actions: list[AddPartitions], validate_only: bool) -> dict[str, Optional[BrokerError]]: ...
+    def alter_configs(self, actions: list[AlterConfigs], validate_only: bool) -> dict[str, Optional[BrokerError]]: ...
+    def epoch_end_offsets(self, planned_epochs: dict[TopicPartition, int]) -> dict[TopicPartition, EpochCheck]: ...
+    def delete_records(self, targets: dict[TopicPartition, int]) -> dict[TopicPartition, DeleteOutcome]: ...
+    def log_start_offsets(self, partitions: list[TopicPartition]) -> dict[TopicPartition, int]: ...
+    def delete_topics(self, names: list[str]) -> dict[str, Optional[BrokerError]]: ...
+
+
+def create_topic_batches(actions: list[CreateTopic]) -> list[list[CreateTopic]]:
+    """Split creations so no request writes more than KRaft's metadata-record limit."""
+    batches: list[list[CreateTopic]] = []
+    current: list[CreateTopic] = []
+    records = 0
+    for action in actions:
+        cost = 1 + action.partitions + len(action.configs)
+        if current and records + cost > MAX_METADATA_RECORDS_PER_REQUEST:
+            batches.append(current)
+            current, records = [], 0
+        current.append(action)
+        records += cost
+    return batches + ([current] if current else [])
