@@ -182,6 +182,10 @@ class TestCluster:
         with self._state.lock:
             return str(self._topic(topic).id)
 
+    def partition_count(self, topic: str) -> int:
+        with self._state.lock:
+            return len(self._topic(topic).partitions)
+
     def topic_names(self) -> list[str]:
         with self._state.lock:
             return sorted(self._state.topics)
@@ -237,10 +241,11 @@ class TestCluster:
     # -- faults: answers ---------------------------------------------------------------------
 
     def inject_error(self, api_key: int, error_code: int, times: int | None = 1, broker: int | None = None,
-                     throttle_time_ms: int = 0, apply: bool = False) -> None:
+                     throttle_time_ms: int = 0, apply: bool = False, validate_only: bool | None = None) -> None:
         """Answer `api_key` with `error_code` in every error field of the response, the next
-        `times` times (None: until cleared). apply=True performs the operation anyway."""
-        self._faults.add(error_rule(api_key, error_code, times, broker, throttle_time_ms, apply))
+        `times` times (None: until cleared). apply=True performs the operation anyway.
+        validate_only=False/True: only admin requests with that flag (the real write, or the check)."""
+        self._faults.add(error_rule(api_key, error_code, times, broker, throttle_time_ms, apply, validate_only))
 
     def delay(self, api_key: int, seconds: float, times: int | None = None, broker: int | None = None) -> None:
         """Hold requests of `api_key` for `seconds` before handling them."""

@@ -88,6 +88,10 @@ def validate_topic_configs(configs: dict[str, str | None]) -> str | None:
             if key not in TOPIC_CONFIGS:
                 return f"Unknown topic config name: {key}"
             return f"Invalid value {value} for configuration {key}: {problem}"
+    # LogConfig.validateRemoteStorageOnlyIfSystemEnabled: the test cluster's brokers never enable
+    # remote.log.storage.system.enable, so tiered storage on a topic is refused, as Kafka does.
+    if (configs.get("remote.storage.enable") or "").lower() == "true":
+        return "Tiered Storage functionality is disabled in the broker. Topic cannot be configured with remote log storage."
     return None
 
 

@@ -77,7 +77,7 @@ class Pipeline:
             raise CloseConnection("request before SASL authentication")
 
         self.request_log.add(api_key, version, self.broker_id, correlation_id, request.header.client_id, request)
-        plan = self.faults.take(api_key, self.broker_id)
+        plan = self.faults.take(api_key, self.broker_id, getattr(request, "validate_only", None))
         if plan.delay is not None and self._stopped.wait(plan.delay.seconds):
             raise CloseConnection("broker stopped")
 

@@ -23,9 +23,12 @@ class _Rule:
     throttle_time_ms: int = 0
     apply: bool = False
     seconds: float = 0.0
+    # None: any request; True/False: only requests whose validate_only flag is that (admin writes).
+    validate_only: bool | None = None
 
-    def matches(self, api_key: int, broker_id: int) -> bool:
-        return self.api_key == api_key and self.broker in (None, broker_id)
+    def matches(self, api_key: int, broker_id: int, validate_only: bool | None) -> bool:
+        return (self.api_key == api_key and self.broker in (None, broker_id)
+                and self.validate_only in (None, validate_only))
 
 
 @dataclass
@@ -57,11 +60,11 @@ class Faults:
         with self._lock:
             self._rules.clear()
 
-    def take(self, api_key: int, broker_id: int) -> FaultPlan:
+    def take(self, api_key: int, broker_id: int, validate_only: bool | None = None) -> FaultPlan:
         plan = FaultPlan()
         with self._lock:
             for rule in list(self._rules):
-                if getattr(plan, rule.kind) is not None or not rule.matches(api_key, broker_id):
+                if getattr(plan, rule.kind) is not None or not rule.matches(api_key, broker_id, validate_only):
                     continue
                 setattr(plan, rule.kind, rule)
                 if rule.remaining is not None:
@@ -71,9 +74,9 @@ class Faults:
         return plan
 
 
-def error_rule(api_key, error_code, times, broker, throttle_time_ms, apply) -> _Rule:
+def error_rule(api_key, error_code, times, broker, throttle_time_ms, apply, validate_only=None) -> _Rule:
     return _Rule("error", api_key, broker, times, error_code=error_code,
-                 throttle_time_ms=throttle_time_ms, apply=apply)
+                 throttle_time_ms=throttle_time_ms, apply=apply, validate_only=validate_only)
 
 
 def delay_rule(api_key, seconds, times, broker) -> _Rule:
