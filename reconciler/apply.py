@@ -3,11 +3,17 @@
 Safety rules, in the order they act:
 1. A plan with error diagnostics is refused whole.
 2. The cluster is read again before anything is written, and every action's preconditions are
-   checked against it (reconciler.preconditions). A stale action is refused, and so are the
-   later actions on the same topic; actions on other topics still run. The result says which.
-3. Actions run in plan order: creates, partition increases, config changes, truncations, topic
-   deletions. A created topic is waited for in Metadata before anything else touches it.
-4. Truncation targets are the offsets fixed in the plan, never recomputed and never -1. Right
+   checked against it and against the current manifests (reconciler.preconditions). An action
+   the cluster moved away from, or that the manifests no longer ask for or allow (protection,
+   policy, rules changed, `state: absent` gone), is refused, and so are the later actions on the
+   same topic; actions on other topics still run. The result says which.
+3. Before the first write, every create, partition increase and config change still to run is
+   validated by the brokers (validate_only). If they would refuse any, nothing is written: an
+   irreversible partition increase must not be stranded by a config the brokers refuse later.
+4. Actions run in plan order: creates, partition increases, config changes, truncations, topic
+   deletions. A created topic is waited for in Metadata before anything else touches it. When an
+   action fails, the later actions on its topic are not sent.
+5. Truncation targets are the offsets fixed in the plan, never recomputed and never -1. Right
    before DeleteRecords each partition's current leader is asked OffsetForLeaderEpoch for the
    planned epoch; if that epoch now ends below the target, the log diverged after the plan and
    the partition is refused. After a timeout the log start offset is read again before the
@@ -16,63 +22,22 @@ Safety rules, in the order they act:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Optional, Protocol
+from typing import Callable
 
 from reconciler.errors import PlanRejected
+from reconciler.models.desired import DesiredState
 from reconciler.models.observed import ObservedState
 from reconciler.models.plan import (
     AddPartitions, AlterConfigs, CreateTopic, DeleteTopic, Plan, TruncateRecords)
 from reconciler.models.result import ActionOutcome, ApplyResult, PartitionOutcome, Status
-from reconciler.preconditions import topic_changes, truncation_partition_problems
+from reconciler.ports import BrokerError, ClusterPort, EpochCheck, create_topic_batches
+from reconciler.preconditions import (
+    delete_fraction_problems, manifest_refusals, topic_changes, truncation_partition_problems)
+from reconciler.validation import broker_refusals
 
-TopicPartition = tuple[str, int]
-# KRaft refuses one CreateTopics that would write more than 10,000 metadata records.
-MAX_METADATA_RECORDS_PER_REQUEST = 10_000
 _SEVERITY = [Status.ALREADY_SATISFIED, Status.APPLIED, Status.REFUSED, Status.FAILED]
 # Bounded rounds for DeleteRecords partitions whose leader moved or whose request timed out.
 LEADER_MOVE_ROUNDS = 3
-
-
-@dataclass(frozen=True)
-class BrokerError:
-    code: int
-    name: str
-    message: str = ""
-    retriable: bool = False
-
-    def __str__(self) -> str:
-        return f"{self.name}({self.code})" + (f": {self.message}" if self.message else "")
-
-
-@dataclass(frozen=True)
-class EpochCheck:
-    """The current leader's answer to OffsetForLeaderEpoch(planned epoch)."""
-
-    leader: int
-    leader_epoch: int  # the leader's current epoch
-    end_offset: int  # end offset of the planned epoch on that leader; -1 if unknown
-    error: Optional[BrokerError] = None
-
-
-@dataclass(frozen=True)
-class DeleteOutcome:
-    low_watermark: int  # -1 when the broker reported an error
-    error: Optional[BrokerError] = None
-
-
-class ClusterPort(Protocol):
-    """What apply needs from a cluster connection (implemented by the Kafka adapter)."""
-
-    def observe_for_plan(self, plan: Plan) -> ObservedState: ...
-    def supports_epoch_fencing(self) -> bool: ...
-    def create_topics(self, actions: list[CreateTopic], validate_only: bool) -> dict[str, Optional[BrokerError]]: ...
-    def wait_for_topics(self, names: list[str], timeout_s: float) -> list[str]: ...
-    def create_partitions(self, actions: list[AddPartitions], validate_only: bool) -> dict[str, Optional[BrokerError]]: ...
-    def alter_configs(self, actions: list[AlterConfigs], validate_only: bool) -> dict[str, Optional[BrokerError]]: ...
-    def epoch_end_offsets(self, planned_epochs: dict[TopicPartition, int]) -> dict[TopicPartition, EpochCheck]: ...
-    def delete_records(self, targets: dict[TopicPartition, int]) -> dict[TopicPartition, DeleteOutcome]: ...
-    def log_start_offsets(self, partitions: list[TopicPartition]) -> dict[TopicPartition, int]: ...
-    def delete_topics(self, names: list[str]) -> dict[str, Optional[BrokerError]]: ...
 
 
 @dataclass(frozen=True)
@@ -84,25 +49,16 @@ class ApplyOptions:
 Progress = Callable[[str], None]
 
 
-def create_topic_batches(actions: list[CreateTopic]) -> list[list[CreateTopic]]:
-    """Split creations so no request writes more than KRaft's metadata-record limit."""
-    batches, current, records = [], [], 0
-    for action in actions:
-        cost = 1 + action.partitions + len(action.configs)
-        if current and records + cost > MAX_METADATA_RECORDS_PER_REQUEST:
-            batches.append(current)
-            current, records = [], 0
-        current.append(action)
-        records += cost
-    return batches + ([current] if current else [])
-
-
-def apply_plan(plan: Plan, cluster: ClusterPort, options: ApplyOptions = ApplyOptions(),
+def apply_plan(plan: Plan, cluster: ClusterPort, desired: DesiredState, options: ApplyOptions = ApplyOptions(),
                progress: Progress = lambda _: None) -> ApplyResult:
+    """Apply `plan` as far as the cluster as it is now and the manifests as they are now (`desired`) allow."""
     if plan.has_errors:
         raise PlanRejected(
             f"the plan for {plan.cluster} has {plan.summary().errors} error(s) and cannot be applied; "
             "fix them (see `reconcile plan`) and plan again.")
+    if desired.cluster.name != plan.cluster:
+        raise PlanRejected(f"the plan is for cluster {plan.cluster}, the manifests given are {desired.cluster.name}'s; "
+                           "nothing was changed.")
     progress(f"reading {plan.cluster} again to check the plan's preconditions")
     now = cluster.observe_for_plan(plan)
     if plan.cluster_id and now.cluster_id and plan.cluster_id != now.cluster_id:
@@ -110,47 +66,85 @@ def apply_plan(plan: Plan, cluster: ClusterPort, options: ApplyOptions = ApplyOp
             f"the plan was made for cluster id {plan.cluster_id} but {plan.cluster} now answers as "
             f"{now.cluster_id}; nothing was changed. Plan again against the right cluster.")
 
-    outcomes: dict[int, ActionOutcome] = {}
-    refused_topics: set[str] = set()
-    runnable = []
+    run = _Run(plan, progress)
     for index, action in enumerate(plan.actions):
+        forbidden = manifest_refusals(action, desired)
         moved = topic_changes(action, now)
-        if action.topic in refused_topics:
-            moved = moved or [f"an earlier action on {action.topic} was refused"]
-        if moved:
-            refused_topics.add(action.topic)
-            outcomes[index] = ActionOutcome(kind=action.kind, topic=action.topic, status=Status.REFUSED,
-                                            message="the cluster moved since the plan: " + "; ".join(moved))
-        else:
-            runnable.append((index, action))
+        if forbidden:
+            run.refuse(index, "the manifests no longer allow it: " + "; ".join(forbidden) + ". Plan again")
+        elif moved:
+            run.refuse(index, "the cluster moved since the plan: " + "; ".join(moved))
+    progress("validating the plan on the brokers (validate_only)")
+    refusals = broker_refusals([a for _, a in run.pending()], cluster)
+    if refusals:
+        return run.refuse_all(refusals)
 
-    def of_kind(cls):
-        return [(i, a) for i, a in runnable if isinstance(a, cls)]
-
-    _run_simple(of_kind(CreateTopic), outcomes, "created", progress, lambda acts: _create(cluster, acts, options))
-    _run_simple(of_kind(AddPartitions), outcomes, "partitions added", progress,
-                lambda acts: cluster.create_partitions(acts, validate_only=False))
-    _run_simple(of_kind(AlterConfigs), outcomes, "configs changed", progress,
-                lambda acts: cluster.alter_configs(acts, validate_only=False))
-    for index, action in of_kind(TruncateRecords):
+    run.each(CreateTopic, "created", lambda acts: _create(cluster, acts, options))
+    run.each(AddPartitions, "partitions added", lambda acts: cluster.create_partitions(acts, validate_only=False))
+    run.each(AlterConfigs, "configs changed", lambda acts: cluster.alter_configs(acts, validate_only=False))
+    for index, action in run.pending(TruncateRecords):
         progress(f"truncating {action.topic}: {len(action.partitions)} partition(s)")
-        outcomes[index] = _truncate(action, now, cluster, options)
-    _run_simple(of_kind(DeleteTopic), outcomes, "deleted", progress,
-                lambda acts: cluster.delete_topics([a.topic for a in acts]))
-    return ApplyResult(cluster=plan.cluster, outcomes=[outcomes[i] for i in range(len(plan.actions))])
+        run.settle(index, _truncate(action, now, cluster, options, delete_fraction_problems(action, desired)))
+    run.each(DeleteTopic, "deleted", lambda acts: cluster.delete_topics([a.topic for a in acts]))
+    return run.result()
 
 
-def _run_simple(items, outcomes, done: str, progress: Progress, send) -> None:
-    if not items:
-        return
-    actions = [a for _, a in items]
-    progress(f"{actions[0].kind}: {len(actions)} topic(s)")
-    errors = send(actions)
-    for index, action in items:
-        error = errors.get(action.topic)
-        outcomes[index] = ActionOutcome(
-            kind=action.kind, topic=action.topic, status=Status.FAILED if error else Status.APPLIED,
-            message=f"the broker refused: {error}" if error else done)
+class _Run:
+    """The outcomes so far. An action that did not apply (refused or failed) stops the later
+    actions on its topic: they are refused, never sent."""
+
+    def __init__(self, plan: Plan, progress: Progress):
+        self.plan, self.progress = plan, progress
+        self.outcomes: dict[int, ActionOutcome] = {}
+        self.stopped: dict[str, str] = {}  # topic -> why its later actions are not sent
+
+    def refuse(self, index: int, message: str) -> None:
+        action = self.plan.actions[index]
+        self.settle(index, ActionOutcome(kind=action.kind, topic=action.topic, status=Status.REFUSED, message=message))
+
+    def settle(self, index: int, outcome: ActionOutcome) -> None:
+        self.outcomes[index] = outcome
+        if outcome.status in (Status.REFUSED, Status.FAILED) and outcome.topic not in self.stopped:
+            earlier = outcome.kind.replace("_", " ")
+            self.stopped[outcome.topic] = f"not sent: the earlier {earlier} of {outcome.topic} was {outcome.status.value}"
+
+    def pending(self, cls=object) -> list[tuple[int, object]]:
+        """The actions of this kind still to run; those of a stopped topic are refused here."""
+        found = []
+        for index, action in enumerate(self.plan.actions):
+            if index in self.outcomes or not isinstance(action, cls):
+                continue
+            if action.topic in self.stopped:
+                self.refuse(index, self.stopped[action.topic])
+            else:
+                found.append((index, action))
+        return found
+
+    def each(self, cls, done: str, send) -> None:
+        items = self.pending(cls)
+        if not items:
+            return
+        actions = [a for _, a in items]
+        self.progress(f"{actions[0].kind}: {len(actions)} topic(s)")
+        errors = send(actions)
+        for index, action in items:
+            error = errors.get(action.topic)
+            self.settle(index, ActionOutcome(
+                kind=action.kind, topic=action.topic, status=Status.FAILED if error else Status.APPLIED,
+                message=f"the broker refused: {error}" if error else done))
+
+    def refuse_all(self, refusals) -> ApplyResult:
+        """Nothing is written: each action the brokers would refuse says why, the others say so."""
+        why = {(d.action, d.topic): d.message for d in refusals}
+        summary = f"not sent: the brokers would refuse {len(refusals)} action(s) of this plan, so nothing was changed"
+        for index, action in enumerate(self.plan.actions):
+            if index not in self.outcomes:
+                self.refuse(index, why.get((action.kind, action.topic), summary))
+        return self.result()
+
+    def result(self) -> ApplyResult:
+        return ApplyResult(cluster=self.plan.cluster,
+                           outcomes=[self.outcomes[i] for i in range(len(self.plan.actions))])
 
 
 def _create(cluster: ClusterPort, actions: list[CreateTopic], options: ApplyOptions) -> dict:
@@ -164,8 +158,8 @@ def _create(cluster: ClusterPort, actions: list[CreateTopic], options: ApplyOpti
     return errors
 
 
-def _truncate(action: TruncateRecords, now: ObservedState, cluster: ClusterPort,
-              options: ApplyOptions) -> ActionOutcome:
+def _truncate(action: TruncateRecords, now: ObservedState, cluster: ClusterPort, options: ApplyOptions,
+              forbidden: dict[int, str]) -> ActionOutcome:
     results: dict[int, PartitionOutcome] = {}
     targets = {t.partition: t for t in action.partitions}
     current = {p.partition: p for p in now.topics[action.topic].partitions}
@@ -174,7 +168,7 @@ def _truncate(action: TruncateRecords, now: ObservedState, cluster: ClusterPort,
         results[p] = PartitionOutcome(partition=p, status=status, target_offset=targets[p].target_offset,
                                       low_watermark=low_watermark, message=message)
 
-    for p, problem in truncation_partition_problems(action, now).items():
+    for p, problem in {**truncation_partition_problems(action, now), **forbidden}.items():
         settle(p, Status.REFUSED, problem)
     for p, t in targets.items():
         if p not in results and current[p].log_start_offset >= t.target_offset:

@@ -210,14 +210,17 @@ def apply(plan_file: str | None, manifests_dir: str, cluster: str | None, bootst
           auto_approve: bool, allow_unfenced_truncation: bool, fmt: str, output: str | None) -> None:
     """Apply a saved plan exactly, or plan, show, confirm and apply.
 
-    Every action's preconditions are checked against a fresh read first; an action the cluster
-    moved away from is refused (and the later actions on its topic), the rest still run.
-    Exit 0 when every action applied (or was already satisfied), 1 otherwise.
+    Every action's preconditions are checked against a fresh read and the current manifests
+    first; an action the cluster moved away from, or that the manifests no longer ask for or
+    allow, is refused (and the later actions on its topic), the rest still run. The brokers
+    validate every write (validate_only) before the first one is sent; if they would refuse any,
+    nothing is written. Exit 0 when every action applied (or was already satisfied), 1 otherwise.
     """
     from reconciler.apply import ApplyOptions, apply_plan
     from reconciler.manifests import load_manifests
     from reconciler.planner import plan as make_plan
     from reconciler.render import render_apply_result, render_plan
+    from reconciler.validation import validate_on_brokers
 
     manifests = load_manifests(manifests_dir)
     if plan_file:
@@ -232,7 +235,8 @@ def apply(plan_file: str | None, manifests_dir: str, cluster: str | None, bootst
         if plan_file:
             to_apply = saved
         else:
-            to_apply = make_plan(desired, kafka.observe_desired(desired))
+            # The same preflight as `plan`: what the brokers would refuse is shown now, and nothing is applied.
+            to_apply = validate_on_brokers(make_plan(desired, kafka.observe_desired(desired)), kafka)
             click.echo(render_plan(to_apply, "text", color=use_color(None)), nl=False)
             if not to_apply.has_changes or to_apply.has_errors:
                 sys.exit(EXIT_ERROR if to_apply.has_errors else EXIT_OK)
@@ -242,7 +246,7 @@ def apply(plan_file: str | None, manifests_dir: str, cluster: str | None, bootst
                                           "or apply a saved plan file.")
                 click.confirm(f"Apply this plan to {desired.cluster.name}?", abort=True)
         options = ApplyOptions(allow_unfenced_truncation=allow_unfenced_truncation)
-        result = apply_plan(to_apply, kafka, options, progress=lambda m: click.echo(m, err=True))
+        result = apply_plan(to_apply, kafka, desired, options, progress=lambda m: click.echo(m, err=True))
         follow_up = make_plan(desired, kafka.observe_desired(desired))
     result = result.model_copy(update={"follow_up": follow_up})
     rendered = render_apply_result(result, fmt)

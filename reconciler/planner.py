@@ -42,10 +42,10 @@ class _TopicPlan:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def diag(self, severity: Severity, code: str, message: str, desired: DesiredTopic,
-             partition: int | None = None, source=None) -> None:
+             partition: int | None = None, source=None, action: str | None = None) -> None:
         self.diagnostics.append(Diagnostic(
             severity=severity, code=code, message=message, topic=desired.name, partition=partition,
-            source=source or desired.source))
+            source=source or desired.source, action=action))
 
 
 def plan(desired: DesiredState, observed: ObservedState, options: PlanOptions = PlanOptions()) -> Plan:
@@ -81,9 +81,15 @@ def _plan_topic(desired: DesiredState, want: DesiredTopic, have: ObservedTopic |
                          f"{want.name} is protected and will not be deleted; remove `state: absent` "
                          "or the protection first", want)
             else:
+                for partition in have.partitions:
+                    unknown = unreadable(partition)
+                    if unknown:
+                        out.diag(Severity.WARNING, "partition-offline",
+                                 f"{want.name}-{partition.partition} {unknown}: its records are deleted with the "
+                                 "topic but not counted in this plan", want, partition.partition, action="delete_topic")
                 out.actions.append(DeleteTopic(
                     topic=want.name, partitions=len(have.partitions),
-                    records=sum(p.record_count for p in have.partitions),
+                    records=sum(p.record_count for p in have.partitions if not unreadable(p)),
                     reason="the manifest declares `state: absent`", source=want.source,
                     preconditions=_preconditions(have)))
         return out
@@ -172,24 +178,28 @@ def _truncation(desired: DesiredState, want: DesiredTopic, have: ObservedTopic, 
     if protected:
         out.diag(Severity.ERROR, "protected-topic-truncate",
                  f"{want.name} is protected; its truncation rules are refused. Remove the rules or the "
-                 "protection", want)
+                 "protection", want, action="truncate")
         return None
     policy_value = want.configs.get("cleanup.policy", have.config_value("cleanup.policy"))
     if not kafka_configs.cleanup_policy_allows_delete(policy_value):
         out.diag(Severity.ERROR, "truncate-compacted-topic",
                  f"{want.name} has cleanup.policy={policy_value}; Kafka refuses DeleteRecords unless the "
-                 "policy includes `delete` (e.g. compact,delete)", want)
+                 "policy includes `delete` (e.g. compact,delete)", want, action="truncate")
         return None
 
     planned = []
     for partition in have.partitions:
+        # Checked before any rule is resolved: -1 offsets or epochs mean "could not be read", and
+        # a rule resolved against them would be wrong (and block the rest of the plan).
+        unknown = unreadable(partition)
+        if unknown:
+            out.diag(Severity.WARNING, "partition-offline",
+                     f"{want.name}-{partition.partition} {unknown}; its truncation waits for the next plan, which "
+                     "resolves the rules for it again once it is back (the other partitions go ahead)",
+                     want, partition.partition, action="truncate")
+            continue
         target = _partition_target(want, partition, observed, out)
         if target is None or target <= partition.log_start_offset:
-            continue
-        if partition.leader < 0:
-            out.diag(Severity.WARNING, "partition-offline",
-                     f"{want.name}-{partition.partition} has no leader; its truncation waits for the next plan",
-                     want, partition.partition)
             continue
         planned.append(PartitionTruncation(
             partition=partition.partition, target_offset=target, leader=partition.leader,
@@ -220,7 +230,8 @@ def _partition_target(want: DesiredTopic, partition: ObservedPartition, observed
             if found is None:
                 out.diag(Severity.ERROR, "missing-time-lookup",
                          f"{want.name}-{p}: the observed state has no offset lookup for {rule.describe()}; "
-                         "read the cluster again (or take the snapshot with these manifests)", want, p, source)
+                         "read the cluster again (or take the snapshot with these manifests)", want, p, source,
+                         action="truncate")
                 continue
             # -1 means no record at or after the time: every record now there is older.
             target = hw if found < 0 else found
@@ -235,10 +246,13 @@ def _partition_target(want: DesiredTopic, partition: ObservedPartition, observed
         if target is None:
             continue
         if target > hw:
+            advice = ("the group committed past the end of the log, which happens after the log was truncated "
+                      "(an unclean leader election?); check the group before truncating"
+                      if isinstance(rule, ConsumedBy) else
+                      "records that do not exist yet cannot be deleted. Lower the offset")
             out.diag(Severity.ERROR, "truncate-beyond-high-watermark",
                      f"{want.name}-{p}: {rule.describe()} resolves to offset {target}, beyond the high "
-                     f"watermark {hw}; records that do not exist yet cannot be deleted. Lower the offset",
-                     want, p, source)
+                     f"watermark {hw}; {advice}", want, p, source, action="truncate")
             continue
         targets.append(target)
     return max(targets) if targets else None
@@ -252,7 +266,8 @@ def _consumed_offset(want: DesiredTopic, rule: ConsumedBy, p: int, observed: Obs
         if offset is None or offset < 0:
             out.diag(Severity.WARNING, "group-without-commit",
                      f"{want.name}-{p}: consumer group {group} has no committed offset here, so nothing is "
-                     "deleted from this partition for rule " + repr(rule.describe()), want, p, rule.source)
+                     "deleted from this partition for rule " + repr(rule.describe()), want, p, rule.source,
+                     action="truncate")
             return None
         committed.append(offset)
     return min(committed)
@@ -264,13 +279,28 @@ def _check_delete_fraction(desired: DesiredState, want: DesiredTopic, have: Obse
     if limit is None:
         return
     for t in planned:
-        present = t.high_watermark - t.log_start_offset
-        if present and t.records_to_delete / present > limit:
+        if t.delete_fraction > limit:
             out.diag(Severity.ERROR, "policy-max-delete-fraction",
-                     f"{want.name}-{t.partition}: deleting {t.records_to_delete:,} of {present:,} records "
-                     f"({t.records_to_delete / present:.0%}) exceeds the policy limit of {limit:.0%} per apply; "
-                     "move the truncation point in smaller steps or raise max_delete_fraction",
-                     want, t.partition, desired.policy.source or want.source)
+                     f"{want.name}-{t.partition}: {delete_fraction_excess(t, limit)}; move the truncation point in "
+                     "smaller steps or raise max_delete_fraction",
+                     want, t.partition, desired.policy.source or want.source, action="truncate")
+
+
+def unreadable(partition: ObservedPartition) -> str | None:
+    """Why the partition's offsets cannot be planned on (offline, or not read), or None."""
+    if partition.leader < 0:
+        return "has no leader (offline)"
+    if partition.high_watermark < 0 or partition.log_start_offset < 0:
+        return "could not be read (its offsets are unknown)"
+    if partition.leader_epoch < 0:
+        return "has no known leader epoch, so a truncation could not be fenced"
+    return None
+
+
+def delete_fraction_excess(t: PartitionTruncation, limit: float) -> str:
+    present = t.high_watermark - t.log_start_offset
+    return (f"deleting {t.records_to_delete:,} of {present:,} records ({t.delete_fraction:.0%}) exceeds the "
+            f"policy limit of {limit:.0%} per apply")
 
 
 def _estimated_bytes(have: ObservedTopic, planned: list[PartitionTruncation]) -> int | None:

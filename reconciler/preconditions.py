@@ -1,16 +1,24 @@
-"""Stale-plan detection, pure: does an action still fit the cluster as it is now?
+"""Stale-plan detection, pure: does an action still fit the cluster and the manifests as they are now?
 
 A plan records what it saw; apply reads the cluster again and calls these before writing. What
 must still hold: the same topic (id), the same partition count and config values the action
 depends on. For a truncation, each partition's target must still be at or below the current high
 watermark; producers moving the high watermark on and clean leader changes are normal life, not
 staleness. Whether the log diverged is asked of the leader (OffsetForLeaderEpoch) by the adapter.
+
+A saved plan may be applied long after it was made, and the manifests may have changed since: a
+destructive action is applied only while the current manifests still ask for it and allow it
+(the same truncation rules, the topic not protected, the policy's delete limit, `state: absent`
+for a topic deletion).
 """
 from __future__ import annotations
 
-from reconciler.models.observed import ObservedState
-from reconciler.models.plan import CreateTopic, TruncateRecords
 from reconciler.kafka_configs import same_config_value
+from reconciler.models.desired import DesiredState, TopicState
+from reconciler.models.observed import ObservedState
+from reconciler.models.plan import CreateTopic, DeleteTopic, TruncateRecords
+from reconciler.planner import delete_fraction_excess, unreadable
+from reconciler.policy import is_protected
 
 
 def topic_changes(action, now: ObservedState) -> list[str]:
@@ -43,11 +51,42 @@ def truncation_partition_problems(action: TruncateRecords, now: ObservedState) -
         p = current.get(planned.partition)
         if p is None:
             problems[planned.partition] = "partition no longer exists"
+        elif unreadable(p):
+            # Not staleness and not data loss: -1 here only means the offsets could not be read.
+            problems[planned.partition] = (f"the partition {unreadable(p)}; nothing was deleted. Apply again "
+                                           "when it is back")
         elif planned.target_offset > p.high_watermark:
             problems[planned.partition] = (
                 f"the high watermark is now {p.high_watermark}, below the planned target "
                 f"{planned.target_offset} (it was {planned.high_watermark}): the log was truncated since the plan")
     return problems
+
+
+def manifest_refusals(action, desired: DesiredState) -> list[str]:
+    """Why the current manifests no longer ask for, or no longer allow, a destructive action."""
+    topic = desired.topics.get(action.topic)
+    if isinstance(action, DeleteTopic):
+        found = [] if topic is not None and topic.state is TopicState.ABSENT else [
+            f"the manifests no longer declare {action.topic} `state: absent`"]
+    elif isinstance(action, TruncateRecords):
+        rules = [r.describe() for r in topic.truncate] if topic is not None else []
+        found = [] if rules == action.rules else [
+            f"the truncation rules of {action.topic} changed since the plan (planned: {'; '.join(action.rules)}; "
+            f"the manifests now: {'; '.join(rules) or 'none'})"]
+    else:
+        return []
+    if is_protected(desired, action.topic):
+        found.append(f"{action.topic} is now protected")
+    return found
+
+
+def delete_fraction_problems(action: TruncateRecords, desired: DesiredState) -> dict[int, str]:
+    """Partitions of a truncation that delete more than the current policy allows in one apply."""
+    limit = desired.policy.max_delete_fraction
+    if limit is None:
+        return {}
+    return {t.partition: delete_fraction_excess(t, limit) + " (the policy now in the manifests); nothing was deleted"
+            for t in action.partitions if t.delete_fraction > limit}
 
 
 def _shown(value: str | None) -> str:

@@ -33,6 +33,10 @@ class Diagnostic(_Model):
     topic: Optional[str] = None
     partition: Optional[int] = None
     source: Optional[SourceRef] = None
+    # The kind of the topic's action it concerns ("alter_configs", ...), and the config key where
+    # known, so that every renderer shows it under that action and not another of the topic's.
+    action: Optional[str] = None
+    key: Optional[str] = None
 
 
 class ConfigChange(_Model):
@@ -101,6 +105,12 @@ class PartitionTruncation(_Model):
     def records_to_delete(self) -> int:
         return self.target_offset - self.log_start_offset
 
+    @property
+    def delete_fraction(self) -> float:
+        """The share of the records present at plan time that this deletes (policy's max_delete_fraction)."""
+        present = self.high_watermark - self.log_start_offset
+        return self.records_to_delete / present if present else 0.0
+
 
 class TruncateRecords(_Action):
     kind: Literal["truncate"] = "truncate"
@@ -158,6 +168,11 @@ class Plan(_Model):
     @property
     def has_errors(self) -> bool:
         return any(d.severity is Severity.ERROR for d in self.diagnostics)
+
+    @property
+    def waiting_partitions(self) -> list[str]:
+        """Partitions whose planning waits until they are back online ("topic-partition")."""
+        return [f"{d.topic}-{d.partition}" for d in self.diagnostics if d.code == "partition-offline"]
 
     def summary(self) -> PlanSummary:
         kinds = [a.kind for a in self.actions]

@@ -53,4 +53,6 @@ class ApplyResult(BaseModel):
 
     @property
     def converged(self) -> Optional[bool]:
-        return None if self.follow_up is None else not self.follow_up.has_changes
+        if self.follow_up is None:
+            return None
+        return not self.follow_up.has_changes and not self.follow_up.waiting_partitions

@@ -58,4 +58,8 @@ def _convergence(result: ApplyResult) -> str:
         return "Convergence not checked."
     if result.converged:
         return "Converged: planning again shows no changes."
+    waiting = result.follow_up.waiting_partitions
+    if waiting and not result.follow_up.has_changes:
+        return (f"Not converged: {len(waiting)} partition(s) offline wait for the next apply "
+                f"({', '.join(waiting[:5])}{' ...' if len(waiting) > 5 else ''}).")
     return f"Not converged: planning again still finds changes ({summary_line(result.follow_up)})"

@@ -99,23 +99,23 @@ def _describe(action) -> tuple[str, list[str]]:
 
 
 def _place_diagnostics(plan: Plan) -> dict[int | None, list[Diagnostic]]:
-    """Show each diagnostic under the action it concerns: truncation ones under the truncation,
-    others under the topic's first action; the rest (topics without actions) in sections."""
-    first, truncation = {}, {}
+    """Show each diagnostic under the action it concerns (its `action`, or for other partition
+    diagnostics the truncation), else under the topic's first action; one tied to an action
+    the plan does not have, and those of topics without actions, go in sections below."""
+    first, by_kind = {}, {}
     for i, action in enumerate(plan.actions):
         first.setdefault(action.topic, i)
-        if isinstance(action, TruncateRecords):
-            truncation[action.topic] = i
+        by_kind[(action.topic, action.kind)] = i
     placed: dict[int | None, list[Diagnostic]] = {}
     for d in plan.diagnostics:
-        about_records = d.partition is not None or d.code in _TRUNCATION_CODES
-        home = truncation.get(d.topic) if about_records else None
-        placed.setdefault(home if home is not None else first.get(d.topic), []).append(d)
+        if d.action is not None:
+            home = by_kind.get((d.topic, d.action))
+        elif d.partition is not None:
+            home = by_kind.get((d.topic, "truncate"), first.get(d.topic))
+        else:
+            home = first.get(d.topic)
+        placed.setdefault(home, []).append(d)
     return placed
-
-
-_TRUNCATION_CODES = {"protected-topic-truncate", "truncate-compacted-topic", "partition-offline", "missing-time-lookup",
-                     "truncate-beyond-high-watermark", "group-without-commit", "policy-max-delete-fraction"}
 
 
 def _diagnostic(out: _Out, d: Diagnostic) -> str:

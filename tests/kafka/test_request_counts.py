@@ -75,7 +75,7 @@ def test_versions_are_the_highest_the_brokers_advertise_and_the_client_speaks(te
             AddPartitions(topic="versioned", before=2, after=3, preconditions=EXISTS),
             AlterConfigs(topic="versioned", preconditions=EXISTS,
                          changes=[ConfigChange(key="retention.ms", op="set", after="1000")])]}), kafka)
-        apply_plan(plan, kafka)
+        apply_plan(plan, kafka, desired)
         kafka.delete_topics(["versioned"])
     advertised = BROKER_API_VERSIONS[(4, 0)]
     assert {"CreateTopics", "CreatePartitions", "IncrementalAlterConfigs", "DeleteRecords", "DeleteTopics",
