@@ -218,6 +218,53 @@ def test_offline_partition_truncation_waits():
     assert not result.actions and codes(result) == [("warning", "partition-offline", 0)]
 
 
+def test_an_offline_partition_as_the_live_read_records_it_waits_and_blocks_nothing_else():
+    """The live read records an offline partition with leader, log start and high watermark -1:
+    no rule may be resolved against those (before_offset would be "beyond the high watermark -1")."""
+    offline = have("a", partitions=2).partitions[1].model_copy(
+        update={"leader": -1, "log_start_offset": -1, "high_watermark": -1})
+    topic = have("a", partitions=2)
+    topic = topic.model_copy(update={"partitions": [topic.partitions[0], offline]})
+    for rule in (BeforeOffset(offset=50), KeepLast(records=10), Everything(), BeforeTime(timestamp=OCT_1),
+                 ConsumedBy(groups=["g"])):
+        result = plan(desired(want("a", partitions=2, truncate=[rule]), want("b", configs={"retention.ms": "1"})),
+                      observed(topic.model_copy(update={"partitions": [
+                          topic.partitions[0].model_copy(update={"offsets_by_timestamp": {OCT_1_MS: 30}}), offline]}),
+                          have("b"), group_offsets={"g": {"a": {0: 40, 1: 90}}}))
+        assert not result.has_errors, (rule, codes(result))
+        assert ("warning", "partition-offline", 1) in codes(result)
+        [waiting] = [d for d in result.diagnostics if d.code == "partition-offline"]
+        assert waiting.action == "truncate" and "high watermark" not in waiting.message
+        truncations = [a for a in result.actions if a.kind == "truncate"]
+        assert [p.partition for t in truncations for p in t.partitions] == [0], rule
+        assert any(a.kind == "alter_configs" and a.topic == "b" for a in result.actions)
+
+
+def test_an_unknown_leader_epoch_is_not_planned_on():
+    result = plan(desired(want("a", partitions=1, truncate=[Everything()])),
+                  observed(have("a", partitions=1, epoch=-1)))
+    assert not result.actions and codes(result) == [("warning", "partition-offline", 0)]
+    assert "could not be fenced" in result.diagnostics[0].message
+
+
+def test_a_deleted_topics_offline_partitions_are_named_not_counted_as_empty():
+    topic = have("a", partitions=2, hw=100)
+    topic = topic.model_copy(update={"partitions": [topic.partitions[0], topic.partitions[1].model_copy(
+        update={"leader": -1, "log_start_offset": -1, "high_watermark": -1})]})
+    result = plan(desired(want("a", state=TopicState.ABSENT)), observed(topic))
+    [action] = result.actions
+    assert action.records == 100
+    assert codes(result) == [("warning", "partition-offline", 1)] and result.diagnostics[0].action == "delete_topic"
+
+
+def test_a_group_committed_past_the_high_watermark_is_not_told_to_lower_an_offset():
+    result = plan(desired(want("a", partitions=1, truncate=[ConsumedBy(groups=["g"])])),
+                  observed(have("a", partitions=1, hw=50), group_offsets={"g": {"a": {0: 80}}}))
+    [error] = result.diagnostics
+    assert error.code == "truncate-beyond-high-watermark" and "Lower the offset" not in error.message
+    assert "unclean leader election" in error.message
+
+
 def test_estimated_bytes_from_partition_sizes():
     result = plan(desired(want("a", partitions=1, truncate=[BeforeOffset(offset=25)])),
                   observed(have("a", partitions=1, hw=100, size_bytes=1000)))

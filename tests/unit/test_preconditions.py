@@ -1,0 +1,94 @@
+"""Stale-plan and still-wanted checks (reconciler.preconditions), pure: what apply refuses before it writes."""
+from __future__ import annotations
+
+from reconciler.models.desired import Everything, KeepLast, Policy, TopicState
+from reconciler.models.plan import AlterConfigs, ConfigChange, DeleteTopic, PartitionTruncation, TruncateRecords
+from reconciler.planner import plan
+from reconciler.ports import BrokerError
+from reconciler.preconditions import (
+    delete_fraction_problems, manifest_refusals, topic_changes, truncation_partition_problems)
+from reconciler.validation import _key_named
+from tests.factories import desired, have, observed, partition, want
+
+
+def _truncation(topic: str = "t", rules=(KeepLast(records=10),)):
+    made = plan(desired(want(topic, partitions=2, truncate=list(rules))), observed(have(topic, partitions=2)))
+    [action] = made.actions
+    assert isinstance(action, TruncateRecords)
+    return action
+
+
+def test_an_unchanged_topic_has_nothing_moved():
+    action = _truncation()
+    assert topic_changes(action, observed(have("t", partitions=2))) == []
+
+
+def test_a_recreated_topic_or_another_partition_count_is_stale():
+    action = _truncation()
+    moved = topic_changes(action, observed(have("t", partitions=3, topic_id="other-id")))
+    assert any("deleted and recreated" in m for m in moved) and any("has 3 partitions" in m for m in moved)
+
+
+def test_a_config_set_on_the_topic_since_the_plan_is_stale():
+    made = plan(desired(want("t", configs={"retention.ms": "1000"})), observed(have("t")))
+    [action] = made.actions
+    assert isinstance(action, AlterConfigs)
+    moved = topic_changes(action, observed(have("t", set_on_topic={"retention.ms": "5"})))
+    assert moved == ["t: retention.ms is '5' on the topic, the plan saw not set"]
+
+
+def test_a_target_above_the_high_watermark_now_means_the_log_was_truncated():
+    action = _truncation()
+    problems = truncation_partition_problems(action, observed(have("t", partitions=2, hw=50)))
+    assert set(problems) == {0, 1} and all("truncated since the plan" in p for p in problems.values())
+
+
+def test_an_offline_partition_is_refused_without_being_called_truncated():
+    action = _truncation()
+    now = have("t", partitions=2).model_copy(update={"partitions": [
+        partition(0), partition(1, log_start=-1, hw=-1, leader=-1)]})
+    problems = truncation_partition_problems(action, observed(now))
+    assert list(problems) == [1]
+    assert "no leader (offline); nothing was deleted" in problems[1] and "truncated" not in problems[1]
+
+
+def test_a_truncation_is_refused_when_its_rules_changed_or_the_topic_is_now_protected():
+    action = _truncation()
+    assert manifest_refusals(action, desired(want("t", partitions=2, truncate=[KeepLast(records=10)]))) == []
+    changed = manifest_refusals(action, desired(want("t", partitions=2, truncate=[Everything()])))
+    assert changed == ["the truncation rules of t changed since the plan (planned: all but the last 10 records; "
+                       "the manifests now: everything)"]
+    protected = manifest_refusals(action, desired(want("t", partitions=2, protected=True)))
+    assert "t is now protected" in protected and len(protected) == 2
+    by_pattern = desired(want("t", partitions=2, truncate=[KeepLast(records=10)]),
+                         policy=Policy(protected_topic_patterns=["^t$"]))
+    assert manifest_refusals(action, by_pattern) == ["t is now protected"]
+    assert manifest_refusals(action, desired()) == [
+        "the truncation rules of t changed since the plan (planned: all but the last 10 records; "
+        "the manifests now: none)"]
+
+
+def test_a_topic_deletion_needs_state_absent_now():
+    action = DeleteTopic(topic="t", partitions=1, records=5, preconditions={"exists": True})
+    assert manifest_refusals(action, desired(want("t", state=TopicState.ABSENT))) == []
+    assert manifest_refusals(action, desired(want("t"))) == ["the manifests no longer declare t `state: absent`"]
+
+
+def test_the_current_policy_delete_limit_refuses_partitions_over_it():
+    action = TruncateRecords(topic="t", rules=["x"], rule_kinds=["keep_last"], preconditions={"exists": True},
+                             partitions=[PartitionTruncation(partition=p, target_offset=target, leader=1,
+                                                             leader_epoch=0, log_start_offset=0, high_watermark=100)
+                                         for p, target in ((0, 40), (1, 60))])
+    assert delete_fraction_problems(action, desired()) == {}
+    problems = delete_fraction_problems(action, desired(policy=Policy(max_delete_fraction=0.5)))
+    assert list(problems) == [1] and "deleting 60 of 100 records (60%) exceeds the policy limit of 50%" in problems[1]
+
+
+def test_the_key_a_broker_names_is_found_only_when_it_is_one_of_the_actions_keys():
+    action = AlterConfigs(topic="t", preconditions={"exists": True}, changes=[
+        ConfigChange(key="retention.ms", op="set", after="1"), ConfigChange(key="local.retention.ms", op="set", after="1")])
+    named = BrokerError(40, "INVALID_CONFIG", "Invalid value -3 for configuration retention.ms: Value must be at least -2")
+    assert _key_named(action, named) == "retention.ms"
+    assert _key_named(action, BrokerError(40, "INVALID_CONFIG", "Tiered Storage functionality is disabled")) is None
+    both = BrokerError(40, "INVALID_CONFIG", "retention.ms and local.retention.ms conflict")
+    assert _key_named(action, both) is None
