@@ -30,7 +30,7 @@ from reconciler.models.observed import ObservedState
 from reconciler.models.plan import (
     AddPartitions, AlterConfigs, CreateTopic, DeleteTopic, Plan, TruncateRecords)
 from reconciler.models.result import ActionOutcome, ApplyResult, PartitionOutcome, Status
-from reconciler.ports import BrokerError, ClusterPort, EpochCheck, create_topic_batches
+from reconciler.ports import BrokerError, ClusterPort, EpochCheck, ErrorKind, create_topic_batches
 from reconciler.preconditions import (
     delete_fraction_problems, manifest_refusals, topic_changes, truncation_partition_problems)
 from reconciler.validation import broker_refusals
@@ -199,11 +199,11 @@ def _truncate(action: TruncateRecords, now: ObservedState, cluster: ClusterPort,
         timed_out = []
         for p in pending:
             answer = answers.get((action.topic, p))
-            if answer is None or (answer.error and answer.error.name == "REQUEST_TIMED_OUT"):
+            if answer is None or (answer.error and answer.error.kind is ErrorKind.TIMED_OUT):
                 timed_out.append(p)
             elif answer.error is None:
                 settle(p, Status.APPLIED, "records deleted", answer.low_watermark)
-            elif answer.error.name != "NOT_LEADER_OR_FOLLOWER":
+            elif answer.error.kind is not ErrorKind.LEADER_MOVED:
                 settle(p, Status.FAILED, f"the broker refused: {answer.error}")
         if timed_out:
             starts = cluster.log_start_offsets([(action.topic, p) for p in timed_out])

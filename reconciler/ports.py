@@ -5,6 +5,7 @@ meet here without importing each other.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 from typing import Optional, Protocol
 
 from reconciler.models.observed import ObservedState
@@ -15,12 +16,26 @@ TopicPartition = tuple[str, int]
 MAX_METADATA_RECORDS_PER_REQUEST = 10_000
 
 
+class ErrorKind(str, Enum):
+    """What a broker error means for the caller, decided once in the adapter from Kafka's code."""
+
+    TIMED_OUT = "timed_out"  # may or may not have taken effect: read back before deciding
+    LEADER_MOVED = "leader_moved"  # ask the current leader, after refreshing metadata
+    RETRIABLE = "retriable"  # transient: the same request may be sent again after a backoff
+    NOT_AUTHORISED = "not_authorised"  # the principal lacks an ACL; sending again changes nothing
+    REFUSED = "refused"  # the broker said no; sending again changes nothing
+
+
 @dataclass(frozen=True)
 class BrokerError:
     code: int
     name: str
     message: str = ""
-    retriable: bool = False
+    kind: ErrorKind = ErrorKind.REFUSED
+
+    @property
+    def retriable(self) -> bool:
+        return self.kind in (ErrorKind.TIMED_OUT, ErrorKind.LEADER_MOVED, ErrorKind.RETRIABLE)
 
     def __str__(self) -> str:
         return f"{self.name}({self.code})" + (f": {self.message}" if self.message else "")

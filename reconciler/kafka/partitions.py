@@ -50,7 +50,7 @@ class PartitionResults:
 
 def no_answer_error(error: NoAnswer) -> BrokerError:
     # Reported as a timeout: the request may or may not have been acted on.
-    return BrokerError(codes.REQUEST_TIMED_OUT, "REQUEST_TIMED_OUT", str(error), retriable=True)
+    return codes.broker_error(codes.REQUEST_TIMED_OUT, str(error))
 
 
 def _by_topic(items):
@@ -145,8 +145,8 @@ async def read(client: Client, view: ClusterView, reads: list[tuple[PartitionRea
                 again.discard(key)
                 partition = view.partition(tp)
                 if partition is None:
-                    out.errors[key] = BrokerError(codes.UNKNOWN_TOPIC_OR_PARTITION, "UNKNOWN_TOPIC_OR_PARTITION",
-                                                  f"{tp[0]}-{tp[1]} is not in the cluster's metadata")
+                    out.errors[key] = codes.broker_error(codes.UNKNOWN_TOPIC_OR_PARTITION,
+                                                         f"{tp[0]}-{tp[1]} is not in the cluster's metadata")
                     continue
                 leader = partition.leader if partition.leader in view.brokers else -1
                 if leader < 0:
@@ -179,8 +179,7 @@ async def read(client: Client, view: ClusterView, reads: list[tuple[PartitionRea
                     if code in codes.PARTITION_RETRIABLE:
                         again.add(key)
             for tp in sent_epoch:  # left out of the answer
-                out.errors[(kind.name, tp)] = BrokerError(-1, "NO_ANSWER", f"broker {leader} left {tp[0]}-{tp[1]} "
-                                                          "out of its answer", retriable=True)
+                out.errors[(kind.name, tp)] = codes.unanswered(f"broker {leader} left {tp[0]}-{tp[1]} out of its answer")
                 again.add((kind.name, tp))
 
         if not refresh or not again or round_ == rounds - 1:

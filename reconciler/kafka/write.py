@@ -294,8 +294,7 @@ class Writer:
             for name in pending:
                 if name not in answered:
                     retry.append(name)
-                    last[name] = BrokerError(-1, "NO_ANSWER", f"broker {node} left {name} out of its answer",
-                                             retriable=True)
+                    last[name] = codes.unanswered(f"broker {node} left {name} out of its answer")
             pending = retry
         for name in pending:
             results[name] = last[name]
@@ -308,6 +307,5 @@ class Writer:
 
 
 def _unknown(tp: TopicPartition) -> BrokerError:
-    return BrokerError(codes.UNKNOWN_TOPIC_OR_PARTITION, "UNKNOWN_TOPIC_OR_PARTITION",
-                       f"{tp[0]}-{tp[1]} is not in the cluster's metadata")
+    return codes.broker_error(codes.UNKNOWN_TOPIC_OR_PARTITION, f"{tp[0]}-{tp[1]} is not in the cluster's metadata")
 
