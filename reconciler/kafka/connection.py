@@ -19,7 +19,7 @@ from reconciler.errors import ClusterError
 from reconciler.kafka.client import Client, describe_error
 from reconciler.kafka.metadata import ClusterView
 from reconciler.kafka.observe import Observer
-from reconciler.kafka.settings import client_settings
+from reconciler.kafka.settings import bootstrap_servers, client_settings
 from reconciler.kafka.write import Writer
 from reconciler.models.desired import ClusterSpec
 
@@ -54,6 +54,7 @@ def connect(spec: ClusterSpec, progress: Optional[Progress] = None, *, bootstrap
             request_timeout_s: float = 30.0, retry_backoff_s: float = 0.1) -> Iterator[KafkaCluster]:
     """Connect, yield the cluster, always close. Raises ReconcilerError for a missing
     ${ENV_VAR}, ClusterError when the cluster cannot be reached or refuses us."""
+    spec = spec.model_copy(update={"bootstrap_servers": bootstrap_servers(spec)})
     settings = client_settings(spec)
     config = dict(settings, client_id=CLIENT_ID, request_timeout_ms=int(request_timeout_s * 1000),
                   socket_connection_setup_timeout_ms=int(bootstrap_timeout_s * 1000),

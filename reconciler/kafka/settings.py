@@ -10,6 +10,7 @@ from reconciler.errors import ReconcilerError
 from reconciler.models.desired import ClientSecurity, ClusterSpec
 
 _REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_HOST_PORT = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$")
 
 
 def resolve_references(value: Optional[str], where: str, cluster: str, env: Mapping[str, str]) -> Optional[str]:
@@ -25,6 +26,27 @@ def resolve_references(value: Optional[str], where: str, cluster: str, env: Mapp
         return env[name]
 
     return _REFERENCE.sub(lookup, value)
+
+
+def bootstrap_servers(spec: ClusterSpec, env: Optional[Mapping[str, str]] = None) -> list[str]:
+    """The cluster's bootstrap servers with `${ENV_VAR}` references resolved, each checked to be
+    host:port: an address from the environment or --bootstrap-servers is not seen by the loader."""
+    env = os.environ if env is None else env
+    servers = []
+    for server in spec.bootstrap_servers:
+        value = (resolve_references(server, "bootstrap_servers", spec.name, env) or "").strip()
+        match = _HOST_PORT.match(value)
+        if match is None or not 1 <= int(match.group(2)) <= 65535:
+            shown = value if len(value) <= 60 else value[:57] + "..."
+            raise ReconcilerError(
+                f"cluster {spec.name}: bootstrap server {shown!r} is not host:port with a port from 1 to 65535 (e.g. "
+                "kafka-1.example.com:9092); fix bootstrap_servers in the manifests, --bootstrap-servers or "
+                "RECONCILE_BOOTSTRAP_SERVERS.")
+        servers.append(value)
+    if not servers:
+        raise ReconcilerError(f"cluster {spec.name} has no bootstrap servers; set bootstrap_servers in the manifests "
+                              "or pass --bootstrap-servers HOST:PORT.")
+    return servers
 
 
 def client_settings(spec: ClusterSpec, env: Optional[Mapping[str, str]] = None) -> dict:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from reconciler.errors import ReconcilerError
-from reconciler.kafka.settings import client_settings
+from reconciler.kafka.settings import bootstrap_servers, client_settings
 from reconciler.models.desired import ClientSecurity, ClusterSpec
 
 
@@ -44,3 +44,16 @@ def test_mutual_tls_passes_the_client_certificate():
 def test_incomplete_security_is_a_clear_error(security, env, message):
     with pytest.raises(ReconcilerError, match=message):
         client_settings(spec(**security), env=env)
+
+
+def test_bootstrap_servers_resolve_references_and_must_be_host_port():
+    servers = ClusterSpec(name="prod", bootstrap_servers=["${KAFKA_HOST}:9092", "[::1]:9093", "k3:9094"])
+    assert bootstrap_servers(servers, env={"KAFKA_HOST": "kafka-1.internal"}) == [
+        "kafka-1.internal:9092", "[::1]:9093", "k3:9094"]
+    for bad in (":::", "a:b:c", "host:0", "host:65536", "host", "%" * 500 + ":9092"):
+        with pytest.raises(ReconcilerError) as raised:
+            bootstrap_servers(ClusterSpec(name="prod", bootstrap_servers=[bad]), env={})
+        message = str(raised.value)
+        assert "is not host:port" in message and len(message) < 300, message
+    with pytest.raises(ReconcilerError, match=r"refers to \$\{KAFKA_HOST\}, but the environment variable"):
+        bootstrap_servers(servers, env={})
