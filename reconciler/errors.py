@@ -6,7 +6,11 @@ shown raw.
 """
 from __future__ import annotations
 
+import json
+import re
+import reprlib
 from dataclasses import dataclass
+from typing import Any, Callable, Mapping
 
 from pydantic import ValidationError
 
@@ -52,8 +56,96 @@ class PlanRejected(ReconcilerError):
     """A plan that must not be applied (errors in it, or the cluster moved away from it)."""
 
 
-def summarize_validation_error(error: ValidationError, limit: int = 3) -> str:
-    """A pydantic error in one line: the first few problems with their JSON paths."""
-    parts = [f"{'.'.join(str(x) for x in e['loc']) or '(top level)'}: {e['msg']}" for e in error.errors()[:limit]]
+def summarize_validation_error(error: ValidationError, limit: int = 3, keyed: Mapping[str, int] | None = None) -> str:
+    """A pydantic error in one line: the first few problems with their JSON paths, every quoted
+    value and key cut to a readable length."""
+    parts = validation_problems(error, limit, keyed)
     more = error.error_count() - limit
     return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
+
+
+def validation_problems(error: ValidationError, limit: int = 20, keyed: Mapping[str, int] | None = None,
+                        loc_prefix: int = 0, explain: Callable[[Any], str | None] | None = None) -> list[str]:
+    """The first `limit` problems of a pydantic error, each as `JSON path: message (got VALUE)`.
+
+    `keyed` names the dict-valued fields and how many levels of keys follow them (`{"topics": 1,
+    "group_offsets": 3}`), so keys are quoted as keys (`topics."orders.v1"`) even when they look
+    like field names; `loc_prefix` drops that many leading path elements (the caller names them);
+    `explain` may give a clearer message than pydantic's for an error."""
+    return [problem_line(e, keyed, loc_prefix, explain) for e in error.errors(include_url=False)[:limit]]
+
+
+def problem_line(e: Any, keyed: Mapping[str, int] | None = None, loc_prefix: int = 0,
+                 explain: Callable[[Any], str | None] | None = None) -> str:
+    loc = tuple(e["loc"])
+    place = json_path(loc[loc_prefix:], keyed, prefix=loc[:loc_prefix])
+    message = cut(str((explain and explain(e)) or e["msg"]), 300)
+    if "input" in e and e["type"] not in _NO_INPUT and not isinstance(e["input"], (dict, list)) \
+            and not (isinstance(e["input"], int) and str(e["input"]) in message):  # said already
+        message += f" (got {short_value(e['input'])})"
+    return f"{place or '(top level)'}: {message}"
+
+
+# Errors whose input is the whole object (missing fields, extra fields, a model's own checks on a
+# mapping): quoting it says nothing.
+_NO_INPUT = {"missing", "model_type", "dict_type", "list_type"}
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def json_path(loc: tuple, keyed: Mapping[str, int] | None = None, prefix: tuple = ()) -> str:
+    """('topics', 'orders.v1', 'partitions', 2, 'high_watermark') -> topics."orders.v1".partitions[2].high_watermark"""
+    keyed = keyed or {}
+    out: list[str] = []
+    keys_left = _keys_after(prefix, keyed)  # path elements still to come that are keys, not fields
+    for element in loc:
+        if element == "[key]":
+            out.append(" (the key)")
+            continue
+        if keys_left > 0:
+            out.append("." + short_value(str(element), 60))
+            keys_left -= 1
+        elif isinstance(element, int):
+            out.append(f"[{element}]")
+        elif isinstance(element, str) and _IDENTIFIER.fullmatch(element):
+            out.append("." + element)
+            keys_left = keyed.get(element, 0)
+        else:
+            out.append("." + short_value(str(element), 60))
+    return "".join(out).lstrip(".")
+
+
+def _keys_after(prefix: tuple, keyed: Mapping[str, int]) -> int:
+    keys_left = 0
+    for element in prefix:
+        if keys_left > 0:
+            keys_left -= 1
+        elif isinstance(element, str):
+            keys_left = keyed.get(element, 0)
+    return keys_left
+
+
+def cut(text: str, limit: int = 200) -> str:
+    """`text`, or its start and how long it was: a message never echoes a 50 MB value whole."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text):,} characters)"
+
+
+def short_value(value: Any, limit: int = 80) -> str:
+    """A value as a message quotes it: strings JSON-quoted, everything cut to about `limit`."""
+    if isinstance(value, str):
+        if len(value) > limit:
+            return f"{json.dumps(value[:limit])[:-1]}...\" ({len(value):,} characters)"
+        return json.dumps(value)
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, int):
+        digits = len(str(value)) if value.bit_length() < 14_000 else None
+        if digits is None or digits > limit:
+            return f"an integer of {digits or 'over 4,000'} digits"
+        return str(value)
+    return cut(_REPR.repr(value), limit)
+
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlist, _REPR.maxdict = 2, 40, 40, 4, 4
