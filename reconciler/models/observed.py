@@ -1,18 +1,101 @@
 """What was read from a cluster: a versioned, serializable snapshot.
 
-The planner runs on this whether it came from a live read or from a saved JSON file, so it holds
-everything a plan depends on and nothing that needs a connection.
+The planner runs on this whether it came from a live read or from a saved file (JSON or Parquet),
+so it holds everything a plan depends on and nothing that needs a connection.
+
+A snapshot is checked when it is built: the planner turns its offsets into DeleteRecords targets,
+and deleting records cannot be undone, so a value Kafka could not have reported is refused
+(with its JSON path) instead of planned on. The rules, all of them on the models below:
+
+- Integers are integers (JSON `true`, `1.0`, `"1"` and `1e400` are refused), within Kafka's wire
+  types: offsets, sizes and timestamps int64; broker ids, partition ids and leader epochs int32;
+  ports 1..65535.
+- Offsets (`log_start_offset`, `high_watermark`, `epoch_end_offset`, committed group offsets,
+  `offsets_by_timestamp` values) are >= 0, except these markers of "not known", which are exactly
+  what the live reader (`reconciler.kafka.observe`) writes:
+  * an **offline partition** (no usable leader, or ListOffsets gave no answer) is written with
+    `leader: -1`, `log_start_offset: -1`, `high_watermark: -1`, no `epoch_end_offset` (null) and no
+    `offsets_by_timestamp`. -1 offsets are accepted only in that combination: both -1, leader -1.
+    (Kept as -1 rather than null so snapshots written before this check still load, and the JSON
+    of online partitions is unchanged.) A partition can also have `leader: -1` with known
+    offsets (its leader left between the reads); that is offline too, for the planner.
+  * `offsets_by_timestamp` value -1: ListOffsets found no record at or after that time.
+  * `epoch_end_offset` -1: the leader answered OffsetForLeaderEpoch with UNDEFINED_EPOCH_OFFSET
+    (it does not know the epoch); null: not asked or not answered.
+  * `leader_epoch` -1: the broker did not report an epoch (old Metadata versions).
+- `log_start_offset` <= `high_watermark`.
+- Partitions: at least one per topic, listed in order with ids 0..n-1 (as Kafka numbers them).
+- `leader` is -1 or one of `replicas` (when Metadata listed replicas at all: a partition in flux
+  can come without, which `import` holds back); `replicas` has no broker twice; `isr` and
+  `offline_replicas` are subsets of `replicas`, without repeats.
+- `size_bytes` >= 0 (or null: not read). Committed offsets are keyed by partition id >= 0.
+- Config `source` is a DescribeConfigs source number (0..8, `ConfigSource`); config keys are not empty.
+- Topic names (`name` fields and the topics in `group_offsets`) are legal Kafka names: 1 to 249
+  of `[a-zA-Z0-9._-]`, not `.` or `..` (checked for files, `FILE_CONTEXT`: the live reader's names
+  come from Kafka); each `topics` key equals its topic's `name`.
+- Brokers: distinct `node_id`s >= 0; `controller_id` null or a broker id >= 0; `cluster` not empty.
+- `format_version` is the one this code reads (`SNAPSHOT_FORMAT_VERSION`).
+
+The rules hold for states built in memory too (the live reader's), except where noted. Reading
+files (format detection, parse errors, messages) is `reconciler.snapshot.load_snapshot`.
 """
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from enum import IntEnum
-from typing import Optional
+from typing import Annotated, Any, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictStr, ValidationError, ValidationInfo,
+    field_validator,
+    model_validator)
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 SNAPSHOT_FORMAT_VERSION = 1
+
+INT32_MAX = 2 ** 31 - 1
+INT64_MAX = 2 ** 63 - 1
+INT64_MIN = -(2 ** 63)
+UNKNOWN = -1  # the "not known" marker of leaders, epochs and offsets (see the module docstring)
+
+TOPIC_NAME = re.compile(r"[a-zA-Z0-9._-]{1,249}")
+
+
+def _int(low: int, high: int):
+    return Annotated[int, Field(strict=True, ge=low, le=high)]
+
+
+Offset = _int(0, INT64_MAX)                   # committed group offsets
+OffsetOrUnknown = _int(UNKNOWN, INT64_MAX)    # -1 only where the docstring says so
+BrokerId = _int(0, INT32_MAX)
+LeaderId = _int(UNKNOWN, INT32_MAX)
+LeaderEpoch = _int(UNKNOWN, INT32_MAX)
+PartitionId = _int(0, INT32_MAX)
+Port = _int(1, 65535)
+Size = _int(0, INT64_MAX)
+# Dict keys arrive as JSON strings ("3"), so they are converted, not strict.
+PartitionKey = Annotated[int, Field(ge=0, le=INT32_MAX)]
+TimestampKey = Annotated[int, Field(ge=INT64_MIN, le=INT64_MAX)]
+NonEmptyStr = Annotated[StrictStr, Field(min_length=1)]
+
+
+# Passed as `context` when validating a snapshot file: the rules that only a file can break (the
+# live reader's topic names come from Kafka; unit tests build in-memory states with odd names).
+FILE_CONTEXT = {"snapshot_file": True}
+
+
+def _topic_name(value: Any, info: ValidationInfo) -> Any:
+    if not (info.context or {}).get("snapshot_file"):
+        return value
+    if isinstance(value, str) and (not TOPIC_NAME.fullmatch(value) or value in (".", "..")):
+        raise PydanticCustomError(
+            "topic_name", "not a legal Kafka topic name (1 to 249 of letters, digits, '.', '_', '-'; not '.' or '..')")
+    return value
+
+
+TopicName = Annotated[StrictStr, BeforeValidator(_topic_name)]
 
 
 class ConfigSource(IntEnum):
@@ -29,15 +112,29 @@ class ConfigSource(IntEnum):
     GROUP_CONFIG = 8
 
 
+def _source_number(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, (int, ConfigSource)):
+        raise PydanticCustomError("config_source", "a config source is a DescribeConfigs source number (0 to 8)")
+    return value
+
+
+def _problems(title: str, problems: list[tuple[tuple, str, Any]]) -> ValidationError:
+    """Several rule violations of one model, each at its own place (pydantic gives after-validators
+    one error otherwise, at the model)."""
+    return ValidationError.from_exception_data(title, [
+        InitErrorDetails(type=PydanticCustomError("snapshot_rule", message), loc=loc, input=value)
+        for loc, message, value in problems])
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class ObservedConfig(_Model):
-    value: Optional[str] = None  # None for sensitive values, as the broker reports them
-    source: ConfigSource = ConfigSource.DEFAULT_CONFIG
-    sensitive: bool = False
-    read_only: bool = False
+    value: Optional[StrictStr] = None  # None for sensitive values, as the broker reports them
+    source: Annotated[ConfigSource, BeforeValidator(_source_number)] = ConfigSource.DEFAULT_CONFIG
+    sensitive: StrictBool = False
+    read_only: StrictBool = False
 
     @property
     def set_on_topic(self) -> bool:
@@ -45,46 +142,91 @@ class ObservedConfig(_Model):
 
 
 class Broker(_Model):
-    node_id: int
-    host: str
-    port: int
-    rack: Optional[str] = None
+    node_id: BrokerId
+    host: StrictStr
+    port: Port
+    rack: Optional[StrictStr] = None
 
 
 class ObservedPartition(_Model):
-    partition: int
-    leader: int  # -1 when no leader is available
-    leader_epoch: int
-    replicas: list[int] = Field(default_factory=list)
-    isr: list[int] = Field(default_factory=list)
-    offline_replicas: list[int] = Field(default_factory=list)
-    log_start_offset: int
-    high_watermark: int
-    size_bytes: Optional[int] = None
+    partition: PartitionId
+    leader: LeaderId  # -1 when no leader is available
+    leader_epoch: LeaderEpoch  # -1 when the broker did not report one
+    replicas: list[BrokerId] = Field(default_factory=list)
+    isr: list[BrokerId] = Field(default_factory=list)
+    offline_replicas: list[BrokerId] = Field(default_factory=list)
+    # Both -1 (with leader -1) for an offline partition: see the module docstring.
+    log_start_offset: OffsetOrUnknown
+    high_watermark: OffsetOrUnknown
+    size_bytes: Optional[Size] = None
     # End offset of `leader_epoch` as the leader answered OffsetForLeaderEpoch, when asked
     # (partitions with truncation rules): proof that the offsets above belong to that epoch.
-    epoch_end_offset: Optional[int] = None
+    # -1: the leader did not know the epoch (UNDEFINED_EPOCH_OFFSET).
+    epoch_end_offset: Optional[OffsetOrUnknown] = None
     # Timestamp (ms) -> offset of the first record at or after it, from ListOffsets.
     # -1 means "no such record" and must never reach DeleteRecords.
-    offsets_by_timestamp: dict[int, int] = Field(default_factory=dict)
+    offsets_by_timestamp: dict[TimestampKey, OffsetOrUnknown] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "ObservedPartition":
+        start, end, leader, replicas = self.log_start_offset, self.high_watermark, self.leader, self.replicas
+        problems: list[tuple[tuple, str, Any]] = []
+        if start < 0 or end < 0:
+            offline = "-1 (offset unknown) is written only for an offline partition: leader -1 and both offsets -1"
+            if start != end or leader != UNKNOWN:
+                problems += [((field,), offline, value) for field, value in
+                             (("log_start_offset", start), ("high_watermark", end)) if value < 0]
+            if self.epoch_end_offset is not None:
+                problems.append((("epoch_end_offset",), "an offline partition (offsets -1) has no epoch end offset",
+                                 self.epoch_end_offset))
+            if self.offsets_by_timestamp:
+                problems.append((("offsets_by_timestamp",), "an offline partition (offsets -1) has no offsets by time",
+                                 self.offsets_by_timestamp))
+        elif start > end:
+            problems.append((("log_start_offset",), f"log start offset {start} is above the high watermark {end}", start))
+        if leader != UNKNOWN and replicas and leader not in replicas:
+            problems.append((("leader",), f"leader {leader} is not one of the replicas {replicas}", leader))
+        if len(set(replicas)) != len(replicas) or not set(self.isr) <= set(replicas) \
+                or not set(self.offline_replicas) <= set(replicas) or len(set(self.isr)) != len(self.isr) \
+                or len(set(self.offline_replicas)) != len(self.offline_replicas):
+            problems += _replica_problems(replicas, self.isr, self.offline_replicas)
+        if problems:
+            raise _problems("ObservedPartition", problems)
+        return self
 
     @property
     def record_count(self) -> int:
         return self.high_watermark - self.log_start_offset
 
 
+def _replica_problems(replicas: list[int], isr: list[int], offline: list[int]) -> list[tuple[tuple, str, Any]]:
+    out = []
+    for field, ids in (("replicas", replicas), ("isr", isr), ("offline_replicas", offline)):
+        seen: set[int] = set()
+        for i, broker in enumerate(ids):
+            if broker in seen:
+                out.append(((field, i), f"broker {broker} is listed twice in {field}", broker))
+            elif field != "replicas" and broker not in replicas:
+                out.append(((field, i), f"broker {broker} is in {field} but not one of the replicas {replicas}", broker))
+            seen.add(broker)
+    return out
+
+
 class ObservedTopic(_Model):
-    name: str
-    topic_id: Optional[str] = None
-    internal: bool = False
-    partitions: list[ObservedPartition]
-    configs: dict[str, ObservedConfig] = Field(default_factory=dict)
+    name: TopicName
+    topic_id: Optional[StrictStr] = None
+    internal: StrictBool = False
+    partitions: list[ObservedPartition] = Field(min_length=1)
+    configs: dict[NonEmptyStr, ObservedConfig] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _partitions_in_order(self) -> "ObservedTopic":
-        indexes = [p.partition for p in self.partitions]
-        if indexes != sorted(indexes) or len(set(indexes)) != len(indexes):
-            raise ValueError(f"topic {self.name}: partitions must be listed once each, in order")
+        problems = [(("partitions", i, "partition"),
+                     f"partition ids are 0..{len(self.partitions) - 1} in order; this one is {p.partition}, expected {i}",
+                     p.partition)
+                    for i, p in enumerate(self.partitions) if p.partition != i]
+        if problems:
+            raise _problems("ObservedTopic", problems)
         return self
 
     @property
@@ -100,25 +242,39 @@ class ObservedTopic(_Model):
 
 
 class ObservedState(_Model):
-    format_version: int = SNAPSHOT_FORMAT_VERSION
-    cluster: str  # the cluster's name in the manifests
-    cluster_id: Optional[str] = None
-    controller_id: Optional[int] = None
+    format_version: Annotated[int, Field(strict=True)] = SNAPSHOT_FORMAT_VERSION
+    cluster: NonEmptyStr  # the cluster's name in the manifests
+    cluster_id: Optional[StrictStr] = None
+    controller_id: Optional[BrokerId] = None
     taken_at: Optional[datetime] = None
     brokers: list[Broker] = Field(default_factory=list)
-    topics: dict[str, ObservedTopic] = Field(default_factory=dict)
+    topics: dict[StrictStr, ObservedTopic] = Field(default_factory=dict)
     # group -> topic -> partition -> committed offset (only partitions with a commit)
-    group_offsets: dict[str, dict[str, dict[int, int]]] = Field(default_factory=dict)
+    group_offsets: dict[NonEmptyStr, dict[TopicName, dict[PartitionKey, Offset]]] = Field(default_factory=dict)
+
+    @field_validator("format_version")
+    @classmethod
+    def _version(cls, version: int) -> int:
+        if version != SNAPSHOT_FORMAT_VERSION:
+            raise PydanticCustomError(
+                "snapshot_version", "snapshot format version {version} is not supported (this tool reads version "
+                "{supported})", {"version": version, "supported": SNAPSHOT_FORMAT_VERSION})
+        return version
 
     @model_validator(mode="after")
     def _check(self) -> "ObservedState":
-        if self.format_version != SNAPSHOT_FORMAT_VERSION:
-            raise ValueError(
-                f"snapshot format version {self.format_version} is not supported "
-                f"(this tool reads version {SNAPSHOT_FORMAT_VERSION})")
+        problems: list[tuple[tuple, str, Any]] = []
         for name, topic in self.topics.items():
             if name != topic.name:
-                raise ValueError(f"topic key {name!r} does not match its name {topic.name!r}")
+                problems.append((("topics", name, "name"), "the topic's name differs from its key in `topics`",
+                                 topic.name))
+        seen: set[int] = set()
+        for i, broker in enumerate(self.brokers):
+            if broker.node_id in seen:
+                problems.append((("brokers", i, "node_id"), f"broker {broker.node_id} is listed twice", broker.node_id))
+            seen.add(broker.node_id)
+        if problems:
+            raise _problems("ObservedState", problems)
         return self
 
     def to_json(self) -> str:
