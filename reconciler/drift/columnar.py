@@ -28,8 +28,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Optional
 
+from pydantic import ValidationError
+
 from reconciler.errors import SnapshotError
-from reconciler.models.observed import SNAPSHOT_FORMAT_VERSION, ObservedState, ObservedTopic
+from reconciler.models.observed import FILE_CONTEXT, SNAPSHOT_FORMAT_VERSION, ObservedState, ObservedTopic
 
 PARQUET_FORMAT_VERSION = 1
 METADATA_KEY = b"reconciler.snapshot"
@@ -110,14 +112,13 @@ def arrow_schema():
         ("configs", pa.list_(config)), ("partitions", pa.list_(partition)), ("group_offsets", pa.list_(group))])
 
 
-def _pyarrow():
+def _pyarrow(path: str | Path | None = None):
     try:
         import pyarrow
         import pyarrow.parquet
     except ImportError as e:
-        from reconciler.errors import ReconcilerError
-
-        raise ReconcilerError("Parquet needs pyarrow: pip install 'kafka-reconciler[spark]' (or pyarrow).") from e
+        what = f"{path} is a Parquet snapshot; reading it" if path is not None else "Parquet"
+        raise SnapshotError(f"{what} needs pyarrow: pip install 'kafka-reconciler[spark]' (or pyarrow).") from e
     return pyarrow
 
 
@@ -144,34 +145,131 @@ def write_snapshot_parquet(state: ObservedState, fleet_dir: str | Path) -> Path:
     return path
 
 
+REQUIRED_COLUMNS = ("topic", "partitions")
+
+
 def read_snapshot_parquet(path: str | Path) -> ObservedState:
-    pa = _pyarrow()
+    """A Parquet snapshot, checked by the same rules as a JSON one (`reconciler.snapshot`); each
+    bad value is reported with its row (and topic) and its path within the row's topic."""
+    from reconciler.snapshot import MAX_PROBLEMS, SNAPSHOT_KEYS, explain, invalid_snapshot, read_json_document
+
+    pa = _pyarrow(path)
     try:
         table = pa.parquet.read_table(path)
-    except (OSError, pa.ArrowException) as e:
-        raise SnapshotError(f"cannot read Parquet snapshot {path}: {e}") from e
+        missing = [c for c in REQUIRED_COLUMNS if c not in table.column_names]
+        if missing:
+            raise SnapshotError(f"{path} is not a snapshot: the Parquet file has no column {', '.join(missing)} "
+                                f"(it has {_cut(', '.join(table.column_names), 200)}); write snapshots with "
+                                "`reconcile snapshot --format parquet`.")
+        rows = table.to_pylist()
+    except (OSError, ValueError, OverflowError, pa.ArrowException) as e:
+        raise SnapshotError(f"cannot read Parquet snapshot {path}: {_cut(str(e), 300)}") from e
     meta = (table.schema.metadata or {}).get(METADATA_KEY)
-    rows = table.to_pylist()
-    header = json.loads(meta) if meta else {}
+    origin = f"{path} (Parquet key-value metadata {METADATA_KEY.decode()})"
+    header = read_json_document(meta, origin) if meta else {}
+    if not isinstance(header, dict):
+        raise SnapshotError(f"{origin} holds no JSON object, so the file is not a snapshot; write snapshots with "
+                            "`reconcile snapshot --format parquet`.")
     if not header and not rows:
         raise SnapshotError(f"{path} is an empty Parquet file without a snapshot header")
-    groups = group_offsets_from_rows(rows)
-    for g, by_topic in (header.get("group_offsets") or {}).items():
-        for t, offsets in by_topic.items():
-            groups.setdefault(g, {})[t] = {int(p): o for p, o in offsets.items()}
+    problems: list[str] = []
+    version = header.get("parquet_format_version", PARQUET_FORMAT_VERSION)
+    if version != PARQUET_FORMAT_VERSION:
+        problems.append(f"header: parquet_format_version {_cut(repr(version), 40)} is not supported (this tool "
+                        f"reads version {PARQUET_FORMAT_VERSION})")
     first = rows[0] if rows else {}
-    try:
-        return ObservedState.model_validate({
-            "format_version": header.get("format_version", SNAPSHOT_FORMAT_VERSION),
-            "cluster": header.get("cluster", first.get("cluster")),
+    cluster = header.get("cluster", first.get("cluster"))
+    topics: dict[Any, dict] = {}
+    row_of: dict[Any, int] = {}
+    for i, row in enumerate(rows):
+        name = row.get("topic")
+        if row.get("cluster", cluster) != cluster:
+            problems.append(f"row {i} (topic {_cut(repr(name), 60)}): cluster {_cut(repr(row.get('cluster')), 60)} "
+                            f"differs from the snapshot's {_cut(repr(cluster), 60)}")
+        if name in row_of:
+            problems.append(f"row {i}: topic {_cut(repr(name), 60)} is also in row {row_of[name]}")
+            continue
+        row_of[name] = i
+        topics[name] = _topic_data(row)
+    groups = header.get("group_offsets") or {}
+    if isinstance(groups, dict):
+        groups = {g: dict(by_topic) if isinstance(by_topic, dict) else by_topic for g, by_topic in groups.items()}
+        for i, row in enumerate(rows):
+            for j, entry in enumerate(row.get("group_offsets") or []):
+                if not isinstance(entry, dict):
+                    problems.append(f"row {i} (topic {_cut(repr(row.get('topic')), 60)}): group_offsets[{j}] is null")
+                    continue
+                by_topic = groups.setdefault(entry.get("group"), {})
+                if isinstance(by_topic, dict):
+                    by_topic.setdefault(row.get("topic"), {})[entry.get("partition")] = entry.get("offset")
+    data = {"format_version": header.get("format_version", SNAPSHOT_FORMAT_VERSION), "cluster": cluster,
             "cluster_id": header.get("cluster_id", first.get("cluster_id")),
             "controller_id": header.get("controller_id", first.get("controller_id")),
-            "taken_at": header.get("taken_at", first.get("run")),
-            "brokers": header.get("brokers", []),
-            "topics": {r["topic"]: topic_from_row(r) for r in rows},
-            "group_offsets": groups})
-    except ValueError as e:
-        raise SnapshotError(f"{path} is not a valid Parquet snapshot: {e}") from e
+            "taken_at": header.get("taken_at", first.get("run")), "brokers": header.get("brokers", []),
+            "topics": topics, "group_offsets": groups}
+    unknown = sorted(set(header) - set(data) - {"parquet_format_version"})
+    if unknown:
+        problems.append(f"header: unknown key{'s' if len(unknown) > 1 else ''} {_cut(', '.join(map(str, unknown)), 200)}")
+    count = len(problems)
+    try:
+        state = ObservedState.model_validate(data, context=FILE_CONTEXT)
+    except ValidationError as e:
+        count += e.error_count()
+        from reconciler.errors import problem_line
+
+        for error in e.errors(include_url=False)[:max(0, MAX_PROBLEMS - len(problems))]:
+            problems.append(_place(error, row_of, SNAPSHOT_KEYS, problem_line, explain))
+    if problems:
+        raise invalid_snapshot(str(path), count, problems[:MAX_PROBLEMS])
+    return state
+
+
+def _place(error: dict, row_of: dict, keyed: dict, problem_line, explain) -> str:
+    """A problem with its Parquet row: `row 3 (topic "t"): partitions[2].high_watermark: ...`."""
+    loc = tuple(error["loc"])
+    if len(loc) >= 2 and loc[0] == "topics" and loc[1] in row_of:
+        return f"row {row_of[loc[1]]} (topic {_cut(repr(loc[1]), 60)}): {problem_line(error, keyed, 2, explain)}"
+    if len(loc) >= 3 and loc[0] == "group_offsets" and loc[2] in row_of:
+        return f"row {row_of[loc[2]]} (topic {_cut(repr(loc[2]), 60)}): {problem_line(error, keyed, 0, explain)}"
+    return f"header: {problem_line(error, keyed, 0, explain)}"
+
+
+def _topic_data(row: dict[str, Any]) -> dict[str, Any]:
+    """A row as ObservedTopic's input, unchecked (the model checks it): nulls stay nulls, so they
+    are reported where they are."""
+    partitions = row.get("partitions")
+    if isinstance(partitions, list):
+        partitions = [_partition_data(p) for p in partitions]
+    elif partitions is None:
+        partitions = []
+    configs = row.get("configs")
+    if isinstance(configs, list):
+        configs = {c.get("key") if isinstance(c, dict) else None:
+                   {k: c.get(k) for k in ("value", "source", "sensitive", "read_only")} if isinstance(c, dict) else c
+                   for c in configs}
+    elif configs is None:
+        configs = {}
+    return {"name": row.get("topic"), "topic_id": row.get("topic_id"), "internal": bool(row.get("internal")),
+            "configs": configs, "partitions": partitions}
+
+
+def _partition_data(p: Any) -> Any:
+    if not isinstance(p, dict):
+        return p
+    p = dict(p)
+    by_time = p.get("offsets_by_timestamp")
+    if isinstance(by_time, list):
+        p["offsets_by_timestamp"] = {e.get("timestamp") if isinstance(e, dict) else None:
+                                     e.get("offset") if isinstance(e, dict) else e for e in by_time}
+    elif by_time is None:
+        p["offsets_by_timestamp"] = {}
+    return p
+
+
+def _cut(text: str, limit: int) -> str:
+    from reconciler.errors import cut
+
+    return cut(text, limit)
 
 
 JSON_BYTES_PER_PARTITION = 400  # a JSON snapshot's size per partition, roughly (example snapshots)
@@ -181,17 +279,20 @@ def count_partitions(path: str | Path) -> int:
     """Partitions in a snapshot file without loading it: from the Parquet footer (the value count
     of the nested `partitions.partition` column), or estimated from a JSON file's size."""
     if str(path).endswith(".parquet"):
-        pa = _pyarrow()
-        meta = pa.parquet.ParquetFile(path).metadata
-        names = [meta.schema.column(i).path for i in range(meta.num_columns)]
-        index = names.index("partitions.list.element.partition")
-        return sum(meta.row_group(g).column(index).num_values for g in range(meta.num_row_groups))
+        pa = _pyarrow(path)
+        try:
+            meta = pa.parquet.ParquetFile(path).metadata
+            names = [meta.schema.column(i).path for i in range(meta.num_columns)]
+            index = names.index("partitions.list.element.partition")
+            return sum(meta.row_group(g).column(index).num_values for g in range(meta.num_row_groups))
+        except (OSError, ValueError, pa.ArrowException) as e:
+            raise SnapshotError(f"cannot read Parquet snapshot {path}: {_cut(str(e), 300)}; write snapshots with "
+                                "`reconcile snapshot --format parquet`.") from e
     return Path(path).stat().st_size // JSON_BYTES_PER_PARTITION
 
 
 def load_any_snapshot(path: str | Path) -> ObservedState:
-    if str(path).endswith(".parquet"):
-        return read_snapshot_parquet(path)
+    """Kept for callers of the old name: `reconciler.snapshot.load_snapshot` reads both formats."""
     from reconciler.snapshot import load_snapshot
 
     return load_snapshot(path)
@@ -221,7 +322,7 @@ def discover_fleet(fleet: str | Path) -> dict[str, list[SnapshotFile]]:
         if path.suffix == ".parquet" and path.is_file():
             cluster, run = path.parent.name, _parse_run(path.stem, path)
         elif path.suffix == ".json" and path.is_file():
-            state = load_any_snapshot(path)
+            state = load_any_snapshot(path)  # checked like any snapshot
             cluster, run = state.cluster, utc(state.taken_at) or datetime.fromtimestamp(0, timezone.utc)
         else:
             continue

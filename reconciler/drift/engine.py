@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Mapping, Optional
 
-from reconciler.errors import ReconcilerError
+from reconciler.errors import ReconcilerError, cut
 from reconciler.models.desired import DesiredState
 from reconciler.models.observed import ObservedState
 from reconciler.planner import PlanOptions, plan
@@ -108,15 +108,19 @@ def run_fleet(fleet: str | Path, desired_for: Callable[[str], DesiredState], eng
 def run_local(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: PlanOptions = PlanOptions(),
               generated_at: Optional[datetime] = None) -> DriftReport:
     """The local engine: one cluster at a time, so memory holds one cluster's snapshots."""
-    from reconciler.drift.columnar import discover_fleet, load_any_snapshot
+    from reconciler.drift.columnar import discover_fleet
+    from reconciler.snapshot import load_snapshot
 
     fleet_files = discover_fleet(fleet)
-    desired = {cluster: desired_for(cluster) for cluster in fleet_files}  # fail early on unknown clusters
+    desired = {cluster: _desired(desired_for, cluster, runs[-1].path)  # fail early on unknown clusters
+               for cluster, runs in fleet_files.items()}
     clusters = []
     for cluster, runs in fleet_files.items():
-        observed = load_any_snapshot(runs[-1].path)
-        earlier = load_any_snapshot(runs[-2].path) if len(runs) > 1 else None
+        observed = load_snapshot(runs[-1].path)  # checked (reconciler.snapshot): refused whole if bad
+        earlier = load_snapshot(runs[-2].path) if len(runs) > 1 else None
         _check_cluster(runs[-1].path, observed, cluster)
+        if earlier is not None:
+            _check_cluster(runs[-2].path, earlier, cluster)
         clusters.append(drift_for_cluster(desired[cluster], observed, earlier, options=options))
     return report_of(clusters, "local", generated_at)
 
@@ -127,7 +131,21 @@ def _json_snapshots(fleet: str | Path) -> list[Path]:
     return sorted(p for p in root.rglob("*.json") if p.is_file()) if root.is_dir() else []
 
 
+def _desired(desired_for: Callable[[str], DesiredState], cluster: str, path: Path) -> DesiredState:
+    """The cluster's desired state; a cluster the manifests do not declare is reported with the
+    snapshot that names it."""
+    from reconciler.snapshot import quoted
+
+    try:
+        return desired_for(cluster)
+    except ReconcilerError as e:
+        raise ReconcilerError(f"{path} is a snapshot of cluster {quoted(cluster)}, which the manifests cannot plan: "
+                              f"{cut(str(e), 500)}") from e
+
+
 def _check_cluster(path: Path, observed: ObservedState, cluster: str) -> None:
     if observed.cluster != cluster:
-        raise ReconcilerError(f"{path} holds a snapshot of cluster {observed.cluster!r} but lies under "
-                              f"{cluster!r}; fleet Parquet snapshots are laid out as <cluster>/<run>.parquet.")
+        from reconciler.snapshot import quoted
+
+        raise ReconcilerError(f"{path} holds a snapshot of cluster {quoted(observed.cluster)} but lies under "
+                              f"{quoted(cluster)}; fleet Parquet snapshots are laid out as <cluster>/<run>.parquet.")
