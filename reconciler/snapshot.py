@@ -67,8 +67,9 @@ def explain(error: Any) -> Optional[str]:
 def invalid_snapshot(origin: str, count: int, problems: list[str]) -> SnapshotError:
     """One error listing the problems (at most MAX_PROBLEMS of `count`)."""
     more = count - len(problems)
-    lines = [f"{origin} is not a valid snapshot ({count} problem{'s' if count != 1 else ''}), so it is refused "
-             f"whole and nothing ran on it. {TAKE_A_NEW_ONE}", *(f"  {p}" for p in problems)]
+    head = (f"{origin} is not a valid snapshot ({count} problem{'s' if count != 1 else ''}), so it is refused "
+            f"whole and nothing ran on it. {TAKE_A_NEW_ONE}")
+    lines = [head, *(f"  {p}" for p in problems)]
     if more > 0:
         lines.append(f"  and {more:,} more")
     return SnapshotError("\n".join(lines))

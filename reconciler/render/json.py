@@ -51,10 +51,10 @@ def load_plan_json(text: str | bytes, origin: str = "plan") -> Plan:
     except ValidationError as e:
         problems = validation_problems(e, MAX_PROBLEMS)
         more = e.error_count() - len(problems)
-        raise SnapshotError("\n".join([
-            f"{origin} is not a valid saved plan ({e.error_count()} problem{'s' if e.error_count() != 1 else ''}); "
-            "plan again rather than editing a saved plan:", *(f"  {p}" for p in problems),
-            *([f"  and {more:,} more"] if more > 0 else [])])) from e
+        head = (f"{origin} is not a valid saved plan ({e.error_count()} problem{'s' if e.error_count() != 1 else ''}); "
+                "plan again rather than editing a saved plan:")
+        raise SnapshotError("\n".join([head, *(f"  {p}" for p in problems),
+                                       *([f"  and {more:,} more"] if more > 0 else [])])) from e
 
 
 def load_plan_file(path: str) -> Plan:
