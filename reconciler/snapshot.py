@@ -147,7 +147,7 @@ def read_json_document(raw: bytes | str, origin: str, what: str = "snapshot") ->
     if not text.strip():
         raise SnapshotError(f"{origin} is empty, not a {what}; {redo}.")
     try:
-        return json.loads(text, parse_constant=_no_constants)
+        data = json.loads(text, parse_constant=_no_constants)
     except json.JSONDecodeError as e:
         raise SnapshotError(f"{origin} is not JSON (line {e.lineno}, column {e.colno}: {cut(e.msg, 200)}); a {what} "
                             f"is the JSON written by reconcile; {redo}.") from None
@@ -161,3 +161,47 @@ def read_json_document(raw: bytes | str, origin: str, what: str = "snapshot") ->
             raise SnapshotError(f"{origin}:{line}: a number of {found.end() - found.start():,} digits or more; no value "
                                 f"in a {what} is that large (offsets are 64-bit); {redo}.") from None
         raise SnapshotError(f"{origin} is not JSON ({cut(str(e), 200)}); {redo}.") from None
+    if _SURROGATE_ESCAPE.search(text):
+        _refuse_lone_surrogates(data, origin, what, redo)
+    return data
+
+
+# json.dumps writes characters outside the BMP as escaped surrogate pairs, which json.loads joins
+# again; an escaped surrogate without its pair becomes a string that cannot be printed or
+# written as UTF-8, so it would fail far away, in the middle of a plan's output.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _refuse_lone_surrogates(data: Any, origin: str, what: str, redo: str) -> None:
+    from reconciler.errors import json_path
+
+    found = []
+    stack: list[tuple[tuple, Any]] = [((), data)]
+    while stack and len(found) < MAX_PROBLEMS:
+        loc, value = stack.pop()
+        if isinstance(value, dict):
+            for key, item in reversed(list(value.items())):
+                if not _encodable(key):
+                    found.append((*loc, key, "[key]"))
+                stack.append(((*loc, key), item))
+        elif isinstance(value, list):
+            stack.extend(((*loc, i), item) for i, item in reversed(list(enumerate(value))))
+        elif isinstance(value, str) and not _encodable(value):
+            found.append(loc)
+    if found:
+        places = "; ".join(json_path(tuple(_printable(x) for x in loc), SNAPSHOT_KEYS if what == "snapshot" else None)
+                           or "(top level)" for loc in found)
+        raise SnapshotError(f"{origin}: not a {what}: a string holds an escaped UTF-16 surrogate without its pair "
+                            f"(\\udXXX), which is no character at: {places}; {redo}.")
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _printable(element: Any) -> Any:
+    return element.encode("utf-8", "backslashreplace").decode("utf-8") if isinstance(element, str) else element
