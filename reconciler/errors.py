@@ -149,3 +149,31 @@ def short_value(value: Any, limit: int = 80) -> str:
 
 _REPR = reprlib.Repr()
 _REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlist, _REPR.maxdict = 2, 40, 40, 4, 4
+
+
+SHOWN_LENGTH = 60
+
+
+def shown_text(text: str, limit: int = SHOWN_LENGTH) -> str:
+    """User input quoted in a message without quotes around it, cut to a readable length: a 50 MB
+    value is not echoed whole."""
+    text = str(text)
+    return text if len(text) <= limit else f"{text[:limit]}…({len(text):,} characters)"
+
+
+def shown(value: object, limit: int = SHOWN_LENGTH) -> str:
+    """User input in a message as Python writes it ('text', 12, [1, 2]), cut to a readable length."""
+    if isinstance(value, str):
+        return repr(value) if len(value) <= limit else f"{value[:limit]!r}…({len(value):,} characters)"
+    text = _SHOWN_REPR.repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}…"
+
+
+def _make_repr() -> reprlib.Repr:
+    r = reprlib.Repr()
+    r.maxlevel, r.maxlist, r.maxtuple, r.maxdict, r.maxset = 3, 6, 6, 6, 6
+    r.maxstring = r.maxother = r.maxlong = SHOWN_LENGTH
+    return r
+
+
+_SHOWN_REPR = _make_repr()

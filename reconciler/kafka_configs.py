@@ -5,8 +5,11 @@ Pure data, shared by the manifest loader (type checks, normalisation) and the te
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import Enum
+
+from reconciler.errors import shown, shown_text
 
 LONG_MAX = 2 ** 63 - 1
 INT_MAX = 2 ** 31 - 1
@@ -91,6 +94,12 @@ TOPIC_CONFIGS: dict[str, TopicConfigKey] = {c.name: c for c in [
 INT_RANGE = (-(2 ** 31), INT_MAX)
 LONG_RANGE = (-(2 ** 63), LONG_MAX)
 
+# What Java's Integer.parseInt / Long.parseLong read (Python's int() also takes 1_000 and other
+# scripts' digits, which the broker refuses), and plain decimal numbers for doubles (no NaN or
+# Infinity: a range check lets NaN through).
+_INTEGER = re.compile(r"[-+]?[0-9]+")
+_DECIMAL = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+
 
 def value_error(key: str, value: str) -> str | None:
     """Why `value` (already a Kafka string) is not valid for topic config `key`, or None if it is.
@@ -100,20 +109,20 @@ def value_error(key: str, value: str) -> str | None:
     """
     spec = TOPIC_CONFIGS.get(key)
     if spec is None:
-        return f"unknown topic config key {key!r}"
+        return f"unknown topic config key {shown(key)}"
     t = spec.type
     if t is ConfigType.BOOLEAN:
         if value.strip().lower() not in ("true", "false"):
-            return f"{key} must be true or false, not {value!r}"
+            return f"{key} must be true or false, not {shown(value)}"
         return None
     if t in (ConfigType.INT, ConfigType.LONG):
-        try:
-            n = int(value.strip())
-        except ValueError:
-            return f"{key} must be a whole number ({t.value}), not {value!r}"
+        text = value.strip()
+        if not _INTEGER.fullmatch(text):
+            return f"{key} must be a whole number ({t.value}), not {shown(value)}"
         lo, hi = INT_RANGE if t is ConfigType.INT else LONG_RANGE
-        if not lo <= n <= hi:
-            return f"{key} is out of range for a {t.value}: {value}"
+        if len(text.lstrip("+-0")) > 20 or not lo <= int(text) <= hi:
+            return f"{key} is out of range for a {t.value}: {shown_text(value)}"
+        n = int(text)
         if spec.minimum is not None and n < spec.minimum:
             return f"{key} must be at least {int(spec.minimum)}, not {value}"
         if spec.maximum is not None and n > spec.maximum:
@@ -122,10 +131,10 @@ def value_error(key: str, value: str) -> str | None:
             return f"{key} must be -1 or between 1 and 9, not {value}"
         return None
     if t is ConfigType.DOUBLE:
-        try:
-            x = float(value.strip())
-        except ValueError:
-            return f"{key} must be a number, not {value!r}"
+        text = value.strip()
+        if not _DECIMAL.fullmatch(text) or len(text) > 1000:
+            return f"{key} must be a number, not {shown(value)}"
+        x = float(text)
         if spec.minimum is not None and x < spec.minimum:
             return f"{key} must be at least {spec.minimum}, not {value}"
         if spec.maximum is not None and x > spec.maximum:
@@ -135,7 +144,7 @@ def value_error(key: str, value: str) -> str | None:
         items = [v.strip() for v in value.split(",")] if t is ConfigType.LIST else [value]
         bad = [v for v in items if v not in spec.choices]
         if bad or (t is ConfigType.LIST and not [v for v in items if v]):
-            return f"{key} accepts {', '.join(spec.choices)}; got {value!r}"
+            return f"{key} accepts {', '.join(spec.choices)}; got {shown(value)}"
     return None
 
 

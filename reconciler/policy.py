@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from reconciler.errors import ManifestProblem
+from reconciler.errors import ManifestProblem, shown, shown_text
 from reconciler.kafka_configs import same_config_value
 from reconciler.models.desired import DesiredState, DesiredTopic, SourceRef, TopicState
 
@@ -24,13 +24,17 @@ def is_protected(desired: DesiredState, topic_name: str) -> bool:
 def check_desired(desired: DesiredState) -> list[ManifestProblem]:
     """Every policy violation in one cluster's desired state, each pointing at the topic's line."""
     problems: list[ManifestProblem] = []
+    # Worked out once, not per topic: the policy's lists may be long.
+    allowed = desired.policy.allowed_replication_factors
+    allowed_set = frozenset(allowed) if allowed is not None else None
+    allowed_text = shown(sorted(allowed_set)) if allowed_set is not None else ""
     for topic in desired.topics.values():
-        for message in _violations(desired, topic):
+        for message in _violations(desired, topic, allowed_set, allowed_text):
             problems.append(_problem(topic.source or desired.policy.source, topic.name, desired.cluster.name, message))
     return problems
 
 
-def _violations(desired: DesiredState, topic: DesiredTopic) -> list[str]:
+def _violations(desired: DesiredState, topic: DesiredTopic, allowed: frozenset | None, allowed_text: str) -> list[str]:
     policy = desired.policy
     found = []
     if topic.state is TopicState.ABSENT:
@@ -39,22 +43,21 @@ def _violations(desired: DesiredState, topic: DesiredTopic) -> list[str]:
                          "in a separate reviewed change")
         return found
     if policy.topic_name_pattern and not re.fullmatch(policy.topic_name_pattern, topic.name):
-        found.append(f"name does not match the policy's topic_name_pattern {policy.topic_name_pattern!r}")
+        found.append(f"name does not match the policy's topic_name_pattern {shown(policy.topic_name_pattern)}")
     if policy.min_partitions is not None and topic.partitions < policy.min_partitions:
         found.append(f"has {topic.partitions} partitions, below the policy's min_partitions {policy.min_partitions}")
     if policy.max_partitions is not None and topic.partitions > policy.max_partitions:
         found.append(f"has {topic.partitions} partitions, above the policy's max_partitions {policy.max_partitions}")
-    allowed = policy.allowed_replication_factors
     if allowed is not None and topic.replication_factor not in allowed:
         found.append(f"replication_factor {topic.replication_factor} is not one of the policy's "
-                     f"allowed_replication_factors {sorted(allowed)}")
+                     f"allowed_replication_factors {allowed_text}")
     for key, required in sorted(policy.required_configs.items()):
         value = topic.configs.get(key)
         if value is None:
             found.append(f"must set config {key}" + (f" (to {required})" if required is not None else "")
                          + ", the policy requires it")
         elif required is not None and not same_config_value(key, value, required):
-            found.append(f"sets {key}={value}, the policy requires {key}={required}")
+            found.append(f"sets {key}={shown_text(value)}, the policy requires {key}={shown_text(required)}")
     if topic.truncate and is_protected(desired, topic.name):
         found.append("is protected and must not have truncation rules")
     return found
@@ -62,4 +65,5 @@ def _violations(desired: DesiredState, topic: DesiredTopic) -> list[str]:
 
 def _problem(source: SourceRef | None, topic: str, cluster: str, message: str) -> ManifestProblem:
     file, line, column = (source.file, source.line, source.column) if source else ("(policy)", 0, 0)
-    return ManifestProblem(file, line, column, f"topic {topic} on cluster {cluster} {message} (policy)")
+    return ManifestProblem(file, line, column,
+                           f"topic {shown_text(topic)} on cluster {shown_text(cluster)} {message} (policy)")

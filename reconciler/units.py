@@ -8,37 +8,47 @@ from __future__ import annotations
 
 import re
 
+from reconciler.errors import shown
+
 _DURATION_UNITS = {"ms": 1, "s": 1_000, "m": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_800_000}
-_DURATION_PART = re.compile(r"(\d+)(ms|s|m|h|d|w)")
-_DURATION = re.compile(r"(?:\d+(?:ms|s|m|h|d|w))+")
+_DURATION_PART = re.compile(r"([0-9]+)(ms|s|m|h|d|w)")
+_DURATION = re.compile(r"(?:[0-9]+(?:ms|s|m|h|d|w))+")
+_INTEGER = re.compile(r"-?[0-9]+")
+_LONGEST = 40  # characters: far beyond any value Kafka takes (a long has 19 digits)
 
 _BYTE_UNITS = {
     "b": 1,
     "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4,
     "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4,
 }
-_SIZE = re.compile(r"(\d+)\s*([a-z]+)?", re.IGNORECASE)
+_SIZE = re.compile(r"([0-9]+)\s*([a-z]+)?", re.IGNORECASE)
 
 
 def parse_duration_ms(text: str) -> int:
     """`"7d"` -> 604800000; `"1h30m"`, `"500ms"`, a bare integer (milliseconds) and `"-1"` too."""
     s = text.strip().replace(" ", "")
-    if re.fullmatch(r"-?\d+", s):
+    if len(s) > _LONGEST:
+        raise ValueError(f"{shown(text)} is too long to be a duration; write milliseconds or e.g. 500ms, 7d")
+    if _INTEGER.fullmatch(s):
         return int(s)
     if not _DURATION.fullmatch(s):
-        raise ValueError(f"{text!r} is not a duration; write milliseconds or e.g. 500ms, 30s, 15m, 12h, 7d, 2w, 1h30m")
+        raise ValueError(f"{shown(text)} is not a duration; write milliseconds or e.g. 500ms, 30s, 15m, 12h, 7d, "
+                         "2w, 1h30m")
     return sum(int(n) * _DURATION_UNITS[unit] for n, unit in _DURATION_PART.findall(s))
 
 
 def parse_bytes(text: str) -> int:
     """`"1GiB"` -> 1073741824; KiB/MiB/GiB/TiB are powers of 1024, KB/MB/GB/TB powers of 1000."""
     s = text.strip()
-    if re.fullmatch(r"-?\d+", s):
+    if len(s) > _LONGEST:
+        raise ValueError(f"{shown(text)} is too long to be a size; write bytes or e.g. 512KiB, 50GiB")
+    if _INTEGER.fullmatch(s):
         return int(s)
     match = _SIZE.fullmatch(s)
     unit = (match.group(2) or "b").lower() if match else None
     if unit not in _BYTE_UNITS:
-        raise ValueError(f"{text!r} is not a size; write bytes or e.g. 512KiB, 100MiB, 50GiB, 1TiB (or KB/MB/GB/TB)")
+        raise ValueError(f"{shown(text)} is not a size; write bytes or e.g. 512KiB, 100MiB, 50GiB, 1TiB (or "
+                         "KB/MB/GB/TB)")
     return int(match.group(1)) * _BYTE_UNITS[unit]
 
 
