@@ -8,73 +8,112 @@ cluster (configs key by key; an override's `truncate` replaces the topic's rules
 rules are checked for being impossible (a partition the topic does not have, a negative offset, a
 time without timezone) and conflicting: `everything` beside any other rule, or the same kind of
 rule twice on one topic (which of two offsets or times was meant is not for the tool to guess).
+
+The YAML itself is read by reconciler.yaml_source (YAML 1.2 meaning, positions, tags, nesting).
+Every value a message quotes is cut to a readable length (errors.shown), and no value of a
+security secret field is ever shown.
 """
 from __future__ import annotations
 
 import difflib
+import errno
+import math
+import os
 import re
+import stat
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from reconciler import kafka_configs, units
-from reconciler.errors import ManifestError, ManifestProblem, ReconcilerError
+from reconciler.errors import (
+    ManifestError,
+    ManifestProblem,
+    ReconcilerError,
+    shown,
+    shown_text,
+)
 from reconciler.kafka_configs import INT_MAX, LONG_MAX, Unit
 from reconciler.manifest_docs import (
-    DOC_MODELS, RULE_KINDS, ClusterDoc, PolicyDoc, RuleEntry, TopicTemplateDoc, TruncationRuleDoc,
-    manifest_json_schema)
+    DOC_MODELS,
+    RULE_KINDS,
+    ClusterDoc,
+    PolicyDoc,
+    RuleEntry,
+    TopicTemplateDoc,
+    TruncationRuleDoc,
+    manifest_json_schema,
+)
 from reconciler.models.desired import (
-    BeforeOffset, BeforeTime, ClientSecurity, ClusterSpec, ConsumedBy, DesiredState, DesiredTopic, Everything,
-    KeepLast, Policy, SourceRef, TopicState, UndeclaredConfigs)
+    BeforeOffset,
+    BeforeTime,
+    ClientSecurity,
+    ClusterSpec,
+    ConsumedBy,
+    DesiredState,
+    DesiredTopic,
+    Everything,
+    KeepLast,
+    Policy,
+    SourceRef,
+    TopicState,
+    UndeclaredConfigs,
+)
+from reconciler.yaml_source import YamlDocument as _Doc
+from reconciler.yaml_source import decode, read_yaml_text
 
 __all__ = ["Manifests", "load_manifests", "manifest_json_schema"]
 
 TOPIC_NAME = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
 ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 SECRET_FIELDS = ("password", "ssl_password")
+# Every other key under `security` (a misspelt `pasword` too) may hold a secret: no message shows its value.
+_NOT_SECRET = frozenset(ClientSecurity.model_fields) - set(SECRET_FIELDS)
+# What people write for an environment variable outside ${NAME}: $NAME, $(cmd), %NAME%, {NAME}, ${NAME.
+_ENV_LOOKALIKE = re.compile(r"\$[A-Za-z_({]|%[A-Za-z_][A-Za-z0-9_]*%|^\{[A-Za-z_][A-Za-z0-9_]*\}$")
 # CreateTopics carries partitions as an int32 and the replication factor as an int16.
 _WIRE_MAX = {"partitions": INT_MAX, "replication_factor": 2 ** 15 - 1}
+# Topic configs checked against other settings of the topic once merged (see _sharp_edges).
+_EDGE_CONFIGS = ("min.insync.replicas",)
 HOST_PORT = re.compile(r"^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9._-]+|\$\{[A-Za-z_][A-Za-z0-9_]*\}):(\d{1,5})$")
 
 Path_ = tuple  # a path into a YAML document: keys and list indexes
 
 
-@dataclass
-class _Doc:
-    """One parsed YAML document with the position of every key and value in it."""
-
-    file: str
-    data: Any
-    key_marks: dict[Path_, tuple[int, int]]
-    value_marks: dict[Path_, tuple[int, int]]
-
-    def ref(self, path: Path_ = (), key: bool = False) -> SourceRef:
-        marks = self.key_marks if key else self.value_marks
-        while path not in marks and path:
-            path = path[:-1]
-        line, column = marks.get(path, (1, 1))
-        return SourceRef(file=self.file, line=line, column=column)
+def _is_secret(path: Path_) -> bool:
+    """Whether a value at `path` in a document may be a secret, never to be shown."""
+    return bool(path) and path[0] == "security" and not (len(path) > 1 and path[1] in _NOT_SECRET)
 
 
 @dataclass
 class _Problems:
     found: list[ManifestProblem] = field(default_factory=list)
+    seen: set[ManifestProblem] = field(default_factory=set)
+    # Per file, the places of keys and values refused while reading the YAML: what the checks after
+    # that find at the same place is about the same mistake, and not reported again.
+    refused_at: dict[str, set] = field(default_factory=dict)
 
     def add(self, ref: SourceRef, message: str) -> None:
-        problem = ManifestProblem(ref.file, ref.line, ref.column, message)
-        if problem not in self.found:
-            self.found.append(problem)
+        self.add_problem(ManifestProblem(ref.file, ref.line, ref.column, message))
+
+    def add_problem(self, problem: ManifestProblem) -> None:
+        if problem in self.seen:
+            return
+        refused = self.refused_at.get(problem.file)
+        if refused and (problem.line, problem.column) in refused:
+            return
+        self.seen.add(problem)
+        self.found.append(problem)
 
 
 class Manifests:
     """All clusters' desired state, resolved and checked."""
 
     def __init__(self, files: list[str], clusters: dict[str, ClusterSpec], states: dict[str, DesiredState],
-                 default_configs: Optional[dict[str, dict[str, str]]] = None):
+                 default_configs: dict[str, dict[str, str]] | None = None):
         self.files = files
         self.clusters = clusters
         self._states = states
@@ -99,16 +138,18 @@ def load_manifests(path: str | Path) -> Manifests:
     if not root.exists():
         raise ReconcilerError(f"manifest directory {path} does not exist; pass the directory that holds your "
                               "*.yaml manifests (default: manifests).")
-    files = [root] if root.is_file() else sorted(
-        p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
     problems = _Problems()
+    single = not root.is_dir()
+    files = [root] if single else _manifest_files(root, problems)
     docs = []
     for file in files:
-        shown = file.name if root.is_file() else str(file.relative_to(root))
-        docs.extend(_read_yaml(file, shown, problems))
-    if not files:
+        name = file.name if single else str(file.relative_to(root))
+        docs.extend(_read_file(file, name, problems))
+    if not files and not problems.found:
         problems.add(SourceRef(file=str(path), line=1), "no *.yaml or *.yml files found")
     resolver = _Resolver(problems)
+    for doc in docs:
+        problems.refused_at.setdefault(doc.file, set()).update(doc.refused_at)
     for doc in docs:
         resolver.add(doc)
     states = resolver.resolve()
@@ -118,153 +159,76 @@ def load_manifests(path: str | Path) -> Manifests:
                      resolver.default_configs)
 
 
-# --- YAML with positions ---------------------------------------------------------------------
-
-# libyaml's parser, when PyYAML was built with it, gives the same nodes and marks several times
-# faster (seconds saved on 10,000 topics). A file it refuses is read again by the pure-Python
-# parser, whose messages say more (a tab used for indentation, for one).
-_FAST_LOADER = getattr(yaml, "CSafeLoader", None)
-MAX_ALIAS_EXPANSION = 100_000
-
-
-def _read_yaml(file: Path, shown: str, problems: _Problems) -> list[_Doc]:
-    try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        problems.add(SourceRef(file=shown, line=1), f"cannot read the file: {e}")
-        return []
-    if _FAST_LOADER is not None:
-        docs, found = [], _Problems()
+def _manifest_files(root: Path, problems: _Problems) -> list[Path]:
+    """Every *.yaml / *.yml file under `root`, symbolic links followed. What cannot be read as a
+    manifest file (a dangling or looping link, a directory or a pipe named x.yaml) is reported:
+    nothing may be planned from a part of the manifests. A directory link back to a directory it
+    is in is reported too, instead of being walked for ever."""
+    files = []
+    stack = [(root, frozenset())]
+    while stack:
+        directory, above = stack.pop()
         try:
-            _compose(docs, text, shown, found, _FAST_LOADER)
-        except yaml.YAMLError:
-            pass
-        else:
-            problems.found.extend(p for p in found.found if p not in problems.found)
-            return docs
-    docs = []
-    try:
-        _compose(docs, text, shown, problems, yaml.SafeLoader)
-    except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        message = f"not valid YAML: {e.problem or e.context}"
-        if "'\\t'" in message:
-            message += "; indent with spaces, YAML does not allow tabs there"
-        problems.add(SourceRef(file=shown, line=line, column=column), message)
-    return docs
-
-
-def _compose(docs: list[_Doc], text: str, shown: str, problems: _Problems, loader) -> None:
-    """Append the file's documents to `docs` (those before a YAML error stay there)."""
-    for node in yaml.compose_all(text, Loader=loader):
-        if node is None:
+            info = directory.stat()
+            entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
+        except OSError as e:
+            problems.add(SourceRef(file=_relative(directory, root), line=1),
+                         f"cannot read this directory: {e.strerror or e}; fix its permissions or remove it")
             continue
-        doc = _Doc(shown, None, {}, {})
-        written, expanded = _value_counts(node)
-        if expanded - written > MAX_ALIAS_EXPANSION:
-            line, column = _mark(node)
-            problems.add(SourceRef(file=shown, line=line, column=column),
-                         f"aliases in this document repeat values {expanded - written:,} times (more than "
-                         f"{MAX_ALIAS_EXPANSION:,}); write the values out, or share them with a TopicTemplate "
-                         "or a TruncationRule")
-            continue
-        doc.data = _to_python(node, (), doc, problems, yaml.SafeLoader(""))
-        if doc.data is not None:
-            docs.append(doc)
-
-
-def _value_counts(root) -> tuple[int, int]:
-    """How many nodes the document writes, and how many values it has once every alias is
-    expanded: a few lines of nested aliases can stand for billions ("billion laughs")."""
-    sizes: dict[int, int] = {}
-
-    def size(node) -> int:
-        if id(node) not in sizes:
-            sizes[id(node)] = 1  # an alias to a node being counted (itself reported later) counts once
-            if isinstance(node, yaml.MappingNode):
-                sizes[id(node)] += sum(size(k) + size(v) for k, v in node.value)
-            elif isinstance(node, yaml.SequenceNode):
-                sizes[id(node)] += sum(size(item) for item in node.value)
-        return sizes[id(node)]
-
-    expanded = size(root)
-    return len(sizes), expanded
-
-
-def _mark(node) -> tuple[int, int]:
-    return node.start_mark.line + 1, node.start_mark.column + 1
-
-
-_LEFT_OUT = object()  # a value already reported, left out so that it causes no further problems
-
-
-def _to_python(node, path: Path_, doc: _Doc, problems: _Problems, constructor, within: frozenset = frozenset()) -> Any:
-    """`within`: the collection nodes this one is inside of, so an alias to one of them (a value
-    that contains itself) is reported instead of recursing for ever. PyYAML gives an alias no node
-    of its own, so the problem is placed at the anchored mapping or list."""
-    doc.value_marks.setdefault(path, _mark(node))
-    if id(node) in within:
-        line, column = _mark(node)
-        problems.add(SourceRef(file=doc.file, line=line, column=column),
-                     "this mapping or list contains an alias to itself; a value cannot contain itself")
-        return _LEFT_OUT
-    if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)):
-        within = within | {id(node)}
-    if isinstance(node, yaml.MappingNode):
-        result: dict = {}
-        for key_node, value_node in _merged_pairs(node):
-            key = _scalar_value(key_node, constructor) if isinstance(key_node, yaml.ScalarNode) else None
-            if key is None or isinstance(key, (list, dict)):
-                line, column = _mark(key_node)
-                problems.add(SourceRef(file=doc.file, line=line, column=column), "mapping keys must be plain scalars")
+        above = above | {(info.st_dev, info.st_ino)}
+        for entry in entries:
+            file = Path(entry.path)
+            manifest = entry.name.endswith((".yaml", ".yml"))
+            try:
+                target = os.stat(entry.path)  # follows symbolic links
+            except OSError as e:
+                if manifest or entry.is_symlink():
+                    where = SourceRef(file=_relative(file, root), line=1)
+                    if e.errno == errno.ELOOP:
+                        problems.add(where, "this symbolic link loops (it leads back to itself); point it at a "
+                                            "manifest file or remove it")
+                    elif e.errno == errno.ENOENT and entry.is_symlink():
+                        if manifest:
+                            problems.add(where, f"this symbolic link points to {shown(os.readlink(entry.path))}, "
+                                                "which does not exist; fix the link or remove it")
+                    else:
+                        problems.add(where, f"cannot read this file: {e.strerror or e}; fix its permissions "
+                                            "or remove it")
                 continue
-            if key in result and (path + (key,)) in doc.key_marks and doc.key_marks[path + (key,)] != _mark(key_node):
-                line, column = _mark(key_node)
-                problems.add(SourceRef(file=doc.file, line=line, column=column), f"duplicate key {key!r}")
-            doc.key_marks[path + (key,)] = _mark(key_node)
-            value = _to_python(value_node, path + (key,), doc, problems, constructor, within)
-            if value is not _LEFT_OUT:
-                result[key] = value
-        return result
-    if isinstance(node, yaml.SequenceNode):
-        items = (_to_python(item, path + (i,), doc, problems, constructor, within) for i, item in enumerate(node.value))
-        return [item for item in items if item is not _LEFT_OUT]
-    return _scalar_value(node, constructor)
+            if stat.S_ISDIR(target.st_mode):
+                if (target.st_dev, target.st_ino) in above:
+                    problems.add(SourceRef(file=_relative(file, root), line=1),
+                                 "this symbolic link leads back to a directory it is in, which would be read "
+                                 "for ever; remove it")
+                    continue
+                if manifest:
+                    problems.add(SourceRef(file=_relative(file, root), line=1),
+                                 "this is a directory, not a manifest file; rename it so that its name does not "
+                                 "end in .yaml or .yml (the files in it are read all the same)")
+                stack.append((file, above))
+            elif manifest and not stat.S_ISREG(target.st_mode):
+                problems.add(SourceRef(file=_relative(file, root), line=1),
+                             "this is not a regular file (a pipe, socket or device); manifests must be files")
+            elif manifest:
+                files.append(file)
+    return sorted(files)
 
 
-def _scalar_value(node: yaml.ScalarNode, constructor) -> Any:
-    """The scalar as YAML types it; one that does not make a value of its type (an impossible
-    date such as 2026-02-30, `!!int x`) stays the string written, for the checks to report."""
+def _relative(path: Path, root: Path) -> str:
+    return str(path.relative_to(root)) if path != root else str(root)
+
+
+def _read_file(file: Path, name: str, problems: _Problems) -> list[_Doc]:
+    def report(line: int, column: int, message: str) -> None:
+        problems.add(SourceRef(file=name, line=line, column=column), message)
+
     try:
-        return constructor.construct_object(node, deep=True)
-    except (ValueError, OverflowError):
-        return node.value
-
-
-def _merged_pairs(node: yaml.MappingNode, merging: frozenset = frozenset()):
-    """Key/value pairs with YAML merge keys (`<<: *defaults`) expanded; own keys win. A mapping
-    merged into itself adds nothing and is skipped."""
-    merging = merging | {id(node)}
-    merged, own = [], []
-    for key_node, value_node in node.value:
-        if key_node.tag == "tag:yaml.org,2002:merge":
-            sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
-            for source in sources:
-                if isinstance(source, yaml.MappingNode) and id(source) not in merging:
-                    merged.extend(_merged_pairs(source, merging))
-        else:
-            own.append((key_node, value_node))
-    # Own keys win over merged ones, and of several merged mappings the first to have a key wins.
-    seen = {k.value for k, _ in own if isinstance(k, yaml.ScalarNode)}
-    pairs = []
-    for key_node, value_node in merged:
-        if isinstance(key_node, yaml.ScalarNode):
-            if key_node.value in seen:
-                continue
-            seen.add(key_node.value)
-        pairs.append((key_node, value_node))
-    return pairs + own
+        raw = file.read_bytes()
+    except OSError as e:
+        report(1, 1, f"cannot read the file: {e.strerror or e}; fix its permissions or remove it")
+        return []
+    text = decode(raw, report)
+    return [] if text is None else read_yaml_text(text, name, report, _is_secret)
 
 
 # --- documents -> per-cluster desired state ----------------------------------------------------
@@ -285,6 +249,9 @@ class _Resolver:
         self.topics: list[_Entry] = []
         self.default_configs: dict[str, dict[str, str]] = {}
         self.cluster_documents = 0  # valid or not: an invalid one is reported as such, not as missing
+        # "Did you mean" compares a name with every choice; past this many comparisons in all, with
+        # thousands of names misspelt against thousands of choices, it is left out.
+        self.suggestions_left = 2_000_000
 
     # Each document is validated against its kind's model; pydantic's errors are mapped back to
     # the YAML node they concern.
@@ -293,12 +260,14 @@ class _Resolver:
             self.problems.add(doc.ref(), "a manifest document must be a mapping with a `kind`")
             return
         kind = doc.data.get("kind")
+        if doc.is_refused(("kind",)):
+            return
         if kind is None:
             self.problems.add(doc.ref(), "document has no `kind` (one of " + ", ".join(DOC_MODELS) + ")")
             return
         model_type = DOC_MODELS.get(kind) if isinstance(kind, str) else None
         if model_type is None:
-            self.problems.add(doc.ref(("kind",)), f"unknown kind {kind!r}" + _did_you_mean(str(kind), DOC_MODELS))
+            self.problems.add(doc.ref(("kind",)), f"unknown kind {shown(kind)}" + self._did_you_mean(str(kind), DOC_MODELS))
             return
         if model_type is ClusterDoc:
             self.cluster_documents += 1
@@ -325,8 +294,10 @@ class _Resolver:
             try:
                 return model_type.model_validate(data)
             except ValidationError as e:
-                self._report_validation(doc, model_type, e)
-                failing = {_yaml_path(doc.data, err["loc"])[:1] for err in e.errors()}
+                errors = e.errors(include_url=False)
+                self._report_validation(doc, model_type, errors)
+                keys_of = {}
+                failing = {_yaml_path(doc.data, err["loc"], keys_of=keys_of)[:1] for err in errors}
                 keys = {path[0] for path in failing if path and path[0] in data}
                 if not keys or any(model_type.model_fields.get(k) and model_type.model_fields[k].is_required()
                                    for k in keys):
@@ -334,40 +305,52 @@ class _Resolver:
                 for key in keys:
                     del data[key]
 
-    def _report_validation(self, doc: _Doc, model_type, error: ValidationError) -> None:
+    def _report_validation(self, doc: _Doc, model_type, error_list: list) -> None:
         wrong: dict[Path_, list[dict]] = {}  # value errors by place; several at one place are union members
-        for e in error.errors():
-            loc = _yaml_path(doc.data, e["loc"], missing=e["type"] == "missing")
+        keys_of: dict = {}
+        for e in error_list:
+            loc = _yaml_path(doc.data, e["loc"], missing=e["type"] == "missing", keys_of=keys_of)
+            if doc.is_refused(loc) and e["type"] in ("extra_forbidden", "missing"):
+                continue  # reported when the YAML was read
             if e["type"] == "extra_forbidden":
                 name = str(loc[-1])
                 fields = _fields_at(model_type, loc[:-1])
-                self.problems.add(doc.ref(loc, key=True), f"unknown key {name!r}" + _did_you_mean(name, fields))
+                self.problems.add(doc.ref(loc, key=True), f"unknown key {shown(name)}"
+                                  + self._did_you_mean(name, fields))
             elif e["type"] == "missing":
-                self.problems.add(doc.ref(loc[:-1]), f"missing required key {loc[-1]!r}")
+                self.problems.add(doc.ref(loc[:-1]), f"missing required key {shown(loc[-1])}")
             else:
                 wrong.setdefault(loc, []).append(e)
+        # A union member that got further into the value (a dict member with a bad key) says more
+        # than the members that refused the value as a whole.
+        deeper = {loc[:i] for loc in wrong for i in range(len(loc))}
         for loc, errors in wrong.items():
-            # A union member that got further into the value (a dict member with a bad key) says more
-            # than the members that refused the value as a whole.
-            if any(other[:len(loc)] == loc and len(other) > len(loc) for other in wrong):
-                continue
-            where = ".".join(str(x) for x in loc)
+            if loc in deeper or doc.is_refused(loc):
+                continue  # said better deeper in, or reported when the YAML was read
+            where = ".".join(shown_text(x) for x in loc)
             value = errors[0].get("input")
-            if isinstance(value, date) and not isinstance(value, datetime):
-                self.problems.add(doc.ref(loc), f"{where}: {value} is a date; write a time with a timezone "
-                                                f"(e.g. {value}T00:00:00Z) or, if a string is meant, quote it")
-                continue
             # An empty list where a list member of a union fits: the list is what was meant.
             errors = [e for e in errors if e["type"] == "too_short"] or errors
             expected = list(dict.fromkeys(_pydantic_message(e["msg"]) for e in errors))
             expected = expected[:1] + [m.removeprefix("input should be ") for m in expected[1:]]
             text = expected[0] if len(expected) == 1 else ", ".join(expected[:-1]) + " or " + expected[-1]
-            self.problems.add(doc.ref(loc), f"{where}: {text} (got {_shown(value)})")
+            if _is_secret(loc) or _contains_secret(doc, value):
+                self.problems.add(doc.ref(loc), f"{where}: {text} (the value is not shown: it is a secret; write "
+                                                "a reference such as ${KAFKA_PASSWORD})")
+            else:
+                self.problems.add(doc.ref(loc), f"{where}: {text} (got {shown(value)})")
+
+    def _did_you_mean(self, word: str, choices) -> str:
+        choices = list(choices)
+        if len(choices) > self.suggestions_left:
+            return ""
+        self.suggestions_left -= len(choices)
+        return _did_you_mean(word, choices)
 
     def _unique(self, table: dict, name: str, entry: _Entry, what: str) -> None:
         if name in table:
             first = table[name].doc.ref(("name",))
-            self.problems.add(entry.doc.ref(("name",)), f"duplicate {what} {name!r} (also defined at {first})")
+            self.problems.add(entry.doc.ref(("name",)), f"duplicate {what} {shown(name)} (also defined at {first})")
         else:
             table[name] = entry
 
@@ -384,7 +367,7 @@ class _Resolver:
             for cluster_name, topic in self._topic(entry, clusters, configs_by_doc):
                 ref = entry.doc.ref(("name",))
                 if (cluster_name, topic.name) in places:
-                    self.problems.add(ref, f"topic {topic.name!r} is declared twice for cluster {cluster_name} "
+                    self.problems.add(ref, f"topic {shown(topic.name)} is declared twice for cluster {cluster_name} "
                                            f"(also at {places[(cluster_name, topic.name)]})")
                     continue
                 places[(cluster_name, topic.name)] = ref
@@ -402,8 +385,7 @@ class _Resolver:
 
         for state in states.values():
             for problem in check_desired(state):
-                if problem not in self.problems.found:
-                    self.problems.found.append(problem)
+                self.problems.add_problem(problem)
         return states
 
     def _cluster(self, entry: _Entry) -> ClusterSpec:
@@ -414,10 +396,10 @@ class _Resolver:
             match = HOST_PORT.match(server)
             if not match:
                 self.problems.add(doc.ref(("bootstrap_servers",)),
-                                  f"bootstrap server {server!r} is not host:port (e.g. kafka-1.example.com:9092)")
+                                  f"bootstrap server {shown(server)} is not host:port (e.g. kafka-1.example.com:9092)")
             elif not 1 <= int(match.group(2)) <= 65535:
                 self.problems.add(doc.ref(("bootstrap_servers",)),
-                                  f"bootstrap server {server!r} has port {match.group(2)}; ports are 1 to 65535")
+                                  f"bootstrap server {shown(server)} has port {match.group(2)}; ports are 1 to 65535")
         if not servers:
             self.problems.add(doc.ref(("bootstrap_servers",)), "bootstrap_servers is empty")
         for key in ("partitions", "replication_factor"):  # also reported, at the same place, for each topic
@@ -429,10 +411,19 @@ class _Resolver:
             if not isinstance(value, str):
                 continue
             ref = doc.ref(("security", name))
-            if "${" in value and ENV_REFERENCE.sub("", value).count("${"):
-                self.problems.add(ref, f"security.{name}: malformed environment reference in {value!r}; "
-                                       "write ${VARIABLE_NAME}")
-            elif name in SECRET_FIELDS and not ENV_REFERENCE.fullmatch(value):
+            secret = name in SECRET_FIELDS
+            # Whatever is left once the well-formed ${NAME} references are taken out must not look
+            # like another way of naming a variable: it would be taken as a literal value.
+            rest = ENV_REFERENCE.sub("", value)
+            if "${" in rest:
+                self.problems.add(ref, f"security.{name}: malformed environment reference"
+                                       + ("" if secret else f" in {shown(value)}") + "; write ${VARIABLE_NAME}")
+            elif _ENV_LOOKALIKE.search(rest):
+                self.problems.add(ref, f"security.{name}"
+                                       + (" looks like" if secret else f": {shown(value)} looks like")
+                                       + " an environment reference ($NAME, $(command), %NAME%, {NAME}) but is "
+                                       "not one, and would be taken literally; write ${VARIABLE_NAME}")
+            elif secret and not ENV_REFERENCE.fullmatch(value):
                 self.problems.add(ref, f"security.{name} is a literal secret; keep secrets out of Git and write "
                                        "a reference such as ${KAFKA_PASSWORD}, set in the environment")
         ignore = self._regexes(doc, ("ignore_topics",), model.ignore_topics)
@@ -443,10 +434,11 @@ class _Resolver:
         result: dict[str, Policy] = {}
         for entry in self.policies:
             doc, model = entry.doc, entry.model
+            self._no_repeats(doc, ("clusters",), model.clusters or [], "clusters")
             for i, name in enumerate(model.clusters or []):
                 if name not in self.clusters:
-                    self.problems.add(doc.ref(("clusters", i)), f"unknown cluster {name!r}"
-                                      + _did_you_mean(name, self.clusters))
+                    self.problems.add(doc.ref(("clusters", i)), f"unknown cluster {shown(name)}"
+                                      + self._did_you_mean(name, self.clusters))
             fraction = model.max_delete_fraction
             if fraction is not None and not 0 < fraction <= 1:
                 self.problems.add(doc.ref(("max_delete_fraction",)),
@@ -462,9 +454,11 @@ class _Resolver:
             required = {}
             for key, value in model.required_configs.items():
                 path = ("required_configs", key)
+                if doc.is_refused(path):
+                    continue
                 if key not in kafka_configs.TOPIC_CONFIGS:
-                    self.problems.add(doc.ref(path, key=True), f"unknown topic config key {key!r}"
-                                      + _did_you_mean(key, kafka_configs.TOPIC_CONFIGS))
+                    self.problems.add(doc.ref(path, key=True), f"unknown topic config key {shown(key)}"
+                                      + self._did_you_mean(key, kafka_configs.TOPIC_CONFIGS))
                     continue
                 required[key] = None if value is None else self._config_value(doc, path, key, value)
             policy = Policy(
@@ -472,7 +466,7 @@ class _Resolver:
                 max_partitions=model.max_partitions, allowed_replication_factors=model.allowed_replication_factors,
                 required_configs=required, max_delete_fraction=fraction,
                 protected_topic_patterns=protected, source=doc.ref(("kind",)))
-            for name in model.clusters or list(self.clusters):
+            for name in dict.fromkeys(model.clusters or list(self.clusters)):
                 if name in result:
                     self.problems.add(doc.ref(("kind",)), f"cluster {name} has more than one Policy (the other at "
                                                           f"{result[name].source}); merge them")
@@ -487,7 +481,8 @@ class _Resolver:
             try:
                 re.compile(pattern)
             except re.error as e:
-                self.problems.add(doc.ref(path if single else path + (i,)), f"{pattern!r} is not a valid regex: {e}")
+                self.problems.add(doc.ref(path if single else path + (i,)),
+                                  f"{shown(pattern)} is not a valid regex: {e}")
             else:
                 valid.append(pattern)
         return valid
@@ -499,21 +494,23 @@ class _Resolver:
         if topic.template is not None:
             template = self.templates.get(topic.template)
             if template is None:
-                self.problems.add(doc.ref(("template",)), f"unknown topic template {topic.template!r}"
-                                  + _did_you_mean(topic.template, self.templates))
-        names = list(self.clusters) if topic.clusters in (None, "all") else topic.clusters
+                self.problems.add(doc.ref(("template",)), f"unknown topic template {shown(topic.template)}"
+                                  + self._did_you_mean(topic.template, self.templates))
+        names = list(self.clusters) if topic.clusters in (None, "all") else list(dict.fromkeys(topic.clusters))
         if isinstance(topic.clusters, list):
+            self._no_repeats(doc, ("clusters",), topic.clusters, "clusters")
             for i, name in enumerate(topic.clusters):
                 if name not in self.clusters:
-                    self.problems.add(doc.ref(("clusters", i)), f"unknown cluster {name!r}"
-                                      + _did_you_mean(name, self.clusters))
+                    self.problems.add(doc.ref(("clusters", i)), f"unknown cluster {shown(name)}"
+                                      + self._did_you_mean(name, self.clusters))
+        on = set(names)
         for name in topic.overrides:
             if name not in self.clusters:
-                self.problems.add(doc.ref(("overrides", name), key=True), f"override for unknown cluster {name!r}"
-                                  + _did_you_mean(name, self.clusters))
-            elif name not in names:
                 self.problems.add(doc.ref(("overrides", name), key=True),
-                                  f"override for cluster {name!r}, which topic {topic.name} is not on")
+                                  f"override for unknown cluster {shown(name)}" + self._did_you_mean(name, self.clusters))
+            elif name not in on:
+                self.problems.add(doc.ref(("overrides", name), key=True),
+                                  f"override for cluster {shown(name)}, which topic {shown_text(topic.name)} is not on")
         layers = [("template", template), ("topic", entry)]
         for name in names:
             if name not in clusters:
@@ -526,12 +523,21 @@ class _Resolver:
             rf = cluster_entry.model.defaults.replication_factor
             # where each of the two was last set, to point at the value a problem is about
             set_at = {key: cluster_entry.doc.ref(("defaults", key)) for key in ("partitions", "replication_factor")}
+            # (layer, document, path) where the keys checked against each other were last set
+            edges_at = {key: (0, cluster_entry.doc, ("defaults", key)) for key in ("replication_factor",)}
+            edges_at.update({key: (0, cluster_entry.doc, ("defaults", "configs", key))
+                             for key in _EDGE_CONFIGS if key in configs})
             state, undeclared, protected, rules, rules_at = TopicState.PRESENT, UndeclaredConfigs.REPORT, False, [], None
-            for _, layer in layers:
+            for rank, (_, layer) in enumerate(layers, 1):
                 if layer is None:
                     continue
                 m = layer.model
-                configs.update(self._configs(layer.doc, ("configs",), m.configs, configs_by_doc))
+                layer_configs = self._configs(layer.doc, ("configs",), m.configs, configs_by_doc)
+                configs.update(layer_configs)
+                edges_at.update({key: (rank, layer.doc, ("configs", key)) for key in _EDGE_CONFIGS
+                                 if key in layer_configs})
+                if m.replication_factor is not None:
+                    edges_at["replication_factor"] = (rank, layer.doc, ("replication_factor",))
                 partitions = m.partitions if m.partitions is not None else partitions
                 rf = m.replication_factor if m.replication_factor is not None else rf
                 set_at.update({key: layer.doc.ref((key,)) for key in set_at if getattr(m, key) is not None})
@@ -542,7 +548,12 @@ class _Resolver:
                     rules, rules_at = m.truncate, (layer.doc, ("truncate",))
             if override is not None:
                 opath = ("overrides", name)
-                configs.update(self._configs(doc, opath + ("configs",), override.configs, configs_by_doc))
+                layer_configs = self._configs(doc, opath + ("configs",), override.configs, configs_by_doc)
+                configs.update(layer_configs)
+                edges_at.update({key: (3, doc, opath + ("configs", key)) for key in _EDGE_CONFIGS
+                                 if key in layer_configs})
+                if override.replication_factor is not None:
+                    edges_at["replication_factor"] = (3, doc, opath + ("replication_factor",))
                 partitions = override.partitions if override.partitions is not None else partitions
                 rf = override.replication_factor if override.replication_factor is not None else rf
                 set_at.update({key: doc.ref(opath + (key,)) for key in set_at if getattr(override, key) is not None})
@@ -553,7 +564,8 @@ class _Resolver:
             ok = True
             for what, value in (("partitions", partitions), ("replication_factor", rf)):
                 if value is None:
-                    self.problems.add(doc.ref(("name",)), f"topic {topic.name} has no {what} for cluster {name}: "
+                    self.problems.add(doc.ref(("name",)), f"topic {shown_text(topic.name)} has no {what} for cluster "
+                                                          f"{shown_text(name)}: "
                                                           f"set it on the topic or in the cluster's defaults")
                     ok = False
                 elif value < 1:
@@ -564,32 +576,52 @@ class _Resolver:
                     ok = False
             if not ok:
                 continue
+            if state is TopicState.PRESENT:
+                self._sharp_edges(topic.name, name, configs, rf, edges_at, rules_at if rules else None)
             truncate = self._rules(rules_at, rules, partitions, topic.name) if rules else []
             yield name, DesiredTopic(
                 name=topic.name, state=state, partitions=partitions, replication_factor=rf,
                 configs=dict(sorted(configs.items())), undeclared_configs=undeclared, protected=protected,
                 truncate=truncate, source=doc.ref(("name",)))
 
+    def _sharp_edges(self, topic: str, cluster: str, configs: dict[str, str], rf: int, edges_at: dict,
+                     rules_at: tuple[_Doc, Path_] | None) -> None:
+        """Settings that are valid one by one, but not together on this cluster once merged."""
+        def ref(key: str) -> SourceRef:
+            _, doc, path = edges_at[key]
+            return doc.ref(path)
+
+        named = f"topic {shown_text(topic)} on cluster {shown_text(cluster)}"
+        min_isr = configs.get("min.insync.replicas")
+        if min_isr is not None and int(min_isr) > rf:
+            # At the one of the two set last in the merge order: the change that made them clash.
+            here, other = (("min.insync.replicas", "replication_factor")
+                           if edges_at["min.insync.replicas"][0] >= edges_at["replication_factor"][0]
+                           else ("replication_factor", "min.insync.replicas"))
+            self.problems.add(ref(here), f"{named}: min.insync.replicas {min_isr} is above its replication_factor "
+                                         f"{rf} ({other} set at {ref(other)}), so every write with acks=all would "
+                                         f"fail; set min.insync.replicas to at most {rf} or raise replication_factor")
+
     def _check_name(self, doc: _Doc, name: str) -> None:
         ref = doc.ref(("name",))
         if not name:
             self.problems.add(ref, "topic name is empty")
         elif name in (".", ".."):
-            self.problems.add(ref, f"topic name {name!r} is not allowed by Kafka")
+            self.problems.add(ref, f"topic name {shown(name)} is not allowed by Kafka")
         elif len(name) > 249:
             self.problems.add(ref, f"topic name is {len(name)} characters long; Kafka allows at most 249")
         elif not TOPIC_NAME.match(name):
-            bad = sorted(set(c for c in name if not re.match(r"[a-zA-Z0-9._-]", c)))
-            self.problems.add(ref, f"topic name {name!r} has characters Kafka does not allow ({''.join(bad)!r}); "
-                                   "use letters, digits, '.', '_' and '-'")
+            bad = sorted(set(re.sub(r"[a-zA-Z0-9._-]", "", name)))
+            self.problems.add(ref, f"topic name {shown(name)} has characters Kafka does not allow "
+                                   f"({shown(''.join(bad))}); use letters, digits, '.', '_' and '-'")
 
     def _collisions(self, cluster: str, topics: dict[str, DesiredTopic]) -> None:
         seen: dict[str, str] = {}
         for name in sorted(topics):
             folded = name.replace(".", "_")
             if folded in seen:
-                self.problems.add(topics[name].source, f"topics {seen[folded]!r} and {name!r} collide on cluster "
-                                  f"{cluster}: Kafka treats '.' and '_' as the same in metric names and refuses one")
+                self.problems.add(topics[name].source, f"topics {shown(seen[folded])} and {shown(name)} collide on "
+                                  f"cluster {shown_text(cluster)}: Kafka treats '.' and '_' as the same in metric names and refuses one")
             else:
                 seen[folded] = name
 
@@ -603,14 +635,20 @@ class _Resolver:
                     cache[key][name] = normalised
         return cache[key]
 
-    def _config_value(self, doc: _Doc, path: Path_, key: str, value: Any) -> Optional[str]:
+    def _config_value(self, doc: _Doc, path: Path_, key: str, value: Any) -> str | None:
+        if doc.is_refused(path):
+            return None  # reported when the YAML was read
         spec = kafka_configs.TOPIC_CONFIGS.get(key)
         if spec is None:
-            self.problems.add(doc.ref(path, key=True), f"unknown topic config key {key!r}"
-                              + _did_you_mean(key, kafka_configs.TOPIC_CONFIGS))
+            self.problems.add(doc.ref(path, key=True), f"unknown topic config key {shown(key)}"
+                              + self._did_you_mean(key, kafka_configs.TOPIC_CONFIGS))
             return None
         if value is None:
             self.problems.add(doc.ref(path), f"{key} has no value")
+            return None
+        if isinstance(value, float) and not math.isfinite(value):
+            self.problems.add(doc.ref(path), f"{key}: {_scalar(value)} is not a value Kafka reads; write a finite "
+                                             "number")
             return None
         text = _scalar(value)
         try:
@@ -633,7 +671,8 @@ class _Resolver:
         for name, entry in self.rules.items():
             doc, rule = entry.doc, entry.model
             if rule.rule is not None:
-                self.problems.add(doc.ref(("rule",)), f"truncation rule {name} refers to rule {rule.rule!r}; a "
+                self.problems.add(doc.ref(("rule",)), f"truncation rule {shown_text(name)} refers to rule "
+                                                      f"{shown(rule.rule)}; a "
                                                       "shared rule must give its own before_offset, before_time, ...")
             elif len(rule.kinds()) != 1:
                 self.problems.add(doc.ref(), _one_kind_needed(rule.kinds()))
@@ -653,8 +692,8 @@ class _Resolver:
             if entry.rule is not None:
                 shared = self.rules.get(entry.rule)
                 if shared is None:
-                    self.problems.add(doc.ref(where + ("rule",)), f"unknown truncation rule {entry.rule!r}"
-                                      + _did_you_mean(entry.rule, self.rules))
+                    self.problems.add(doc.ref(where + ("rule",)), f"unknown truncation rule {shown(entry.rule)}"
+                                      + self._did_you_mean(entry.rule, self.rules))
                     continue
                 rule_doc, rule_path, rule, name = shared.doc, (), shared.model, entry.rule
                 if len(rule.kinds()) != 1 or rule.rule is not None:
@@ -663,18 +702,18 @@ class _Resolver:
             if made is None:
                 continue
             if made.kind in kinds:
-                self.problems.add(doc.ref(where), f"topic {topic} has two {made.kind} rules (the other at "
+                self.problems.add(doc.ref(where), f"topic {shown_text(topic)} has two {made.kind} rules (the other at "
                                                   f"{kinds[made.kind]}); keep one")
                 continue
             kinds[made.kind] = doc.ref(where)
             rules.append(made)
         if "everything" in kinds and len(kinds) > 1:
-            self.problems.add(kinds["everything"], f"topic {topic}: `everything` deletes all records, so the "
+            self.problems.add(kinds["everything"], f"topic {shown_text(topic)}: `everything` deletes all records, so the "
                                                    "other rules beside it conflict with it; keep one")
         return rules
 
-    def _rule(self, doc: _Doc, path: Path_, rule: RuleEntry, partitions: Optional[int], topic: str,
-              name: Optional[str]):
+    def _rule(self, doc: _Doc, path: Path_, rule: RuleEntry, partitions: int | None, topic: str,
+              name: str | None):
         """The rule as a model, or None after reporting why it cannot be one. Without `partitions`
         (a shared rule on its own), partition numbers are only checked for being negative."""
         kind = rule.kinds()[0]
@@ -699,7 +738,7 @@ class _Resolver:
                     ok = False
                 elif partitions is not None and p >= partitions:
                     self.problems.add(doc.ref(path + (kind, p), key=True),
-                                      f"topic {topic} has no partition {p} (it has {partitions})")
+                                      f"topic {shown_text(topic)} has no partition {p} (it has {partitions})")
                     ok = False
                 if offset < 0:
                     self.problems.add(pref, f"before_offset for partition {p} must be 0 or more, not {offset}")
@@ -713,15 +752,10 @@ class _Resolver:
                 ok = False
             return BeforeOffset(partitions=value, **common) if ok else None
         if kind == "before_time":
-            when = value
-            if isinstance(when, str):
-                try:
-                    when = datetime.fromisoformat(when.replace("Z", "+00:00"))
-                except ValueError as e:
-                    why = "" if str(e).startswith("Invalid isoformat") else f" ({e})"  # e.g. day out of range
-                    self.problems.add(ref, f"before_time {value!r} is not an RFC 3339 time{why}; write e.g. "
-                                           "2026-10-01T00:00:00Z")
-                    return None
+            when = _rfc3339(value) if isinstance(value, str) else value
+            if isinstance(when, str):  # why it is not a time
+                self.problems.add(ref, when)
+                return None
             if when.tzinfo is None:
                 self.problems.add(ref, f"before_time {when.isoformat()} has no timezone; add one (e.g. Z for UTC) so "
                                        "it means the same instant everywhere")
@@ -741,11 +775,19 @@ class _Resolver:
                 self.problems.add(ref, "everything: false means nothing; remove the rule instead")
                 return None
             return Everything(**common)
-        repeated = sorted({g for g in value if value.count(g) > 1})
-        if repeated:
-            self.problems.add(ref, f"consumed_by names {', '.join(repeated)} more than once; list each group once")
+        if not self._no_repeats(doc, path + (kind,), value, "consumed_by", "group"):
             return None
         return ConsumedBy(groups=value, **common)
+
+    def _no_repeats(self, doc: _Doc, path: Path_, names: list[str], what: str, each: str = "name") -> bool:
+        """Reports names listed more than once (in linear time: lists may be long)."""
+        seen: set[str] = set()
+        repeated = sorted({name for name in names if name in seen or seen.add(name)})
+        if repeated:
+            listed = ", ".join(shown_text(name, 40) for name in repeated[:5])
+            more = f" and {len(repeated) - 5:,} more" if len(repeated) > 5 else ""
+            self.problems.add(doc.ref(path), f"{what} names {listed}{more} more than once; list each {each} once")
+        return not repeated
 
 
 def _pydantic_message(message: str) -> str:
@@ -760,14 +802,21 @@ def _one_kind_needed(given: list[str]) -> str:
             + (f"; this one has {', '.join(given)}" if given else ""))
 
 
-def _yaml_path(data: Any, loc: tuple, missing: bool = False) -> Path_:
+def _yaml_path(data: Any, loc: tuple, missing: bool = False, keys_of: dict | None = None) -> Path_:
     """A pydantic error location as a path into the YAML data, without the union-member names
     (such as 'int' or 'dict[int,int]') pydantic puts in it. With `missing`, the last part is a
-    key the data does not have, and is kept."""
+    key the data does not have, and is kept. `keys_of` caches each mapping's keys by their text,
+    so that many errors in one large mapping take linear time."""
     path, current = [], data
+    keys_of = {} if keys_of is None else keys_of
     for i, part in enumerate(loc):
         if isinstance(current, dict):
-            key = part if part in current else next((k for k in current if str(k) == str(part)), None)
+            if part in current and not isinstance(part, bool):
+                key = part
+            else:
+                if id(current) not in keys_of:
+                    keys_of[id(current)] = (current, {str(k): k for k in reversed(list(current))})
+                key = keys_of[id(current)][1].get(str(part))
             if key is not None:
                 path.append(key)
                 current = current[key]
@@ -813,8 +862,45 @@ def _model_in(annotation):
 
 
 def _did_you_mean(word: str, choices) -> str:
+    if len(word) > 100:
+        return ""  # no name is that long
     close = difflib.get_close_matches(word, list(choices), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    return f" (did you mean {shown(close[0])}?)" if close else ""
+
+
+_RFC3339 = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})(?:[Tt ]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]+))?"
+                      r"([Zz]|[-+][0-9]{2}:[0-9]{2})?)?")
+
+
+def _rfc3339(text: str):
+    """The time an RFC 3339 text names (naive when it has no timezone), or why it names none."""
+    match = _RFC3339.fullmatch(text)
+    if match is None:
+        return f"before_time {shown(text)} is not an RFC 3339 time; write e.g. 2026-10-01T00:00:00Z"
+    year, month, day, hour, minute, second, fraction, zone = match.groups()
+    if hour is None:
+        return f"before_time {text} is a date; write a time with a timezone (e.g. {text}T00:00:00Z)"
+    try:
+        tz = None
+        if zone is not None and zone in "Zz":
+            tz = timezone.utc
+        elif zone is not None:
+            sign = -1 if zone[0] == "-" else 1
+            tz = timezone(sign * timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6])))
+        # Finer than microseconds is cut off: an earlier instant, so never more is deleted.
+        micro = int((fraction or "0")[:6].ljust(6, "0"))
+        return datetime(int(year), int(month), int(day), int(hour), int(minute), int(second), micro, tzinfo=tz)
+    except ValueError as e:  # e.g. day is out of range for month
+        return f"before_time {shown(text)} is not an RFC 3339 time ({e}); write e.g. 2026-10-01T00:00:00Z"
+
+
+def _contains_secret(doc: _Doc, value: Any) -> bool:
+    """Whether a value a message would show holds the text of one of the document's secrets (an
+    anchor used both as a secret and elsewhere)."""
+    if not doc.secret_texts:
+        return False
+    text = value if isinstance(value, str) else repr(value)
+    return any(secret in text for secret in doc.secret_texts)
 
 
 def _scalar(value: Any) -> str:
@@ -824,7 +910,3 @@ def _scalar(value: Any) -> str:
         return ",".join(_scalar(v) for v in value)
     return str(value)
 
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."

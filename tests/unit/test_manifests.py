@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -9,7 +10,14 @@ import pytest
 
 from reconciler.errors import ManifestError, ReconcilerError
 from reconciler.manifests import load_manifests, manifest_json_schema
-from reconciler.models.desired import BeforeTime, ConsumedBy, Everything, KeepLast, TopicState, UndeclaredConfigs
+from reconciler.models.desired import (
+    BeforeTime,
+    ConsumedBy,
+    Everything,
+    KeepLast,
+    TopicState,
+    UndeclaredConfigs,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -162,3 +170,217 @@ def test_json_schema_covers_every_kind():
              if "kind" in d.get("properties", {})}
     assert kinds == {"Cluster", "Policy", "TruncationRule", "TopicTemplate", "Topic"}
     assert schema["discriminator"]["propertyName"] == "kind"
+
+
+# --- hostile and malformed input ---------------------------------------------------------------
+
+def problems_of(root: Path) -> list:
+    with pytest.raises(ManifestError) as raised:
+        load_manifests(root)
+    return raised.value.problems
+
+
+ONE_CLUSTER = "kind: Cluster\nname: prod\nbootstrap_servers: [k:9092]\ndefaults: {partitions: 3, replication_factor: 3}\n"
+
+
+def test_scalars_that_yaml_1_1_and_1_2_read_alike_are_accepted(tmp_path):
+    manifests = load_manifests(write(tmp_path, {"c.yaml": ONE_CLUSTER, "t.yaml": """\
+kind: Topic
+name: !!str 012
+partitions: 0x1F
+replication_factor: +3
+configs: {min.cleanable.dirty.ratio: .5, compression.type: !!str zstd, preallocate: true}
+---
+kind: Topic
+name: a.b
+truncate:
+  - before_time: 2026-10-01 10:00:00+02:00
+---
+kind: Topic
+name: c.d
+truncate:
+  - before_time: 2026-10-01T10:00:00.123456789Z
+"""}))
+    topics = manifests.desired_state("prod").topics
+    assert (topics["012"].partitions, topics["012"].replication_factor) == (31, 3)
+    assert topics["012"].configs["compression.type"] == "zstd"
+    assert topics["012"].configs["min.cleanable.dirty.ratio"] == "0.5"
+    assert topics["a.b"].truncate[0].timestamp == datetime(2026, 10, 1, 8, tzinfo=timezone.utc)
+    # Finer than microseconds is cut off, to an earlier instant: never more is deleted.
+    assert topics["c.d"].truncate[0].timestamp == datetime(2026, 10, 1, 10, 0, 0, 123456, tzinfo=timezone.utc)
+
+
+def _yaml_texts() -> list[str]:
+    texts = [p.read_text(encoding="utf-8") for p in sorted((ROOT / "manifests").rglob("*.yaml"))]
+    for p in sorted((ROOT / "tests" / "manifests" / "bad").rglob("*.yaml")):
+        try:
+            texts.append(p.read_text(encoding="utf-8"))
+        except UnicodeDecodeError:
+            pass
+    texts += ["a: [1, 2\n", "a: 'x\n", "a: &x {b: *x}\n", "a: {<<: [*nope]}\n", "? [1]\n: 2\n", "- &a 1\n- *a\n",
+              "a: !!float 1\nb: !!null ''\nc: !!int 0o17\nd: -.inf\ne: 1.\n", "a: b\n---\n- c\n...\n"]
+    return texts
+
+
+def test_both_parsers_give_the_same_documents_and_problems(monkeypatch):
+    from reconciler import yaml_source
+
+    def read(text: str):
+        found = []
+        docs = yaml_source.read_yaml_text(text, "f.yaml", lambda *p: found.append(p), lambda path: False)
+        return [(d.data, d.key_marks, d.value_marks, d.refused) for d in docs], found
+
+    texts = _yaml_texts()
+    assert yaml_source._FAST_LOADER is not None  # PyYAML built with libyaml, as in CI
+    fast = [read(text) for text in texts]
+    monkeypatch.setattr(yaml_source, "_FAST_LOADER", None)
+    assert [read(text) for text in texts] == fast
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["libyaml", "pure-python"])
+@pytest.mark.parametrize("text", [
+    "a: " + "[" * 10_000 + "]" * 10_000 + "\n",
+    "a: " + "{a: " * 100_000 + "}" * 100_000 + "\n",
+    "a:\n" + "".join("  " * (i + 1) + "-\n" for i in range(2_000)),
+    "".join("  " * i + f"k{i}:\n" for i in range(2_000)),
+], ids=["flow-10k", "flow-100k", "block-list-2k", "block-map-2k"])
+def test_deep_nesting_is_refused_before_anything_recurses(monkeypatch, fast, text):
+    from reconciler import yaml_source
+
+    if not fast:
+        monkeypatch.setattr(yaml_source, "_FAST_LOADER", None)
+    found = []
+    assert yaml_source.read_yaml_text(text, "f.yaml", lambda *p: found.append(p)) == []
+    assert len(found) == 1 and "nest more than 100 deep" in found[0][2], found
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink") or not hasattr(os, "mkfifo"), reason="POSIX file types")
+def test_files_that_cannot_be_read_are_errors_naming_them(tmp_path):
+    root = write(tmp_path, {"clusters.yaml": ONE_CLUSTER, "topics/t.yaml": "kind: Topic\nname: a.b\n"})
+    (root / "policy.yaml").symlink_to("nowhere.yaml")
+    (root / "loop.yaml").symlink_to(root / "loop.yaml")
+    (root / "dir.yaml").mkdir()
+    (root / "dir.yaml" / "inner.yml").write_text("kind: Topic\nname: c.d\n")
+    os.mkfifo(root / "pipe.yaml")
+    (root / "topics" / "back").symlink_to(root)  # a directory loop: must not hang
+    (root / "readme.md").symlink_to(root / "gone.md")  # not a manifest: ignored
+    shown = {(p.file, p.message.split(";")[0]) for p in problems_of(root)}
+    assert shown == {
+        ("policy.yaml", "this symbolic link points to 'nowhere.yaml', which does not exist"),
+        ("loop.yaml", "this symbolic link loops (it leads back to itself)"),
+        ("dir.yaml", "this is a directory, not a manifest file"),
+        ("pipe.yaml", "this is not a regular file (a pipe, socket or device)"),
+        ("topics/back", "this symbolic link leads back to a directory it is in, which would be read for ever"),
+    }
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() == 0, reason="root reads any file")
+def test_an_unreadable_file_is_an_error(tmp_path):
+    root = write(tmp_path, {"clusters.yaml": ONE_CLUSTER, "policy.yaml": "kind: Policy\nmax_partitions: 3\n"})
+    (root / "policy.yaml").chmod(0)
+    try:
+        problems = problems_of(root)
+    finally:
+        (root / "policy.yaml").chmod(0o644)
+    assert [(p.file, p.line) for p in problems] == [("policy.yaml", 1)]
+    assert "cannot read the file: Permission denied" in problems[0].message
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="symbolic links")
+def test_manifests_in_a_linked_directory_are_read(tmp_path):
+    shared = write(tmp_path / "shared", {"t.yaml": "kind: Topic\nname: a.b\n"})
+    root = write(tmp_path / "repo", {"c.yaml": ONE_CLUSTER})
+    (root / "shared").symlink_to(shared)
+    assert list(load_manifests(root).desired_state("prod").topics) == ["a.b"]
+
+
+def test_a_million_group_names_and_100_000_problems_take_linear_time(tmp_path):
+    from reconciler.manifests import _Problems, _Resolver
+    from reconciler.yaml_source import YamlDocument
+
+    groups = [f"g{i}" for i in range(1_000_000)]
+    resolver = _Resolver(_Problems())
+    doc = YamlDocument("t.yaml")
+    assert resolver._no_repeats(doc, ("consumed_by",), groups, "consumed_by", "group")
+    assert not resolver._no_repeats(doc, ("consumed_by",), groups + ["g7", "g5", "g7"], "consumed_by", "group")
+    assert [p.message for p in resolver.problems.found] == [
+        "consumed_by names g5, g7 more than once; list each group once"]
+    # end to end, with the YAML and the models, on a tenth of that
+    names = ", ".join(groups[:100_000])
+    root = write(tmp_path / "groups", {"c.yaml": ONE_CLUSTER,
+                                       "t.yaml": f"kind: Topic\nname: a.b\ntruncate: [{{consumed_by: [{names}]}}]\n"})
+    assert len(load_manifests(root).desired_state("prod").topics["a.b"].truncate[0].groups) == 100_000
+    # 100,000 problems in one document: each found, none twice
+    offsets = ", ".join(f"{i}: x" for i in range(100_000))
+    root = write(tmp_path / "problems", {"c.yaml": ONE_CLUSTER,
+                                         "t.yaml": f"kind: Topic\nname: a.b\ntruncate: [{{before_offset: {{{offsets}}}}}]\n"})
+    problems = problems_of(root)
+    assert len(problems) == len(set(problems)) == 100_000
+    assert problems[-1].message == "truncate.0.before_offset.99999: input should be a valid integer (got 'x')"
+
+
+SECRET = "hunter2-" + "s3cr3t"
+
+
+@pytest.mark.parametrize("value", [
+    SECRET, f"'{SECRET}'", f"${{{SECRET}", f"${SECRET}", f"$({SECRET})", f"'%{SECRET}%'", f"[{SECRET}]",
+    f"{{a: {SECRET}}}", f"!!binary {SECRET}", f"!!int {SECRET}", "12345678", "0o12345670", "!!str 12345678",
+    f"&p {SECRET}\nlabels: {{a: [*p]}}"])
+def test_no_message_shows_a_secret(tmp_path, value):
+    secret = "12345678" if "1234567" in value else SECRET
+    clusters = ("kind: Cluster\nname: prod\nbootstrap_servers: [k:9092]\n"
+                f"security: {{protocol: SASL_SSL, sasl_mechanism: PLAIN, username: '${{U}}'}}\n"
+                f"security:\n  protocol: SASL_SSL\n  password: {value}\n")
+    clusters = clusters.replace("security: {protocol: SASL_SSL, sasl_mechanism: PLAIN, username: '${U}'}\n", "")
+    problems = problems_of(write(tmp_path, {"c.yaml": clusters, "t.yaml": "kind: Topic\nname: a.b\n"}))
+    assert problems
+    for p in problems:
+        assert secret not in p.message and "1234567" not in p.message, p
+
+
+def test_every_value_a_message_quotes_is_cut(tmp_path):
+    big = "x" * 1_000_000
+    root = write(tmp_path, {"c.yaml": f"""\
+kind: Cluster
+name: prod
+bootstrap_servers: [{big}]
+ignore_topics: ['({big}']
+defaults: {{partitions: 3, replication_factor: 3}}
+---
+kind: {big}
+---
+kind: Policy
+clusters: [{big}]
+topic_name_pattern: '^{big}$'
+required_configs:
+  ? {big}
+  : 1
+""", "t.yaml": f"""\
+kind: Topic
+name: {big}
+template: {big}
+? {big}
+: 1
+configs:
+  retention.ms: {big}
+  ? {big}
+  : 1
+  compression.type: {big}
+  min.cleanable.dirty.ratio: {big}
+truncate:
+  - rule: {big}
+  - before_time: {big}
+  - consumed_by: [{big}, {big}]
+---
+kind: Topic
+name: a.b
+partitions: {'9' * 100_000}
+clusters: [{big}]
+overrides:
+  ? {big}
+  : {{}}
+"""})
+    problems = problems_of(root)
+    assert len(problems) >= 18
+    for p in problems:
+        assert len(p.message) < 400, p.message[:1000]
