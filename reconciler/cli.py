@@ -36,8 +36,10 @@ def handle_errors(command):
         except KeyboardInterrupt:
             _fail("interrupted; nothing further was done.")
         except OSError as e:
-            if e.filename is None or os.environ.get("RECONCILER_DEBUG"):
+            if os.environ.get("RECONCILER_DEBUG"):
                 raise
+            if e.filename is None:
+                _fail(f"the operating system refused: {e.strerror or e}. Check the disk, the paths and their permissions.")
             _fail(f"cannot use {e.filename}: {e.strerror}. Check the path and its permissions.")
         except Exception as e:  # a bug: still no traceback for the user unless asked
             if os.environ.get("RECONCILER_DEBUG"):
@@ -67,7 +69,10 @@ def _output_file(ctx, param, value: str | None) -> str | None:
 
 def _emit(text: str, output: str | None) -> None:
     if output:
-        Path(output).write_text(text, encoding="utf-8")
+        try:
+            Path(output).write_text(text, encoding="utf-8")
+        except OSError as e:
+            raise ReconcilerError(f"could not write {output}: {e.strerror or e}. Check the disk and the path.") from e
     else:
         click.echo(text, nl=False)
 
@@ -224,9 +229,9 @@ def apply(plan_file: str | None, manifests_dir: str, cluster: str | None, bootst
 
     manifests = load_manifests(manifests_dir)
     if plan_file:
-        from reconciler.render import load_plan_json
+        from reconciler.render.json import load_plan_file
 
-        saved = load_plan_json(Path(plan_file).read_text(encoding="utf-8"), origin=plan_file)
+        saved = load_plan_file(plan_file)
         if cluster and cluster != saved.cluster:
             raise ReconcilerError(f"{plan_file} is a plan for {saved.cluster!r}, not {cluster!r}.")
         cluster = saved.cluster
@@ -249,10 +254,9 @@ def apply(plan_file: str | None, manifests_dir: str, cluster: str | None, bootst
         result = apply_plan(to_apply, kafka, desired, options, progress=lambda m: click.echo(m, err=True))
         follow_up = make_plan(desired, kafka.observe_desired(desired))
     result = result.model_copy(update={"follow_up": follow_up})
-    rendered = render_apply_result(result, fmt)
-    _emit(rendered, output)
-    if output:
+    if output:  # what was done is shown first, whatever happens to the file
         click.echo(render_apply_result(result, "text"), nl=False)
+    _emit(render_apply_result(result, fmt), output)
     sys.exit(EXIT_OK if result.succeeded else EXIT_ERROR)
 
 
@@ -305,14 +309,12 @@ def drift(manifests_dir: str, cluster: str | None, snapshot: str | None, fleet: 
         report = drift_engine.run_fleet(fleet, manifests.desired_state, engine=engine, master=master,
                                         tables=tables, options=options).report
     else:
-        from reconciler.drift.columnar import load_any_snapshot
+        from reconciler.snapshot import check_cluster, load_snapshot, quoted
 
-        earlier = load_any_snapshot(since) if since else None
+        earlier = load_snapshot(since) if since else None  # JSON or Parquet, checked; refused whole if bad
         evidence = None
         if snapshot:
-            observed = load_any_snapshot(snapshot)
-            if cluster and cluster != observed.cluster:
-                raise ReconcilerError(f"{snapshot} is a snapshot of cluster {observed.cluster!r}, not {cluster!r}.")
+            observed = check_cluster(load_snapshot(snapshot), snapshot, manifests, cluster)
             desired = manifests.desired_state(observed.cluster)
         else:
             desired = manifests.desired_state(cluster)
@@ -323,7 +325,8 @@ def drift(manifests_dir: str, cluster: str | None, snapshot: str | None, fleet: 
 
                     evidence = epoch_evidence(kafka, earlier, observed)
         if earlier is not None and earlier.cluster != observed.cluster:
-            raise ReconcilerError(f"--since {since} is a snapshot of {earlier.cluster!r}, not {observed.cluster!r}.")
+            raise ReconcilerError(f"--since {since} is a snapshot of {quoted(earlier.cluster)}, not "
+                                  f"{quoted(observed.cluster)}.")
         result = drift_engine.drift_for_cluster(
             desired, observed, earlier, evidence.end_offsets if evidence else None, options,
             evidence.unanswered if evidence else None)
@@ -381,11 +384,12 @@ def import_(manifests_dir: str, cluster: str | None, snapshot: str | None, boots
     existing = {str(p.relative_to(root)): p.read_text(encoding="utf-8") for p in files}
     servers = tuple(s.strip() for s in (bootstrap_servers or "").split(",") if s.strip())
     if snapshot:
-        from reconciler.snapshot import load_snapshot
+        from reconciler.snapshot import load_snapshot, quoted
 
-        observed = load_snapshot(snapshot)
+        observed = load_snapshot(snapshot)  # JSON or Parquet, checked; refused whole if bad
+        # A cluster the manifests do not declare yet is what import is for: it writes its Cluster document.
         if cluster and cluster != observed.cluster:
-            raise ReconcilerError(f"{snapshot} is a snapshot of cluster {observed.cluster!r}, not {cluster!r}.")
+            raise ReconcilerError(f"{snapshot} is a snapshot of cluster {quoted(observed.cluster)}, not {quoted(cluster)}.")
     else:
         spec = manifests.clusters.get(cluster) if manifests else None
         if spec is None:
@@ -481,15 +485,10 @@ def _require_cluster(manifests, cluster: str | None) -> str:
 
 
 def _load_snapshot_for(manifests, snapshot: str, cluster: str | None):
-    from reconciler.snapshot import load_snapshot
+    from reconciler.snapshot import check_cluster, load_snapshot
 
-    observed = load_snapshot(snapshot)
-    if cluster and cluster != observed.cluster:
-        raise ReconcilerError(
-            f"{snapshot} is a snapshot of cluster {observed.cluster!r}, not {cluster!r}; "
-            "pass the matching --cluster or another snapshot.")
-    manifests.desired_state(observed.cluster)  # fails clearly if the manifests do not know it
-    return observed
+    # JSON or Parquet, checked (refused whole if bad); of --cluster and of a cluster the manifests declare
+    return check_cluster(load_snapshot(snapshot), snapshot, manifests, cluster)
 
 
 def _connect(spec, bootstrap_servers: str | None):

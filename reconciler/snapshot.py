@@ -127,6 +127,21 @@ def _no_constants(name: str):
 _LONG_NUMBER = re.compile(r"\d{4301,}")  # Python's int() refuses more digits
 
 
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
+    """An object of the document; json.loads would keep the last of two equal keys without a word."""
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        raise _DuplicateKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return result
+
+
 def read_json_document(raw: bytes | str, origin: str, what: str = "snapshot") -> Any:
     """JSON text (bytes: UTF-8) parsed, or SnapshotError naming `origin` and the place: a file that
     is empty, not UTF-8, nested too deep for the parser, or holds NaN/Infinity or a number of
@@ -147,7 +162,10 @@ def read_json_document(raw: bytes | str, origin: str, what: str = "snapshot") ->
     if not text.strip():
         raise SnapshotError(f"{origin} is empty, not a {what}; {redo}.")
     try:
-        data = json.loads(text, parse_constant=_no_constants)
+        data = json.loads(text, parse_constant=_no_constants, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as e:
+        raise SnapshotError(f"{origin}: the key {quoted(e.key)} appears twice in one object; which of the two values "
+                            f"was meant is not for reconcile to guess, so it is not a {what}; {redo}.") from None
     except json.JSONDecodeError as e:
         raise SnapshotError(f"{origin} is not JSON (line {e.lineno}, column {e.colno}: {cut(e.msg, 200)}); a {what} "
                             f"is the JSON written by reconcile; {redo}.") from None
