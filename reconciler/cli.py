@@ -230,10 +230,14 @@ def apply(plan_file: str | None, manifests_dir: str, cluster: str | None, bootst
     manifests = load_manifests(manifests_dir)
     if plan_file:
         from reconciler.render.json import load_plan_file
+        from reconciler.snapshot import quoted
 
         saved = load_plan_file(plan_file)
         if cluster and cluster != saved.cluster:
-            raise ReconcilerError(f"{plan_file} is a plan for {saved.cluster!r}, not {cluster!r}.")
+            raise ReconcilerError(f"{plan_file} is a plan for {quoted(saved.cluster)}, not {quoted(cluster)}.")
+        if saved.cluster not in manifests.clusters:
+            raise ReconcilerError(f"{plan_file} is a plan for cluster {quoted(saved.cluster)}, which the manifests in "
+                                  f"{manifests_dir} do not declare (known: {', '.join(manifests.cluster_names())}).")
         cluster = saved.cluster
     desired = manifests.desired_state(_require_cluster(manifests, cluster))
     with _connect(desired.cluster, bootstrap_servers) as kafka:
