@@ -77,7 +77,7 @@ _ENV_LOOKALIKE = re.compile(r"\$[A-Za-z_({]|%[A-Za-z_][A-Za-z0-9_]*%|^\{[A-Za-z_
 # CreateTopics carries partitions as an int32 and the replication factor as an int16.
 _WIRE_MAX = {"partitions": INT_MAX, "replication_factor": 2 ** 15 - 1}
 # Topic configs checked against other settings of the topic once merged (see _sharp_edges).
-_EDGE_CONFIGS = ("min.insync.replicas",)
+_EDGE_CONFIGS = ("min.insync.replicas", "cleanup.policy")
 HOST_PORT = re.compile(r"^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9._-]+|\$\{[A-Za-z_][A-Za-z0-9_]*\}):(\d{1,5})$")
 
 Path_ = tuple  # a path into a YAML document: keys and list indexes
@@ -601,6 +601,13 @@ class _Resolver:
             self.problems.add(ref(here), f"{named}: min.insync.replicas {min_isr} is above its replication_factor "
                                          f"{rf} ({other} set at {ref(other)}), so every write with acks=all would "
                                          f"fail; set min.insync.replicas to at most {rf} or raise replication_factor")
+        policy = configs.get("cleanup.policy")
+        if policy is not None and rules_at is not None and not kafka_configs.cleanup_policy_allows_delete(policy):
+            doc, path = rules_at
+            self.problems.add(doc.ref(path), f"{named} has truncation rules, but its cleanup.policy is "
+                                             f"{shown_text(policy)} (set at {ref('cleanup.policy')}), and Kafka "
+                                             "deletes records only from topics whose cleanup.policy includes "
+                                             "delete; write cleanup.policy: compact,delete or remove the rules")
 
     def _check_name(self, doc: _Doc, name: str) -> None:
         ref = doc.ref(("name",))

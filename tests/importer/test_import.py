@@ -368,9 +368,11 @@ def test_existing_files_are_never_overwritten_without_overwrite(tmp_path):
     assert [s for s in result.skipped if s.topic == "payments.events"][0].detail == (
         "not written, its file topics/prod-eu/payments.yaml exists; pass --overwrite to rewrite that file")
 
-    # A hand-written truncation rule in that file: --overwrite says it drops it.
+    # A hand-written truncation rule in that file (payments.ledger, made compact,delete by hand, as
+    # the loader refuses truncation rules on a compacted topic): --overwrite says it drops it.
     payments = tmp_path / "topics/prod-eu/payments.yaml"
-    payments.write_text(payments.read_text() + "truncate:\n  - before_offset: 0\n")
+    payments.write_text(payments.read_text().replace("cleanup.policy: compact", "cleanup.policy: compact,delete")
+                        + "truncate:\n  - before_offset: 0\n")
     result = reconcile("import", str(tmp_path), "--snapshot", str(PROD_EU), "--overwrite")
     assert result.exit_code == 0, result.output
     assert "replaced topics/prod-eu/payments.yaml: payments.events, payments.ledger" in result.output
