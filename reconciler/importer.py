@@ -36,6 +36,7 @@ from reconciler.models.observed import ObservedState, ObservedTopic
 from reconciler.models.plan import AlterConfigs, Severity
 from reconciler.planner import plan as make_plan
 from reconciler.policy import check_desired
+from reconciler.yaml_source import plain_reads_as_text
 
 GroupBy = Literal["prefix", "none"]
 SkipReason = Literal["internal", "ignored", "filtered", "managed", "file-exists", "held-back"]
@@ -394,7 +395,12 @@ def config_yaml_value(key: str, value: str) -> str | int | float | bool:
 
 def _scalar(value) -> str:
     text = yaml.safe_dump(value, default_flow_style=True, width=1 << 30, allow_unicode=True)
-    return text.removesuffix("\n...\n").removesuffix("\n")
+    text = text.removesuffix("\n...\n").removesuffix("\n")
+    # PyYAML quotes by YAML 1.1; a name such as 1e3 or 0o17 is text there but a number in YAML 1.2,
+    # which the loader refuses unquoted: such text is quoted.
+    if isinstance(value, str) and text == value and not plain_reads_as_text(value):
+        return "'" + value.replace("'", "''") + "'"
+    return text
 
 
 def _flow(values) -> str:

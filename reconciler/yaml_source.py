@@ -643,6 +643,15 @@ def _typed(node: _Scalar) -> tuple[Any, str | None]:
                    f"(a reader may take either); {instead}")
 
 
+def plain_reads_as_text(text: str) -> bool:
+    """Whether `text`, written as a plain (unquoted) scalar, is that same text to every reader:
+    YAML 1.2 (this loader) and YAML 1.1 (PyYAML's dumper, and many people) alike."""
+    try:
+        return _core_value(text, None) == text and _value_11(text, None) == text
+    except _Unreadable:
+        return False
+
+
 def _canonical(value: Any) -> str | None:
     if isinstance(value, bool):
         return "true" if value else "false"

@@ -430,3 +430,14 @@ def test_a_topic_without_replicas_in_its_metadata_is_held_back():
     result = import_cluster(observed)
     assert list(result.topics) == ["ok.topic"]
     assert result.skipped[0].topic == "in.flux" and result.skipped[0].reason == "held-back"
+
+
+def test_names_that_yaml_versions_read_differently_are_written_quoted_and_plan_empty(tmp_path):
+    """PyYAML writes by YAML 1.1, the loader reads by YAML 1.2: a topic named 1e3 or 0o17 (text to
+    one, a number to the other) must be written so that it loads as the name it is."""
+    names = ["1e3", "0o17", "012", "1_000", "yes", "on", "n", "0x1F", "1.5", "null", "2026-11-01", "it's.1"]
+    observed = cluster(*[topic(n.replace("'", "")) for n in names])
+    result = import_cluster(observed)
+    write(tmp_path, result.to_write())
+    assert sorted(load_manifests(tmp_path).desired_state("lab").topics) == sorted(observed.topics)
+    assert_plans_empty(tmp_path, observed)
