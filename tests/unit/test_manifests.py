@@ -254,7 +254,6 @@ def test_deep_nesting_is_refused_before_anything_recurses(monkeypatch, fast, tex
     assert len(found) == 1 and "nest more than 100 deep" in found[0][2], found
 
 
-@pytest.mark.skipif(not hasattr(os, "symlink") or not hasattr(os, "mkfifo"), reason="POSIX file types")
 def test_files_that_cannot_be_read_are_errors_naming_them(tmp_path):
     root = write(tmp_path, {"clusters.yaml": ONE_CLUSTER, "topics/t.yaml": "kind: Topic\nname: a.b\n"})
     (root / "policy.yaml").symlink_to("nowhere.yaml")
@@ -294,7 +293,6 @@ def test_an_unreadable_file_is_an_error(tmp_path):
     assert f"cannot read the file: {reason}" in problems[0].message
 
 
-@pytest.mark.skipif(not hasattr(os, "symlink"), reason="symbolic links")
 def test_manifests_in_a_linked_directory_are_read(tmp_path):
     shared = write(tmp_path / "shared", {"t.yaml": "kind: Topic\nname: a.b\n"})
     root = write(tmp_path / "repo", {"c.yaml": ONE_CLUSTER})
