@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from reconciler.errors import ReconcilerError
+from reconciler.errors import ReconcilerError, shown
 
 EXIT_OK, EXIT_ERROR, EXIT_CHANGES = 0, 1, 2
 FORMATS = click.Choice(["text", "json", "markdown"])
@@ -230,13 +230,12 @@ def apply(plan_file: str | None, manifests_dir: str, cluster: str | None, bootst
     manifests = load_manifests(manifests_dir)
     if plan_file:
         from reconciler.render.json import load_plan_file
-        from reconciler.snapshot import quoted
 
         saved = load_plan_file(plan_file)
         if cluster and cluster != saved.cluster:
-            raise ReconcilerError(f"{plan_file} is a plan for {quoted(saved.cluster)}, not {quoted(cluster)}.")
+            raise ReconcilerError(f"{plan_file} is a plan for {shown(saved.cluster)}, not {shown(cluster)}.")
         if saved.cluster not in manifests.clusters:
-            raise ReconcilerError(f"{plan_file} is a plan for cluster {quoted(saved.cluster)}, which the manifests in "
+            raise ReconcilerError(f"{plan_file} is a plan for cluster {shown(saved.cluster)}, which the manifests in "
                                   f"{manifests_dir} do not declare (known: {', '.join(manifests.cluster_names())}).")
         cluster = saved.cluster
     desired = manifests.desired_state(_require_cluster(manifests, cluster))
@@ -313,7 +312,7 @@ def drift(manifests_dir: str, cluster: str | None, snapshot: str | None, fleet: 
         report = drift_engine.run_fleet(fleet, manifests.desired_state, engine=engine, master=master,
                                         tables=tables, options=options).report
     else:
-        from reconciler.snapshot import check_cluster, load_snapshot, quoted
+        from reconciler.snapshot import check_cluster, load_snapshot
 
         earlier = load_snapshot(since) if since else None  # JSON or Parquet, checked; refused whole if bad
         evidence = None
@@ -329,8 +328,8 @@ def drift(manifests_dir: str, cluster: str | None, snapshot: str | None, fleet: 
 
                     evidence = epoch_evidence(kafka, earlier, observed)
         if earlier is not None and earlier.cluster != observed.cluster:
-            raise ReconcilerError(f"--since {since} is a snapshot of {quoted(earlier.cluster)}, not "
-                                  f"{quoted(observed.cluster)}.")
+            raise ReconcilerError(f"--since {since} is a snapshot of {shown(earlier.cluster)}, not "
+                                  f"{shown(observed.cluster)}.")
         result = drift_engine.drift_for_cluster(
             desired, observed, earlier, evidence.end_offsets if evidence else None, options,
             evidence.unanswered if evidence else None)
@@ -388,12 +387,12 @@ def import_(manifests_dir: str, cluster: str | None, snapshot: str | None, boots
     existing = {str(p.relative_to(root)): p.read_text(encoding="utf-8") for p in files}
     servers = tuple(s.strip() for s in (bootstrap_servers or "").split(",") if s.strip())
     if snapshot:
-        from reconciler.snapshot import load_snapshot, quoted
+        from reconciler.snapshot import load_snapshot
 
         observed = load_snapshot(snapshot)  # JSON or Parquet, checked; refused whole if bad
         # A cluster the manifests do not declare yet is what import is for: it writes its Cluster document.
         if cluster and cluster != observed.cluster:
-            raise ReconcilerError(f"{snapshot} is a snapshot of cluster {quoted(observed.cluster)}, not {quoted(cluster)}.")
+            raise ReconcilerError(f"{snapshot} is a snapshot of cluster {shown(observed.cluster)}, not {shown(cluster)}.")
     else:
         spec = manifests.clusters.get(cluster) if manifests else None
         if spec is None:

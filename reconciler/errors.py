@@ -79,7 +79,7 @@ def problem_line(e: Any, keyed: Mapping[str, int] | None = None, loc_prefix: int
                  explain: Callable[[Any], str | None] | None = None) -> str:
     loc = tuple(e["loc"])
     place = json_path(loc[loc_prefix:], keyed, prefix=loc[:loc_prefix])
-    message = cut(str((explain and explain(e)) or e["msg"]), 300)
+    message = shown_text(str((explain and explain(e)) or e["msg"]), 300)
     if "input" in e and e["type"] not in _NO_INPUT and not isinstance(e["input"], (dict, list)) \
             and not (isinstance(e["input"], int) and str(e["input"]) in message):  # said already
         message += f" (got {short_value(e['input'])})"
@@ -124,13 +124,6 @@ def _keys_after(prefix: tuple, keyed: Mapping[str, int]) -> int:
     return keys_left
 
 
-def cut(text: str, limit: int = 200) -> str:
-    """`text`, or its start and how long it was: a message never echoes a 50 MB value whole."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}... ({len(text):,} characters)"
-
-
 def short_value(value: Any, limit: int = 80) -> str:
     """A value as a message quotes it: strings JSON-quoted, everything cut to about `limit`."""
     if isinstance(value, str):
@@ -144,7 +137,7 @@ def short_value(value: Any, limit: int = 80) -> str:
         if digits is None or digits > limit:
             return f"an integer of {digits or 'over 4,000'} digits"
         return str(value)
-    return cut(_REPR.repr(value), limit)
+    return shown_text(_REPR.repr(value), limit)
 
 
 _REPR = reprlib.Repr()
@@ -152,6 +145,13 @@ _REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlist, _REPR.maxdict = 
 
 
 SHOWN_LENGTH = 60
+MAX_PROBLEMS = 20  # listed in one error about a file; the rest are counted
+
+
+def problem_report(head: str, count: int, problems: list[str]) -> str:
+    """`head`, then the problems one per line, then how many more there were than listed."""
+    more = count - len(problems)
+    return "\n".join([head, *(f"  {p}" for p in problems), *([f"  and {more:,} more"] if more > 0 else [])])
 
 
 def shown_text(text: str, limit: int = SHOWN_LENGTH) -> str:

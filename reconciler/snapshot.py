@@ -21,11 +21,10 @@ from typing import Any, Optional
 
 from pydantic import ValidationError
 
-from reconciler.errors import SnapshotError, cut, validation_problems
+from reconciler.errors import MAX_PROBLEMS, SnapshotError, problem_report, shown, shown_text, validation_problems
 from reconciler.models.observed import FILE_CONTEXT, INT32_MAX, INT64_MAX, ObservedState
 
 PARQUET_MAGIC = b"PAR1"
-MAX_PROBLEMS = 20
 # The dict-valued fields of a snapshot, with how many levels of keys follow each (for JSON paths).
 SNAPSHOT_KEYS = {"topics": 1, "configs": 1, "offsets_by_timestamp": 1, "group_offsets": 3}
 TAKE_A_NEW_ONE = "Take a new one with `reconcile snapshot`; do not edit snapshots by hand."
@@ -66,33 +65,24 @@ def explain(error: Any) -> Optional[str]:
 
 def invalid_snapshot(origin: str, count: int, problems: list[str]) -> SnapshotError:
     """One error listing the problems (at most MAX_PROBLEMS of `count`)."""
-    more = count - len(problems)
     head = (f"{origin} is not a valid snapshot ({count} problem{'s' if count != 1 else ''}), so it is refused "
             f"whole and nothing ran on it. {TAKE_A_NEW_ONE}")
-    lines = [head, *(f"  {p}" for p in problems)]
-    if more > 0:
-        lines.append(f"  and {more:,} more")
-    return SnapshotError("\n".join(lines))
+    return SnapshotError(problem_report(head, count, problems))
 
 
 def check_cluster(observed: ObservedState, path: str | Path, manifests: Any, cluster: Optional[str] = None) -> ObservedState:
     """The snapshot is of `cluster` (when given) and of a cluster the manifests declare (`manifests`:
     anything with `cluster_names()`); SnapshotError naming the file otherwise."""
     if cluster and cluster != observed.cluster:
-        raise SnapshotError(f"{path} is a snapshot of cluster {quoted(observed.cluster)}, not {quoted(cluster)}; "
+        raise SnapshotError(f"{path} is a snapshot of cluster {shown(observed.cluster)}, not {shown(cluster)}; "
                             "pass the matching --cluster or another snapshot.")
     known = manifests.cluster_names()
     if observed.cluster not in known:
         raise SnapshotError(
-            f"{path} is a snapshot of cluster {quoted(observed.cluster)}, which the manifests do not declare "
-            f"(known: {cut(', '.join(known), 300) or 'none'}); add a `kind: Cluster` document for it, or use a "
+            f"{path} is a snapshot of cluster {shown(observed.cluster)}, which the manifests do not declare "
+            f"(known: {shown_text(', '.join(known), 300) or 'none'}); add a `kind: Cluster` document for it, or use a "
             "snapshot of a declared cluster.")
     return observed
-
-
-def quoted(name: str, limit: int = 60) -> str:
-    """A name from a file as messages quote it (repr, cut to `limit`)."""
-    return repr(name) if len(name) <= limit else f"{name[:limit]!r}... ({len(name):,} characters)"
 
 
 def save_snapshot(state: ObservedState, path: str | Path) -> None:
@@ -164,10 +154,10 @@ def read_json_document(raw: bytes | str, origin: str, what: str = "snapshot") ->
     try:
         data = json.loads(text, parse_constant=_no_constants, object_pairs_hook=_unique_keys)
     except _DuplicateKey as e:
-        raise SnapshotError(f"{origin}: the key {quoted(e.key)} appears twice in one object; which of the two values "
+        raise SnapshotError(f"{origin}: the key {shown(e.key)} appears twice in one object; which of the two values "
                             f"was meant is not for reconcile to guess, so it is not a {what}; {redo}.") from None
     except json.JSONDecodeError as e:
-        raise SnapshotError(f"{origin} is not JSON (line {e.lineno}, column {e.colno}: {cut(e.msg, 200)}); a {what} "
+        raise SnapshotError(f"{origin} is not JSON (line {e.lineno}, column {e.colno}: {shown_text(e.msg, 200)}); a {what} "
                             f"is the JSON written by reconcile; {redo}.") from None
     except RecursionError:
         raise SnapshotError(f"{origin}: not a {what}: arrays or objects are nested too deeply for the JSON parser "
@@ -178,7 +168,7 @@ def read_json_document(raw: bytes | str, origin: str, what: str = "snapshot") ->
             line = text.count("\n", 0, found.start()) + 1
             raise SnapshotError(f"{origin}:{line}: a number of {found.end() - found.start():,} digits or more; no value "
                                 f"in a {what} is that large (offsets are 64-bit); {redo}.") from None
-        raise SnapshotError(f"{origin} is not JSON ({cut(str(e), 200)}); {redo}.") from None
+        raise SnapshotError(f"{origin} is not JSON ({shown_text(str(e), 200)}); {redo}.") from None
     if _SURROGATE_ESCAPE.search(text):
         _refuse_lone_surrogates(data, origin, what, redo)
     return data

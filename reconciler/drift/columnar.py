@@ -30,7 +30,7 @@ from typing import Any, Optional
 
 from pydantic import ValidationError
 
-from reconciler.errors import SnapshotError
+from reconciler.errors import MAX_PROBLEMS, SnapshotError, shown_text
 from reconciler.models.observed import FILE_CONTEXT, SNAPSHOT_FORMAT_VERSION, ObservedState, ObservedTopic
 
 PARQUET_FORMAT_VERSION = 1
@@ -151,7 +151,7 @@ REQUIRED_COLUMNS = ("topic", "partitions")
 def read_snapshot_parquet(path: str | Path) -> ObservedState:
     """A Parquet snapshot, checked by the same rules as a JSON one (`reconciler.snapshot`); each
     bad value is reported with its row (and topic) and its path within the row's topic."""
-    from reconciler.snapshot import MAX_PROBLEMS, SNAPSHOT_KEYS, explain, invalid_snapshot, read_json_document
+    from reconciler.snapshot import SNAPSHOT_KEYS, explain, invalid_snapshot, read_json_document
 
     pa = _pyarrow(path)
     try:
@@ -159,11 +159,11 @@ def read_snapshot_parquet(path: str | Path) -> ObservedState:
         missing = [c for c in REQUIRED_COLUMNS if c not in table.column_names]
         if missing:
             raise SnapshotError(f"{path} is not a snapshot: the Parquet file has no column {', '.join(missing)} "
-                                f"(it has {_cut(', '.join(table.column_names), 200)}); write snapshots with "
+                                f"(it has {shown_text(', '.join(table.column_names), 200)}); write snapshots with "
                                 "`reconcile snapshot --format parquet`.")
         rows = table.to_pylist()
     except (OSError, ValueError, OverflowError, pa.ArrowException) as e:
-        raise SnapshotError(f"cannot read Parquet snapshot {path}: {_cut(str(e), 300)}") from e
+        raise SnapshotError(f"cannot read Parquet snapshot {path}: {shown_text(str(e), 300)}") from e
     meta = (table.schema.metadata or {}).get(METADATA_KEY)
     origin = f"{path} (Parquet key-value metadata {METADATA_KEY.decode()})"
     header = read_json_document(meta, origin) if meta else {}
@@ -175,7 +175,7 @@ def read_snapshot_parquet(path: str | Path) -> ObservedState:
     problems: list[str] = []
     version = header.get("parquet_format_version", PARQUET_FORMAT_VERSION)
     if version != PARQUET_FORMAT_VERSION:
-        problems.append(f"header: parquet_format_version {_cut(repr(version), 40)} is not supported (this tool "
+        problems.append(f"header: parquet_format_version {shown_text(repr(version), 40)} is not supported (this tool "
                         f"reads version {PARQUET_FORMAT_VERSION})")
     first = rows[0] if rows else {}
     cluster = header.get("cluster", first.get("cluster"))
@@ -184,10 +184,10 @@ def read_snapshot_parquet(path: str | Path) -> ObservedState:
     for i, row in enumerate(rows):
         name = row.get("topic")
         if row.get("cluster", cluster) != cluster:
-            problems.append(f"row {i} (topic {_cut(repr(name), 60)}): cluster {_cut(repr(row.get('cluster')), 60)} "
-                            f"differs from the snapshot's {_cut(repr(cluster), 60)}")
+            problems.append(f"row {i} (topic {shown_text(repr(name), 60)}): cluster {shown_text(repr(row.get('cluster')), 60)} "
+                            f"differs from the snapshot's {shown_text(repr(cluster), 60)}")
         if name in row_of:
-            problems.append(f"row {i}: topic {_cut(repr(name), 60)} is also in row {row_of[name]}")
+            problems.append(f"row {i}: topic {shown_text(repr(name), 60)} is also in row {row_of[name]}")
             continue
         row_of[name] = i
         topics[name] = _topic_data(row)
@@ -197,7 +197,7 @@ def read_snapshot_parquet(path: str | Path) -> ObservedState:
         for i, row in enumerate(rows):
             for j, entry in enumerate(row.get("group_offsets") or []):
                 if not isinstance(entry, dict):
-                    problems.append(f"row {i} (topic {_cut(repr(row.get('topic')), 60)}): group_offsets[{j}] is null")
+                    problems.append(f"row {i} (topic {shown_text(repr(row.get('topic')), 60)}): group_offsets[{j}] is null")
                     continue
                 by_topic = groups.setdefault(entry.get("group"), {})
                 if isinstance(by_topic, dict):
@@ -209,7 +209,7 @@ def read_snapshot_parquet(path: str | Path) -> ObservedState:
             "topics": topics, "group_offsets": groups}
     unknown = sorted(set(header) - set(data) - {"parquet_format_version"})
     if unknown:
-        problems.append(f"header: unknown key{'s' if len(unknown) > 1 else ''} {_cut(', '.join(map(str, unknown)), 200)}")
+        problems.append(f"header: unknown key{'s' if len(unknown) > 1 else ''} {shown_text(', '.join(map(str, unknown)), 200)}")
     count = len(problems)
     try:
         state = ObservedState.model_validate(data, context=FILE_CONTEXT)
@@ -228,9 +228,9 @@ def _place(error: dict, row_of: dict, keyed: dict, problem_line, explain) -> str
     """A problem with its Parquet row: `row 3 (topic "t"): partitions[2].high_watermark: ...`."""
     loc = tuple(error["loc"])
     if len(loc) >= 2 and loc[0] == "topics" and loc[1] in row_of:
-        return f"row {row_of[loc[1]]} (topic {_cut(repr(loc[1]), 60)}): {problem_line(error, keyed, 2, explain)}"
+        return f"row {row_of[loc[1]]} (topic {shown_text(repr(loc[1]), 60)}): {problem_line(error, keyed, 2, explain)}"
     if len(loc) >= 3 and loc[0] == "group_offsets" and loc[2] in row_of:
-        return f"row {row_of[loc[2]]} (topic {_cut(repr(loc[2]), 60)}): {problem_line(error, keyed, 0, explain)}"
+        return f"row {row_of[loc[2]]} (topic {shown_text(repr(loc[2]), 60)}): {problem_line(error, keyed, 0, explain)}"
     return f"header: {problem_line(error, keyed, 0, explain)}"
 
 
@@ -266,10 +266,6 @@ def _partition_data(p: Any) -> Any:
     return p
 
 
-def _cut(text: str, limit: int) -> str:
-    from reconciler.errors import cut
-
-    return cut(text, limit)
 
 
 JSON_BYTES_PER_PARTITION = 400  # a JSON snapshot's size per partition, roughly (example snapshots)
@@ -286,7 +282,7 @@ def count_partitions(path: str | Path) -> int:
             index = names.index("partitions.list.element.partition")
             return sum(meta.row_group(g).column(index).num_values for g in range(meta.num_row_groups))
         except (OSError, ValueError, pa.ArrowException) as e:
-            raise SnapshotError(f"cannot read Parquet snapshot {path}: {_cut(str(e), 300)}; write snapshots with "
+            raise SnapshotError(f"cannot read Parquet snapshot {path}: {shown_text(str(e), 300)}; write snapshots with "
                                 "`reconcile snapshot --format parquet`.") from e
     return Path(path).stat().st_size // JSON_BYTES_PER_PARTITION
 

@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Mapping, Optional
 
-from reconciler.errors import ReconcilerError, cut
+from reconciler.errors import ReconcilerError, shown, shown_text
 from reconciler.models.desired import DesiredState
 from reconciler.models.observed import ObservedState
 from reconciler.planner import PlanOptions, plan
@@ -134,18 +134,16 @@ def _json_snapshots(fleet: str | Path) -> list[Path]:
 def _desired(desired_for: Callable[[str], DesiredState], cluster: str, path: Path) -> DesiredState:
     """The cluster's desired state; a cluster the manifests do not declare is reported with the
     snapshot that names it."""
-    from reconciler.snapshot import quoted
 
     try:
         return desired_for(cluster)
     except ReconcilerError as e:
-        raise ReconcilerError(f"{path} is a snapshot of cluster {quoted(cluster)}, which the manifests cannot plan: "
-                              f"{cut(str(e), 500)}") from e
+        raise ReconcilerError(f"{path} is a snapshot of cluster {shown(cluster)}, which the manifests cannot plan: "
+                              f"{shown_text(str(e), 500)}") from e
 
 
 def _check_cluster(path: Path, observed: ObservedState, cluster: str) -> None:
     if observed.cluster != cluster:
-        from reconciler.snapshot import quoted
-
-        raise ReconcilerError(f"{path} holds a snapshot of cluster {quoted(observed.cluster)} but lies under "
-                              f"{quoted(cluster)}; fleet Parquet snapshots are laid out as <cluster>/<run>.parquet.")
+    
+        raise ReconcilerError(f"{path} holds a snapshot of cluster {shown(observed.cluster)} but lies under "
+                              f"{shown(cluster)}; fleet Parquet snapshots are laid out as <cluster>/<run>.parquet.")

@@ -6,7 +6,7 @@ import os
 import re
 from typing import Mapping, Optional
 
-from reconciler.errors import ReconcilerError
+from reconciler.errors import ReconcilerError, shown
 from reconciler.models.desired import ClientSecurity, ClusterSpec
 
 _REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -37,9 +37,8 @@ def bootstrap_servers(spec: ClusterSpec, env: Optional[Mapping[str, str]] = None
         value = (resolve_references(server, "bootstrap_servers", spec.name, env) or "").strip()
         match = _HOST_PORT.match(value)
         if match is None or not 1 <= int(match.group(2)) <= 65535:
-            shown = value if len(value) <= 60 else value[:57] + "..."
             raise ReconcilerError(
-                f"cluster {spec.name}: bootstrap server {shown!r} is not host:port with a port from 1 to 65535 (e.g. "
+                f"cluster {spec.name}: bootstrap server {shown(value)} is not host:port with a port from 1 to 65535 (e.g. "
                 "kafka-1.example.com:9092); fix bootstrap_servers in the manifests, --bootstrap-servers or "
                 "RECONCILE_BOOTSTRAP_SERVERS.")
         servers.append(value)

@@ -9,7 +9,7 @@ import json
 
 from pydantic import ValidationError
 
-from reconciler.errors import SnapshotError
+from reconciler.errors import MAX_PROBLEMS, SnapshotError, problem_report, shown, validation_problems
 from reconciler.models.plan import PLAN_FORMAT_VERSION, Plan, TruncateRecords
 from reconciler.models.result import ApplyResult
 
@@ -35,7 +35,6 @@ def load_plan_json(text: str | bytes, origin: str = "plan") -> Plan:
     """A saved plan from its JSON (text, or the file's bytes: UTF-8). Anything that is not a plan
     this version wrote is a SnapshotError naming `origin`: not UTF-8, empty, not JSON, nested too
     deep, numbers of thousands of digits; values quoted in messages are cut to a readable length."""
-    from reconciler.errors import cut, validation_problems
     from reconciler.snapshot import read_json_document
 
     data = read_json_document(text, origin, "saved plan")
@@ -43,18 +42,16 @@ def load_plan_json(text: str | bytes, origin: str = "plan") -> Plan:
         raise SnapshotError(f"{origin} is not a saved plan; save one with `reconcile plan --format json -o FILE`.")
     version = data.get("format_version")
     if version != PLAN_FORMAT_VERSION:
-        raise SnapshotError(f"{origin} has plan format version {cut(repr(version), 40)}; this reconcile reads version "
+        raise SnapshotError(f"{origin} has plan format version {shown(version, 40)}; this reconcile reads version "
                             f"{PLAN_FORMAT_VERSION}. Plan again with this version.")
     _drop_derived(data)
     try:
         return Plan.model_validate(data)
     except ValidationError as e:
-        problems = validation_problems(e, MAX_PROBLEMS)
-        more = e.error_count() - len(problems)
-        head = (f"{origin} is not a valid saved plan ({e.error_count()} problem{'s' if e.error_count() != 1 else ''}); "
+        count = e.error_count()
+        head = (f"{origin} is not a valid saved plan ({count} problem{'s' if count != 1 else ''}); "
                 "plan again rather than editing a saved plan:")
-        raise SnapshotError("\n".join([head, *(f"  {p}" for p in problems),
-                                       *([f"  and {more:,} more"] if more > 0 else [])])) from e
+        raise SnapshotError(problem_report(head, count, validation_problems(e, MAX_PROBLEMS))) from e
 
 
 def load_plan_file(path: str) -> Plan:
@@ -66,8 +63,6 @@ def load_plan_file(path: str) -> Plan:
         raise SnapshotError(f"cannot read saved plan {path}: {e.strerror}. Check the path.") from e
     return load_plan_json(raw, origin=path)
 
-
-MAX_PROBLEMS = 20
 
 
 def _drop_derived(data: dict) -> None:
