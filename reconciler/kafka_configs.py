@@ -13,6 +13,8 @@ from reconciler.errors import shown, shown_text
 
 LONG_MAX = 2 ** 63 - 1
 INT_MAX = 2 ** 31 - 1
+# A legal topic name (Topic.validate), apart from "." and "..", which Kafka refuses too.
+TOPIC_NAME = re.compile(r"[a-zA-Z0-9._-]{1,249}")
 
 
 class ConfigType(str, Enum):

@@ -36,7 +36,7 @@ from reconciler.errors import (
     shown,
     shown_text,
 )
-from reconciler.kafka_configs import INT_MAX, LONG_MAX, Unit
+from reconciler.kafka_configs import INT_MAX, LONG_MAX, TOPIC_NAME, Unit
 from reconciler.manifest_docs import (
     DOC_MODELS,
     RULE_KINDS,
@@ -67,7 +67,6 @@ from reconciler.yaml_source import decode, read_yaml_text
 
 __all__ = ["Manifests", "load_manifests", "manifest_json_schema"]
 
-TOPIC_NAME = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
 ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 SECRET_FIELDS = ("password", "ssl_password")
 # Every other key under `security` (a misspelt `pasword` too) may hold a secret: no message shows its value.
@@ -617,7 +616,7 @@ class _Resolver:
             self.problems.add(ref, f"topic name {shown(name)} is not allowed by Kafka")
         elif len(name) > 249:
             self.problems.add(ref, f"topic name is {len(name)} characters long; Kafka allows at most 249")
-        elif not TOPIC_NAME.match(name):
+        elif not TOPIC_NAME.fullmatch(name):
             bad = sorted(set(re.sub(r"[a-zA-Z0-9._-]", "", name)))
             self.problems.add(ref, f"topic name {shown(name)} has characters Kafka does not allow "
                                    f"({shown(''.join(bad))}); use letters, digits, '.', '_' and '-'")

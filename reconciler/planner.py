@@ -82,14 +82,14 @@ def _plan_topic(desired: DesiredState, want: DesiredTopic, have: ObservedTopic |
                          "or the protection first", want)
             else:
                 for partition in have.partitions:
-                    unknown = unreadable(partition)
+                    unknown = partition.unreadable
                     if unknown:
                         out.diag(Severity.WARNING, "partition-offline",
                                  f"{want.name}-{partition.partition} {unknown}: its records are deleted with the "
                                  "topic but not counted in this plan", want, partition.partition, action="delete_topic")
                 out.actions.append(DeleteTopic(
                     topic=want.name, partitions=len(have.partitions),
-                    records=sum(p.record_count for p in have.partitions if not unreadable(p)),
+                    records=sum(p.record_count for p in have.partitions if not p.unreadable),
                     reason="the manifest declares `state: absent`", source=want.source,
                     preconditions=_preconditions(have)))
         return out
@@ -191,7 +191,7 @@ def _truncation(desired: DesiredState, want: DesiredTopic, have: ObservedTopic, 
     for partition in have.partitions:
         # Checked before any rule is resolved: -1 offsets or epochs mean "could not be read", and
         # a rule resolved against them would be wrong (and block the rest of the plan).
-        unknown = unreadable(partition)
+        unknown = partition.unreadable
         if unknown:
             out.diag(Severity.WARNING, "partition-offline",
                      f"{want.name}-{partition.partition} {unknown}; its truncation waits for the next plan, which "
@@ -281,26 +281,9 @@ def _check_delete_fraction(desired: DesiredState, want: DesiredTopic, have: Obse
     for t in planned:
         if t.delete_fraction > limit:
             out.diag(Severity.ERROR, "policy-max-delete-fraction",
-                     f"{want.name}-{t.partition}: {delete_fraction_excess(t, limit)}; move the truncation point in "
+                     f"{want.name}-{t.partition}: {t.delete_fraction_excess(limit)}; move the truncation point in "
                      "smaller steps or raise max_delete_fraction",
                      want, t.partition, desired.policy.source or want.source, action="truncate")
-
-
-def unreadable(partition: ObservedPartition) -> str | None:
-    """Why the partition's offsets cannot be planned on (offline, or not read), or None."""
-    if partition.leader < 0:
-        return "has no leader (offline)"
-    if partition.high_watermark < 0 or partition.log_start_offset < 0:
-        return "could not be read (its offsets are unknown)"
-    if partition.leader_epoch < 0:
-        return "has no known leader epoch, so a truncation could not be fenced"
-    return None
-
-
-def delete_fraction_excess(t: PartitionTruncation, limit: float) -> str:
-    present = t.high_watermark - t.log_start_offset
-    return (f"deleting {t.records_to_delete:,} of {present:,} records ({t.delete_fraction:.0%}) exceeds the "
-            f"policy limit of {limit:.0%} per apply")
 
 
 def _estimated_bytes(have: ObservedTopic, planned: list[PartitionTruncation]) -> int | None:

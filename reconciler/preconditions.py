@@ -17,7 +17,6 @@ from reconciler.kafka_configs import same_config_value
 from reconciler.models.desired import DesiredState, TopicState
 from reconciler.models.observed import ObservedState
 from reconciler.models.plan import CreateTopic, DeleteTopic, TruncateRecords
-from reconciler.planner import delete_fraction_excess, unreadable
 from reconciler.policy import is_protected
 
 
@@ -51,9 +50,9 @@ def truncation_partition_problems(action: TruncateRecords, now: ObservedState) -
         p = current.get(planned.partition)
         if p is None:
             problems[planned.partition] = "partition no longer exists"
-        elif unreadable(p):
+        elif p.unreadable:
             # Not staleness and not data loss: -1 here only means the offsets could not be read.
-            problems[planned.partition] = (f"the partition {unreadable(p)}; nothing was deleted. Apply again "
+            problems[planned.partition] = (f"the partition {p.unreadable}; nothing was deleted. Apply again "
                                            "when it is back")
         elif planned.target_offset > p.high_watermark:
             problems[planned.partition] = (
@@ -85,7 +84,7 @@ def delete_fraction_problems(action: TruncateRecords, desired: DesiredState) -> 
     limit = desired.policy.max_delete_fraction
     if limit is None:
         return {}
-    return {t.partition: delete_fraction_excess(t, limit) + " (the policy now in the manifests); nothing was deleted"
+    return {t.partition: t.delete_fraction_excess(limit) + " (the policy now in the manifests); nothing was deleted"
             for t in action.partitions if t.delete_fraction > limit}
 
 

@@ -42,7 +42,6 @@ files (format detection, parse errors, messages) is `reconciler.snapshot.load_sn
 from __future__ import annotations
 
 import json
-import re
 from datetime import datetime
 from enum import IntEnum
 from typing import Annotated, Any, Optional
@@ -53,14 +52,13 @@ from pydantic import (
     model_validator)
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from reconciler.kafka_configs import INT_MAX, LONG_MAX, TOPIC_NAME
+
 SNAPSHOT_FORMAT_VERSION = 1
 
-INT32_MAX = 2 ** 31 - 1
-INT64_MAX = 2 ** 63 - 1
+INT32_MAX, INT64_MAX = INT_MAX, LONG_MAX
 INT64_MIN = -(2 ** 63)
 UNKNOWN = -1  # the "not known" marker of leaders, epochs and offsets (see the module docstring)
-
-TOPIC_NAME = re.compile(r"[a-zA-Z0-9._-]{1,249}")
 
 
 def _int(low: int, high: int):
@@ -193,6 +191,17 @@ class ObservedPartition(_Model):
         if problems:
             raise _problems("ObservedPartition", problems)
         return self
+
+    @property
+    def unreadable(self) -> Optional[str]:
+        """Why the offsets cannot be planned on (offline, or not read: the -1 markers), or None."""
+        if self.leader < 0:
+            return "has no leader (offline)"
+        if self.high_watermark < 0 or self.log_start_offset < 0:
+            return "could not be read (its offsets are unknown)"
+        if self.leader_epoch < 0:
+            return "has no known leader epoch, so a truncation could not be fenced"
+        return None
 
     @property
     def record_count(self) -> int:

@@ -111,6 +111,11 @@ class PartitionTruncation(_Model):
         present = self.high_watermark - self.log_start_offset
         return self.records_to_delete / present if present else 0.0
 
+    def delete_fraction_excess(self, limit: float) -> str:
+        present = self.high_watermark - self.log_start_offset
+        return (f"deleting {self.records_to_delete:,} of {present:,} records ({self.delete_fraction:.0%}) exceeds "
+                f"the policy limit of {limit:.0%} per apply")
+
 
 class TruncateRecords(_Action):
     kind: Literal["truncate"] = "truncate"
