@@ -48,6 +48,8 @@ from reconciler.manifest_docs import (
     manifest_json_schema,
 )
 from reconciler.models.desired import (
+    ENV_REFERENCE,
+    HOST_PORT_OR_REFERENCE,
     BeforeOffset,
     BeforeTime,
     ClientSecurity,
@@ -67,7 +69,6 @@ from reconciler.yaml_source import decode, read_yaml_text
 
 __all__ = ["Manifests", "load_manifests", "manifest_json_schema"]
 
-ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 SECRET_FIELDS = ("password", "ssl_password")
 # Every other key under `security` (a misspelt `pasword` too) may hold a secret: no message shows its value.
 _NOT_SECRET = frozenset(ClientSecurity.model_fields) - set(SECRET_FIELDS)
@@ -77,7 +78,6 @@ _ENV_LOOKALIKE = re.compile(r"\$[A-Za-z_({]|%[A-Za-z_][A-Za-z0-9_]*%|^\{[A-Za-z_
 _WIRE_MAX = {"partitions": INT_MAX, "replication_factor": 2 ** 15 - 1}
 # Topic configs checked against other settings of the topic once merged (see _sharp_edges).
 _EDGE_CONFIGS = ("min.insync.replicas", "cleanup.policy")
-HOST_PORT = re.compile(r"^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9._-]+|\$\{[A-Za-z_][A-Za-z0-9_]*\}):(\d{1,5})$")
 
 Path_ = tuple  # a path into a YAML document: keys and list indexes
 
@@ -392,13 +392,13 @@ class _Resolver:
         servers = [model.bootstrap_servers] if isinstance(model.bootstrap_servers, str) else model.bootstrap_servers
         servers = [s.strip() for item in servers for s in item.split(",") if s.strip()]
         for i, server in enumerate(servers):
-            match = HOST_PORT.match(server)
+            match = HOST_PORT_OR_REFERENCE.match(server)
             if not match:
                 self.problems.add(doc.ref(("bootstrap_servers",)),
                                   f"bootstrap server {shown(server)} is not host:port (e.g. kafka-1.example.com:9092)")
-            elif not 1 <= int(match.group(2)) <= 65535:
+            elif not 1 <= int(match.group("port")) <= 65535:
                 self.problems.add(doc.ref(("bootstrap_servers",)),
-                                  f"bootstrap server {shown(server)} has port {match.group(2)}; ports are 1 to 65535")
+                                  f"bootstrap server {shown(server)} has port {match.group('port')}; ports are 1 to 65535")
         if not servers:
             self.problems.add(doc.ref(("bootstrap_servers",)), "bootstrap_servers is empty")
         for key in ("partitions", "replication_factor"):  # also reported, at the same place, for each topic

@@ -7,10 +7,8 @@ import re
 from typing import Mapping, Optional
 
 from reconciler.errors import ReconcilerError, shown
-from reconciler.models.desired import ClientSecurity, ClusterSpec
+from reconciler.models.desired import ENV_REFERENCE, HOST_PORT, ClientSecurity, ClusterSpec
 
-_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_HOST_PORT = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$")
 
 
 def resolve_references(value: Optional[str], where: str, cluster: str, env: Mapping[str, str]) -> Optional[str]:
@@ -25,7 +23,7 @@ def resolve_references(value: Optional[str], where: str, cluster: str, env: Mapp
                 f"set. Export it (for example from a CI secret) and run again.")
         return env[name]
 
-    return _REFERENCE.sub(lookup, value)
+    return ENV_REFERENCE.sub(lookup, value)
 
 
 def bootstrap_servers(spec: ClusterSpec, env: Optional[Mapping[str, str]] = None) -> list[str]:
@@ -35,8 +33,8 @@ def bootstrap_servers(spec: ClusterSpec, env: Optional[Mapping[str, str]] = None
     servers = []
     for server in spec.bootstrap_servers:
         value = (resolve_references(server, "bootstrap_servers", spec.name, env) or "").strip()
-        match = _HOST_PORT.match(value)
-        if match is None or not 1 <= int(match.group(2)) <= 65535:
+        match = HOST_PORT.match(value)
+        if match is None or not 1 <= int(match.group("port")) <= 65535:
             raise ReconcilerError(
                 f"cluster {spec.name}: bootstrap server {shown(value)} is not host:port with a port from 1 to 65535 (e.g. "
                 "kafka-1.example.com:9092); fix bootstrap_servers in the manifests, --bootstrap-servers or "

@@ -6,6 +6,7 @@ manifest position it came from, so a diagnostic can point at the line to change.
 """
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from enum import Enum
 from typing import Annotated, Literal, Optional, Union
@@ -138,6 +139,15 @@ class ClientSecurity(_Model):
     ssl_keyfile: Optional[str] = None
     ssl_password: Optional[str] = None
     ssl_check_hostname: bool = True
+
+
+# `${NAME}`: a value read from the environment when connecting (secrets never live in Git).
+ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+# A bootstrap server once references are resolved: host (or [IPv6]) and port.
+_HOST = r"\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+"
+HOST_PORT = re.compile(rf"^(?:{_HOST}):(?P<port>\d{{1,5}})$")
+# As written in a manifest, where the host may still be a reference.
+HOST_PORT_OR_REFERENCE = re.compile(rf"^(?:{_HOST}|{ENV_REFERENCE.pattern}):(?P<port>\d{{1,5}})$")
 
 
 class ClusterSpec(_Model):
