@@ -40,7 +40,7 @@ def synthetic_desired(cluster: str, partitions: int, seed: int = 7) -> DesiredSt
     """Manifests for a synthetic cluster: 90% of its topics, a few it lacks, some drift baked in."""
     rnd = random.Random(f"{seed}-{cluster}-desired")
     topics = {}
-    for i, (name, n) in enumerate(_topic_names(cluster, partitions)):
+    for name, n in _topic_names(cluster, partitions):
         roll = rnd.random()
         if roll < 0.10:
             continue  # unmanaged on the cluster
@@ -194,7 +194,7 @@ def main() -> None:
                   f"{time.perf_counter() - start:.0f}s", file=sys.stderr)
         for engine in args.engines:
             cmd = [sys.executable, __file__, "--run", engine, str(fleet)] + (["--master", args.master] if args.master else [])
-            out = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+            out = subprocess.run(cmd, check=False, capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
             line = [x for x in out.stdout.splitlines() if x.startswith("{")]
             if out.returncode or not line:
                 print(out.stderr[-3000:], file=sys.stderr)
@@ -202,7 +202,8 @@ def main() -> None:
             row = {"clusters": n, "partitions": n * args.partitions, **json.loads(line[-1])}
             results.append(row)
             print(json.dumps(row), flush=True)
-    print("\n| clusters | partitions | engine | wall (s) | peak RSS, Python driver (MiB) | peak RSS, whole process tree (MiB) | findings |")
+    print("\n| clusters | partitions | engine | wall (s) | peak RSS, Python driver (MiB) "
+          "| peak RSS, whole process tree (MiB) | findings |")
     print("|---:|---:|---|---:|---:|---:|---:|")
     for r in results:
         print(f"| {r['clusters']} | {r['partitions']:,} | {r['engine']} | {r['wall_s']} | {r['peak_rss_mib']} | "

@@ -41,7 +41,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from read_cluster import APIS, GROUP, T0, Brokers, names  # noqa: E402  (the shared seeding)
+from read_cluster import APIS, GROUP, T0, Brokers, names
 
 CLUSTER = "bench"
 CUT_MS = T0 + 50_000  # the before_time rule: the first 50 records of each partition
@@ -142,7 +142,7 @@ class Steps:
         wall, cpu, error = time.perf_counter(), time.process_time(), None
         try:
             yield
-        except Exception as e:  # reported, not fatal: the comparison says what failed
+        except Exception as e:  # noqa: BLE001 - reported, not fatal: the comparison says what failed
             error = f"{type(e).__name__}: {e}"[:300]
         self._say({"end": name, "wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu,
                    "error": error, "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024})
@@ -205,7 +205,7 @@ def admin(bootstrap: str, topics: int) -> None:
         assert len(found["topic"]) == topics
     for label, spec in (("earliest", OffsetSpec.EARLIEST), ("latest", OffsetSpec.LATEST)):
         with step(f"list_partition_offsets({label})"):
-            assert len(client.list_partition_offsets({tp: spec for tp in every})) == len(every)
+            assert len(client.list_partition_offsets(dict.fromkeys(every, spec))) == len(every)
     with step("list_partition_offsets(by time)"):
         client.list_partition_offsets({tp: CUT_MS for tp in every if by_index[tp.topic] % 10 == 5})
     with step("list_group_offsets"):
@@ -276,8 +276,8 @@ def report(results: list[dict]) -> str:
                     continue
                 status = f" ({s['error']})" if s.get("error") else ""
                 rows.append([f"{r['topics']:,}", s["name"] + status, f"{s['wall']:.2f}", f"{s['cpu']:.2f}",
-                             f"{s['rss_mib']:.0f}" if "rss_mib" in s else "", f"{max(0, s['broker_cpu']):.2f}", f"{sum(s['counts'].values())}: {_apis(s['counts'])}"
-                             if s["counts"] else "0"])
+                             f"{s['rss_mib']:.0f}" if "rss_mib" in s else "", f"{max(0, s['broker_cpu']):.2f}",
+                             f"{sum(s['counts'].values())}: {_apis(s['counts'])}" if s["counts"] else "0"])
             finished = "" if not run["killed"] else f" (killed after {run['timeout_s'] / 60:.0f} min)"
             total = sum(sum(s.get("counts", {}).values()) for s in run["steps"])
             rows.append([f"{r['topics']:,}", f"**whole process**{finished}", f"{run['wall']:.2f}",
@@ -286,7 +286,7 @@ def report(results: list[dict]) -> str:
                              "requests"], rows))
     out += ["", "1-minute load average before/between/after the runs: " + "; ".join(
         f"{r['topics']:,} topics: " + ", ".join(f"{x:.2f}" for x in r["load"]) for r in results)
-        + f". Broker process peak RSS after seeding: "
+        + ". Broker process peak RSS after seeding: "
         + ", ".join(f"{r['broker_seed_rss_mib']:.0f} MiB" for r in results) + "."]
     return "\n".join(out)
 

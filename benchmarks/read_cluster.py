@@ -20,7 +20,6 @@ import statistics
 import time
 from collections import Counter
 from datetime import datetime, timezone
-
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -86,7 +85,7 @@ class Brokers:
         self._pipe, there = multiprocessing.Pipe()
         self.process = multiprocessing.Process(target=serve, args=(there, topics, partitions, replication_factor))
 
-    def __enter__(self) -> "Brokers":
+    def __enter__(self) -> Brokers:
         self.process.start()
         self.bootstrap_servers = self._pipe.recv()
         return self

@@ -21,18 +21,16 @@ Safety rules, in the order they act:
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from reconciler.errors import PlanRejected
 from reconciler.models.desired import DesiredState
 from reconciler.models.observed import ObservedState
-from reconciler.models.plan import (
-    AddPartitions, AlterConfigs, CreateTopic, DeleteTopic, Plan, TruncateRecords)
+from reconciler.models.plan import AddPartitions, AlterConfigs, CreateTopic, DeleteTopic, Plan, TruncateRecords
 from reconciler.models.result import ActionOutcome, ApplyResult, PartitionOutcome, Status
 from reconciler.ports import BrokerError, ClusterPort, EpochCheck, ErrorKind, create_topic_batches
-from reconciler.preconditions import (
-    delete_fraction_problems, manifest_refusals, topic_changes, truncation_partition_problems)
+from reconciler.preconditions import delete_fraction_problems, manifest_refusals, topic_changes, truncation_partition_problems
 from reconciler.validation import broker_refusals
 
 _SEVERITY = [Status.ALREADY_SATISFIED, Status.APPLIED, Status.REFUSED, Status.FAILED]

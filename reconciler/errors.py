@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 import re
 import reprlib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from pydantic import ValidationError
 

@@ -22,9 +22,10 @@ inherits.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Literal, Mapping, Optional
+from typing import Literal
 
 import yaml
 
@@ -47,13 +48,13 @@ _CANONICAL_INT = re.compile(r"-?(0|[1-9][0-9]*)")
 
 @dataclass(frozen=True)
 class ImportOptions:
-    topics: Optional[str] = None              # regex searched in the name: only matching topics
+    topics: str | None = None              # regex searched in the name: only matching topics
     exclude: tuple[str, ...] = ()             # regexes searched in the name: never imported
     group_by: GroupBy = "prefix"
     overwrite: bool = False
     bootstrap_servers: tuple[str, ...] = ()   # for a new Cluster document; default: the snapshot's brokers
     live: bool = False                        # only changes the header's wording
-    now: Optional[datetime] = None            # header time when the observed state has none
+    now: datetime | None = None            # header time when the observed state has none
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ class ImportResult:
     # What rewriting those files removes and the import does not write again.
     dropped: list[str] = field(default_factory=list)
     topics: dict[str, str] = field(default_factory=dict)  # imported topic -> its file
-    cluster_file: Optional[str] = None                    # set when a Cluster document is written
+    cluster_file: str | None = None                    # set when a Cluster document is written
     skipped: list[Skipped] = field(default_factory=list)
     left_out: list[LeftOut] = field(default_factory=list)
 

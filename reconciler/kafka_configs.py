@@ -50,7 +50,7 @@ def _k(name, type_, default, unit=Unit.NONE, choices=None, minimum=None, maximum
     return TopicConfigKey(name, type_, default, unit, choices, minimum, maximum, broker)
 
 
-B, I, L, D, S, LS = (ConfigType.BOOLEAN, ConfigType.INT, ConfigType.LONG, ConfigType.DOUBLE,
+B, I, L, D, S, LS = (ConfigType.BOOLEAN, ConfigType.INT, ConfigType.LONG, ConfigType.DOUBLE,  # noqa: E741 - short type names keep the catalogue one row per key
                      ConfigType.STRING, ConfigType.LIST)
 
 TOPIC_CONFIGS: dict[str, TopicConfigKey] = {c.name: c for c in [

@@ -6,7 +6,7 @@ one DesiredState per cluster happens in reconciler.manifests.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -15,7 +15,7 @@ from reconciler.models.desired import ClientSecurity
 TopicStateName = Literal["present", "absent"]
 UndeclaredName = Literal["report", "remove"]
 
-ConfigValue = Union[str, int, float, bool, list[Union[str, int]], None]
+ConfigValue = str | int | float | bool | list[str | int] | None
 
 # An empty list here is a mistake (a topic on no cluster, a rule waiting for no group), never a choice.
 NonEmptyNames = Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]
@@ -28,15 +28,15 @@ class _Doc(BaseModel):
 class RuleEntry(_Doc):
     """One truncation rule: exactly one of the fields is given."""
 
-    before_offset: Optional[Union[int, dict[int, int]]] = Field(
+    before_offset: int | dict[int, int] | None = Field(
         None, description="Delete records before this offset in every partition, or {partition: offset}.")
-    before_time: Optional[Union[datetime, str]] = Field(
+    before_time: datetime | str | None = Field(
         None, description="Delete records older than this RFC 3339 time (with a timezone).")
-    keep_last: Optional[int] = Field(None, description="Keep only the last N records of each partition.")
-    everything: Optional[bool] = Field(None, description="true: delete every record present at plan time.")
-    consumed_by: Optional[NonEmptyNames] = Field(
+    keep_last: int | None = Field(None, description="Keep only the last N records of each partition.")
+    everything: bool | None = Field(None, description="true: delete every record present at plan time.")
+    consumed_by: NonEmptyNames | None = Field(
         None, description="Delete what every one of these consumer groups has committed past.")
-    rule: Optional[str] = Field(None, description="Use the shared TruncationRule of this name.")
+    rule: str | None = Field(None, description="Use the shared TruncationRule of this name.")
 
     def kinds(self) -> list[str]:
         return [k for k in RULE_KINDS if getattr(self, k) is not None]
@@ -46,38 +46,38 @@ RULE_KINDS = ("before_offset", "before_time", "keep_last", "everything", "consum
 
 
 class TopicDefaults(_Doc):
-    partitions: Optional[int] = None
-    replication_factor: Optional[int] = None
+    partitions: int | None = None
+    replication_factor: int | None = None
     configs: dict[str, ConfigValue] = Field(default_factory=dict)
 
 
 class TopicOverride(_Doc):
     """What differs on one cluster."""
 
-    partitions: Optional[int] = None
-    replication_factor: Optional[int] = None
+    partitions: int | None = None
+    replication_factor: int | None = None
     configs: dict[str, ConfigValue] = Field(default_factory=dict)
-    undeclared_configs: Optional[UndeclaredName] = None
-    protected: Optional[bool] = None
-    truncate: Optional[list[RuleEntry]] = Field(None, description="Replaces the topic's rules on this cluster.")
+    undeclared_configs: UndeclaredName | None = None
+    protected: bool | None = None
+    truncate: list[RuleEntry] | None = Field(None, description="Replaces the topic's rules on this cluster.")
 
 
 class _TopicFields(_Doc):
-    state: Optional[TopicStateName] = Field(None, description="absent: delete the topic (explicit opt-in).")
-    partitions: Optional[int] = None
-    replication_factor: Optional[int] = None
+    state: TopicStateName | None = Field(None, description="absent: delete the topic (explicit opt-in).")
+    partitions: int | None = None
+    replication_factor: int | None = None
     configs: dict[str, ConfigValue] = Field(default_factory=dict)
-    undeclared_configs: Optional[UndeclaredName] = Field(
+    undeclared_configs: UndeclaredName | None = Field(
         None, description="Keys set on the cluster but not declared: report (default) or remove.")
-    protected: Optional[bool] = Field(None, description="Never delete or truncate this topic.")
+    protected: bool | None = Field(None, description="Never delete or truncate this topic.")
     truncate: list[RuleEntry] = Field(default_factory=list)
 
 
 class ClusterDoc(_Doc):
     kind: Literal["Cluster"]
     name: str
-    bootstrap_servers: Union[list[str], str]
-    security: Optional[ClientSecurity] = None
+    bootstrap_servers: list[str] | str
+    security: ClientSecurity | None = None
     labels: dict[str, str] = Field(default_factory=dict)
     ignore_topics: list[str] = Field(default_factory=list, description="Regexes never reported as unmanaged.")
     defaults: TopicDefaults = Field(default_factory=TopicDefaults)
@@ -85,13 +85,13 @@ class ClusterDoc(_Doc):
 
 class PolicyDoc(_Doc):
     kind: Literal["Policy"]
-    clusters: Optional[NonEmptyNames] = Field(None, description="Clusters it applies to (default: all).")
-    topic_name_pattern: Optional[str] = None
-    min_partitions: Optional[int] = None
-    max_partitions: Optional[int] = None
-    allowed_replication_factors: Optional[Annotated[list[int], Field(min_length=1)]] = None
+    clusters: NonEmptyNames | None = Field(None, description="Clusters it applies to (default: all).")
+    topic_name_pattern: str | None = None
+    min_partitions: int | None = None
+    max_partitions: int | None = None
+    allowed_replication_factors: Annotated[list[int], Field(min_length=1)] | None = None
     required_configs: dict[str, ConfigValue] = Field(default_factory=dict)
-    max_delete_fraction: Optional[Union[float, int]] = Field(
+    max_delete_fraction: float | int | None = Field(
         None, description="Largest fraction (0, 1] of a partition's records one apply may delete.")
     protected_topic_patterns: list[str] = Field(default_factory=list)
 
@@ -109,8 +109,8 @@ class TopicTemplateDoc(_TopicFields):
 class TopicDoc(_TopicFields):
     kind: Literal["Topic"]
     name: str
-    clusters: Optional[Union[NonEmptyNames, Literal["all"]]] = Field(None, description="Default: every cluster.")
-    template: Optional[str] = None
+    clusters: NonEmptyNames | Literal["all"] | None = Field(None, description="Default: every cluster.")
+    template: str | None = None
     overrides: dict[str, TopicOverride] = Field(default_factory=dict, description="Per cluster name.")
 
 
@@ -118,7 +118,7 @@ DOC_MODELS: dict[str, type[_Doc]] = {
     "Cluster": ClusterDoc, "Policy": PolicyDoc, "TruncationRule": TruncationRuleDoc,
     "TopicTemplate": TopicTemplateDoc, "Topic": TopicDoc}
 
-AnyDoc = Annotated[Union[tuple(DOC_MODELS.values())], Field(discriminator="kind")]
+AnyDoc = Annotated[Union[tuple(DOC_MODELS.values())], Field(discriminator="kind")]  # noqa: UP007 - built from a tuple
 
 
 def manifest_json_schema() -> dict[str, Any]:

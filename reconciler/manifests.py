@@ -391,7 +391,7 @@ class _Resolver:
         doc, model = entry.doc, entry.model
         servers = [model.bootstrap_servers] if isinstance(model.bootstrap_servers, str) else model.bootstrap_servers
         servers = [s.strip() for item in servers for s in item.split(",") if s.strip()]
-        for i, server in enumerate(servers):
+        for server in servers:
             match = HOST_PORT_OR_REFERENCE.match(server)
             if not match:
                 self.problems.add(doc.ref(("bootstrap_servers",)),
@@ -627,7 +627,8 @@ class _Resolver:
             folded = name.replace(".", "_")
             if folded in seen:
                 self.problems.add(topics[name].source, f"topics {shown(seen[folded])} and {shown(name)} collide on "
-                                  f"cluster {shown_text(cluster)}: Kafka treats '.' and '_' as the same in metric names and refuses one")
+                                  f"cluster {shown_text(cluster)}: Kafka treats '.' and '_' as the same in metric names "
+                                  "and refuses one")
             else:
                 seen[folded] = name
 

@@ -20,12 +20,31 @@ from dataclasses import dataclass, field
 from reconciler import kafka_configs
 from reconciler.kafka_configs import same_config_value
 from reconciler.models.desired import (
-    BeforeOffset, BeforeTime, ConsumedBy, DesiredState, DesiredTopic, Everything, KeepLast, TopicState,
-    UndeclaredConfigs)
+    BeforeOffset,
+    BeforeTime,
+    ConsumedBy,
+    DesiredState,
+    DesiredTopic,
+    Everything,
+    KeepLast,
+    TopicState,
+    UndeclaredConfigs,
+)
 from reconciler.models.observed import ObservedPartition, ObservedState, ObservedTopic
 from reconciler.models.plan import (
-    ACTION_ORDER, AddPartitions, AlterConfigs, ConfigChange, CreateTopic, DeleteTopic, Diagnostic,
-    PartitionTruncation, Plan, Severity, TopicPreconditions, TruncateRecords)
+    ACTION_ORDER,
+    AddPartitions,
+    AlterConfigs,
+    ConfigChange,
+    CreateTopic,
+    DeleteTopic,
+    Diagnostic,
+    PartitionTruncation,
+    Plan,
+    Severity,
+    TopicPreconditions,
+    TruncateRecords,
+)
 from reconciler.policy import is_protected
 
 

@@ -14,8 +14,8 @@ testable without a cluster and keeps the adapter free of manifest knowledge.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Optional
 
 from reconciler.models.desired import BeforeTime, ConsumedBy, DesiredState, TopicState
 from reconciler.models.plan import Plan, TruncateRecords
@@ -23,7 +23,7 @@ from reconciler.models.plan import Plan, TruncateRecords
 
 @dataclass(frozen=True)
 class ReadScope:
-    topics: Optional[frozenset[str]]
+    topics: frozenset[str] | None
     list_all: bool
     timestamps: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     epoch_topics: frozenset[str] = frozenset()
@@ -34,7 +34,7 @@ class ReadScope:
         return self.topics is None or topic in self.topics
 
     @property
-    def metadata_topics(self) -> Optional[list[str]]:
+    def metadata_topics(self) -> list[str] | None:
         """The topic names to ask Metadata for; None for every topic."""
         return None if self.list_all or self.topics is None else sorted(self.topics)
 
@@ -61,7 +61,7 @@ def desired_scope(desired: DesiredState) -> ReadScope:
         groups={g: frozenset(t) for g, t in sorted(groups.items())})
 
 
-def topics_scope(names: Optional[Iterable[str]]) -> ReadScope:
+def topics_scope(names: Iterable[str] | None) -> ReadScope:
     """Named topics (None: all of them) with their full configs, for import and snapshots."""
     if names is None:
         return ReadScope(topics=None, list_all=True)

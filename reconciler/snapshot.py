@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -53,13 +53,14 @@ def validate_snapshot(data: dict, origin: str) -> ObservedState:
                                validation_problems(e, MAX_PROBLEMS, SNAPSHOT_KEYS, explain=explain)) from e
 
 
-def explain(error: Any) -> Optional[str]:
+def explain(error: Any) -> str | None:
     """Clearer words than pydantic's for the snapshot's own ranges."""
     bound = (error.get("ctx") or {})
     if error["type"] == "greater_than_equal" and bound.get("ge") == -1:
         return "must be >= 0 (-1 is the marker for a value not known; see reconciler.models.observed)"
     if error["type"] == "less_than_equal" and bound.get("le") in (INT64_MAX, INT32_MAX):
-        return f"above {'int64' if bound['le'] == INT64_MAX else 'int32'}'s maximum {bound['le']}, so Kafka cannot have reported it"
+        width = "int64" if bound["le"] == INT64_MAX else "int32"
+        return f"above {width}'s maximum {bound['le']}, so Kafka cannot have reported it"
     return None
 
 
@@ -70,7 +71,7 @@ def invalid_snapshot(origin: str, count: int, problems: list[str]) -> SnapshotEr
     return SnapshotError(problem_report(head, count, problems))
 
 
-def check_cluster(observed: ObservedState, path: str | Path, manifests: Any, cluster: Optional[str] = None) -> ObservedState:
+def check_cluster(observed: ObservedState, path: str | Path, manifests: Any, cluster: str | None = None) -> ObservedState:
     """The snapshot is of `cluster` (when given) and of a cluster the manifests declare (`manifests`:
     anything with `cluster_names()`); SnapshotError naming the file otherwise."""
     if cluster and cluster != observed.cluster:

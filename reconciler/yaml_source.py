@@ -335,7 +335,7 @@ class _Converter:
         self.secret_nodes: set[int] = set()
 
     def finish(self) -> None:
-        for key, (node, path, message, hidden) in self.pending.items():
+        for key, (node, _path, message, hidden) in self.pending.items():
             self.report(node.line, node.column, hidden if key in self.secret_nodes else message)
 
     def refuse(self, path: Path_, node) -> None:
@@ -476,8 +476,8 @@ def _short_tag(tag: str) -> str:
 
 _NULL = {"", "~", "null", "Null", "NULL"}
 _BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
-_BOOL_11 = {**_BOOL, **{w: True for w in ("yes", "Yes", "YES", "on", "On", "ON", "y", "Y")},
-            **{w: False for w in ("no", "No", "NO", "off", "Off", "OFF", "n", "N")}}
+_BOOL_11 = {**_BOOL, **dict.fromkeys(("yes", "Yes", "YES", "on", "On", "ON", "y", "Y"), True),
+            **dict.fromkeys(("no", "No", "NO", "off", "Off", "OFF", "n", "N"), False)}
 _INT = re.compile(r"[-+]?[0-9]+")
 _OCT = re.compile(r"0o[0-7]+")
 _HEX = re.compile(r"0x[0-9a-fA-F]+")

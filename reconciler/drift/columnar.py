@@ -26,7 +26,7 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -37,11 +37,11 @@ PARQUET_FORMAT_VERSION = 1
 METADATA_KEY = b"reconciler.snapshot"
 
 
-def run_name(taken_at: Optional[datetime]) -> str:
+def run_name(taken_at: datetime | None) -> str:
     return utc(taken_at or datetime.now(timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
 
 
-def utc(value: Optional[datetime]) -> Optional[datetime]:
+def utc(value: datetime | None) -> datetime | None:
     if value is None:
         return None
     return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)

@@ -12,17 +12,35 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from datetime import datetime
-from typing import Optional
 
+from reconciler.drift.model import (
+    ITEM_KINDS,
+    ClusterDrift,
+    ConfigDrift,
+    DataLossSignal,
+    DriftCounts,
+    DriftItem,
+    PendingChange,
+    PendingTruncation,
+    PlanDiagnostic,
+    ReplicaProblem,
+    TopicDrift,
+    TruncationRow,
+    UnverifiedPartition,
+)
 from reconciler.models.desired import DesiredState, DesiredTopic, UndeclaredConfigs
 from reconciler.models.observed import ConfigSource, ObservedState, ObservedTopic
 from reconciler.models.plan import (
-    ACTION_SYMBOLS, AddPartitions, AlterConfigs, CreateTopic, DeleteTopic, Plan, Severity, TruncateRecords)
+    ACTION_SYMBOLS,
+    AddPartitions,
+    AlterConfigs,
+    CreateTopic,
+    DeleteTopic,
+    Plan,
+    Severity,
+    TruncateRecords,
+)
 from reconciler.planner import PlanOptions, plan, same_config_value
-
-from reconciler.drift.model import (
-    ITEM_KINDS, ClusterDrift, ConfigDrift, DataLossSignal, DriftCounts, DriftItem, PendingChange,
-    PendingTruncation, PlanDiagnostic, ReplicaProblem, TopicDrift, TruncationRow, UnverifiedPartition)
 
 _BROKER_SOURCES = {ConfigSource.DYNAMIC_BROKER_CONFIG.name, ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG.name,
                    ConfigSource.STATIC_BROKER_CONFIG.name}
@@ -48,7 +66,7 @@ def plan_one_topic(desired: DesiredState, observed: ObservedState, topic: str,
 
 
 def drift_one_topic(desired: DesiredState, observed: ObservedState, topic: str,
-                    earlier: Optional[ObservedTopic] = None, epoch_end_offsets: Optional[Mapping[int, int]] = None,
+                    earlier: ObservedTopic | None = None, epoch_end_offsets: Mapping[int, int] | None = None,
                     options: PlanOptions = PlanOptions()) -> TopicDrift:
     """Plan one topic on its own and classify what the plan and the snapshots show."""
     p = plan_one_topic(desired, observed, topic, options)
@@ -58,10 +76,10 @@ def drift_one_topic(desired: DesiredState, observed: ObservedState, topic: str,
 
 # --- one topic ------------------------------------------------------------------------------------
 
-def topic_drift(topic: str, desired: Optional[DesiredTopic], observed: Optional[ObservedTopic], actions: list,
-                diagnostics: list, unmanaged: bool, earlier: Optional[ObservedTopic] = None,
-                epoch_end_offsets: Optional[Mapping[int, int]] = None,
-                epoch_unanswered: Optional[Mapping[int, str]] = None) -> TopicDrift:
+def topic_drift(topic: str, desired: DesiredTopic | None, observed: ObservedTopic | None, actions: list,
+                diagnostics: list, unmanaged: bool, earlier: ObservedTopic | None = None,
+                epoch_end_offsets: Mapping[int, int] | None = None,
+                epoch_unanswered: Mapping[int, str] | None = None) -> TopicDrift:
     """Everything found for one topic, from the plan's actions and diagnostics for this topic and
     whether the plan lists it as unmanaged.
 
@@ -110,7 +128,7 @@ def _summarise(action) -> PendingChange:
                          summary=summary, destructive=action.destructive)
 
 
-def _origin(source: Optional[str]) -> str:
+def _origin(source: str | None) -> str:
     if source is None:
         return "absent"
     if source == ConfigSource.DYNAMIC_TOPIC_CONFIG.name:
@@ -120,7 +138,7 @@ def _origin(source: Optional[str]) -> str:
     return "broker"
 
 
-def _config_drift(topic: str, desired: Optional[DesiredTopic], observed: Optional[ObservedTopic], actions,
+def _config_drift(topic: str, desired: DesiredTopic | None, observed: ObservedTopic | None, actions,
                   diagnostics) -> list[ConfigDrift]:
     out = []
     for action in actions:
@@ -152,7 +170,7 @@ def _config_drift(topic: str, desired: Optional[DesiredTopic], observed: Optiona
     return sorted(out, key=lambda c: c.key)
 
 
-def _truncation_rows(action: TruncateRecords, observed: Optional[ObservedTopic]) -> list[TruncationRow]:
+def _truncation_rows(action: TruncateRecords, observed: ObservedTopic | None) -> list[TruncationRow]:
     by_index = {p.partition: p for p in observed.partitions} if observed else {}
     rows = []
     for t in action.partitions:
@@ -228,7 +246,7 @@ def _data_loss(observed: ObservedTopic, earlier: ObservedTopic, epoch_end_offset
 
 # --- a cluster ------------------------------------------------------------------------------------
 
-def assemble(cluster: str, cluster_id: Optional[str], observed_at: Optional[datetime], since: Optional[datetime],
+def assemble(cluster: str, cluster_id: str | None, observed_at: datetime | None, since: datetime | None,
              topics: Iterable[TopicDrift]) -> ClusterDrift:
     """A cluster's report from its topics' findings, in any order."""
     topics = sorted(topics, key=lambda t: t.topic)
@@ -302,9 +320,9 @@ def _config_detail(c: ConfigDrift) -> str:
 
 
 def cluster_drift(desired: DesiredState, observed: ObservedState, cluster_plan: Plan,
-                  earlier: Optional[ObservedState] = None,
-                  epoch_end_offsets: Optional[Mapping[tuple[str, int], int]] = None,
-                  epoch_unanswered: Optional[Mapping[tuple[str, int], str]] = None) -> ClusterDrift:
+                  earlier: ObservedState | None = None,
+                  epoch_end_offsets: Mapping[tuple[str, int], int] | None = None,
+                  epoch_unanswered: Mapping[tuple[str, int], str] | None = None) -> ClusterDrift:
     """A cluster's report from its whole plan (what the local engine does)."""
     actions, diagnostics, ends, unanswered = defaultdict(list), defaultdict(list), defaultdict(dict), defaultdict(dict)
     for a in cluster_plan.actions:

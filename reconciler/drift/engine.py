@@ -6,18 +6,17 @@ engine lives in `reconciler.drift.spark_job`, imported only when it runs.
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Mapping, Optional
 
+from reconciler.drift.compute import cluster_drift
+from reconciler.drift.model import ClusterDrift, DriftReport
 from reconciler.errors import ReconcilerError, shown, shown_text
 from reconciler.models.desired import DesiredState
 from reconciler.models.observed import ObservedState
 from reconciler.planner import PlanOptions, plan
-
-from reconciler.drift.compute import cluster_drift
-from reconciler.drift.model import ClusterDrift, DriftReport
 
 ENGINES = ("local", "spark", "auto")
 
@@ -30,10 +29,10 @@ ENGINES = ("local", "spark", "auto")
 AUTO_SPARK_THRESHOLD_PARTITIONS = 600_000
 
 
-def drift_for_cluster(desired: DesiredState, observed: ObservedState, earlier: Optional[ObservedState] = None,
-                      epoch_end_offsets: Optional[Mapping[tuple[str, int], int]] = None,
+def drift_for_cluster(desired: DesiredState, observed: ObservedState, earlier: ObservedState | None = None,
+                      epoch_end_offsets: Mapping[tuple[str, int], int] | None = None,
                       options: PlanOptions = PlanOptions(),
-                      epoch_unanswered: Optional[Mapping[tuple[str, int], str]] = None) -> ClusterDrift:
+                      epoch_unanswered: Mapping[tuple[str, int], str] | None = None) -> ClusterDrift:
     """One cluster, in-process: the whole cluster planned at once, then classified.
 
     `epoch_end_offsets` and `epoch_unanswered`: leader-epoch evidence from a live cluster
@@ -42,7 +41,7 @@ def drift_for_cluster(desired: DesiredState, observed: ObservedState, earlier: O
                          epoch_unanswered)
 
 
-def report_of(clusters: list[ClusterDrift], engine: str, generated_at: Optional[datetime] = None) -> DriftReport:
+def report_of(clusters: list[ClusterDrift], engine: str, generated_at: datetime | None = None) -> DriftReport:
     return DriftReport(generated_at=generated_at or datetime.now(timezone.utc), engine=engine,
                        clusters=sorted(clusters, key=lambda c: c.cluster))
 
@@ -51,10 +50,10 @@ def report_of(clusters: list[ClusterDrift], engine: str, generated_at: Optional[
 class FleetResult:
     report: DriftReport
     engine: str
-    tables: Optional[Path] = None  # directory holding drift_items/ and pending_truncations/
+    tables: Path | None = None  # directory holding drift_items/ and pending_truncations/
 
 
-def choose_engine(engine: str, fleet: str | Path, master: Optional[str] = None) -> str:
+def choose_engine(engine: str, fleet: str | Path, master: str | None = None) -> str:
     """`auto`: Spark when a master is given or the fleet's latest snapshots hold more partitions
     than the threshold (and pyspark is installed), local otherwise. Decided from Parquet footers,
     without importing pyspark."""
@@ -75,9 +74,9 @@ def choose_engine(engine: str, fleet: str | Path, master: Optional[str] = None) 
 
 
 def run_fleet(fleet: str | Path, desired_for: Callable[[str], DesiredState], engine: str = "auto",
-              master: Optional[str] = None, tables: Optional[str | Path] = None,
-              options: PlanOptions = PlanOptions(), generated_at: Optional[datetime] = None,
-              spark_conf: Optional[Mapping[str, str]] = None) -> FleetResult:
+              master: str | None = None, tables: str | Path | None = None,
+              options: PlanOptions = PlanOptions(), generated_at: datetime | None = None,
+              spark_conf: Mapping[str, str] | None = None) -> FleetResult:
     """Every cluster's latest snapshot under `fleet` against its desired state; each cluster's
     previous snapshot, when there is one, is the earlier state for data-loss signals."""
     chosen = choose_engine(engine, fleet, master)
@@ -106,7 +105,7 @@ def run_fleet(fleet: str | Path, desired_for: Callable[[str], DesiredState], eng
 
 
 def run_local(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: PlanOptions = PlanOptions(),
-              generated_at: Optional[datetime] = None) -> DriftReport:
+              generated_at: datetime | None = None) -> DriftReport:
     """The local engine: one cluster at a time, so memory holds one cluster's snapshots."""
     from reconciler.drift.columnar import discover_fleet
     from reconciler.snapshot import load_snapshot
@@ -144,6 +143,6 @@ def _desired(desired_for: Callable[[str], DesiredState], cluster: str, path: Pat
 
 def _check_cluster(path: Path, observed: ObservedState, cluster: str) -> None:
     if observed.cluster != cluster:
-    
+
         raise ReconcilerError(f"{path} holds a snapshot of cluster {shown(observed.cluster)} but lies under "
                               f"{shown(cluster)}; fleet Parquet snapshots are laid out as <cluster>/<run>.parquet.")

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from reconciler.ports import ClusterPort, EpochCheck
 from reconciler.models.observed import ObservedState
+from reconciler.ports import ClusterPort, EpochCheck
 
 TopicPartition = tuple[str, int]
 
@@ -52,7 +52,7 @@ def epoch_evidence(kafka: ClusterPort, earlier: ObservedState, observed: Observe
         return EpochEvidence()
     if not kafka.supports_epoch_fencing():
         reason = "the brokers do not offer OffsetForLeaderEpoch v2+"
-        return EpochEvidence(unanswered={tp: reason for tp in requests})
+        return EpochEvidence(unanswered=dict.fromkeys(requests, reason))
     return classify(requests, kafka.epoch_end_offsets(requests))
 
 

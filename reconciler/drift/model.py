@@ -8,7 +8,7 @@ one `TruncationRow` (one row of the `pending_truncations` table).
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal, Optional
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -52,9 +52,9 @@ class ConfigDrift(_Model):
     # inherited value differs; not-pinned: inherited value equals the manifest's but is not set on
     # the topic (a broker change would move it); undeclared: set on the topic, not in the manifest.
     origin: Literal["topic", "broker", "default", "absent"]
-    source: Optional[str] = None  # the ConfigSource name reported by the broker
-    current: Optional[str] = None
-    desired: Optional[str] = None
+    source: str | None = None  # the ConfigSource name reported by the broker
+    current: str | None = None
+    desired: str | None = None
     sensitive: bool = False
     will_remove: bool = False  # undeclared and the topic opts in to `undeclared_configs: remove`
 
@@ -68,7 +68,7 @@ class TruncationRow(_Model):
     high_watermark: int
     target_offset: int
     records: int
-    estimated_bytes: Optional[int] = None  # None when the partition's size is unknown
+    estimated_bytes: int | None = None  # None when the partition's size is unknown
 
 
 class PendingTruncation(_Model):
@@ -76,7 +76,7 @@ class PendingTruncation(_Model):
     rules: list[str]
     partitions: int
     records: int
-    estimated_bytes: Optional[int] = None  # None unless every cut partition's size is known
+    estimated_bytes: int | None = None  # None unless every cut partition's size is known
 
 
 class ReplicaProblem(_Model):
@@ -100,7 +100,7 @@ class DataLossSignal(_Model):
     current_epoch: int
     current_high_watermark: int
     # The end offset the current leader reports for earlier_epoch (OffsetForLeaderEpoch), when asked.
-    epoch_end_offset: Optional[int] = None
+    epoch_end_offset: int | None = None
     records_lost: int  # upper bound: offsets seen earlier that the log no longer holds as they were
 
 
@@ -126,8 +126,8 @@ class PlanDiagnostic(_Model):
     severity: str
     code: str
     message: str
-    topic: Optional[str] = None
-    partition: Optional[int] = None
+    topic: str | None = None
+    partition: int | None = None
 
 
 class DriftItem(_Model):
@@ -136,11 +136,11 @@ class DriftItem(_Model):
     cluster: str
     kind: ItemKind
     topic: str
-    partition: Optional[int] = None
-    key: Optional[str] = None
+    partition: int | None = None
+    key: str | None = None
     detail: str
-    records: Optional[int] = None
-    bytes: Optional[int] = None
+    records: int | None = None
+    bytes: int | None = None
 
 
 class TopicDrift(_Model):
@@ -153,7 +153,7 @@ class TopicDrift(_Model):
     unmanaged: bool = False  # on the cluster, in no manifest, not excluded
     changes: list[PendingChange] = Field(default_factory=list)
     config: list[ConfigDrift] = Field(default_factory=list)
-    truncation: Optional[PendingTruncation] = None
+    truncation: PendingTruncation | None = None
     truncation_rows: list[TruncationRow] = Field(default_factory=list)
     replicas: list[ReplicaProblem] = Field(default_factory=list)
     data_loss: list[DataLossSignal] = Field(default_factory=list)
@@ -183,9 +183,9 @@ class DriftCounts(_Model):
 
 class ClusterDrift(_Model):
     cluster: str
-    cluster_id: Optional[str] = None
-    observed_at: Optional[datetime] = None
-    since: Optional[datetime] = None  # when the earlier snapshot was taken, if one was given
+    cluster_id: str | None = None
+    observed_at: datetime | None = None
+    since: datetime | None = None  # when the earlier snapshot was taken, if one was given
     topics_observed: int = 0
     topics_managed: int = 0
     partitions_observed: int = 0
@@ -208,8 +208,8 @@ class ClusterDrift(_Model):
 
 class DriftReport(_Model):
     format_version: int = DRIFT_FORMAT_VERSION
-    generated_at: Optional[datetime] = None
-    engine: Optional[str] = None
+    generated_at: datetime | None = None
+    engine: str | None = None
     clusters: list[ClusterDrift] = Field(default_factory=list)
 
     @property

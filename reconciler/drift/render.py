@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 import json
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from reconciler.drift.model import ITEM_KINDS, ClusterDrift, DriftReport
 
@@ -34,7 +34,7 @@ def render_report(report: DriftReport, fmt: str, max_rows: int = MAX_ROWS) -> st
     raise ValueError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
 
 
-def human_bytes(n: Optional[int]) -> str:
+def human_bytes(n: int | None) -> str:
     if n is None:
         return "unknown"
     value = float(n)
@@ -220,7 +220,7 @@ def _esc(value) -> str:
 
 
 def _bar_chart(title: str, rows: list[tuple[str, list[tuple[str, float]]]], value_label: Callable[[float], str],
-               legend: Optional[list[tuple[str, str]]] = None, width: int = CHART_WIDTH, wide: bool = False) -> str:
+               legend: list[tuple[str, str]] | None = None, width: int = CHART_WIDTH, wide: bool = False) -> str:
     """A horizontal (stacked) bar chart as inline SVG: rows of (label, [(series, value)]), each
     series coloured by its finding kind; `legend` is [(kind, text)]."""
     if not rows:
@@ -275,7 +275,7 @@ def _charts(report: DriftReport, top: int = 15) -> str:
     elif kinds:
         per_cluster = []
         for c in report.clusters:
-            counts = {k: 0 for k in kinds}
+            counts = dict.fromkeys(kinds, 0)
             for item in c.items:
                 counts[item.kind] += 1
             per_cluster.append((c.cluster, [(k, float(counts[k])) for k in kinds]))

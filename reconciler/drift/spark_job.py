@@ -27,19 +27,17 @@ if __name__ == "__main__":  # pragma: no cover - run as a file by spark-submit
     if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
         sys.path.pop(0)
 
-import json
+from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Optional
 
 import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from reconciler.drift.model import DriftReport, TopicDrift
 from reconciler.models.desired import DesiredState
 from reconciler.planner import PlanOptions
-
-from reconciler.drift.model import DriftReport, TopicDrift
 
 _OUT_FIELDS = ("cluster string, topic string, observed boolean, managed boolean, partitions int, empty boolean, "
                "drift string, items array<struct<kind:string,topic:string,partition:int,key:string,detail:string,"
@@ -49,13 +47,13 @@ _OUT_FIELDS = ("cluster string, topic string, observed boolean, managed boolean,
 
 TOPICS_PER_TASK = 20_000  # ~200k partitions: one task's result stays in the tens of MiB
 
-_session: Optional[SparkSession] = None
+_session: SparkSession | None = None
 
 
-def session(master: Optional[str] = None, conf: Optional[Mapping[str, str]] = None) -> SparkSession:
+def session(master: str | None = None, conf: Mapping[str, str] | None = None) -> SparkSession:
     """The SparkSession: the active one if any (spark-submit, tests), else a new one. Without a
     master, Spark's own default applies (`local[*]`, or what spark-submit was given)."""
-    global _session
+    global _session  # noqa: PLW0603 - one Spark session per process, made on first use
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
@@ -89,8 +87,8 @@ def _local_driver_memory() -> str:
 
 
 def run(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: PlanOptions = PlanOptions(),
-        master: Optional[str] = None, tables: Optional[str | Path] = None,
-        generated_at: Optional[datetime] = None, conf: Optional[Mapping[str, str]] = None) -> DriftReport:
+        master: str | None = None, tables: str | Path | None = None,
+        generated_at: datetime | None = None, conf: Mapping[str, str] | None = None) -> DriftReport:
     from reconciler.errors import ReconcilerError, SnapshotError
 
     spark = session(master, conf)
@@ -102,7 +100,7 @@ def run(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: 
     if not runs:
         raise SnapshotError(f"{fleet} holds no Parquet snapshots; the Spark engine reads "
                             "<cluster>/<run>.parquet files written by `reconcile snapshot --format parquet`.")
-    by_cluster: dict[str, list[tuple[datetime, Optional[str]]]] = {}
+    by_cluster: dict[str, list[tuple[datetime, str | None]]] = {}
     for cluster, run_at, cluster_id in runs:
         by_cluster.setdefault(cluster, []).append((run_at, cluster_id))
     desired = {cluster: desired_for(cluster) for cluster in by_cluster}  # fails early on unknown clusters
@@ -130,7 +128,7 @@ def run(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: 
         shared.unpersist()
 
 
-def _collect(results: DataFrame, meta: Mapping[str, dict], tables: Optional[str | Path],
+def _collect(results: DataFrame, meta: Mapping[str, dict], tables: str | Path | None,
              generated_at: datetime) -> DriftReport:
     """The driver's part: totals and the topics with findings, assembled per cluster."""
     from reconciler.drift.compute import assemble
@@ -155,7 +153,7 @@ def _collect(results: DataFrame, meta: Mapping[str, dict], tables: Optional[str 
     return report_of(clusters, "spark", generated_at)
 
 
-def _utc(value: Optional[datetime]) -> Optional[datetime]:
+def _utc(value: datetime | None) -> datetime | None:
     if value is None:
         return None
     return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
@@ -196,8 +194,8 @@ def _drift_batches(shared) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.R
     """The function Spark runs on each partition's Arrow batches (on the executors)."""
 
     def run_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        from reconciler.drift.compute import _items, drift_one_topic
         from reconciler.drift.columnar import topic_from_row
+        from reconciler.drift.compute import _items, drift_one_topic
         from reconciler.drift.tables import item_dict, truncation_dict
         from reconciler.models.observed import ObservedState
 
@@ -265,7 +263,7 @@ def _write_tables(results: DataFrame, directory: str, generated_at: datetime, me
          .write.mode("overwrite").parquet(f"{directory.rstrip('/')}/{name}"))
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """`spark-submit [options] .../reconciler/drift/spark_job.py MANIFESTS_DIR --fleet PATH [drift options]`
     (the installed file: `python -c 'import reconciler.drift.spark_job as m; print(m.__file__)'`):
     the same as `reconcile drift MANIFESTS_DIR --fleet PATH --engine spark`, with the master and

@@ -12,9 +12,10 @@ as one dataset by Spark, pyarrow, DuckDB or pandas. Timestamps are UTC.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any
 
 from reconciler.drift.model import DriftItem, DriftReport, TruncationRow
 
@@ -75,7 +76,7 @@ def read_table_rows(directory: str | Path, name: str, drop: Iterable[str] = ("ge
     """All rows of one table, sorted, without the columns in `drop` (for comparisons and tests)."""
     from reconciler.drift.columnar import _pyarrow
 
-    pa = _pyarrow()
+    _pyarrow()  # names the missing extra before pyarrow.dataset is imported
     import pyarrow.dataset as ds
 
     table = ds.dataset(str(Path(directory) / name), format="parquet").to_table()
@@ -83,7 +84,7 @@ def read_table_rows(directory: str | Path, name: str, drop: Iterable[str] = ("ge
     return sorted(rows, key=lambda r: tuple((v is None, str(v)) for v in r.values()))
 
 
-def utc_or_none(value: Optional[datetime]) -> Optional[datetime]:
+def utc_or_none(value: datetime | None) -> datetime | None:
     from reconciler.drift.columnar import utc
 
     return utc(value)

@@ -8,7 +8,8 @@ Protocol versions are negotiated per connection from the broker's ApiVersions an
 from __future__ import annotations
 
 import logging
-from typing import Any, Awaitable, Callable, Iterable, Optional, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import Any
 
 import kafka.errors as Errors
 from kafka.net.manager import KafkaConnectionManager
@@ -58,7 +59,7 @@ class Client:
         self._api_versions: dict[int, dict[int, tuple[int, int]]] = {}
 
     @classmethod
-    def start(cls, config: dict, name: str, request_timeout_s: float, retry_backoff_s: float = 0.1) -> "Client":
+    def start(cls, config: dict, name: str, request_timeout_s: float, retry_backoff_s: float = 0.1) -> Client:
         net = NetworkSelector(**config)
         manager = KafkaConnectionManager(net, **config)
         net.start()
@@ -137,7 +138,7 @@ class Client:
     async def request(self, request, nodes: Sequence[int], attempts: int = SEND_ATTEMPTS) -> Any:
         """Send to nodes[0], trying the next node (round robin) after each unanswered attempt.
         Only for requests that are safe to send twice."""
-        last: Optional[NoAnswer] = None
+        last: NoAnswer | None = None
         for attempt in range(attempts):
             if attempt:
                 await self.sleep(self.backoff(attempt))

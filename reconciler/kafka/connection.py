@@ -8,8 +8,8 @@ server that answered, so a dead server in the list costs nothing.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator, Optional
 
 import kafka.errors as Errors
 from kafka.future import Future
@@ -36,13 +36,13 @@ _AUTH_ERRORS = (Errors.SaslAuthenticationFailedError, Errors.UnsupportedSaslMech
 class KafkaCluster(Observer, Writer):
     """A live connection to one cluster: reads (Observer) and apply's writes (Writer)."""
 
-    def __init__(self, spec: ClusterSpec, client: Client, progress: Optional[Progress] = None):
+    def __init__(self, spec: ClusterSpec, client: Client, progress: Progress | None = None):
         self._spec = spec
         self._client = client
         self._progress = progress
-        self._view: Optional[ClusterView] = None  # the last Metadata, for routing
+        self._view: ClusterView | None = None  # the last Metadata, for routing
         self._stale: set[str] = set()  # topics whose leaders moved since that Metadata
-        self._fencing: Optional[bool] = None
+        self._fencing: bool | None = None
 
     @property
     def name(self) -> str:
@@ -50,7 +50,7 @@ class KafkaCluster(Observer, Writer):
 
 
 @contextmanager
-def connect(spec: ClusterSpec, progress: Optional[Progress] = None, *, bootstrap_timeout_s: float = 10.0,
+def connect(spec: ClusterSpec, progress: Progress | None = None, *, bootstrap_timeout_s: float = 10.0,
             request_timeout_s: float = 30.0, retry_backoff_s: float = 0.1) -> Iterator[KafkaCluster]:
     """Connect, yield the cluster, always close. Raises ReconcilerError for a missing
     ${ENV_VAR}, ClusterError when the cluster cannot be reached or refuses us."""

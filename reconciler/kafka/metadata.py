@@ -6,8 +6,8 @@ the whole cluster.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Optional
 
 from kafka.protocol.metadata import MetadataRequest
 
@@ -34,19 +34,19 @@ class PartitionMeta:
 @dataclass
 class TopicMeta:
     name: str
-    topic_id: Optional[str]
+    topic_id: str | None
     internal: bool
     partitions: dict[int, PartitionMeta]
 
 
 @dataclass
 class ClusterView:
-    cluster_id: Optional[str] = None
-    controller_id: Optional[int] = None
+    cluster_id: str | None = None
+    controller_id: int | None = None
     brokers: dict[int, Broker] = field(default_factory=dict)
     topics: dict[str, TopicMeta] = field(default_factory=dict)
 
-    def partition(self, tp: TopicPartition) -> Optional[PartitionMeta]:
+    def partition(self, tp: TopicPartition) -> PartitionMeta | None:
         topic = self.topics.get(tp[0])
         return topic.partitions.get(tp[1]) if topic else None
 
@@ -54,7 +54,7 @@ class ClusterView:
         p = self.partition(tp)
         return p.leader if p is not None and p.leader in self.brokers else -1
 
-    def merge(self, newer: "ClusterView", asked: Iterable[str]) -> None:
+    def merge(self, newer: ClusterView, asked: Iterable[str]) -> None:
         """Take a refresh for `asked` topics: updated routing, and topics gone since dropped."""
         for name in asked:
             if name in newer.topics:
@@ -67,7 +67,7 @@ class ClusterView:
         self.cluster_id = newer.cluster_id or self.cluster_id
 
 
-def _request(names: Optional[list[str]]) -> MetadataRequest:
+def _request(names: list[str] | None) -> MetadataRequest:
     topics = None if names is None else [MetadataRequest.MetadataRequestTopic(name=n) for n in names]
     # Never let a read create a topic (allow.auto.create.topics defaults to true on brokers).
     return MetadataRequest(topics=topics, allow_auto_topic_creation=False,
@@ -118,14 +118,14 @@ class _Retry(Exception):
     pass
 
 
-async def fetch(client: Client, names: Optional[list[str]],
+async def fetch(client: Client, names: list[str] | None,
                 retry_leaderless: Callable[[str], bool] = lambda _: True) -> ClusterView:
     """Metadata for `names` (None: every topic). Topics still being set up, and partitions
     without a leader of topics `retry_leaderless` cares about, are asked about again a few times
     with backoff; what is still leaderless after that is returned as leader -1 to report."""
     nodes = _nodes(client)
-    view: Optional[ClusterView] = None
-    pending: Optional[list[str]] = names
+    view: ClusterView | None = None
+    pending: list[str] | None = names
     for attempt in range(METADATA_ATTEMPTS):
         if attempt:
             await client.sleep(client.backoff(attempt))

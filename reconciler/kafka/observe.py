@@ -15,8 +15,8 @@ All of these are in flight together. What to read is decided by `reconciler.read
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
-from typing import Iterable, Mapping, Optional
 
 from kafka.protocol.admin import DescribeConfigsRequest, DescribeLogDirsRequest
 from kafka.protocol.consumer import OffsetFetchRequest
@@ -29,8 +29,7 @@ from reconciler.kafka.client import IN_FLIGHT, Client, NoAnswer
 from reconciler.kafka.metadata import ClusterView
 from reconciler.kafka.partitions import EARLIEST, LATEST, PartitionResults
 from reconciler.models.desired import DesiredState
-from reconciler.models.observed import (
-    ConfigSource, ObservedConfig, ObservedPartition, ObservedState, ObservedTopic)
+from reconciler.models.observed import ConfigSource, ObservedConfig, ObservedPartition, ObservedState, ObservedTopic
 from reconciler.read_scope import ReadScope, desired_scope, timestamp_slots, topics_scope
 
 TopicPartition = tuple[str, int]
@@ -44,12 +43,12 @@ class Observer:
     """The reading half of KafkaCluster (which provides _client, _spec, _progress, _view)."""
 
     _client: Client
-    _view: Optional[ClusterView]
+    _view: ClusterView | None
 
     def observe_desired(self, desired: DesiredState, sizes: bool = False) -> ObservedState:
         return self._observe(desired_scope(desired), sizes)
 
-    def observe_topics(self, names: Optional[Iterable[str]] = None, sizes: bool = False) -> ObservedState:
+    def observe_topics(self, names: Iterable[str] | None = None, sizes: bool = False) -> ObservedState:
         """The named topics (None: every topic) with all their configs."""
         return self._observe(topics_scope(None if names is None else list(names)), sizes)
 
@@ -85,7 +84,7 @@ class Observer:
 
     def _report_unreadable(self, scope: ReadScope, topics: dict[str, ObservedTopic], results: PartitionResults) -> None:
         refused = {}
-        for (kind, tp), error in results.errors.items():
+        for (_kind, tp), error in results.errors.items():
             if tp[0] not in topics or not scope.wants(tp[0]):
                 continue
             # Unavailability (no leader, lost answers) was retried and shows as offline; anything
@@ -109,8 +108,8 @@ async def _nothing():
 
 def _partition_reads(view: ClusterView, scope: ReadScope) -> list:
     every = [(name, index) for name, topic in view.topics.items() for index in topic.partitions]
-    reads = [(partitions.list_offsets("earliest", LIST_OFFSETS_TIMEOUT_MS), {tp: EARLIEST for tp in every}),
-             (partitions.list_offsets("latest", LIST_OFFSETS_TIMEOUT_MS), {tp: LATEST for tp in every})]
+    reads = [(partitions.list_offsets("earliest", LIST_OFFSETS_TIMEOUT_MS), dict.fromkeys(every, EARLIEST)),
+             (partitions.list_offsets("latest", LIST_OFFSETS_TIMEOUT_MS), dict.fromkeys(every, LATEST))]
     for slot in range(timestamp_slots(scope.timestamps)):
         reads.append((partitions.list_offsets(f"time{slot}", LIST_OFFSETS_TIMEOUT_MS),
                       {tp: scope.timestamps[tp[0]][slot] for tp in every
@@ -219,7 +218,7 @@ async def _group_offsets(client: Client, view: ClusterView, groups: Mapping[str,
         requests = [(node, _offset_fetch(view, {g: groups[g] for g in members})) for node, members in by_node.items()]
         answers = await client.request_each(requests)
         retry = set(pending) - set(coordinators)
-        for (node, request), answer in zip(requests, answers):
+        for (_node, request), answer in zip(requests, answers):
             if isinstance(answer, NoAnswer):
                 retry.update(g.group_id for g in request.groups)
                 for g in request.groups:

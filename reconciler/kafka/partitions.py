@@ -10,17 +10,18 @@ again, so an observation never mixes offsets from two epochs.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 from kafka.protocol.admin import DeleteRecordsRequest
 from kafka.protocol.consumer import ListOffsetsRequest, OffsetForLeaderEpochRequest
 
-from reconciler.ports import BrokerError
 from reconciler.kafka import errors as codes
 from reconciler.kafka import metadata
 from reconciler.kafka.client import Client, NoAnswer
 from reconciler.kafka.metadata import ClusterView
+from reconciler.ports import BrokerError
 
 TopicPartition = tuple[str, int]
 ROUNDS = 6

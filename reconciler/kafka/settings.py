@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Mapping, Optional
+from collections.abc import Mapping
 
 from reconciler.errors import ReconcilerError, shown
 from reconciler.models.desired import ENV_REFERENCE, HOST_PORT, ClientSecurity, ClusterSpec
 
 
-
-def resolve_references(value: Optional[str], where: str, cluster: str, env: Mapping[str, str]) -> Optional[str]:
+def resolve_references(value: str | None, where: str, cluster: str, env: Mapping[str, str]) -> str | None:
     if value is None:
         return None
 
@@ -26,7 +25,7 @@ def resolve_references(value: Optional[str], where: str, cluster: str, env: Mapp
     return ENV_REFERENCE.sub(lookup, value)
 
 
-def bootstrap_servers(spec: ClusterSpec, env: Optional[Mapping[str, str]] = None) -> list[str]:
+def bootstrap_servers(spec: ClusterSpec, env: Mapping[str, str] | None = None) -> list[str]:
     """The cluster's bootstrap servers with `${ENV_VAR}` references resolved, each checked to be
     host:port: an address from the environment or --bootstrap-servers is not seen by the loader."""
     env = os.environ if env is None else env
@@ -46,12 +45,12 @@ def bootstrap_servers(spec: ClusterSpec, env: Optional[Mapping[str, str]] = None
     return servers
 
 
-def client_settings(spec: ClusterSpec, env: Optional[Mapping[str, str]] = None) -> dict:
+def client_settings(spec: ClusterSpec, env: Mapping[str, str] | None = None) -> dict:
     """kafka-python connection settings for the cluster's `security` block."""
     env = os.environ if env is None else env
     security: ClientSecurity = spec.security
 
-    def resolved(field: str) -> Optional[str]:
+    def resolved(field: str) -> str | None:
         return resolve_references(getattr(security, field), f"security.{field}", spec.name, env)
 
     settings: dict = {"security_protocol": security.protocol}

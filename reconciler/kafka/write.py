@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import time
 import uuid
-from typing import Awaitable, Callable, Optional
+from collections.abc import Awaitable, Callable
 
-from kafka.protocol.admin import (
-    CreatePartitionsRequest, CreateTopicsRequest, DeleteTopicsRequest, IncrementalAlterConfigsRequest)
+from kafka.protocol.admin import CreatePartitionsRequest, CreateTopicsRequest, DeleteTopicsRequest, IncrementalAlterConfigsRequest
 
-from reconciler.ports import BrokerError, DeleteOutcome, EpochCheck
 from reconciler.kafka import errors as codes
 from reconciler.kafka import metadata, partitions
 from reconciler.kafka.client import Client, NoAnswer
@@ -28,6 +26,7 @@ from reconciler.kafka.metadata import ClusterView
 from reconciler.kafka.partitions import EARLIEST, no_answer_error
 from reconciler.models.observed import ObservedState
 from reconciler.models.plan import AddPartitions, AlterConfigs, CreateTopic, Plan
+from reconciler.ports import BrokerError, DeleteOutcome, EpochCheck
 from reconciler.read_scope import plan_scope
 
 TopicPartition = tuple[str, int]
@@ -41,16 +40,16 @@ _NO_TOPIC_ID = uuid.UUID(int=0)
 _ADMIN_RETRIABLE = {codes.NOT_CONTROLLER, codes.THROTTLING_QUOTA_EXCEEDED}
 
 # A repeated request that reports one of these had, in fact, succeeded the first time.
-Resolver = Callable[[str, BrokerError], Awaitable[Optional[BrokerError]]]
+Resolver = Callable[[str, BrokerError], Awaitable[BrokerError | None]]
 
 
 class Writer:
     """The writing half of KafkaCluster (which provides _client, _view, _stale, _fencing)."""
 
     _client: Client
-    _view: Optional[ClusterView]
+    _view: ClusterView | None
     _stale: set[str]
-    _fencing: Optional[bool]
+    _fencing: bool | None
 
     def observe_for_plan(self, plan: Plan) -> ObservedState:
         return self._observe(plan_scope(plan), sizes=False)
@@ -70,7 +69,7 @@ class Writer:
 
     # -- topics ------------------------------------------------------------------------------
 
-    def create_topics(self, actions: list[CreateTopic], validate_only: bool) -> dict[str, Optional[BrokerError]]:
+    def create_topics(self, actions: list[CreateTopic], validate_only: bool) -> dict[str, BrokerError | None]:
         T = CreateTopicsRequest.CreatableTopic
         C = T.CreatableTopicConfig
         wanted = {a.topic: a for a in actions}
@@ -110,7 +109,7 @@ class Writer:
 
         return self._client.run(wait)
 
-    def create_partitions(self, actions: list[AddPartitions], validate_only: bool) -> dict[str, Optional[BrokerError]]:
+    def create_partitions(self, actions: list[AddPartitions], validate_only: bool) -> dict[str, BrokerError | None]:
         T = CreatePartitionsRequest.CreatePartitionsTopic
         wanted = {a.topic: a.after for a in actions}
 
@@ -130,7 +129,7 @@ class Writer:
 
         return self._client.run(self._admin, list(wanted), build, parse, already)
 
-    def alter_configs(self, actions: list[AlterConfigs], validate_only: bool) -> dict[str, Optional[BrokerError]]:
+    def alter_configs(self, actions: list[AlterConfigs], validate_only: bool) -> dict[str, BrokerError | None]:
         """IncrementalAlterConfigs SET/DELETE per key (never the legacy AlterConfigs, which resets
         every key it is not given). Each topic is atomic on the broker; chunks go out together."""
         R = IncrementalAlterConfigsRequest.AlterConfigsResource
@@ -158,7 +157,7 @@ class Writer:
 
         return self._client.run(run)
 
-    def delete_topics(self, names: list[str]) -> dict[str, Optional[BrokerError]]:
+    def delete_topics(self, names: list[str]) -> dict[str, BrokerError | None]:
         T = DeleteTopicsRequest.DeleteTopicState
 
         def build(batch):
@@ -223,7 +222,7 @@ class Writer:
             view = await self._routing(sorted({t for t, _ in partitions_}), fresh=True)
             results = await partitions.read(
                 self._client, view, [(partitions.list_offsets("earliest", self._delete_timeout_ms()),
-                                      {tp: EARLIEST for tp in partitions_})])
+                                      dict.fromkeys(partitions_, EARLIEST))])
             return {tp: results.value("earliest", tp, -1) for tp in partitions_}
         return self._client.run(run)
 
@@ -254,11 +253,11 @@ class Writer:
             return self._view.controller_id
         return min(self._view.brokers)
 
-    async def _admin(self, names: list[str], build, parse, resolve: Optional[Resolver] = None
-                     ) -> dict[str, Optional[BrokerError]]:
+    async def _admin(self, names: list[str], build, parse, resolve: Resolver | None = None
+                     ) -> dict[str, BrokerError | None]:
         """Send a controller-bound request for `names`; retry the names that got a retriable
         answer (or no answer) with backoff; per-name results."""
-        results: dict[str, Optional[BrokerError]] = {}
+        results: dict[str, BrokerError | None] = {}
         last: dict[str, BrokerError] = {}
         lost: set[str] = set()
         pending, wait_s, new_controller = list(names), 0.0, False

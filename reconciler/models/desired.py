@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from enum import Enum
-from typing import Annotated, Literal, Optional, Union
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,15 +28,15 @@ class SourceRef(_Model):
 
 
 class _Rule(_Model):
-    name: Optional[str] = None  # set when the rule is a shared, named one
-    source: Optional[SourceRef] = None
+    name: str | None = None  # set when the rule is a shared, named one
+    source: SourceRef | None = None
 
 
 class BeforeOffset(_Rule):
     """Delete records before `offset` in every partition, or before per-partition offsets."""
 
     kind: Literal["before_offset"] = "before_offset"
-    offset: Optional[int] = None
+    offset: int | None = None
     partitions: dict[int, int] = Field(default_factory=dict)
 
     def describe(self) -> str:
@@ -85,7 +85,7 @@ class ConsumedBy(_Rule):
 
 
 TruncationRule = Annotated[
-    Union[BeforeOffset, BeforeTime, KeepLast, Everything, ConsumedBy], Field(discriminator="kind")]
+    BeforeOffset | BeforeTime | KeepLast | Everything | ConsumedBy, Field(discriminator="kind")]
 
 
 class UndeclaredConfigs(str, Enum):
@@ -109,35 +109,35 @@ class DesiredTopic(_Model):
     undeclared_configs: UndeclaredConfigs = UndeclaredConfigs.REPORT
     protected: bool = False
     truncate: list[TruncationRule] = Field(default_factory=list)
-    source: Optional[SourceRef] = None
+    source: SourceRef | None = None
 
 
 class Policy(_Model):
     """Client-side checks in the spirit of KIP-170's TopicManagementPolicy."""
 
-    topic_name_pattern: Optional[str] = None
-    min_partitions: Optional[int] = None
-    max_partitions: Optional[int] = None
-    allowed_replication_factors: Optional[list[int]] = None
+    topic_name_pattern: str | None = None
+    min_partitions: int | None = None
+    max_partitions: int | None = None
+    allowed_replication_factors: list[int] | None = None
     # key -> required value, or None when the key only has to be declared
-    required_configs: dict[str, Optional[str]] = Field(default_factory=dict)
+    required_configs: dict[str, str | None] = Field(default_factory=dict)
     # Largest fraction (0..1] of a partition's records one apply may delete; None = no limit.
-    max_delete_fraction: Optional[float] = None
+    max_delete_fraction: float | None = None
     protected_topic_patterns: list[str] = Field(default_factory=list)
-    source: Optional[SourceRef] = None
+    source: SourceRef | None = None
 
 
 class ClientSecurity(_Model):
     """Connection settings; secret values are kept as `${ENV_VAR}` references until connect time."""
 
     protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"] = "PLAINTEXT"
-    sasl_mechanism: Optional[Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "GSSAPI"]] = None
-    username: Optional[str] = None
-    password: Optional[str] = None
-    ssl_cafile: Optional[str] = None
-    ssl_certfile: Optional[str] = None
-    ssl_keyfile: Optional[str] = None
-    ssl_password: Optional[str] = None
+    sasl_mechanism: Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "GSSAPI"] | None = None
+    username: str | None = None
+    password: str | None = None
+    ssl_cafile: str | None = None
+    ssl_certfile: str | None = None
+    ssl_keyfile: str | None = None
+    ssl_password: str | None = None
     ssl_check_hostname: bool = True
 
 
@@ -157,7 +157,7 @@ class ClusterSpec(_Model):
     labels: dict[str, str] = Field(default_factory=dict)
     # Topic names matching these are never reported as unmanaged (besides internal `__*` ones).
     ignore_topics: list[str] = Field(default_factory=list)
-    source: Optional[SourceRef] = None
+    source: SourceRef | None = None
 
 
 class DesiredState(_Model):

@@ -44,12 +44,20 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from enum import IntEnum
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 from pydantic import (
-    BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictStr, ValidationError, ValidationInfo,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictStr,
+    ValidationError,
+    ValidationInfo,
     field_validator,
-    model_validator)
+    model_validator,
+)
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from reconciler.kafka_configs import INT_MAX, LONG_MAX, TOPIC_NAME
@@ -129,7 +137,7 @@ class _Model(BaseModel):
 
 
 class ObservedConfig(_Model):
-    value: Optional[StrictStr] = None  # None for sensitive values, as the broker reports them
+    value: StrictStr | None = None  # None for sensitive values, as the broker reports them
     source: Annotated[ConfigSource, BeforeValidator(_source_number)] = ConfigSource.DEFAULT_CONFIG
     sensitive: StrictBool = False
     read_only: StrictBool = False
@@ -143,7 +151,7 @@ class Broker(_Model):
     node_id: BrokerId
     host: StrictStr
     port: Port
-    rack: Optional[StrictStr] = None
+    rack: StrictStr | None = None
 
 
 class ObservedPartition(_Model):
@@ -156,17 +164,17 @@ class ObservedPartition(_Model):
     # Both -1 (with leader -1) for an offline partition: see the module docstring.
     log_start_offset: OffsetOrUnknown
     high_watermark: OffsetOrUnknown
-    size_bytes: Optional[Size] = None
+    size_bytes: Size | None = None
     # End offset of `leader_epoch` as the leader answered OffsetForLeaderEpoch, when asked
     # (partitions with truncation rules): proof that the offsets above belong to that epoch.
     # -1: the leader did not know the epoch (UNDEFINED_EPOCH_OFFSET).
-    epoch_end_offset: Optional[OffsetOrUnknown] = None
+    epoch_end_offset: OffsetOrUnknown | None = None
     # Timestamp (ms) -> offset of the first record at or after it, from ListOffsets.
     # -1 means "no such record" and must never reach DeleteRecords.
     offsets_by_timestamp: dict[TimestampKey, OffsetOrUnknown] = Field(default_factory=dict)
 
     @model_validator(mode="after")
-    def _consistent(self) -> "ObservedPartition":
+    def _consistent(self) -> ObservedPartition:
         start, end, leader, replicas = self.log_start_offset, self.high_watermark, self.leader, self.replicas
         problems: list[tuple[tuple, str, Any]] = []
         if start < 0 or end < 0:
@@ -193,7 +201,7 @@ class ObservedPartition(_Model):
         return self
 
     @property
-    def unreadable(self) -> Optional[str]:
+    def unreadable(self) -> str | None:
         """Why the offsets cannot be planned on (offline, or not read: the -1 markers), or None."""
         if self.leader < 0:
             return "has no leader (offline)"
@@ -223,13 +231,13 @@ def _replica_problems(replicas: list[int], isr: list[int], offline: list[int]) -
 
 class ObservedTopic(_Model):
     name: TopicName
-    topic_id: Optional[StrictStr] = None
+    topic_id: StrictStr | None = None
     internal: StrictBool = False
     partitions: list[ObservedPartition] = Field(min_length=1)
     configs: dict[NonEmptyStr, ObservedConfig] = Field(default_factory=dict)
 
     @model_validator(mode="after")
-    def _partitions_in_order(self) -> "ObservedTopic":
+    def _partitions_in_order(self) -> ObservedTopic:
         problems = [(("partitions", i, "partition"),
                      f"partition ids are 0..{len(self.partitions) - 1} in order; this one is {p.partition}, expected {i}",
                      p.partition)
@@ -242,7 +250,7 @@ class ObservedTopic(_Model):
     def replication_factor(self) -> int:
         return len(self.partitions[0].replicas) if self.partitions else 0
 
-    def config_value(self, key: str) -> Optional[str]:
+    def config_value(self, key: str) -> str | None:
         config = self.configs.get(key)
         return config.value if config else None
 
@@ -253,9 +261,9 @@ class ObservedTopic(_Model):
 class ObservedState(_Model):
     format_version: Annotated[int, Field(strict=True)] = SNAPSHOT_FORMAT_VERSION
     cluster: NonEmptyStr  # the cluster's name in the manifests
-    cluster_id: Optional[StrictStr] = None
-    controller_id: Optional[BrokerId] = None
-    taken_at: Optional[datetime] = None
+    cluster_id: StrictStr | None = None
+    controller_id: BrokerId | None = None
+    taken_at: datetime | None = None
     brokers: list[Broker] = Field(default_factory=list)
     topics: dict[StrictStr, ObservedTopic] = Field(default_factory=dict)
     # group -> topic -> partition -> committed offset (only partitions with a commit)
@@ -271,7 +279,7 @@ class ObservedState(_Model):
         return version
 
     @model_validator(mode="after")
-    def _check(self) -> "ObservedState":
+    def _check(self) -> ObservedState:
         problems: list[tuple[tuple, str, Any]] = []
         for name, topic in self.topics.items():
             if name != topic.name:

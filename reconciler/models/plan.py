@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import Enum
-from typing import Annotated, Literal, Optional, Union
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -30,21 +30,21 @@ class Diagnostic(_Model):
     severity: Severity
     code: str  # stable identifier, e.g. "partition-decrease"
     message: str
-    topic: Optional[str] = None
-    partition: Optional[int] = None
-    source: Optional[SourceRef] = None
+    topic: str | None = None
+    partition: int | None = None
+    source: SourceRef | None = None
     # The kind of the topic's action it concerns ("alter_configs", ...), and the config key where
     # known, so that every renderer shows it under that action and not another of the topic's.
-    action: Optional[str] = None
-    key: Optional[str] = None
+    action: str | None = None
+    key: str | None = None
 
 
 class ConfigChange(_Model):
     key: str
     op: Literal["set", "delete"]
-    before: Optional[str] = None  # effective value now (None if unknown or sensitive)
-    before_source: Optional[str] = None  # ConfigSource name of the current value
-    after: Optional[str] = None  # value set; for delete, None (the key reverts to its inherited value)
+    before: str | None = None  # effective value now (None if unknown or sensitive)
+    before_source: str | None = None  # ConfigSource name of the current value
+    after: str | None = None  # value set; for delete, None (the key reverts to its inherited value)
     sensitive: bool = False
 
 
@@ -52,10 +52,10 @@ class TopicPreconditions(_Model):
     """What apply re-reads and compares before touching a topic."""
 
     exists: bool
-    topic_id: Optional[str] = None
-    partition_count: Optional[int] = None
+    topic_id: str | None = None
+    partition_count: int | None = None
     # Topic-level config values the action depends on: key -> value set on the topic (None = not set).
-    configs: dict[str, Optional[str]] = Field(default_factory=dict)
+    configs: dict[str, str | None] = Field(default_factory=dict)
 
 
 class _Action(_Model):
@@ -63,7 +63,7 @@ class _Action(_Model):
     destructive: bool = False
     reason: str = ""  # explains, never decides
     preconditions: TopicPreconditions
-    source: Optional[SourceRef] = None
+    source: SourceRef | None = None
 
 
 class CreateTopic(_Action):
@@ -94,7 +94,7 @@ class PartitionTruncation(_Model):
     high_watermark: int = Field(ge=0)
 
     @model_validator(mode="after")
-    def _target_within_the_log(self) -> "PartitionTruncation":
+    def _target_within_the_log(self) -> PartitionTruncation:
         # A saved plan is a file anyone can edit; one that deletes outside the log seen is refused on load.
         if not self.log_start_offset <= self.target_offset <= self.high_watermark:
             raise ValueError(f"partition {self.partition}: target offset {self.target_offset} is outside the "
@@ -123,7 +123,7 @@ class TruncateRecords(_Action):
     rules: list[str]  # human descriptions of the rules that set the targets
     rule_kinds: list[str]
     partitions: list[PartitionTruncation]
-    estimated_bytes: Optional[int] = None
+    estimated_bytes: int | None = None
 
     @property
     def records_to_delete(self) -> int:
@@ -138,7 +138,7 @@ class DeleteTopic(_Action):
 
 
 Action = Annotated[
-    Union[CreateTopic, AddPartitions, AlterConfigs, TruncateRecords, DeleteTopic],
+    CreateTopic | AddPartitions | AlterConfigs | TruncateRecords | DeleteTopic,
     Field(discriminator="kind")]
 
 # Apply order, and the symbol each kind is shown with.
@@ -160,8 +160,8 @@ class PlanSummary(_Model):
 class Plan(_Model):
     format_version: int = PLAN_FORMAT_VERSION
     cluster: str
-    cluster_id: Optional[str] = None
-    observed_at: Optional[datetime] = None
+    cluster_id: str | None = None
+    observed_at: datetime | None = None
     actions: list[Action] = Field(default_factory=list)
     unmanaged_topics: list[str] = Field(default_factory=list)
     diagnostics: list[Diagnostic] = Field(default_factory=list)

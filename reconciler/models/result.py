@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -24,7 +23,7 @@ class PartitionOutcome(BaseModel):
     partition: int
     status: Status
     target_offset: int
-    low_watermark: Optional[int] = None  # the log start offset the broker reported afterwards
+    low_watermark: int | None = None  # the log start offset the broker reported afterwards
     message: str = ""
 
 
@@ -45,14 +44,14 @@ class ApplyResult(BaseModel):
     cluster: str
     outcomes: list[ActionOutcome] = Field(default_factory=list)
     # The plan made after applying: empty when the cluster converged on the manifests.
-    follow_up: Optional[Plan] = None
+    follow_up: Plan | None = None
 
     @property
     def succeeded(self) -> bool:
         return all(o.status in (Status.APPLIED, Status.ALREADY_SATISFIED) for o in self.outcomes)
 
     @property
-    def converged(self) -> Optional[bool]:
+    def converged(self) -> bool | None:
         if self.follow_up is None:
             return None
         return not self.follow_up.has_changes and not self.follow_up.waiting_partitions

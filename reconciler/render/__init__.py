@@ -3,8 +3,10 @@ from __future__ import annotations
 
 from reconciler.models.plan import Plan
 from reconciler.models.result import ApplyResult
+from reconciler.render import json as json_format
+from reconciler.render import markdown, text
+from reconciler.render import result as result_format
 from reconciler.render.json import load_plan_json
-from reconciler.render import json as json_format, markdown, result as result_format, text
 
 FORMATS = ("text", "json", "markdown")
 

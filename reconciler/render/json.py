@@ -13,6 +13,7 @@ from reconciler.errors import MAX_PROBLEMS, SnapshotError, problem_report, shown
 from reconciler.models.plan import PLAN_FORMAT_VERSION, Plan, TruncateRecords
 from reconciler.models.result import ApplyResult
 
+
 def plan_json(plan: Plan) -> str:
     data = plan.model_dump(mode="json")
     data["summary"] = plan.summary().model_dump(mode="json")

@@ -2,10 +2,17 @@
 from __future__ import annotations
 
 from reconciler.models.plan import (
-    ACTION_SYMBOLS, AddPartitions, AlterConfigs, CreateTopic, DeleteTopic, Plan, Severity, TruncateRecords)
+    ACTION_SYMBOLS,
+    AddPartitions,
+    AlterConfigs,
+    CreateTopic,
+    DeleteTopic,
+    Plan,
+    Severity,
+    TruncateRecords,
+)
 from reconciler.render.text import summary_line
 from reconciler.render.values import config_value, count, plural, where
-
 
 # GitHub refuses comments over 65,536 characters; past this the per-action details are left out.
 COMMENT_LIMIT = 60_000

@@ -2,8 +2,16 @@
 from __future__ import annotations
 
 from reconciler.models.plan import (
-    ACTION_SYMBOLS, AddPartitions, AlterConfigs, CreateTopic, DeleteTopic, Diagnostic, Plan, Severity,
-    TruncateRecords)
+    ACTION_SYMBOLS,
+    AddPartitions,
+    AlterConfigs,
+    CreateTopic,
+    DeleteTopic,
+    Diagnostic,
+    Plan,
+    Severity,
+    TruncateRecords,
+)
 from reconciler.render.values import config_value, count, plural, table, where
 
 _COLORS = {"+": "32", "~": "33", "x": "31;1", "-": "31;1", "error": "31;1", "warning": "33", "info": "2", "bold": "1"}

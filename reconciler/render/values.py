@@ -1,8 +1,6 @@
 """How values read to a person: config values with their friendly form, counts, positions."""
 from __future__ import annotations
 
-from typing import Optional
-
 from reconciler import kafka_configs, units
 from reconciler.kafka_configs import Unit
 from reconciler.models.desired import SourceRef
@@ -11,7 +9,7 @@ REDACTED = "(sensitive)"
 UNSET = "(not set)"
 
 
-def config_value(key: str, value: Optional[str], sensitive: bool = False) -> str:
+def config_value(key: str, value: str | None, sensitive: bool = False) -> str:
     """`604800000 (7d)` for durations, `53687091200 (50.0 GiB)` for sizes; sensitive values never shown."""
     if sensitive:
         return REDACTED
@@ -35,11 +33,11 @@ def count(n: int) -> str:
     return f"{n:,}"
 
 
-def plural(n: int, word: str, words: Optional[str] = None) -> str:
+def plural(n: int, word: str, words: str | None = None) -> str:
     return f"{count(n)} {word if n == 1 else (words or word + 's')}"
 
 
-def where(source: Optional[SourceRef]) -> str:
+def where(source: SourceRef | None) -> str:
     return f"{source.file}:{source.line}" if source else ""
 
 

@@ -56,7 +56,7 @@ class TestCluster:
 
     # -- lifecycle ---------------------------------------------------------------------------
 
-    def start(self) -> "TestCluster":
+    def start(self) -> TestCluster:
         try:
             for broker_id, server in self._servers.items():
                 server.start()
@@ -72,7 +72,7 @@ class TestCluster:
             server.stop()
         self._started = False
 
-    def __enter__(self) -> "TestCluster":
+    def __enter__(self) -> TestCluster:
         return self.start()
 
     def __exit__(self, *exc) -> None:

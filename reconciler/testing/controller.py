@@ -110,7 +110,7 @@ def create_topics(state: ClusterState, topics: list[NewTopic], validate_only: bo
             continue
         assignments, result = planned[t.name]
         if not validate_only:
-            state.add_topic(t.name, assignments, {k: v for k, v in t.configs.items()}, result.topic_id)
+            state.add_topic(t.name, assignments, dict(t.configs.items()), result.topic_id)
         results.append(result)
     return results
 
@@ -144,10 +144,10 @@ def _check_manual_assignments(state: ClusterState, assignments: list[list[int]])
     for i, replicas in enumerate(assignments):
         if not replicas:
             raise KafkaApiError(errors.INVALID_REPLICA_ASSIGNMENT,
-                                f"The manual partition assignment includes an empty replica list.")
+                                "The manual partition assignment includes an empty replica list.")
         if len(set(replicas)) != len(replicas):
             raise KafkaApiError(errors.INVALID_REPLICA_ASSIGNMENT,
-                                f"The manual partition assignment includes the broker(s) more than once.")
+                                "The manual partition assignment includes the broker(s) more than once.")
         unknown = [b for b in replicas if b not in state.brokers]
         if unknown:
             raise KafkaApiError(errors.INVALID_REPLICA_ASSIGNMENT,

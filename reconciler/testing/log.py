@@ -7,6 +7,7 @@ because benchmarks build 100,000 partitions in one process.
 from __future__ import annotations
 
 import bisect
+import itertools
 from array import array
 
 NO_TIMESTAMP = -1
@@ -86,7 +87,7 @@ class PartitionLog:
     trimmed, exactly like Kafka keeps deleted records on disk until a segment can go.
     """
 
-    __slots__ = ("log_start", "base", "timestamps", "sizes", "sorted")
+    __slots__ = ("base", "log_start", "sizes", "sorted", "timestamps")
 
     def __init__(self):
         self.log_start = 0
@@ -107,7 +108,7 @@ class PartitionLog:
         if self.sorted and timestamps:
             prev = self.timestamps[-1] if self.timestamps else timestamps[0]
             self.sorted = prev <= timestamps[0] and (ascending or all(
-                a <= b for a, b in zip(timestamps, timestamps[1:])))
+                a <= b for a, b in itertools.pairwise(timestamps)))
         self.timestamps.extend(timestamps)
         self.sizes.extend(sizes)
         return first

@@ -7,10 +7,10 @@ import struct
 import uuid
 
 # Importing these packages registers every ApiMessage subclass kafka-python generates.
-import kafka.protocol.admin  # noqa: F401
-import kafka.protocol.consumer  # noqa: F401
-import kafka.protocol.metadata  # noqa: F401
-import kafka.protocol.producer  # noqa: F401
+import kafka.protocol.admin
+import kafka.protocol.consumer
+import kafka.protocol.metadata
+import kafka.protocol.producer
 import kafka.protocol.sasl  # noqa: F401
 from kafka.protocol.api_message import ApiMessage
 from kafka.protocol.broker_version_data import BROKER_API_VERSIONS

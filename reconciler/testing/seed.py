@@ -47,7 +47,7 @@ def _seed_topic(state, topic: dict, now_ms: int) -> None:
     spec = controller.NewTopic(
         topic["name"], -1 if exact else len(partitions),
         -1 if exact else min(max(len(r) for r in replicas) or 1, len(state.live_brokers())),
-        assignments={i: r for i, r in enumerate(replicas)} if exact else {}, configs=configs)
+        assignments=dict(enumerate(replicas)) if exact else {}, configs=configs)
     [result] = controller.create_topics(state, [spec], validate_only=False)
     if result.error:
         raise KafkaApiError(result.error, f"{topic['name']}: {result.message}")

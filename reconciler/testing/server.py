@@ -5,6 +5,7 @@ a channel until the answer is sent), so a slow answer only holds up its own conn
 """
 from __future__ import annotations
 
+import contextlib
 import socket
 import struct
 import threading
@@ -71,18 +72,14 @@ class BrokerServer:
         listener, self._listener = self._listener, None
         if listener is not None:
             # shutdown() wakes the thread blocked in accept(); close() alone does not on Linux.
-            try:
+            with contextlib.suppress(OSError):
                 listener.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
             listener.close()
         with self._lock:
             connections, threads = list(self._connections), list(self._threads)
         for conn in connections:
-            try:
+            with contextlib.suppress(OSError):
                 conn.sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
         for thread in threads:
             thread.join(timeout=5)
         with self._lock:

@@ -34,8 +34,17 @@ class Broker:
 
 
 class Partition:
-    __slots__ = ("index", "replicas", "isr", "leader", "leader_epoch", "history", "log",
-                 "lagging", "unknown_epoch_answers")
+    __slots__ = (
+        "history",
+        "index",
+        "isr",
+        "lagging",
+        "leader",
+        "leader_epoch",
+        "log",
+        "replicas",
+        "unknown_epoch_answers",
+    )
 
     def __init__(self, index: int, replicas: list[int]):
         self.index = index
@@ -61,7 +70,7 @@ class Partition:
 
 
 class Topic:
-    __slots__ = ("name", "id", "configs", "partitions", "internal", "visible_at")
+    __slots__ = ("configs", "id", "internal", "name", "partitions", "visible_at")
 
     def __init__(self, name, topic_id, configs, partitions, internal, visible_at):
         self.name = name

@@ -6,7 +6,6 @@
 """
 from __future__ import annotations
 
-
 from tests.apply.test_apply_live import Repo, log_starts, outcome, seed
 
 CREATE_TOPICS, CREATE_PARTITIONS, INCREMENTAL_ALTER_CONFIGS = 19, 37, 44

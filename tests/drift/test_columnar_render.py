@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from reconciler.drift.columnar import discover_fleet, run_name, read_snapshot_parquet, write_snapshot_parquet
+from reconciler.drift.columnar import discover_fleet, read_snapshot_parquet, run_name, write_snapshot_parquet
 from reconciler.drift.engine import drift_for_cluster, report_of
 from reconciler.drift.render import render_report
 from reconciler.models.desired import KeepLast

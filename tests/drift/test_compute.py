@@ -91,7 +91,8 @@ def test_partitions_without_leader_epoch_evidence_are_listed_but_are_not_finding
     before = observed(have("a", hw=500, epoch=5, partitions=3))
     later = observed(have("a", hw=900, epoch=7, partitions=3))
     c = drift_for_cluster(desired(want("a")), later, before, epoch_end_offsets={("a", 1): 480},
-                          epoch_unanswered={("a", 0): "OffsetForLeaderEpoch failed: X", ("a", 2): "leader 2 no longer knows epoch 5"})
+                          epoch_unanswered={("a", 0): "OffsetForLeaderEpoch failed: X",
+                                            ("a", 2): "leader 2 no longer knows epoch 5"})
     assert [(s.partition, s.evidence) for s in c.data_loss] == [(1, "leader-epoch")]
     assert [(u.partition, u.earlier_high_watermark, u.current_epoch, u.reason) for u in c.unverified] == [
         (0, 500, 7, "OffsetForLeaderEpoch failed: X"), (2, 500, 7, "leader 2 no longer knows epoch 5")]
@@ -103,7 +104,7 @@ def test_partitions_without_leader_epoch_evidence_are_listed_but_are_not_finding
     # Offsets going backwards are still a signal when the leader could not answer.
     behind = drift_for_cluster(desired(want("a")), observed(have("a", hw=450, epoch=7)), before,
                                epoch_unanswered={("a", 0): "no answer"})
-    assert [(s.partition, s.evidence) for s in behind.data_loss][0] == (0, "offsets-backwards")
+    assert next((s.partition, s.evidence) for s in behind.data_loss) == (0, "offsets-backwards")
     assert behind.unverified == []
 
 

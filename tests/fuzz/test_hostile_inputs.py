@@ -24,7 +24,8 @@ from reconciler.cli import main
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "manifests"
 SNAPSHOT = EXAMPLES / "snapshots" / "prod-eu.json"
-FUZZ = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", 40)), deadline=None, derandomize=not os.environ.get("FUZZ_EXAMPLES"),
+FUZZ = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "40")), deadline=None,
+                derandomize=not os.environ.get("FUZZ_EXAMPLES"),
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 # Values a mutation may put anywhere: wrong types, limits of the wire types, YAML's traps.

@@ -13,8 +13,7 @@ from reconciler.cli import main
 from reconciler.importer import ImportOptions, config_yaml_value, import_cluster, topic_prefix
 from reconciler.kafka_configs import LONG_MAX, TOPIC_CONFIGS, Unit
 from reconciler.manifests import load_manifests
-from reconciler.models.observed import (
-    Broker, ConfigSource, ObservedConfig, ObservedPartition, ObservedState, ObservedTopic)
+from reconciler.models.observed import Broker, ConfigSource, ObservedConfig, ObservedPartition, ObservedState, ObservedTopic
 from reconciler.planner import plan as make_plan
 from reconciler.snapshot import load_snapshot, save_snapshot
 
@@ -326,7 +325,8 @@ def test_every_unit_key_round_trips_through_the_loader(tmp_path):
         if spec.unit is Unit.NONE:
             continue
         for i, value in enumerate(samples):
-            if spec.minimum is not None and int(value) < spec.minimum or spec.maximum is not None and int(value) > spec.maximum:
+            if ((spec.minimum is not None and int(value) < spec.minimum)
+                    or (spec.maximum is not None and int(value) > spec.maximum)):
                 continue
             if spec.type.value == "int" and int(value) > 2**31 - 1:
                 continue
@@ -365,7 +365,7 @@ def test_existing_files_are_never_overwritten_without_overwrite(tmp_path):
     # A topic appears whose file (topics/prod-eu/payments.yaml) already holds another topic.
     result = import_cluster(observed, load_manifests(tmp_path), files_under(tmp_path))
     assert result.to_write() == {}
-    assert [s for s in result.skipped if s.topic == "payments.events"][0].detail == (
+    assert next(s for s in result.skipped if s.topic == "payments.events").detail == (
         "not written, its file topics/prod-eu/payments.yaml exists; pass --overwrite to rewrite that file")
 
     # A hand-written truncation rule in that file (payments.ledger, made compact,delete by hand, as

@@ -4,9 +4,24 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from reconciler.models.desired import (
-    BeforeOffset, BeforeTime, ClusterSpec, ConsumedBy, DesiredState, DesiredTopic, KeepLast, TopicState)
+    BeforeOffset,
+    BeforeTime,
+    ClusterSpec,
+    ConsumedBy,
+    DesiredState,
+    DesiredTopic,
+    KeepLast,
+    TopicState,
+)
 from reconciler.models.plan import (
-    AlterConfigs, ConfigChange, CreateTopic, PartitionTruncation, Plan, TopicPreconditions, TruncateRecords)
+    AlterConfigs,
+    ConfigChange,
+    CreateTopic,
+    PartitionTruncation,
+    Plan,
+    TopicPreconditions,
+    TruncateRecords,
+)
 from reconciler.read_scope import desired_scope, plan_scope, timestamp_slots, topics_scope
 
 T1 = datetime(2026, 10, 1, tzinfo=timezone.utc)

@@ -4,8 +4,15 @@ from __future__ import annotations
 import pytest
 
 from reconciler.models.plan import (
-    AddPartitions, AlterConfigs, ConfigChange, CreateTopic, PartitionTruncation, Plan, TopicPreconditions,
-    TruncateRecords)
+    AddPartitions,
+    AlterConfigs,
+    ConfigChange,
+    CreateTopic,
+    PartitionTruncation,
+    Plan,
+    TopicPreconditions,
+    TruncateRecords,
+)
 from reconciler.testing import TestCluster
 from tests.kafka.helpers import api_counts, kafka_of, sent
 

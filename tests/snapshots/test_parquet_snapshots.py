@@ -145,7 +145,7 @@ def test_a_corrupted_parquet_header_and_files_that_are_not_parquet(good_parquet,
     no_columns = tmp_path / "no-columns.parquet"
     pq.write_table(pa.table({"x": [1]}), no_columns)
     cases[no_columns] = "no-columns"
-    for path, name in cases.items():
+    for path in cases:
         for command in ("plan", "drift"):
             assert_refused(reconcile(command, MANIFESTS, "--snapshot", path), path, [])
     result = reconcile("plan", MANIFESTS, "--snapshot", tmp_path / "header-bad-port.parquet")

@@ -4,8 +4,7 @@ from __future__ import annotations
 import pytest
 from kafka import KafkaAdminClient
 from kafka.admin import ConfigResource
-from kafka.protocol.admin import (CreatePartitionsRequest, DescribeConfigsRequest,
-                                  IncrementalAlterConfigsRequest)
+from kafka.protocol.admin import CreatePartitionsRequest, DescribeConfigsRequest, IncrementalAlterConfigsRequest
 
 from reconciler.testing import KafkaApiError, TestCluster
 

@@ -101,7 +101,7 @@ def test_move_leader_with_transient_unknown_leader_epoch(cluster, send, unique):
     name = unique()
     cluster.create_topic(name, replication_factor=2)
     p = cluster.partition(name, 0)
-    follower = [r for r in p.replicas if r != p.leader][0]
+    follower = next(r for r in p.replicas if r != p.leader)
     cluster.move_leader(name, 0, to=follower, unknown_epoch_responses=2)
     T = OffsetForLeaderEpochRequest.OffsetForLeaderTopic
     request = OffsetForLeaderEpochRequest(replica_id=-1, topics=[T(topic=name, partitions=[

@@ -45,7 +45,7 @@ def seeded(cluster, unique):
     cluster.create_topic(name, partitions=1, replication_factor=2)
     cluster.produce(name, 0, [T0 + 10 * i for i in range(10)])
     p = cluster.partition(name, 0)
-    follower = [r for r in p.replicas if r != p.leader][0]
+    follower = next(r for r in p.replicas if r != p.leader)
     return name, p.leader, follower
 
 
@@ -97,7 +97,7 @@ def test_current_leader_epoch_fencing_and_follower(send, cluster, seeded):
 def test_earliest_epoch_is_the_earliest_cached_epoch(send, cluster, seeded):
     """Kafka answers EARLIEST with the epoch of the earliest epoch-cache entry (the current epoch
     until leadership changes after records were written)."""
-    name, leader, follower = seeded
+    name, _leader, follower = seeded
     cluster.move_leader(name, 0, to=follower)
     assert list_offsets(send, follower, name, 0, EARLIEST) == (NONE, 0, -1, 0)
     assert list_offsets(send, follower, name, 0, LATEST) == (NONE, 10, -1, 1)
@@ -169,7 +169,7 @@ def test_epoch_end_offsets_follow_the_epoch_history(send, cluster, seeded):
 
 
 def test_epoch_gap_answers_floor_epoch(send, cluster, seeded):
-    name, leader, _ = seeded
+    name, _leader, _ = seeded
     cluster.unclean_election(name, 0, truncate_to=10)              # epochs 0 -> 2
     new_leader = cluster.partition(name, 0).leader
     assert epoch_end(send, new_leader, name, 0, 1) == (NONE, 0, 10)
@@ -197,14 +197,14 @@ def test_fencing_and_routing(send, cluster, seeded):
 
 
 def test_clean_leader_change_keeps_planned_epoch_end(send, cluster, seeded):
-    name, leader, follower = seeded
+    name, _leader, follower = seeded
     planned_epoch, planned_hw = cluster.partition(name, 0).leader_epoch, 10
     cluster.move_leader(name, 0, to=follower)
     assert epoch_end(send, follower, name, 0, planned_epoch)[2] >= planned_hw
 
 
 def test_unclean_election_truncates_and_reveals_divergence(send, cluster, seeded):
-    name, leader, follower = seeded
+    name, _leader, follower = seeded
     cluster.produce(name, 0, [T0 + 500] * 40)          # HW 50 in epoch 0
     cluster.unclean_election(name, 0, truncate_to=20, to=follower)
     p = cluster.partition(name, 0)
@@ -220,7 +220,7 @@ def test_stopped_follower_then_leader_loss_gives_unclean_election_on_restart(uni
         c.create_topic("u", partitions=1, replication_factor=2)
         c.produce("u", 0, [T0] * 100)
         before = c.partition("u", 0)
-        follower = [r for r in before.replicas if r != before.leader][0]
+        follower = next(r for r in before.replicas if r != before.leader)
         c.stop_broker(follower)
         assert c.partition("u", 0).leader_epoch == before.leader_epoch   # ISR shrink: no bump
         c.produce("u", 0, [T0] * 50)

@@ -22,7 +22,7 @@ def test_every_accepted_version_round_trips(send, api_key, version):
     if api_key == 0:
         request.acks = 1  # acks=0 expects no answer at all
     response = send(request, 1)
-    assert response.API_KEY == api_key and response.version == version
+    assert api_key == response.API_KEY and response.version == version
 
 
 def test_clusters_release_threads_and_ports():

@@ -4,7 +4,15 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from reconciler.models.desired import (
-    BeforeOffset, BeforeTime, ConsumedBy, Everything, KeepLast, Policy, TopicState, UndeclaredConfigs)
+    BeforeOffset,
+    BeforeTime,
+    ConsumedBy,
+    Everything,
+    KeepLast,
+    Policy,
+    TopicState,
+    UndeclaredConfigs,
+)
 from reconciler.models.observed import ConfigSource
 from reconciler.planner import PlanOptions, plan, same_config_value
 from tests.factories import desired, have, observed, want

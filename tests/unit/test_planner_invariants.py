@@ -12,8 +12,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from reconciler.models.desired import (
-    BeforeOffset, BeforeTime, ConsumedBy, Everything, KeepLast, TopicState, UndeclaredConfigs)
+from reconciler.models.desired import BeforeOffset, BeforeTime, ConsumedBy, Everything, KeepLast, TopicState, UndeclaredConfigs
 from reconciler.models.plan import TruncateRecords
 from reconciler.planner import plan
 from tests.factories import desired, have, observed, want

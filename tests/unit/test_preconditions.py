@@ -5,8 +5,7 @@ from reconciler.models.desired import Everything, KeepLast, Policy, TopicState
 from reconciler.models.plan import AlterConfigs, ConfigChange, DeleteTopic, PartitionTruncation, TruncateRecords
 from reconciler.planner import plan
 from reconciler.ports import BrokerError
-from reconciler.preconditions import (
-    delete_fraction_problems, manifest_refusals, topic_changes, truncation_partition_problems)
+from reconciler.preconditions import delete_fraction_problems, manifest_refusals, topic_changes, truncation_partition_problems
 from reconciler.validation import _key_named
 from tests.factories import desired, have, observed, partition, want
 

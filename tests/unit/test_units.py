@@ -15,7 +15,7 @@ def test_parse_duration(text, ms):
 
 @pytest.mark.parametrize("text", ["soon", "7 fortnights", "1.5h", "h", "7D", ""])
 def test_bad_durations_say_what_is_accepted(text):
-    with pytest.raises(ValueError, match="is not a duration; write milliseconds or e.g."):
+    with pytest.raises(ValueError, match=r"is not a duration; write milliseconds or e\.g\."):
         units.parse_duration_ms(text)
 
 

@@ -10,7 +10,6 @@ TOPIC, BROKER = 2, 4
 
 
 def describe_configs(ctx, request):
-    state = ctx.state
     response = protocol.new_response(DESCRIBE_CONFIGS, ctx.version, throttle_time_ms=0)
     R = response.DescribeConfigsResult
     E = R.DescribeConfigsResourceResult

@@ -1,9 +1,9 @@
 """Partition offset APIs: ListOffsets, OffsetForLeaderEpoch, DeleteRecords."""
 from __future__ import annotations
 
-from .. import errors, protocol
 from reconciler.kafka_configs import cleanup_policy_allows_delete
 
+from .. import errors, protocol
 from ..configs import resolve
 from .routing import leader_partition
 
