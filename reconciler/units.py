@@ -46,7 +46,7 @@ def parse_bytes(text: str) -> int:
         return int(s)
     match = _SIZE.fullmatch(s)
     unit = (match.group(2) or "b").lower() if match else None
-    if unit not in _BYTE_UNITS:
+    if match is None or unit not in _BYTE_UNITS:
         raise ValueError(f"{shown(text)} is not a size; write bytes or e.g. 512KiB, 100MiB, 50GiB, 1TiB (or "
                          "KB/MB/GB/TB)")
     return int(match.group(1)) * _BYTE_UNITS[unit]
