@@ -1,4 +1,5 @@
-"""Planner invariants over many generated (desired, observed) pairs.
+"""Planner invariants over generated (desired, observed) pairs; hypothesis shrinks a failure to a
+smallest case.
 
 - Applying a plan's effects and planning again gives no actions.
 - A truncation target is never negative, never beyond the high watermark, never at or below the
@@ -7,69 +8,94 @@
 """
 from __future__ import annotations
 
-import random
+import os
 from datetime import datetime, timedelta, timezone
 
-import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from reconciler.models.desired import BeforeOffset, BeforeTime, ConsumedBy, Everything, KeepLast, TopicState, UndeclaredConfigs
+from reconciler.models.desired import (
+    BeforeOffset,
+    BeforeTime,
+    ConsumedBy,
+    Everything,
+    KeepLast,
+    TopicState,
+    UndeclaredConfigs,
+)
 from reconciler.models.plan import TruncateRecords
 from reconciler.planner import plan
 from tests.factories import desired, have, observed, want
 from tests.simulate import apply_effects
 
 BASE = datetime(2026, 10, 1, tzinfo=timezone.utc)
+HOURS = range(4)  # the times a time rule may name, and the lookups the observed side answers
 CONFIG_VALUES = {"retention.ms": ["1000", "604800000"], "cleanup.policy": ["delete", "compact,delete"],
                  "segment.bytes": ["1048576", "1073741824"]}
+GROUPS = ["g1", "g2", "g3"]
+INVARIANTS = settings(max_examples=int(os.environ.get("INVARIANT_EXAMPLES", "300")), deadline=None,
+                      derandomize=not os.environ.get("INVARIANT_EXAMPLES"))
 
 
-def _rule(rng: random.Random, partitions: int, hw: int):
-    kind = rng.choice(["offset", "per-partition", "time", "keep", "everything", "groups"])
-    if kind == "offset":
-        return BeforeOffset(offset=rng.randint(0, hw))
-    if kind == "per-partition":
-        return BeforeOffset(partitions={p: rng.randint(0, hw) for p in range(partitions) if rng.random() < 0.6} or {0: 1})
-    if kind == "time":
-        return BeforeTime(timestamp=BASE + timedelta(hours=rng.randint(0, 3)))
-    if kind == "keep":
-        return KeepLast(records=rng.randint(0, hw + 10))
-    if kind == "everything":
-        return Everything()
-    return ConsumedBy(groups=rng.sample(["g1", "g2", "g3"], rng.randint(1, 2)))
+def configs():
+    return st.dictionaries(st.sampled_from(sorted(CONFIG_VALUES)), st.just(None)).flatmap(
+        lambda keys: st.fixed_dictionaries({k: st.sampled_from(CONFIG_VALUES[k]) for k in keys}))
 
 
-def _case(seed: int):
-    rng = random.Random(seed)
-    wanted, present, groups = [], [], {"g1": {}, "g2": {}, "g3": {}}
-    for i in range(rng.randint(1, 6)):
-        name = f"t{i}"
-        partitions, hw = rng.randint(1, 4), rng.randint(0, 500)
-        log_start = rng.randint(0, hw)
-        rules = [_rule(rng, partitions, hw) for _ in range(rng.randint(0, 2))]
-        if any(isinstance(r, Everything) for r in rules):
-            rules = [Everything()]
-        configs = {k: rng.choice(v) for k, v in CONFIG_VALUES.items() if rng.random() < 0.5}
-        if rng.random() < 0.3:
-            configs["cleanup.policy"] = "delete"
-        state = TopicState.ABSENT if rng.random() < 0.1 else TopicState.PRESENT
-        wanted.append(want(name, partitions=partitions + rng.choice([0, 0, 1]), state=state, configs=configs,
-                           truncate=rules, undeclared_configs=rng.choice(list(UndeclaredConfigs))))
-        if rng.random() < 0.8:
-            lookups = {int((BASE + timedelta(hours=h)).timestamp() * 1000): rng.choice([-1, rng.randint(log_start, hw)])
-                       for h in range(4)}
-            set_on_topic = {k: rng.choice(v) for k, v in CONFIG_VALUES.items() if rng.random() < 0.5}
-            present.append(have(name, partitions=partitions, log_start=log_start, hw=hw,
-                                set_on_topic=set_on_topic, offsets_by_timestamp=lookups))
-            for group in groups:
-                if rng.random() < 0.8:
-                    groups[group][name] = {p: rng.randint(0, hw) for p in range(partitions)}
-    present.append(have("unmanaged", set_on_topic={"retention.ms": "1"}))
+def rules(partitions: int, hw: int):
+    offset = st.integers(0, hw)
+    rule = st.one_of(
+        offset.map(lambda o: BeforeOffset(offset=o)),
+        st.dictionaries(st.integers(0, partitions - 1), offset, min_size=1).map(lambda p: BeforeOffset(partitions=p)),
+        st.sampled_from(HOURS).map(lambda h: BeforeTime(timestamp=BASE + timedelta(hours=h))),
+        st.integers(0, hw + 10).map(lambda n: KeepLast(records=n)),
+        st.just(Everything()),
+        st.lists(st.sampled_from(GROUPS), min_size=1, max_size=2, unique=True).map(lambda g: ConsumedBy(groups=g)),
+    )
+    # `everything` is the only rule of its topic (the loader refuses it next to others).
+    return st.lists(rule, max_size=2).map(lambda rs: [Everything()] if any(isinstance(r, Everything) for r in rs) else rs)
+
+
+@st.composite
+def topic_cases(draw, index: int):
+    name = f"t{index}"
+    partitions, hw = draw(st.integers(1, 4)), draw(st.integers(0, 500))
+    log_start = draw(st.integers(0, hw))
+    wanted_configs = draw(configs())
+    if draw(st.booleans()):
+        wanted_configs["cleanup.policy"] = "delete"
+    wanted = want(name, partitions=partitions + draw(st.sampled_from([0, 0, 1])), configs=wanted_configs,
+                  state=TopicState.ABSENT if draw(st.integers(0, 9)) == 0 else TopicState.PRESENT,
+                  truncate=draw(rules(partitions, hw)), undeclared_configs=draw(st.sampled_from(list(UndeclaredConfigs))))
+    if draw(st.integers(0, 9)) < 2:
+        return wanted, None, {}
+    found = st.one_of(st.just(-1), st.integers(log_start, hw))
+    lookups = {int((BASE + timedelta(hours=h)).timestamp() * 1000): draw(found) for h in HOURS}
+    present = have(name, partitions=partitions, log_start=log_start, hw=hw, set_on_topic=draw(configs()),
+                   offsets_by_timestamp=lookups)
+    committed = {g: {p: draw(st.integers(0, hw)) for p in range(partitions)}
+                 for g in GROUPS if draw(st.integers(0, 9)) < 8}
+    return wanted, present, committed
+
+
+@st.composite
+def cases(draw):
+    count = draw(st.integers(1, 6))
+    wanted, present, groups = [], [have("unmanaged", set_on_topic={"retention.ms": "1"})], {g: {} for g in GROUPS}
+    for i in range(count):
+        topic, observed_topic, committed = draw(topic_cases(i))
+        wanted.append(topic)
+        if observed_topic is not None:
+            present.append(observed_topic)
+        for group, offsets in committed.items():
+            groups[group][topic.name] = offsets
     return desired(*wanted), observed(*present, group_offsets=groups)
 
 
-@pytest.mark.parametrize("seed", range(300))
-def test_planner_invariants(seed):
-    want_state, have_state = _case(seed)
+@INVARIANTS
+@given(cases())
+def test_planner_invariants(case):
+    want_state, have_state = case
     first = plan(want_state, have_state)
 
     assert all(a.topic in want_state.topics for a in first.actions), "unmanaged topics never get actions"
@@ -80,4 +106,4 @@ def test_planner_invariants(seed):
                 assert 0 <= t.log_start_offset < t.target_offset <= t.high_watermark
 
     second = plan(want_state, apply_effects(have_state, first))
-    assert second.actions == [], f"seed {seed}: plan after apply still has {second.actions}"
+    assert second.actions == [], f"plan after apply still has {second.actions}"
