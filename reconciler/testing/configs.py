@@ -59,6 +59,25 @@ def resolve(topic_key: str, topic_configs: Mapping[str, str], broker_configs: Ma
     return ConfigValue(topic_key, value, source, tuple(synonyms))
 
 
+def effective(topic_key: str, topic_configs: Mapping[str, str], broker_configs: Mapping[str, str]) -> object:
+    """The value in force, parsed as the broker reads it (a trimmed string, an int, a list...)."""
+    return log_config.parse(TOPIC_CONFIGS[topic_key], resolve(topic_key, topic_configs, broker_configs).value)
+
+
+def effective_int(topic_key: str, topic_configs: Mapping[str, str], broker_configs: Mapping[str, str]) -> int:
+    value = effective(topic_key, topic_configs, broker_configs)
+    assert isinstance(value, int) and TOPIC_CONFIGS[topic_key].type in (Type.INT, Type.LONG)
+    return value
+
+
+def deletes_records(topic_configs: Mapping[str, str], broker_configs: Mapping[str, str]) -> bool:
+    """LogConfig.delete: DeleteRecords is refused unless cleanup.policy lists delete. An empty
+    list, valid in 4.0, means neither compaction nor deletion."""
+    policy = effective("cleanup.policy", topic_configs, broker_configs)
+    assert isinstance(policy, list)
+    return "delete" in (part.lower() for part in policy)
+
+
 def effective_topic_configs(topic_configs: Mapping[str, str], broker_configs: Mapping[str, str]) -> list[ConfigValue]:
     """Every topic config key with its effective value, sorted by name like the controller does."""
     return [resolve(k, topic_configs, broker_configs) for k in sorted(TOPIC_CONFIGS)]

@@ -301,10 +301,3 @@ def parsed_configs(configs: Mapping[str, str]) -> dict[str, object]:
         out[key.name] = value
     return out
 
-
-def deletes_records(cleanup_policy: str) -> bool:
-    """LogConfig.delete: DeleteRecords is refused (POLICY_VIOLATION) unless the policy lists delete.
-    An empty list is valid in 4.0 and means neither compaction nor deletion."""
-    parts = parse(TOPIC_CONFIGS["cleanup.policy"], cleanup_policy)
-    assert isinstance(parts, list)
-    return "delete" in (part.lower() for part in parts)
