@@ -63,7 +63,7 @@ def topic_name_error(name: str) -> str | None:
 def create_topics(state: ClusterState, topics: list[NewTopic], validate_only: bool) -> list[CreatedTopic]:
     """ReplicationControlManager.createTopics. Duplicate names are the caller's concern
     (ControllerApis answers them with INVALID_REQUEST before the controller sees them)."""
-    failed: dict[str, tuple[int, str]] = {}
+    failed: dict[str, tuple[int, str | None]] = {}
     colliding = state.collision_names
     for t in topics:
         problem = topic_name_error(t.name)
@@ -82,7 +82,7 @@ def create_topics(state: ClusterState, topics: list[NewTopic], validate_only: bo
             if problem:
                 failed[t.name] = (errors.INVALID_CONFIG, problem)
 
-    planned: dict[str, tuple[list[list[int]], CreatedTopic]] = {}
+    planned: dict[str, tuple[list[list[int]], dict[str, str], CreatedTopic]] = {}
     records = 0
     for t in topics:
         if t.name in failed:
@@ -94,13 +94,15 @@ def create_topics(state: ClusterState, topics: list[NewTopic], validate_only: bo
             continue
         rf = len(assignments[0])
         records += 1 + len(assignments) + len(t.configs)
-        planned[t.name] = (assignments, CreatedTopic(
+        # Validation refused null values, so this only narrows the type.
+        configs = {key: value for key, value in t.configs.items() if value is not None}
+        planned[t.name] = (assignments, configs, CreatedTopic(
             t.name, topic_id=uuid.uuid4(), num_partitions=len(assignments), replication_factor=rf,
-            configs=effective_topic_configs(t.configs, state.broker_configs)))
+            configs=effective_topic_configs(configs, state.broker_configs)))
 
     if records > MAX_RECORDS_PER_USER_OP:
-        message = "Unable to perform excessively large batch operation."
-        return [CreatedTopic(t.name, errors.POLICY_VIOLATION, message) for t in topics]
+        too_large = "Unable to perform excessively large batch operation."
+        return [CreatedTopic(t.name, errors.POLICY_VIOLATION, too_large) for t in topics]
 
     results = []
     for t in topics:
@@ -108,9 +110,9 @@ def create_topics(state: ClusterState, topics: list[NewTopic], validate_only: bo
             code, message = failed[t.name]
             results.append(CreatedTopic(t.name, code, message))
             continue
-        assignments, result = planned[t.name]
+        assignments, configs, result = planned[t.name]
         if not validate_only:
-            state.add_topic(t.name, assignments, dict(t.configs.items()), result.topic_id)
+            state.add_topic(t.name, assignments, configs, result.topic_id)
         results.append(result)
     return results
 
@@ -193,7 +195,10 @@ def create_partitions(state: ClusterState, name: str, count: int,
 
 def delete_topic(state: ClusterState, name: str | None, topic_id: uuid.UUID | None,
                  validate_only: bool) -> Topic:
-    topic = state.topics.get(name) if name is not None else state.topics_by_id.get(topic_id)
+    if name is not None:
+        topic = state.topics.get(name)
+    else:
+        topic = state.topics_by_id.get(topic_id) if topic_id is not None else None
     if topic is None:
         if name is not None:
             raise KafkaApiError(errors.UNKNOWN_TOPIC_OR_PARTITION,
@@ -212,17 +217,20 @@ def incremental_alter_topic_configs(state: ClusterState, name: str,
     keys = [key for key, _, _ in ops]
     if len(set(keys)) != len(keys):
         raise KafkaApiError(errors.INVALID_REQUEST, "Error due to duplicate config keys")
+    # Only DELETE may come without a value; "" stands for its ignored one.
+    checked: list[tuple[str, int, str]] = []
     for key, op, value in ops:
         if value is None and op != DELETE:
             raise KafkaApiError(errors.INVALID_REQUEST, f"Null value not supported for : {key}")
         if op not in (SET, DELETE, APPEND, SUBTRACT):
             raise KafkaApiError(errors.INVALID_REQUEST, f"Unknown alter config operation {op}")
+        checked.append((key, op, value or ""))
     topic = state.topics.get(name)
     if topic is None:
         raise KafkaApiError(errors.UNKNOWN_TOPIC_OR_PARTITION,
                             "This server does not host this topic-partition.")
     new = dict(topic.configs)
-    for key, op, value in ops:
+    for key, op, value in checked:
         if op == SET:
             new[key] = value
         elif op == DELETE:
@@ -256,4 +264,4 @@ def alter_topic_configs(state: ClusterState, name: str, configs: dict[str, str |
     if problem:
         raise KafkaApiError(errors.INVALID_CONFIG, problem)
     if not validate_only:
-        topic.configs = dict(configs)
+        topic.configs = {key: value for key, value in configs.items() if value is not None}

@@ -21,7 +21,7 @@ API_VERSIONS_KEY = 18
 ZERO_UUID = uuid.UUID(int=0)
 
 
-def _message_classes() -> dict[tuple[int, str], type]:
+def _message_classes() -> dict[tuple[int, str], type[ApiMessage]]:
     found, todo = {}, list(ApiMessage.__subclasses__())
     while todo:
         cls = todo.pop()
@@ -37,11 +37,11 @@ _CLASSES = _message_classes()
 KAFKA_4_0_API_VERSIONS: dict[int, tuple[int, int]] = BROKER_API_VERSIONS[(4, 0)]
 
 
-def request_class(api_key: int) -> type:
+def request_class(api_key: int) -> type[ApiMessage]:
     return _CLASSES[(api_key, "request")]
 
 
-def response_class(api_key: int) -> type:
+def response_class(api_key: int) -> type[ApiMessage]:
     return _CLASSES[(api_key, "response")]
 
 

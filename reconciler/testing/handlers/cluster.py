@@ -139,6 +139,7 @@ def describe_log_dirs(ctx, request):
     R = response.DescribeLogDirsResult
     T = R.DescribeLogDirsTopic
     P = T.DescribeLogDirsPartition
+    wanted: dict[str, set[int] | None]
     if request.topics is None:
         wanted = {t.name: None for t in state.visible_topics()}
     else:

@@ -58,7 +58,7 @@ def _fetch_group(ctx, group_id, topics):
         return code, []
     committed = ctx.state.groups.get(group_id, {})
     if topics is None:
-        by_topic = {}
+        by_topic: dict[str, list[tuple[int, CommittedOffset]]] = {}
         for (name, index), offset in sorted(committed.items()):
             by_topic.setdefault(name, []).append((index, offset))
         return errors.NONE, list(by_topic.items())

@@ -1,10 +1,8 @@
 """Partition offset APIs: ListOffsets, OffsetForLeaderEpoch, DeleteRecords."""
 from __future__ import annotations
 
-from reconciler.kafka_configs import cleanup_policy_allows_delete
-
 from .. import errors, protocol
-from ..configs import resolve
+from ..configs import deletes_records
 from .routing import leader_partition
 
 LIST_OFFSETS, DELETE_RECORDS, OFFSET_FOR_LEADER_EPOCH = 2, 21, 23
@@ -71,8 +69,7 @@ def _delete_one(ctx, topic: str, index: int, offset: int) -> tuple[int, int]:
     if p is None:
         return code, -1
     state = ctx.state
-    policy = resolve("cleanup.policy", state.topics[topic].configs, state.broker_configs).value
-    if not cleanup_policy_allows_delete(policy):
+    if not deletes_records(state.topics[topic].configs, state.broker_configs):
         return errors.POLICY_VIOLATION, -1
     target = p.high_watermark if offset == HIGH_WATERMARK else offset
     if target < 0 or target > p.high_watermark:

@@ -7,7 +7,7 @@ from array import array
 from kafka.record import MemoryRecords
 
 from .. import errors, protocol
-from ..configs import resolve
+from ..configs import effective, effective_int
 from .routing import leader_partition
 
 PRODUCE, INIT_PRODUCER_ID = 0, 22
@@ -34,8 +34,8 @@ def _timestamp_error(state, topic, timestamps, now_ms) -> str | None:
     """message.timestamp.before/after.max.ms bound CreateTime timestamps (Kafka 4.0 defaults:
     unbounded in the past, one hour into the future)."""
     configs = state.topics[topic].configs
-    before = int(resolve("message.timestamp.before.max.ms", configs, state.broker_configs).value)
-    after = int(resolve("message.timestamp.after.max.ms", configs, state.broker_configs).value)
+    before = effective_int("message.timestamp.before.max.ms", configs, state.broker_configs)
+    after = effective_int("message.timestamp.after.max.ms", configs, state.broker_configs)
     for ts in timestamps:
         if now_ms - ts > before or ts - now_ms > after:
             return f"Timestamp {ts} of message is out of range. The timestamp should be within " \
@@ -51,11 +51,11 @@ def _append(ctx, topic, index, records, acks) -> tuple[int, int, int, int, str |
     state = ctx.state
     configs = state.topics[topic].configs
     if acks == -1:
-        needed = int(resolve("min.insync.replicas", configs, state.broker_configs).value)
+        needed = effective_int("min.insync.replicas", configs, state.broker_configs)
         if len(p.isr) < needed:
             return errors.NOT_ENOUGH_REPLICAS, -1, -1, -1, None
     now_ms = int(time.time() * 1000)
-    append_time = resolve("message.timestamp.type", configs, state.broker_configs).value == "LogAppendTime"
+    append_time = effective("message.timestamp.type", configs, state.broker_configs) == "LogAppendTime"
     timestamps, sizes = _parse(records or b"", append_time, now_ms)
     if not append_time:
         problem = _timestamp_error(state, topic, timestamps, now_ms)

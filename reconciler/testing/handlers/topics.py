@@ -44,7 +44,7 @@ def create_topics(ctx, request):
             name=name, topic_id=r.topic_id, error_code=errors.NONE, error_message=None,
             num_partitions=r.num_partitions, replication_factor=r.replication_factor,
             configs=[C(name=c.name, value=None if c.sensitive else c.value, read_only=c.read_only,
-                       config_source=c.source, is_sensitive=c.sensitive) for c in r.configs]))
+                       config_source=c.source, is_sensitive=c.sensitive) for c in r.configs or ()]))
     return response
 
 
