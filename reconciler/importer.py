@@ -36,7 +36,7 @@ from reconciler.models.desired import ClusterSpec, DesiredState, DesiredTopic, P
 from reconciler.models.observed import ObservedState, ObservedTopic
 from reconciler.models.plan import AlterConfigs, Severity
 from reconciler.planner import plan as make_plan
-from reconciler.policy import check_desired
+from reconciler.policy import violations as policy_violations
 from reconciler.yaml_source import plain_reads_as_text
 
 GroupBy = Literal["prefix", "none"]
@@ -251,10 +251,8 @@ def _held_back(topics: dict[str, tuple[ObservedTopic, dict[str, str]]], managed:
             name=name, partitions=len(topic.partitions), replication_factor=topic.replication_factor,
             configs=dict(sorted({**defaults, **configs}.items())))
     state = DesiredState(cluster=spec, topics=dict(sorted(wants.items())), policy=policy)
-    for problem in check_desired(state):
-        name = next((n for n in wants if problem.message.startswith(f"topic {n} on cluster ")), None)
-        if name is not None and name not in held:
-            held[name] = problem.message.removeprefix(f"topic {name} on cluster {spec.name} ")
+    for name, reasons in policy_violations(state).items():
+        held.setdefault(name, reasons[0])
     planned = make_plan(state, observed)
     for action in planned.actions:
         if action.topic in held:
@@ -335,19 +333,16 @@ def _body(text: str) -> str:
 
 
 def _topic_doc(cluster: str, topic: ObservedTopic, configs: dict[str, str], left_out: list[LeftOut]) -> str:
-    data = {"kind": "Topic", "name": topic.name, "clusters": [cluster], "partitions": len(topic.partitions),
-            "replication_factor": topic.replication_factor}
+    data: dict[str, object] = {"kind": "Topic", "name": topic.name, "clusters": [cluster],
+                               "partitions": len(topic.partitions), "replication_factor": topic.replication_factor}
     lines = ["kind: Topic", f"name: {_scalar(topic.name)}", f"clusters: {_flow([cluster])}",
              f"partitions: {len(topic.partitions)}", f"replication_factor: {topic.replication_factor}"]
     for item in left_out:
         lines.append(f"# not declared: {item.key} ({item.why})")
     if configs:
-        data["configs"] = {}
+        data["configs"] = written = {key: config_yaml_value(key, value) for key, value in sorted(configs.items())}
         lines.append("configs:")
-        for key, value in sorted(configs.items()):
-            written = config_yaml_value(key, value)
-            data["configs"][key] = written
-            lines.append(f"  {_scalar(key)}: {_scalar(written)}")
+        lines.extend(f"  {_scalar(key)}: {_scalar(value)}" for key, value in written.items())
     text = "\n".join(lines) + "\n"
     _check_round_trip(text, data)
     return text
@@ -443,7 +438,7 @@ def _dropped(path: str, text: str, cluster: str, imported: dict[str, str],
         if clusters != [cluster]:
             lost.append(f"{path}: Topic {name} (clusters: {clusters if clusters is not None else 'all'})")
         elif name not in imported:
-            skipped = not_imported.get(name)
+            skipped = not_imported.get(name) if isinstance(name, str) else None
             why = skipped.detail if skipped else "no longer on the cluster"
             lost.append(f"{path}: Topic {name} (not imported again, {why})")
         else:

@@ -23,15 +23,23 @@ def is_protected(desired: DesiredState, topic_name: str) -> bool:
 
 def check_desired(desired: DesiredState) -> list[ManifestProblem]:
     """Every policy violation in one cluster's desired state, each pointing at the topic's line."""
-    problems: list[ManifestProblem] = []
+    return [_problem(desired.topics[name].source or desired.policy.source, name, desired.cluster.name, reason)
+            for name, reasons in violations(desired).items() for reason in reasons]
+
+
+def violations(desired: DesiredState) -> dict[str, list[str]]:
+    """Each topic that breaks the policy, with what it breaks, worded to follow "topic NAME on
+    cluster NAME" ("has 48 partitions, above the policy's max_partitions 12 (policy)")."""
+    found: dict[str, list[str]] = {}
     # Worked out once, not per topic: the policy's lists may be long.
     allowed = desired.policy.allowed_replication_factors
     allowed_set = frozenset(allowed) if allowed is not None else None
     allowed_text = shown(sorted(allowed_set)) if allowed_set is not None else ""
     for topic in desired.topics.values():
-        for message in _violations(desired, topic, allowed_set, allowed_text):
-            problems.append(_problem(topic.source or desired.policy.source, topic.name, desired.cluster.name, message))
-    return problems
+        reasons = _violations(desired, topic, allowed_set, allowed_text)
+        if reasons:
+            found[topic.name] = [f"{reason} (policy)" for reason in reasons]
+    return found
 
 
 def _violations(desired: DesiredState, topic: DesiredTopic, allowed: frozenset | None, allowed_text: str) -> list[str]:
@@ -65,5 +73,4 @@ def _violations(desired: DesiredState, topic: DesiredTopic, allowed: frozenset |
 
 def _problem(source: SourceRef | None, topic: str, cluster: str, message: str) -> ManifestProblem:
     file, line, column = (source.file, source.line, source.column) if source else ("(policy)", 0, 0)
-    return ManifestProblem(file, line, column,
-                           f"topic {shown_text(topic)} on cluster {shown_text(cluster)} {message} (policy)")
+    return ManifestProblem(file, line, column, f"topic {shown_text(topic)} on cluster {shown_text(cluster)} {message}")

@@ -8,6 +8,7 @@ Protocol versions are negotiated per connection from the broker's ApiVersions an
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
@@ -27,6 +28,7 @@ _UNANSWERED = (Errors.KafkaConnectionError, Errors.KafkaTimeoutError, Errors.Req
                Errors.Cancelled, Errors.UnknownBrokerIdError, Errors.CorrelationIdError, OSError)
 # Bounded retries of a request that got no answer (connection lost, broker restarting).
 SEND_ATTEMPTS = 3
+# The longest wait between two rounds of a retry, unless the broker asks for longer (throttling).
 MAX_BACKOFF_S = 2.0
 
 # kafka-python logs connection trouble at ERROR level; the reconciler reports it as its own
@@ -65,9 +67,9 @@ class Client:
         net.start()
         return cls(net, manager, name, request_timeout_s, retry_backoff_s)
 
-    def backoff(self, attempt: int) -> float:
-        """Seconds to wait before retry number `attempt` (exponential, capped)."""
-        return min(self.retry_backoff_s * (2 ** attempt), MAX_BACKOFF_S)
+    def rounds(self, limit: int | None = None, *, within_s: float | None = None) -> Rounds:
+        """At most `limit` rounds of a retry, or as many as fit in `within_s` seconds."""
+        return Rounds(self, limit, None if within_s is None else time.monotonic() + within_s)
 
     def close(self) -> None:
         try:
@@ -139,9 +141,7 @@ class Client:
         """Send to nodes[0], trying the next node (round robin) after each unanswered attempt.
         Only for requests that are safe to send twice."""
         last: NoAnswer | None = None
-        for attempt in range(attempts):
-            if attempt:
-                await self.sleep(self.backoff(attempt))
+        async for attempt in self.rounds(attempts):
             try:
                 return await self.send(nodes[attempt % len(nodes)], request)
             except NoAnswer as e:
@@ -193,3 +193,47 @@ class Client:
                                    f"{response.error_code}")
             self._api_versions[node] = {k.api_key: (k.min_version, k.max_version) for k in response.api_keys}
         return self._api_versions[node]
+
+
+class Rounds:
+    """The rounds of a bounded retry: `async for round_ in client.rounds(limit): ...` (break when
+    nothing is left to do). Before each round but the first it waits the client's backoff,
+    doubled each round and capped at MAX_BACKOFF_S, or longer when the last round's answers
+    asked for a throttle time (`throttle`). With a deadline instead of a limit, the rounds end
+    at it, the last wait cut short to end there, so one round runs at the deadline."""
+
+    def __init__(self, client: Client, limit: int | None, deadline: float | None):
+        if limit is None and deadline is None:
+            raise ValueError("a retry needs a limit or a deadline")
+        self._client = client
+        self._limit = limit
+        self._deadline = deadline
+        self._round = -1
+        self._throttle_s = 0.0
+
+    def throttle(self, answers: Iterable[Any]) -> None:
+        """Wait at least as long as any of these answers' throttle_time_ms before the next round."""
+        self._throttle_s = max((getattr(a, "throttle_time_ms", 0) or 0 for a in answers), default=0) / 1000
+
+    def wait_s(self, round_: int) -> float:
+        """Seconds to wait before round `round_` (none before the first)."""
+        if round_ == 0:
+            return 0.0
+        return max(min(self._client.retry_backoff_s * (2 ** round_), MAX_BACKOFF_S), self._throttle_s)
+
+    def __aiter__(self) -> Rounds:
+        return self
+
+    async def __anext__(self) -> int:
+        round_ = self._round + 1
+        if self._limit is not None and round_ >= self._limit:
+            raise StopAsyncIteration
+        wait_s = self.wait_s(round_)
+        if self._deadline is not None and round_:
+            left_s = self._deadline - time.monotonic()
+            if left_s <= 0:
+                raise StopAsyncIteration
+            wait_s = min(wait_s, left_s)
+        self._round, self._throttle_s = round_, 0.0
+        await self._client.sleep(wait_s)
+        return round_

@@ -15,6 +15,7 @@ from reconciler.errors import ClusterError
 from reconciler.kafka import errors as codes
 from reconciler.kafka.client import Client
 from reconciler.models.observed import Broker
+from reconciler.ports import ErrorKind
 
 TopicPartition = tuple[str, int]
 METADATA_ATTEMPTS = 4
@@ -89,9 +90,9 @@ def parse(response, cluster: str) -> tuple[ClusterView, set[str]]:
         view.controller_id = None
     retry = set()
     for t in response.topics:
-        if t.error_code in (codes.UNKNOWN_TOPIC_OR_PARTITION, 17):  # 17: INVALID_TOPIC_EXCEPTION
+        if t.error_code in codes.TOPIC_ABSENT:
             continue
-        if t.error_code == 29:  # TOPIC_AUTHORIZATION_FAILED: we must not guess the topic is absent
+        if codes.error_kind(t.error_code) is ErrorKind.NOT_AUTHORISED:  # we must not guess the topic is absent
             raise ClusterError(f"{cluster}: not authorized to describe topic {t.name}; grant the reconciler's "
                                "principal DESCRIBE on it (or on all topics).")
         if t.error_code:
@@ -104,7 +105,7 @@ def parse(response, cluster: str) -> tuple[ClusterView, set[str]]:
         partitions = {}
         for p in t.partitions:
             # LEADER_NOT_AVAILABLE and friends arrive as leader -1 on the partition; callers retry.
-            leader = p.leader_id if p.error_code in (0, 9) else -1  # 9: REPLICA_NOT_AVAILABLE
+            leader = p.leader_id if p.error_code in codes.LEADER_USABLE else -1
             partitions[p.partition_index] = PartitionMeta(
                 index=p.partition_index, leader=leader, epoch=getattr(p, "leader_epoch", -1),
                 replicas=list(p.replica_nodes), isr=list(p.isr_nodes),
@@ -126,9 +127,7 @@ async def fetch(client: Client, names: list[str] | None,
     nodes = _nodes(client)
     view: ClusterView | None = None
     pending: list[str] | None = names
-    for attempt in range(METADATA_ATTEMPTS):
-        if attempt:
-            await client.sleep(client.backoff(attempt))
+    async for attempt in client.rounds(METADATA_ATTEMPTS):
         try:
             start = attempt % len(nodes)  # a broker that failed to answer is not asked first again
             response = await client.request(_request(pending), nodes[start:] + nodes[:start])

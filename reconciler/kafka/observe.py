@@ -15,7 +15,7 @@ All of these are in flight together. What to read is decided by `reconciler.read
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
 
 from kafka.protocol.admin import DescribeConfigsRequest, DescribeLogDirsRequest
@@ -27,10 +27,11 @@ from reconciler.kafka import errors as codes
 from reconciler.kafka import metadata, partitions
 from reconciler.kafka.client import IN_FLIGHT, Client, NoAnswer
 from reconciler.kafka.metadata import ClusterView
-from reconciler.kafka.partitions import EARLIEST, LATEST, PartitionResults
-from reconciler.models.desired import DesiredState
+from reconciler.kafka.partitions import EARLIEST, LATEST, PartitionResults, Reads
+from reconciler.models.desired import ClusterSpec, DesiredState
 from reconciler.models.observed import ConfigSource, ObservedConfig, ObservedPartition, ObservedState, ObservedTopic
-from reconciler.read_scope import ReadScope, desired_scope, timestamp_slots, topics_scope
+from reconciler.models.plan import Plan
+from reconciler.read_scope import ReadScope, desired_scope, plan_scope, timestamp_slots, topics_scope
 
 TopicPartition = tuple[str, int]
 CONFIG_CHUNK = 1000
@@ -43,6 +44,8 @@ class Observer:
     """The reading half of KafkaCluster (which provides _client, _spec, _progress, _view)."""
 
     _client: Client
+    _spec: ClusterSpec
+    _progress: Callable[[str], None] | None
     _view: ClusterView | None
 
     def observe_desired(self, desired: DesiredState, sizes: bool = False) -> ObservedState:
@@ -51,6 +54,10 @@ class Observer:
     def observe_topics(self, names: Iterable[str] | None = None, sizes: bool = False) -> ObservedState:
         """The named topics (None: every topic) with all their configs."""
         return self._observe(topics_scope(None if names is None else list(names)), sizes)
+
+    def observe_for_plan(self, plan: Plan) -> ObservedState:
+        """What apply checks a plan's preconditions against: the plan's topics, read again."""
+        return self._observe(plan_scope(plan), sizes=False)
 
     def _observe(self, scope: ReadScope, sizes: bool) -> ObservedState:
         return self._client.run(self._observe_async, scope, sizes)
@@ -89,7 +96,7 @@ class Observer:
                 continue
             # Unavailability (no leader, lost answers) was retried and shows as offline; anything
             # else is the broker saying no, which a plan must not quietly work around.
-            if error.code > 0 and error.code not in codes.PARTITION_RETRIABLE:
+            if not codes.partition_unavailable(error):
                 refused[tp] = error
         if refused:
             shown = ", ".join(f"{t}-{p}: {e}" for (t, p), e in sorted(refused.items())[:5])
@@ -106,9 +113,9 @@ async def _nothing():
     return {}
 
 
-def _partition_reads(view: ClusterView, scope: ReadScope) -> list:
+def _partition_reads(view: ClusterView, scope: ReadScope) -> Reads:
     every = [(name, index) for name, topic in view.topics.items() for index in topic.partitions]
-    reads = [(partitions.list_offsets("earliest", LIST_OFFSETS_TIMEOUT_MS), dict.fromkeys(every, EARLIEST)),
+    reads: Reads = [(partitions.list_offsets("earliest", LIST_OFFSETS_TIMEOUT_MS), dict.fromkeys(every, EARLIEST)),
              (partitions.list_offsets("latest", LIST_OFFSETS_TIMEOUT_MS), dict.fromkeys(every, LATEST))]
     for slot in range(timestamp_slots(scope.timestamps)):
         reads.append((partitions.list_offsets(f"time{slot}", LIST_OFFSETS_TIMEOUT_MS),
@@ -206,11 +213,9 @@ async def _group_offsets(client: Client, view: ClusterView, groups: Mapping[str,
     out: dict[str, dict[str, dict[int, int]]] = {}
     pending = sorted(groups)
     last_error: dict[str, str] = {}
-    for round_ in range(GROUP_ROUNDS):
-        if not pending:
-            break
-        if round_:
-            await client.sleep(client.backoff(round_))
+    if not pending:
+        return out
+    async for _ in client.rounds(GROUP_ROUNDS):
         coordinators = await _find_coordinators(client, view, pending, last_error)
         by_node: dict[int, list[str]] = {}
         for group, node in coordinators.items():
@@ -240,6 +245,8 @@ async def _group_offsets(client: Client, view: ClusterView, groups: Mapping[str,
                         if committed:
                             offsets[t.name] = committed
         pending = sorted(retry)
+        if not pending:
+            break
     if pending:
         shown = ", ".join(f"{g} ({last_error.get(g, 'no coordinator')})" for g in pending)
         raise ClusterError(f"{client.name}: the group coordinator did not answer for {shown}; the committed "
@@ -286,11 +293,9 @@ async def _log_dir_sizes(client: Client, view: ClusterView, scope: ReadScope) ->
     nodes = sorted(view.brokers)
     answers = await client.request_each([(node, DescribeLogDirsRequest(topics=topics)) for node in nodes], attempts=2)
     replicas: dict[TopicPartition, dict[int, int]] = {}
-    missing = []
     for node, answer in zip(nodes, answers):
-        if isinstance(answer, NoAnswer) or getattr(answer, "error_code", 0):
-            missing.append(node)
-            continue
+        if isinstance(answer, NoAnswer) or getattr(answer, "error_code", codes.NONE) != codes.NONE:
+            continue  # that broker's replicas are not sized
         for result in answer.results:
             if result.error_code:
                 continue  # an offline log directory: its replicas are not sized

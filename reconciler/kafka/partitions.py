@@ -38,6 +38,10 @@ class PartitionRead:
     parse: Callable[[Any], Iterable[tuple[TopicPartition, int, Any]]]
 
 
+# Each kind of read with its parameter per partition.
+Reads = list[tuple[PartitionRead, Mapping[TopicPartition, Any]]]
+
+
 @dataclass
 class PartitionResults:
     values: dict[tuple[str, TopicPartition], Any] = field(default_factory=dict)
@@ -128,15 +132,17 @@ def delete_records(timeout_ms: int) -> PartitionRead:
     return PartitionRead("delete", build, parse)
 
 
-async def read(client: Client, view: ClusterView, reads: list[tuple[PartitionRead, Mapping[TopicPartition, Any]]],
-               rounds: int = ROUNDS, refresh: bool = True) -> PartitionResults:
+async def read(client: Client, view: ClusterView, reads: Reads, rounds: int = ROUNDS, refresh: bool = True) -> PartitionResults:
     """Run the reads to completion or until the rounds are used up; what failed is in `errors`.
     With refresh=False (DeleteRecords) there is exactly one round and errors are returned as
     the broker gave them."""
     out = PartitionResults()
     again: set[tuple[str, TopicPartition]] = set()  # answered "ask again": read in the next round
-    for round_ in range(rounds):
-        batch = []
+    schedule = client.rounds(rounds)
+    async for round_ in schedule:
+        if round_:
+            await _refresh(client, view, reads, out, sorted({tp[0] for _, tp in again}))
+        batch: list[tuple[int, PartitionRead, list[tuple[TopicPartition, Any, int]]]] = []
         for kind, params in reads:
             by_leader: dict[int, list] = {}
             for tp, param in params.items():
@@ -158,7 +164,7 @@ async def read(client: Client, view: ClusterView, reads: list[tuple[PartitionRea
             batch.extend((leader, kind, items) for leader, items in by_leader.items())
 
         answers = await client.request_each([(leader, kind.build(items)) for leader, kind, items in batch])
-        throttle_s = 0.0
+        schedule.throttle(answers)
         for (leader, kind, items), answer in zip(batch, answers):
             sent_epoch = {tp: epoch for tp, _, epoch in items}
             if isinstance(answer, NoAnswer):
@@ -166,7 +172,6 @@ async def read(client: Client, view: ClusterView, reads: list[tuple[PartitionRea
                     out.errors[(kind.name, tp)] = no_answer_error(answer)
                     again.add((kind.name, tp))
                 continue
-            throttle_s = max(throttle_s, (getattr(answer, "throttle_time_ms", 0) or 0) / 1000)
             for tp, code, value in kind.parse(answer):
                 if tp not in sent_epoch:
                     continue
@@ -183,16 +188,18 @@ async def read(client: Client, view: ClusterView, reads: list[tuple[PartitionRea
                 out.errors[(kind.name, tp)] = codes.unanswered(f"broker {leader} left {tp[0]}-{tp[1]} out of its answer")
                 again.add((kind.name, tp))
 
-        if not refresh or not again or round_ == rounds - 1:
+        if not refresh or not again:
             break
-        await client.sleep(max(client.backoff(round_), throttle_s))
-        topics = sorted({tp[0] for _, tp in again})
-        view.merge(await metadata.fetch(client, topics), topics)
-        # What was read under an epoch that has since moved is read again under the new one.
-        for tp, epoch in list(out.epochs.items()):
-            partition = view.partition(tp)
-            if partition is None or partition.epoch != epoch:
-                del out.epochs[tp]
-                for kind, _ in reads:
-                    out.values.pop((kind.name, tp), None)
     return out
+
+
+async def _refresh(client: Client, view: ClusterView, reads: Reads, out: PartitionResults, topics: list[str]) -> None:
+    """Fresh Metadata for the topics asked again; what was read under an epoch that has since
+    moved is dropped, to be read again under the new one."""
+    view.merge(await metadata.fetch(client, topics), topics)
+    for tp, epoch in list(out.epochs.items()):
+        partition = view.partition(tp)
+        if partition is None or partition.epoch != epoch:
+            del out.epochs[tp]
+            for kind, _ in reads:
+                out.values.pop((kind.name, tp), None)

@@ -13,7 +13,6 @@ log start offset to learn whether the deletion happened.
 """
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Awaitable, Callable
 
@@ -24,10 +23,8 @@ from reconciler.kafka import metadata, partitions
 from reconciler.kafka.client import Client, NoAnswer
 from reconciler.kafka.metadata import ClusterView
 from reconciler.kafka.partitions import EARLIEST, no_answer_error
-from reconciler.models.observed import ObservedState
-from reconciler.models.plan import AddPartitions, AlterConfigs, CreateTopic, Plan
+from reconciler.models.plan import AddPartitions, AlterConfigs, CreateTopic
 from reconciler.ports import BrokerError, DeleteOutcome, EpochCheck
-from reconciler.read_scope import plan_scope
 
 TopicPartition = tuple[str, int]
 ADMIN_ROUNDS = 6
@@ -36,8 +33,6 @@ TOPIC_RESOURCE = 2
 SET, DELETE = 0, 1
 OFFSET_FOR_LEADER_EPOCH = 23
 _NO_TOPIC_ID = uuid.UUID(int=0)
-# Retried after waiting: the controller moved, or the broker asked us to slow down.
-_ADMIN_RETRIABLE = {codes.NOT_CONTROLLER, codes.THROTTLING_QUOTA_EXCEEDED}
 
 # A repeated request that reports one of these had, in fact, succeeded the first time.
 Resolver = Callable[[str, BrokerError], Awaitable[BrokerError | None]]
@@ -50,9 +45,6 @@ class Writer:
     _view: ClusterView | None
     _stale: set[str]
     _fencing: bool | None
-
-    def observe_for_plan(self, plan: Plan) -> ObservedState:
-        return self._observe(plan_scope(plan), sizes=False)
 
     def supports_epoch_fencing(self) -> bool:
         """Whether every broker offers OffsetForLeaderEpoch v2+ (the version with
@@ -96,16 +88,14 @@ class Writer:
             return []
 
         async def wait():
-            deadline, attempt = time.monotonic() + timeout_s, 0
             missing = sorted(set(names))
-            while True:
+            async for _ in self._client.rounds(within_s=timeout_s):
                 view = await metadata.fetch(self._client, missing, retry_leaderless=lambda _: False)
                 missing = [n for n in missing if n not in view.topics
                            or any(view.leader((n, p)) < 0 for p in view.topics[n].partitions)]
-                if not missing or time.monotonic() >= deadline:
-                    return missing
-                await self._client.sleep(min(self._client.backoff(attempt), max(0.0, deadline - time.monotonic())))
-                attempt += 1
+                if not missing:
+                    break
+            return missing
 
         return self._client.run(wait)
 
@@ -210,8 +200,7 @@ class Writer:
                     out[tp] = DeleteOutcome(low_watermark=low)
                     continue
                 error = results.errors.get(("delete", tp)) or _unknown(tp)
-                if error.code in (codes.NOT_LEADER_OR_FOLLOWER, codes.LEADER_NOT_AVAILABLE,
-                                  codes.UNKNOWN_TOPIC_OR_PARTITION, codes.FENCED_LEADER_EPOCH):
+                if error.code in codes.ROUTING_STALE:
                     self._stale.add(tp[0])
                 out[tp] = DeleteOutcome(low_watermark=-1, error=error)
             return out
@@ -232,14 +221,14 @@ class Writer:
         """A view with leaders for these topics: fresh from Metadata, or the last one when it
         covers them and nothing since said a leader moved."""
         view = self._view
-        known = view is not None and all(t in view.topics and t not in self._stale for t in topics)
-        if fresh or not known:
-            update = await metadata.fetch(self._client, topics, retry_leaderless=lambda _: True)
-            if view is None:
-                view = self._view = update
-            else:
-                view.merge(update, topics)
-            self._stale.difference_update(topics)
+        if view is not None and not fresh and all(t in view.topics and t not in self._stale for t in topics):
+            return view
+        update = await metadata.fetch(self._client, topics, retry_leaderless=lambda _: True)
+        if view is None:
+            view = self._view = update
+        else:
+            view.merge(update, topics)
+        self._stale.difference_update(topics)
         return view
 
     async def _controller(self, refresh: bool) -> int:
@@ -260,32 +249,31 @@ class Writer:
         results: dict[str, BrokerError | None] = {}
         last: dict[str, BrokerError] = {}
         lost: set[str] = set()
-        pending, wait_s, new_controller = list(names), 0.0, False
-        for attempt in range(ADMIN_ROUNDS):
-            if not pending:
-                break
-            if attempt:
-                await self._client.sleep(max(self._client.backoff(attempt), wait_s))
+        pending, new_controller = list(names), False
+        if not pending:
+            return results
+        rounds = self._client.rounds(ADMIN_ROUNDS)
+        async for _ in rounds:
             node = await self._controller(refresh=new_controller)
             try:
                 response = await self._client.send(node, build(pending))
             except NoAnswer as e:
                 lost.update(pending)
                 last.update({n: no_answer_error(e) for n in pending})
-                new_controller, wait_s = True, 0.0
+                new_controller = True
                 continue
-            wait_s = (getattr(response, "throttle_time_ms", 0) or 0) / 1000
+            rounds.throttle([response])
             new_controller = False
             retry = []
             for name, code, message in parse(response):
                 if name not in pending or name in results:
                     continue
-                error = codes.broker_error(code, message)
-                if code in _ADMIN_RETRIABLE:
+                if code in codes.ADMIN_RETRIABLE:
                     retry.append(name)
-                    last[name] = error
+                    last[name] = codes.broker_error(code, message)
                     new_controller |= code == codes.NOT_CONTROLLER
                     continue
+                error = codes.answer_error(code, message)
                 if error is not None and name in lost and resolve is not None:
                     error = await resolve(name, error)
                 results[name] = error
@@ -295,6 +283,8 @@ class Writer:
                     retry.append(name)
                     last[name] = codes.unanswered(f"broker {node} left {name} out of its answer")
             pending = retry
+            if not pending:
+                break
         for name in pending:
             results[name] = last[name]
         return results

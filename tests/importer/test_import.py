@@ -195,13 +195,17 @@ def test_cluster_defaults_hold_back_only_topics_they_would_change_or_pin(tmp_pat
 def test_policy_violations_are_held_back(tmp_path):
     write(tmp_path, {"clusters.yaml": CLUSTER_WITH_DEFAULTS.replace(", configs: {min.insync.replicas: 2, retention.ms: 3d}", ""),
                      "policy.yaml": "kind: Policy\ntopic_name_pattern: '^[a-z]+\\.[a-z0-9]+$'\nmax_partitions: 12\n"})
-    observed = cluster(topic("orders.v1"), topic("Orders_Legacy"), topic("wide.events", partitions=48))
+    # A long name is cut short in messages; the violation still reaches the importer by topic.
+    long_name = "wide" * 20 + ".events"
+    observed = cluster(topic("orders.v1"), topic("Orders_Legacy"), topic("wide.events", partitions=48),
+                       topic(long_name, partitions=48))
     result = import_cluster(observed, load_manifests(tmp_path), files_under(tmp_path))
     assert list(result.topics) == ["orders.v1"]
     held = {s.topic: s.detail for s in result.skipped if s.reason == "held-back"}
     assert held == {
         "Orders_Legacy": "held back: name does not match the policy's topic_name_pattern '^[a-z]+\\\\.[a-z0-9]+$' (policy)",
-        "wide.events": "held back: has 48 partitions, above the policy's max_partitions 12 (policy)"}
+        "wide.events": "held back: has 48 partitions, above the policy's max_partitions 12 (policy)",
+        long_name: "held back: has 48 partitions, above the policy's max_partitions 12 (policy)"}
     write(tmp_path, result.to_write())
     assert_plans_empty(tmp_path, observed)
 
