@@ -79,13 +79,13 @@ def apply_plan(plan: Plan, cluster: ClusterPort, desired: DesiredState, options:
         return run.refuse_all(refusals)
 
     for kind in ActionKind:  # in apply order
-        if kind is not ActionKind.TRUNCATE:
+        if kind is ActionKind.TRUNCATE:  # one topic at a time, each partition fenced
+            for index, action in run.pending(kind):
+                assert isinstance(action, TruncateRecords)
+                progress(f"truncating {action.topic}: {len(action.partitions)} partition(s)")
+                run.settle(index, _truncate(action, now, cluster, options, delete_fraction_problems(action, desired)))
+        else:
             run.each(kind, lambda actions: _send(cluster, actions, options))
-            continue
-        for index, action in run.pending(kind):
-            assert isinstance(action, TruncateRecords)
-            progress(f"truncating {action.topic}: {len(action.partitions)} partition(s)")
-            run.settle(index, _truncate(action, now, cluster, options, delete_fraction_problems(action, desired)))
     return run.result()
 
 
