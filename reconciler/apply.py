@@ -21,17 +21,17 @@ Safety rules, in the order they act:
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from reconciler.errors import PlanRejected
 from reconciler.models.desired import DesiredState
 from reconciler.models.observed import ObservedState
-from reconciler.models.plan import AddPartitions, AlterConfigs, CreateTopic, DeleteTopic, Plan, TruncateRecords
+from reconciler.models.plan import Action, ActionKind, CreateTopic, Diagnostic, Plan, TruncateRecords, unhandled
 from reconciler.models.result import ActionOutcome, ApplyResult, PartitionOutcome, Status
-from reconciler.ports import BrokerError, ClusterPort, EpochCheck, ErrorKind, create_topic_batches
+from reconciler.ports import BrokerError, ClusterPort, EpochCheck, ErrorKind
 from reconciler.preconditions import delete_fraction_problems, manifest_refusals, topic_changes, truncation_partition_problems
-from reconciler.validation import broker_refusals
+from reconciler.validation import broker_refusals, send_topic_requests
 
 _SEVERITY = [Status.ALREADY_SATISFIED, Status.APPLIED, Status.REFUSED, Status.FAILED]
 # Bounded rounds for DeleteRecords partitions whose leader moved or whose request timed out.
@@ -45,6 +45,7 @@ class ApplyOptions:
 
 
 Progress = Callable[[str], None]
+Answers = dict[str, BrokerError | None]  # topic -> the broker's error, None where it applied
 
 
 def apply_plan(plan: Plan, cluster: ClusterPort, desired: DesiredState, options: ApplyOptions = ApplyOptions(),
@@ -77,14 +78,32 @@ def apply_plan(plan: Plan, cluster: ClusterPort, desired: DesiredState, options:
     if refusals:
         return run.refuse_all(refusals)
 
-    run.each(CreateTopic, "created", lambda acts: _create(cluster, acts, options))
-    run.each(AddPartitions, "partitions added", lambda acts: cluster.create_partitions(acts, validate_only=False))
-    run.each(AlterConfigs, "configs changed", lambda acts: cluster.alter_configs(acts, validate_only=False))
-    for index, action in run.pending(TruncateRecords):
-        progress(f"truncating {action.topic}: {len(action.partitions)} partition(s)")
-        run.settle(index, _truncate(action, now, cluster, options, delete_fraction_problems(action, desired)))
-    run.each(DeleteTopic, "deleted", lambda acts: cluster.delete_topics([a.topic for a in acts]))
+    for kind in ActionKind:  # in apply order
+        if kind is ActionKind.TRUNCATE:  # one topic at a time, each partition fenced
+            for index, action in run.pending(kind):
+                assert isinstance(action, TruncateRecords)
+                progress(f"truncating {action.topic}: {len(action.partitions)} partition(s)")
+                run.settle(index, _truncate(action, now, cluster, options, delete_fraction_problems(action, desired)))
+        else:
+            run.each(kind, lambda actions: _send(cluster, actions, options))
     return run.result()
+
+
+def _send(cluster: ClusterPort, actions: list[Action], options: ApplyOptions) -> Answers:
+    """Write `actions`, all of one kind that is written one request per kind (not a truncation)."""
+    kind = actions[0].kind
+    match kind:
+        case ActionKind.CREATE_TOPIC | ActionKind.ADD_PARTITIONS | ActionKind.ALTER_CONFIGS:
+            answers = {topic: error for (_, topic), error in send_topic_requests(cluster, actions, False).items()}
+            if kind is ActionKind.CREATE_TOPIC:
+                _wait_for_created(cluster, actions, answers, options)
+            return answers
+        case ActionKind.DELETE_TOPIC:
+            return cluster.delete_topics([a.topic for a in actions])
+        case ActionKind.TRUNCATE:
+            raise ValueError("truncations are written per partition, fenced (_truncate)")
+        case _:
+            unhandled(kind)
 
 
 class _Run:
@@ -103,14 +122,14 @@ class _Run:
     def settle(self, index: int, outcome: ActionOutcome) -> None:
         self.outcomes[index] = outcome
         if outcome.status in (Status.REFUSED, Status.FAILED) and outcome.topic not in self.stopped:
-            earlier = outcome.kind.replace("_", " ")
+            earlier = outcome.kind.facts.label
             self.stopped[outcome.topic] = f"not sent: the earlier {earlier} of {outcome.topic} was {outcome.status.value}"
 
-    def pending(self, cls=object) -> list[tuple[int, object]]:
-        """The actions of this kind still to run; those of a stopped topic are refused here."""
+    def pending(self, kind: ActionKind | None = None) -> list[tuple[int, Action]]:
+        """The actions (of this kind) still to run; those of a stopped topic are refused here."""
         found = []
         for index, action in enumerate(self.plan.actions):
-            if index in self.outcomes or not isinstance(action, cls):
+            if index in self.outcomes or (kind is not None and action.kind is not kind):
                 continue
             if action.topic in self.stopped:
                 self.refuse(index, self.stopped[action.topic])
@@ -118,20 +137,21 @@ class _Run:
                 found.append((index, action))
         return found
 
-    def each(self, cls, done: str, send) -> None:
-        items = self.pending(cls)
+    def each(self, kind: ActionKind, send: Callable[[list[Action]], Answers]) -> None:
+        """Send the pending actions of one kind together; each topic's answer is its outcome."""
+        items = self.pending(kind)
         if not items:
             return
         actions = [a for _, a in items]
-        self.progress(f"{actions[0].kind}: {len(actions)} topic(s)")
+        self.progress(f"{kind}: {len(actions)} topic(s)")
         errors = send(actions)
         for index, action in items:
             error = errors.get(action.topic)
             self.settle(index, ActionOutcome(
                 kind=action.kind, topic=action.topic, status=Status.FAILED if error else Status.APPLIED,
-                message=f"the broker refused: {error}" if error else done))
+                message=f"the broker refused: {error}" if error else kind.facts.done or ""))
 
-    def refuse_all(self, refusals) -> ApplyResult:
+    def refuse_all(self, refusals: Sequence[Diagnostic]) -> ApplyResult:
         """Nothing is written: each action the brokers would refuse says why, the others say so."""
         why = {(d.action, d.topic): d.message for d in refusals}
         summary = f"not sent: the brokers would refuse {len(refusals)} action(s) of this plan, so nothing was changed"
@@ -145,15 +165,12 @@ class _Run:
                            outcomes=[self.outcomes[i] for i in range(len(self.plan.actions))])
 
 
-def _create(cluster: ClusterPort, actions: list[CreateTopic], options: ApplyOptions) -> dict:
-    errors = {}
-    for batch in create_topic_batches(actions):
-        errors.update(cluster.create_topics(batch, validate_only=False))
-    created = [a.topic for a in actions if not errors.get(a.topic)]
+def _wait_for_created(cluster: ClusterPort, actions: list[Action], errors: Answers, options: ApplyOptions) -> None:
+    """A created topic that Metadata does not show in time counts as failed: nothing else may touch it."""
+    created = [a.topic for a in actions if isinstance(a, CreateTopic) and not errors.get(a.topic)]
     for name in cluster.wait_for_topics(created, options.topic_visible_timeout_s):
         errors[name] = BrokerError(
             -1, "NOT_VISIBLE", f"created but not visible in Metadata after {options.topic_visible_timeout_s:.0f}s")
-    return errors
 
 
 def _truncate(action: TruncateRecords, now: ObservedState, cluster: ClusterPort, options: ApplyOptions,

@@ -15,6 +15,7 @@ Decisions worth knowing:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from reconciler import kafka_configs
@@ -27,18 +28,21 @@ from reconciler.models.desired import (
     DesiredTopic,
     Everything,
     KeepLast,
+    SourceRef,
     TopicState,
     UndeclaredConfigs,
 )
 from reconciler.models.observed import ObservedPartition, ObservedState, ObservedTopic
 from reconciler.models.plan import (
-    ACTION_ORDER,
+    Action,
+    ActionKind,
     AddPartitions,
     AlterConfigs,
     ConfigChange,
     CreateTopic,
     DeleteTopic,
     Diagnostic,
+    DiagnosticCode,
     PartitionTruncation,
     Plan,
     Severity,
@@ -57,23 +61,24 @@ class PlanOptions:
 
 @dataclass
 class _TopicPlan:
-    actions: list = field(default_factory=list)
+    actions: list[Action] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
-    def diag(self, severity: Severity, code: str, message: str, desired: DesiredTopic,
-             partition: int | None = None, source=None, action: str | None = None) -> None:
+    def diag(self, severity: Severity, code: DiagnosticCode, message: str, desired: DesiredTopic,
+             partition: int | None = None, source: SourceRef | None = None, action: ActionKind | None = None) -> None:
         self.diagnostics.append(Diagnostic(
             severity=severity, code=code, message=message, topic=desired.name, partition=partition,
             source=source or desired.source, action=action))
 
 
 def plan(desired: DesiredState, observed: ObservedState, options: PlanOptions = PlanOptions()) -> Plan:
-    actions, diagnostics = [], []
+    actions: list[Action] = []
+    diagnostics: list[Diagnostic] = []
     for name in sorted(desired.topics):
         topic_plan = _plan_topic(desired, desired.topics[name], observed.topics.get(name), observed)
         actions.extend(topic_plan.actions)
         diagnostics.extend(topic_plan.diagnostics)
-    actions.sort(key=lambda a: (ACTION_ORDER[a.kind], a.topic))
+    actions.sort(key=lambda a: (a.kind.order, a.topic))
     diagnostics.sort(key=lambda d: (list(Severity).index(d.severity), d.topic or "", d.partition or -1, d.code))
     return Plan(
         cluster=observed.cluster, cluster_id=observed.cluster_id, observed_at=observed.taken_at,
@@ -96,16 +101,16 @@ def _plan_topic(desired: DesiredState, want: DesiredTopic, have: ObservedTopic |
     if want.state is TopicState.ABSENT:
         if have is not None:
             if protected:
-                out.diag(Severity.ERROR, "protected-topic-delete",
+                out.diag(Severity.ERROR, DiagnosticCode.PROTECTED_TOPIC_DELETE,
                          f"{want.name} is protected and will not be deleted; remove `state: absent` "
                          "or the protection first", want)
             else:
                 for partition in have.partitions:
                     unknown = partition.unreadable
                     if unknown:
-                        out.diag(Severity.WARNING, "partition-offline",
+                        out.diag(Severity.WARNING, DiagnosticCode.PARTITION_OFFLINE,
                                  f"{want.name}-{partition.partition} {unknown}: its records are deleted with the "
-                                 "topic but not counted in this plan", want, partition.partition, action="delete_topic")
+                                 "topic but not counted in this plan", want, partition.partition, action=ActionKind.DELETE_TOPIC)
                 out.actions.append(DeleteTopic(
                     topic=want.name, partitions=len(have.partitions),
                     records=sum(p.record_count for p in have.partitions if not p.unreadable),
@@ -126,12 +131,12 @@ def _plan_topic(desired: DesiredState, want: DesiredTopic, have: ObservedTopic |
             reason="existing keys keep their partition only if producers do not hash by partition count",
             preconditions=_preconditions(have)))
     elif want.partitions < current:
-        out.diag(Severity.ERROR, "partition-decrease",
+        out.diag(Severity.ERROR, DiagnosticCode.PARTITION_DECREASE,
                  f"{want.name} has {current} partitions and the manifest asks for {want.partitions}; Kafka "
                  "cannot remove partitions. Set partitions to at least the current count, or recreate the "
                  "topic under a new name", want)
     if want.replication_factor != have.replication_factor:
-        out.diag(Severity.ERROR, "replication-factor-change",
+        out.diag(Severity.ERROR, DiagnosticCode.REPLICATION_FACTOR_CHANGE,
                  f"{want.name} has replication factor {have.replication_factor} and the manifest asks for "
                  f"{want.replication_factor}; changing it is not supported yet (reassign replicas with "
                  "kafka-reassign-partitions), so set the manifest to the current value for now", want)
@@ -150,7 +155,7 @@ def _plan_topic(desired: DesiredState, want: DesiredTopic, have: ObservedTopic |
     return out
 
 
-def _preconditions(have: ObservedTopic, keys: list[str] = ()) -> TopicPreconditions:
+def _preconditions(have: ObservedTopic, keys: Sequence[str] = ()) -> TopicPreconditions:
     return TopicPreconditions(
         exists=True, topic_id=have.topic_id, partition_count=len(have.partitions),
         configs={k: (have.configs[k].value if k in have.configs and have.configs[k].set_on_topic else None)
@@ -170,7 +175,7 @@ def _config_changes(want: DesiredTopic, have: ObservedTopic, out: _TopicPlan) ->
     for key, value in sorted(want.configs.items()):
         now = have.configs.get(key)
         if now is not None and now.sensitive and now.value is None:
-            out.diag(Severity.WARNING, "sensitive-config-unknown",
+            out.diag(Severity.WARNING, DiagnosticCode.SENSITIVE_CONFIG_UNKNOWN,
                      f"{want.name}: {key} is sensitive, so its current value cannot be read or compared; "
                      "it is left as it is", want)
             continue
@@ -186,7 +191,7 @@ def _config_changes(want: DesiredTopic, have: ObservedTopic, out: _TopicPlan) ->
             changes.append(ConfigChange(key=key, op="delete", before=now.value, before_source=now.source.name,
                                         sensitive=now.sensitive))
         else:
-            out.diag(Severity.WARNING, "undeclared-config",
+            out.diag(Severity.WARNING, DiagnosticCode.UNDECLARED_CONFIG,
                      f"{want.name}: {key}={'(sensitive)' if now.sensitive else now.value} is set on the topic "
                      "but not declared; declare it, or set `undeclared_configs: remove` to have it removed", want)
     return changes
@@ -195,15 +200,15 @@ def _config_changes(want: DesiredTopic, have: ObservedTopic, out: _TopicPlan) ->
 def _truncation(desired: DesiredState, want: DesiredTopic, have: ObservedTopic, observed: ObservedState,
                 protected: bool, out: _TopicPlan) -> TruncateRecords | None:
     if protected:
-        out.diag(Severity.ERROR, "protected-topic-truncate",
+        out.diag(Severity.ERROR, DiagnosticCode.PROTECTED_TOPIC_TRUNCATE,
                  f"{want.name} is protected; its truncation rules are refused. Remove the rules or the "
-                 "protection", want, action="truncate")
+                 "protection", want, action=ActionKind.TRUNCATE)
         return None
     policy_value = want.configs.get("cleanup.policy", have.config_value("cleanup.policy"))
     if not kafka_configs.cleanup_policy_allows_delete(policy_value):
-        out.diag(Severity.ERROR, "truncate-compacted-topic",
+        out.diag(Severity.ERROR, DiagnosticCode.TRUNCATE_COMPACTED_TOPIC,
                  f"{want.name} has cleanup.policy={policy_value}; Kafka refuses DeleteRecords unless the "
-                 "policy includes `delete` (e.g. compact,delete)", want, action="truncate")
+                 "policy includes `delete` (e.g. compact,delete)", want, action=ActionKind.TRUNCATE)
         return None
 
     planned = []
@@ -212,10 +217,10 @@ def _truncation(desired: DesiredState, want: DesiredTopic, have: ObservedTopic, 
         # a rule resolved against them would be wrong (and block the rest of the plan).
         unknown = partition.unreadable
         if unknown:
-            out.diag(Severity.WARNING, "partition-offline",
+            out.diag(Severity.WARNING, DiagnosticCode.PARTITION_OFFLINE,
                      f"{want.name}-{partition.partition} {unknown}; its truncation waits for the next plan, which "
                      "resolves the rules for it again once it is back (the other partitions go ahead)",
-                     want, partition.partition, action="truncate")
+                     want, partition.partition, action=ActionKind.TRUNCATE)
             continue
         target = _partition_target(want, partition, observed, out)
         if target is None or target <= partition.log_start_offset:
@@ -247,10 +252,10 @@ def _partition_target(want: DesiredTopic, partition: ObservedPartition, observed
         elif isinstance(rule, BeforeTime):
             found = partition.offsets_by_timestamp.get(rule.timestamp_ms)
             if found is None:
-                out.diag(Severity.ERROR, "missing-time-lookup",
+                out.diag(Severity.ERROR, DiagnosticCode.MISSING_TIME_LOOKUP,
                          f"{want.name}-{p}: the observed state has no offset lookup for {rule.describe()}; "
                          "read the cluster again (or take the snapshot with these manifests)", want, p, source,
-                         action="truncate")
+                         action=ActionKind.TRUNCATE)
                 continue
             # -1 means no record at or after the time: every record now there is older.
             target = hw if found < 0 else found
@@ -269,9 +274,9 @@ def _partition_target(want: DesiredTopic, partition: ObservedPartition, observed
                       "(an unclean leader election?); check the group before truncating"
                       if isinstance(rule, ConsumedBy) else
                       "records that do not exist yet cannot be deleted. Lower the offset")
-            out.diag(Severity.ERROR, "truncate-beyond-high-watermark",
+            out.diag(Severity.ERROR, DiagnosticCode.TRUNCATE_BEYOND_HIGH_WATERMARK,
                      f"{want.name}-{p}: {rule.describe()} resolves to offset {target}, beyond the high "
-                     f"watermark {hw}; {advice}", want, p, source, action="truncate")
+                     f"watermark {hw}; {advice}", want, p, source, action=ActionKind.TRUNCATE)
             continue
         targets.append(target)
     return max(targets) if targets else None
@@ -279,14 +284,14 @@ def _partition_target(want: DesiredTopic, partition: ObservedPartition, observed
 
 def _consumed_offset(want: DesiredTopic, rule: ConsumedBy, p: int, observed: ObservedState,
                      out: _TopicPlan) -> int | None:
-    committed = []
+    committed: list[int] = []
     for group in rule.groups:
         offset = observed.group_offsets.get(group, {}).get(want.name, {}).get(p)
         if offset is None or offset < 0:
-            out.diag(Severity.WARNING, "group-without-commit",
+            out.diag(Severity.WARNING, DiagnosticCode.GROUP_WITHOUT_COMMIT,
                      f"{want.name}-{p}: consumer group {group} has no committed offset here, so nothing is "
                      "deleted from this partition for rule " + repr(rule.describe()), want, p, rule.source,
-                     action="truncate")
+                     action=ActionKind.TRUNCATE)
             return None
         committed.append(offset)
     return min(committed)
@@ -299,10 +304,10 @@ def _check_delete_fraction(desired: DesiredState, want: DesiredTopic, have: Obse
         return
     for t in planned:
         if t.delete_fraction > limit:
-            out.diag(Severity.ERROR, "policy-max-delete-fraction",
+            out.diag(Severity.ERROR, DiagnosticCode.POLICY_MAX_DELETE_FRACTION,
                      f"{want.name}-{t.partition}: {t.delete_fraction_excess(limit)}; move the truncation point in "
                      "smaller steps or raise max_delete_fraction",
-                     want, t.partition, desired.policy.source or want.source, action="truncate")
+                     want, t.partition, desired.policy.source or want.source, action=ActionKind.TRUNCATE)
 
 
 def _estimated_bytes(have: ObservedTopic, planned: list[PartitionTruncation]) -> int | None:

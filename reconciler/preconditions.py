@@ -16,15 +16,24 @@ from __future__ import annotations
 from reconciler.kafka_configs import same_config_value
 from reconciler.models.desired import DesiredState, TopicState
 from reconciler.models.observed import ObservedState
-from reconciler.models.plan import CreateTopic, DeleteTopic, TruncateRecords
+from reconciler.models.plan import (
+    Action,
+    ActionKind,
+    AddPartitions,
+    AlterConfigs,
+    CreateTopic,
+    DeleteTopic,
+    TruncateRecords,
+    unhandled,
+)
 from reconciler.policy import is_protected
 
 
-def topic_changes(action, now: ObservedState) -> list[str]:
+def topic_changes(action: Action, now: ObservedState) -> list[str]:
     """What moved since the plan for this action's topic; empty when the action still fits."""
     want = action.preconditions
     topic = now.topics.get(action.topic)
-    if isinstance(action, CreateTopic):
+    if action.kind is ActionKind.CREATE_TOPIC:
         return [f"{action.topic} now exists (id {topic.topic_id}): it was created outside this plan"] if topic else []
     if topic is None:
         return [f"{action.topic} no longer exists"]
@@ -61,19 +70,22 @@ def truncation_partition_problems(action: TruncateRecords, now: ObservedState) -
     return problems
 
 
-def manifest_refusals(action, desired: DesiredState) -> list[str]:
+def manifest_refusals(action: Action, desired: DesiredState) -> list[str]:
     """Why the current manifests no longer ask for, or no longer allow, a destructive action."""
     topic = desired.topics.get(action.topic)
-    if isinstance(action, DeleteTopic):
-        found = [] if topic is not None and topic.state is TopicState.ABSENT else [
-            f"the manifests no longer declare {action.topic} `state: absent`"]
-    elif isinstance(action, TruncateRecords):
-        rules = [r.describe() for r in topic.truncate] if topic is not None else []
-        found = [] if rules == action.rules else [
-            f"the truncation rules of {action.topic} changed since the plan (planned: {'; '.join(action.rules)}; "
-            f"the manifests now: {'; '.join(rules) or 'none'})"]
-    else:
-        return []
+    match action:
+        case DeleteTopic():
+            found = [] if topic is not None and topic.state is TopicState.ABSENT else [
+                f"the manifests no longer declare {action.topic} `state: absent`"]
+        case TruncateRecords():
+            rules = [r.describe() for r in topic.truncate] if topic is not None else []
+            found = [] if rules == action.rules else [
+                f"the truncation rules of {action.topic} changed since the plan (planned: "
+                f"{'; '.join(action.rules)}; the manifests now: {'; '.join(rules) or 'none'})"]
+        case CreateTopic() | AddPartitions() | AlterConfigs():
+            return []  # nothing is lost if the manifests changed since: the next plan undoes it
+        case _:
+            unhandled(action)
     if is_protected(desired, action.topic):
         found.append(f"{action.topic} is now protected")
     return found

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from reconciler.models.desired import BeforeTime, ConsumedBy, DesiredState, TopicState
-from reconciler.models.plan import Plan, TruncateRecords
+from reconciler.models.plan import Plan
 
 
 @dataclass(frozen=True)
@@ -70,10 +70,11 @@ def topics_scope(names: Iterable[str] | None) -> ReadScope:
 
 def plan_scope(plan: Plan) -> ReadScope:
     """What apply re-reads before writing: the plan's topics, and leader-epoch proof for the
-    topics it truncates. Truncation targets are fixed in the plan, so no timestamps or groups."""
+    topics it writes fenced by epoch (truncations). Truncation targets are fixed in the plan, so no
+    timestamps or groups."""
     return ReadScope(
         topics=frozenset(a.topic for a in plan.actions), list_all=False,
-        epoch_topics=frozenset(a.topic for a in plan.actions if isinstance(a, TruncateRecords)))
+        epoch_topics=frozenset(a.topic for a in plan.actions if a.kind.facts.epoch_fenced))
 
 
 def timestamp_slots(timestamps: Mapping[str, tuple[int, ...]]) -> int:

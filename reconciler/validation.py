@@ -9,27 +9,62 @@ the same topic.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-from reconciler.models.plan import AddPartitions, AlterConfigs, CreateTopic, Diagnostic, Plan, Severity
+from reconciler.models.plan import (
+    Action,
+    ActionKind,
+    AddPartitions,
+    AlterConfigs,
+    CreateTopic,
+    DeleteTopic,
+    Diagnostic,
+    Plan,
+    Severity,
+    TruncateRecords,
+    broker_refusal,
+    unhandled,
+)
 from reconciler.ports import BrokerError, ClusterPort, create_topic_batches
 
-_VERBS = {"create_topic": "create", "add_partitions": "add partitions to", "alter_configs": "change the configs of"}
 
-
-def broker_refusals(actions: list, cluster: ClusterPort) -> list[Diagnostic]:
-    """One error diagnostic per action among `actions` that the brokers would refuse."""
-    creates = [a for a in actions if isinstance(a, CreateTopic)]
-    grows = [a for a in actions if isinstance(a, AddPartitions)]
-    alters = [a for a in actions if isinstance(a, AlterConfigs)]
-    answers: dict[tuple[str, str], BrokerError | None] = {}
+def send_topic_requests(cluster: ClusterPort, actions: Sequence[Action],
+                        validate_only: bool) -> dict[tuple[ActionKind, str], BrokerError | None]:
+    """Each (kind, topic)'s answer to the requests that carry `actions` of the kinds the brokers can
+    validate (creates, partition increases, config changes): the same requests validate and apply."""
+    creates: list[CreateTopic] = []
+    grows: list[AddPartitions] = []
+    alters: list[AlterConfigs] = []
+    for action in actions:
+        match action:
+            case CreateTopic():
+                creates.append(action)
+            case AddPartitions():
+                grows.append(action)
+            case AlterConfigs():
+                alters.append(action)
+            case TruncateRecords() | DeleteTopic():
+                raise ValueError(f"{action.kind} has no validate_only request")
+            case _:
+                unhandled(action)
+    answers: dict[tuple[ActionKind, str], BrokerError | None] = {}
     for batch in create_topic_batches(creates):
-        answers.update({("create_topic", t): e for t, e in cluster.create_topics(batch, validate_only=True).items()})
+        answers.update({(ActionKind.CREATE_TOPIC, t): e
+                        for t, e in cluster.create_topics(batch, validate_only=validate_only).items()})
     if grows:
-        answers.update({("add_partitions", t): e
-                        for t, e in cluster.create_partitions(grows, validate_only=True).items()})
+        answers.update({(ActionKind.ADD_PARTITIONS, t): e
+                        for t, e in cluster.create_partitions(grows, validate_only=validate_only).items()})
     if alters:
-        answers.update({("alter_configs", t): e for t, e in cluster.alter_configs(alters, validate_only=True).items()})
-    by_kind = {(a.kind, a.topic): a for a in actions}
+        answers.update({(ActionKind.ALTER_CONFIGS, t): e
+                        for t, e in cluster.alter_configs(alters, validate_only=validate_only).items()})
+    return answers
+
+
+def broker_refusals(actions: Sequence[Action], cluster: ClusterPort) -> list[Diagnostic]:
+    """One error diagnostic per action among `actions` that the brokers would refuse."""
+    checked = [a for a in actions if a.kind.facts.broker_verb is not None]
+    answers = send_topic_requests(cluster, checked, validate_only=True)
+    by_kind = {(a.kind, a.topic): a for a in checked}
     found = []
     for (kind, topic), error in sorted(answers.items()):
         if error is None:
@@ -37,8 +72,9 @@ def broker_refusals(actions: list, cluster: ClusterPort) -> list[Diagnostic]:
         action = by_kind[(kind, topic)]
         key = _key_named(action, error)
         found.append(Diagnostic(
-            severity=Severity.ERROR, code=f"broker-{error.name.lower().replace('_', '-')}", topic=topic,
-            message=f"the brokers would refuse to {_VERBS[kind]} {topic}" + (f" ({key})" if key else "") + f": {error}",
+            severity=Severity.ERROR, code=broker_refusal(error.name), topic=topic,
+            message=f"the brokers would refuse to {kind.facts.broker_verb} {topic}" + (f" ({key})" if key else "")
+                    + f": {error}",
             source=action.source, action=kind, key=key))
     return found
 
@@ -51,7 +87,7 @@ def validate_on_brokers(plan: Plan, cluster: ClusterPort) -> Plan:
     return plan.model_copy(update={"diagnostics": [*found, *plan.diagnostics]})
 
 
-def _key_named(action, error: BrokerError) -> str | None:
+def _key_named(action: Action, error: BrokerError) -> str | None:
     """The one config key of the action that the broker's message names ("Invalid value -2 for
     configuration retention.ms: ..."), or None. Only for showing where; nothing is decided on it."""
     if isinstance(action, AlterConfigs):

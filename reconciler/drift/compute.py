@@ -31,14 +31,17 @@ from reconciler.drift.model import (
 from reconciler.models.desired import DesiredState, DesiredTopic, UndeclaredConfigs
 from reconciler.models.observed import ConfigSource, ObservedState, ObservedTopic
 from reconciler.models.plan import (
-    ACTION_SYMBOLS,
+    Action,
     AddPartitions,
     AlterConfigs,
     CreateTopic,
     DeleteTopic,
+    Diagnostic,
+    DiagnosticCode,
     Plan,
     Severity,
     TruncateRecords,
+    unhandled,
 )
 from reconciler.planner import PlanOptions, plan, same_config_value
 
@@ -76,8 +79,8 @@ def drift_one_topic(desired: DesiredState, observed: ObservedState, topic: str,
 
 # --- one topic ------------------------------------------------------------------------------------
 
-def topic_drift(topic: str, desired: DesiredTopic | None, observed: ObservedTopic | None, actions: list,
-                diagnostics: list, unmanaged: bool, earlier: ObservedTopic | None = None,
+def topic_drift(topic: str, desired: DesiredTopic | None, observed: ObservedTopic | None, actions: list[Action],
+                diagnostics: list[Diagnostic], unmanaged: bool, earlier: ObservedTopic | None = None,
                 epoch_end_offsets: Mapping[int, int] | None = None,
                 epoch_unanswered: Mapping[int, str] | None = None) -> TopicDrift:
     """Everything found for one topic, from the plan's actions and diagnostics for this topic and
@@ -91,7 +94,8 @@ def topic_drift(topic: str, desired: DesiredTopic | None, observed: ObservedTopi
     data_loss, unverified = (_data_loss(observed, earlier, epoch_end_offsets or {}, epoch_unanswered or {})
                              if observed and earlier else ([], []))
     config = _config_drift(topic, desired, observed, actions, diagnostics)
-    truncation, rows = None, []
+    truncation: PendingTruncation | None = None
+    rows: list[TruncationRow] = []
     for action in actions:
         if isinstance(action, TruncateRecords):
             rows = _truncation_rows(action, observed)
@@ -108,23 +112,24 @@ def topic_drift(topic: str, desired: DesiredTopic | None, observed: ObservedTopi
                                     partition=d.partition) for d in diagnostics])
 
 
-def _summarise(action) -> PendingChange:
-    if isinstance(action, CreateTopic):
-        summary = (f"create with {action.partitions} partitions, replication factor {action.replication_factor}"
-                   + (f", {len(action.configs)} configs" if action.configs else ""))
-    elif isinstance(action, AddPartitions):
-        summary = f"partitions {action.before} -> {action.after}"
-    elif isinstance(action, AlterConfigs):
-        summary = ", ".join(f"set {c.key}={'(sensitive)' if c.sensitive else c.after}" if c.op == "set"
-                            else f"delete {c.key}" for c in action.changes)
-    elif isinstance(action, TruncateRecords):
-        summary = (f"delete {action.records_to_delete:,} records from {len(action.partitions)} partition"
-                   f"{'s' if len(action.partitions) != 1 else ''} ({'; '.join(action.rules)})")
-    elif isinstance(action, DeleteTopic):
-        summary = f"delete the topic ({action.partitions} partitions, {action.records:,} records)"
-    else:  # pragma: no cover - the action union is closed
-        raise TypeError(action)
-    return PendingChange(topic=action.topic, kind=action.kind, symbol=ACTION_SYMBOLS[action.kind],
+def _summarise(action: Action) -> PendingChange:
+    match action:
+        case CreateTopic():
+            summary = (f"create with {action.partitions} partitions, replication factor {action.replication_factor}"
+                       + (f", {len(action.configs)} configs" if action.configs else ""))
+        case AddPartitions():
+            summary = f"partitions {action.before} -> {action.after}"
+        case AlterConfigs():
+            summary = ", ".join(f"set {c.key}={'(sensitive)' if c.sensitive else c.after}" if c.op == "set"
+                                else f"delete {c.key}" for c in action.changes)
+        case TruncateRecords():
+            summary = (f"delete {action.records_to_delete:,} records from {len(action.partitions)} partition"
+                       f"{'s' if len(action.partitions) != 1 else ''} ({'; '.join(action.rules)})")
+        case DeleteTopic():
+            summary = f"delete the topic ({action.partitions} partitions, {action.records:,} records)"
+        case _:
+            unhandled(action)
+    return PendingChange(topic=action.topic, kind=action.kind, symbol=action.kind.facts.symbol,
                          summary=summary, destructive=action.destructive)
 
 
@@ -138,8 +143,8 @@ def _origin(source: str | None) -> str:
     return "broker"
 
 
-def _config_drift(topic: str, desired: DesiredTopic | None, observed: ObservedTopic | None, actions,
-                  diagnostics) -> list[ConfigDrift]:
+def _config_drift(topic: str, desired: DesiredTopic | None, observed: ObservedTopic | None, actions: list[Action],
+                  diagnostics: list[Diagnostic]) -> list[ConfigDrift]:
     out = []
     for action in actions:
         if not isinstance(action, AlterConfigs):
@@ -161,7 +166,7 @@ def _config_drift(topic: str, desired: DesiredTopic | None, observed: ObservedTo
                                    current=c.before, desired=None if c.sensitive else c.after, sensitive=c.sensitive))
     # Keys the planner reports (does not change): set on the topic, not declared.
     if (desired is not None and observed is not None and desired.undeclared_configs is UndeclaredConfigs.REPORT
-            and any(d.code == "undeclared-config" for d in diagnostics)):
+            and any(d.code == DiagnosticCode.UNDECLARED_CONFIG for d in diagnostics)):
         for key, now in sorted(observed.explicit_configs().items()):
             if key not in desired.configs:
                 out.append(ConfigDrift(topic=topic, key=key, drift="undeclared", origin="topic",
@@ -225,10 +230,11 @@ def _data_loss(observed: ObservedTopic, earlier: ObservedTopic, epoch_end_offset
                 current_high_watermark=current.high_watermark, reason="offline: no leader to read offsets from"))
             continue
         end = epoch_end_offsets.get(before.partition)
-        if end is not None and 0 <= end < before.high_watermark:
-            evidence, lost = "leader-epoch", before.high_watermark - end
-        elif current.high_watermark < before.high_watermark:
-            evidence, lost = "offsets-backwards", before.high_watermark - current.high_watermark
+        seen: int = before.high_watermark  # typed here: mypy cannot read the snapshot model's int aliases
+        if end is not None and 0 <= end < seen:
+            evidence, lost = "leader-epoch", seen - end
+        elif current.high_watermark < seen:
+            evidence, lost = "offsets-backwards", seen - current.high_watermark
         else:
             reason = epoch_unanswered.get(before.partition)
             if reason is not None:
@@ -293,7 +299,7 @@ def _items(cluster, changes, unmanaged, config, truncations, replicas, data_loss
               for d in diagnostics if d.severity == Severity.ERROR.value]
     items += [DriftItem(cluster=cluster, kind="pending-change", topic=c.topic, key=c.kind,
                         detail=f"{c.symbol} {c.summary}")
-              for c in changes if c.kind in ("create_topic", "add_partitions", "delete_topic")]
+              for c in changes if c.kind.facts.drift_finding == "pending-change"]
     items += [DriftItem(cluster=cluster, kind="pending-truncation", topic=t.topic, records=t.records,
                         bytes=t.estimated_bytes,
                         detail=f"{t.records:,} records in {t.partitions} partitions ({'; '.join(t.rules)})")
@@ -324,7 +330,10 @@ def cluster_drift(desired: DesiredState, observed: ObservedState, cluster_plan: 
                   epoch_end_offsets: Mapping[tuple[str, int], int] | None = None,
                   epoch_unanswered: Mapping[tuple[str, int], str] | None = None) -> ClusterDrift:
     """A cluster's report from its whole plan (what the local engine does)."""
-    actions, diagnostics, ends, unanswered = defaultdict(list), defaultdict(list), defaultdict(dict), defaultdict(dict)
+    actions: defaultdict[str, list[Action]] = defaultdict(list)
+    diagnostics: defaultdict[str | None, list[Diagnostic]] = defaultdict(list)
+    ends: defaultdict[str, dict[int, int]] = defaultdict(dict)
+    unanswered: defaultdict[str, dict[int, str]] = defaultdict(dict)
     for a in cluster_plan.actions:
         actions[a.topic].append(a)
     for d in cluster_plan.diagnostics:

@@ -8,9 +8,11 @@ one `TruncationRow` (one row of the `pending_truncations` table).
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from reconciler.models.plan import ActionKind
 
 DRIFT_FORMAT_VERSION = 1
 
@@ -18,9 +20,7 @@ DRIFT_FORMAT_VERSION = 1
 ItemKind = Literal[
     "data-loss", "offline-partition", "under-replicated", "plan-error", "pending-change",
     "pending-truncation", "config-drift", "unmanaged-topic"]
-ITEM_KINDS: tuple[str, ...] = (
-    "data-loss", "offline-partition", "under-replicated", "plan-error", "pending-change",
-    "pending-truncation", "config-drift", "unmanaged-topic")
+ITEM_KINDS: tuple[ItemKind, ...] = get_args(ItemKind)
 
 
 class _Model(BaseModel):
@@ -31,7 +31,7 @@ class PendingChange(_Model):
     """One planned action, summarised (`symbol` as in plans: + ~ x -)."""
 
     topic: str
-    kind: str  # create_topic | add_partitions | alter_configs | truncate | delete_topic
+    kind: ActionKind
     symbol: str
     summary: str
     destructive: bool = False

@@ -5,9 +5,10 @@ depends on, so that `apply` can refuse it when the cluster has moved on since th
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
-from typing import Annotated, Literal
+from typing import Annotated, Literal, NoReturn
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -20,22 +21,117 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class _Name(str, Enum):
+    """An enum whose members are their stable names: in JSON, f-strings and comparisons with str."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+class ActionKind(_Name):
+    """The five things a plan can do, in apply order. What a layer needs to know about a kind is
+    in its `KindFacts` (below); code that must act differently per kind matches on the action (or
+    the kind) with `unhandled` as the last case, so the type checker names every place a new kind
+    needs."""
+
+    CREATE_TOPIC = "create_topic"
+    ADD_PARTITIONS = "add_partitions"
+    ALTER_CONFIGS = "alter_configs"
+    TRUNCATE = "truncate"
+    DELETE_TOPIC = "delete_topic"
+
+    @property
+    def facts(self) -> KindFacts:
+        return KIND_FACTS[self]
+
+    @property
+    def order(self) -> int:
+        """Apply order: creates, partition increases, config changes, truncations, deletions last."""
+        return list(ActionKind).index(self)
+
+
+@dataclass(frozen=True)
+class KindFacts:
+    symbol: str  # shown in plans and drift reports: + ~ x -
+    label: str  # the kind in words: "add partitions"
+    heading: str  # what precedes the topic in a headline: "add partitions to <topic>"
+    # The outcome message of an action applied in one request per topic; None for truncations,
+    # whose outcome is told per partition.
+    done: str | None
+    destructive: bool  # deletes data for good
+    summary: Literal["create", "change", "truncate", "delete"]  # the PlanSummary count it adds to
+    # What the brokers are asked with validate_only ("would refuse to <verb> <topic>"); None for
+    # kinds Kafka cannot validate (DeleteRecords, DeleteTopics).
+    broker_verb: str | None
+    epoch_fenced: bool  # written per partition, fenced by the leader epoch seen when planning
+    # The drift finding it shows up as: config changes and truncations have their own, with details.
+    drift_finding: Literal["pending-change", "config-drift", "pending-truncation"]
+
+
+KIND_FACTS: dict[ActionKind, KindFacts] = {
+    ActionKind.CREATE_TOPIC: KindFacts(
+        symbol="+", label="create topic", heading="create topic", done="created", destructive=False,
+        summary="create", broker_verb="create", epoch_fenced=False, drift_finding="pending-change"),
+    ActionKind.ADD_PARTITIONS: KindFacts(
+        symbol="~", label="add partitions", heading="add partitions to", done="partitions added", destructive=False,
+        summary="change", broker_verb="add partitions to", epoch_fenced=False, drift_finding="pending-change"),
+    ActionKind.ALTER_CONFIGS: KindFacts(
+        symbol="~", label="alter configs", heading="alter configs of", done="configs changed", destructive=False,
+        summary="change", broker_verb="change the configs of", epoch_fenced=False, drift_finding="config-drift"),
+    ActionKind.TRUNCATE: KindFacts(
+        symbol="x", label="truncate", heading="truncate", done=None, destructive=True,
+        summary="truncate", broker_verb=None, epoch_fenced=True, drift_finding="pending-truncation"),
+    ActionKind.DELETE_TOPIC: KindFacts(
+        symbol="-", label="delete topic", heading="delete topic", done="deleted", destructive=True,
+        summary="delete", broker_verb=None, epoch_fenced=False, drift_finding="pending-change"),
+}
+
+
+def unhandled(value: NoReturn) -> NoReturn:
+    """The last case of a match over the actions or their kinds: the type checker proves it
+    unreachable, and names the match when a kind is added."""
+    raise TypeError(f"unhandled action kind: {value!r}")
+
+
 class Severity(str, Enum):
     ERROR = "error"  # the plan must not be applied
     WARNING = "warning"
     INFO = "info"
 
 
+class DiagnosticCode(_Name):
+    """The stable identifier of each diagnostic the planner makes (JSON `code`). A refusal by the
+    brokers has the code `broker_refusal(error name)`, one per Kafka error."""
+
+    PARTITION_DECREASE = "partition-decrease"
+    REPLICATION_FACTOR_CHANGE = "replication-factor-change"
+    PROTECTED_TOPIC_DELETE = "protected-topic-delete"
+    PROTECTED_TOPIC_TRUNCATE = "protected-topic-truncate"
+    TRUNCATE_COMPACTED_TOPIC = "truncate-compacted-topic"
+    TRUNCATE_BEYOND_HIGH_WATERMARK = "truncate-beyond-high-watermark"
+    POLICY_MAX_DELETE_FRACTION = "policy-max-delete-fraction"
+    MISSING_TIME_LOOKUP = "missing-time-lookup"
+    GROUP_WITHOUT_COMMIT = "group-without-commit"
+    PARTITION_OFFLINE = "partition-offline"  # its planning waits until it is back
+    SENSITIVE_CONFIG_UNKNOWN = "sensitive-config-unknown"
+    UNDECLARED_CONFIG = "undeclared-config"
+
+
+def broker_refusal(error_name: str) -> str:
+    """The code of a diagnostic for a broker refusal: REQUEST_TIMED_OUT -> "broker-request-timed-out"."""
+    return "broker-" + error_name.lower().replace("_", "-")
+
+
 class Diagnostic(_Model):
     severity: Severity
-    code: str  # stable identifier, e.g. "partition-decrease"
+    code: str  # a DiagnosticCode, or broker_refusal(...) of a Kafka error
     message: str
     topic: str | None = None
     partition: int | None = None
     source: SourceRef | None = None
-    # The kind of the topic's action it concerns ("alter_configs", ...), and the config key where
-    # known, so that every renderer shows it under that action and not another of the topic's.
-    action: str | None = None
+    # The kind of the topic's action it concerns, and the config key where known, so that every
+    # renderer shows it under that action and not another of the topic's.
+    action: ActionKind | None = None
     key: str | None = None
 
 
@@ -67,20 +163,20 @@ class _Action(_Model):
 
 
 class CreateTopic(_Action):
-    kind: Literal["create_topic"] = "create_topic"
+    kind: Literal[ActionKind.CREATE_TOPIC] = ActionKind.CREATE_TOPIC
     partitions: int
     replication_factor: int
     configs: dict[str, str] = Field(default_factory=dict)
 
 
 class AddPartitions(_Action):
-    kind: Literal["add_partitions"] = "add_partitions"
+    kind: Literal[ActionKind.ADD_PARTITIONS] = ActionKind.ADD_PARTITIONS
     before: int
     after: int
 
 
 class AlterConfigs(_Action):
-    kind: Literal["alter_configs"] = "alter_configs"
+    kind: Literal[ActionKind.ALTER_CONFIGS] = ActionKind.ALTER_CONFIGS
     changes: list[ConfigChange]
 
 
@@ -118,8 +214,8 @@ class PartitionTruncation(_Model):
 
 
 class TruncateRecords(_Action):
-    kind: Literal["truncate"] = "truncate"
-    destructive: bool = True
+    kind: Literal[ActionKind.TRUNCATE] = ActionKind.TRUNCATE
+    destructive: bool = ActionKind.TRUNCATE.facts.destructive
     rules: list[str]  # human descriptions of the rules that set the targets
     rule_kinds: list[str]
     partitions: list[PartitionTruncation]
@@ -131,8 +227,8 @@ class TruncateRecords(_Action):
 
 
 class DeleteTopic(_Action):
-    kind: Literal["delete_topic"] = "delete_topic"
-    destructive: bool = True
+    kind: Literal[ActionKind.DELETE_TOPIC] = ActionKind.DELETE_TOPIC
+    destructive: bool = ActionKind.DELETE_TOPIC.facts.destructive
     partitions: int
     records: int
 
@@ -140,11 +236,6 @@ class DeleteTopic(_Action):
 Action = Annotated[
     CreateTopic | AddPartitions | AlterConfigs | TruncateRecords | DeleteTopic,
     Field(discriminator="kind")]
-
-# Apply order, and the symbol each kind is shown with.
-ACTION_ORDER = {"create_topic": 0, "add_partitions": 1, "alter_configs": 2, "truncate": 3, "delete_topic": 4}
-ACTION_SYMBOLS = {"create_topic": "+", "add_partitions": "~", "alter_configs": "~", "truncate": "x",
-                  "delete_topic": "-"}
 
 
 class PlanSummary(_Model):
@@ -177,15 +268,15 @@ class Plan(_Model):
     @property
     def waiting_partitions(self) -> list[str]:
         """Partitions whose planning waits until they are back online ("topic-partition")."""
-        return [f"{d.topic}-{d.partition}" for d in self.diagnostics if d.code == "partition-offline"]
+        return [f"{d.topic}-{d.partition}" for d in self.diagnostics if d.code == DiagnosticCode.PARTITION_OFFLINE]
 
     def summary(self) -> PlanSummary:
-        kinds = [a.kind for a in self.actions]
+        buckets = [a.kind.facts.summary for a in self.actions]
         return PlanSummary(
-            create=kinds.count("create_topic"),
-            change=kinds.count("add_partitions") + kinds.count("alter_configs"),
-            truncate=kinds.count("truncate"),
-            delete=kinds.count("delete_topic"),
+            create=buckets.count("create"),
+            change=buckets.count("change"),
+            truncate=buckets.count("truncate"),
+            delete=buckets.count("delete"),
             records_to_delete=sum(a.records_to_delete for a in self.actions if isinstance(a, TruncateRecords)),
             errors=sum(d.severity is Severity.ERROR for d in self.diagnostics),
             warnings=sum(d.severity is Severity.WARNING for d in self.diagnostics),

@@ -5,7 +5,7 @@ from enum import Enum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from reconciler.models.plan import Plan
+from reconciler.models.plan import ActionKind, Plan
 
 RESULT_FORMAT_VERSION = 1
 
@@ -30,7 +30,7 @@ class PartitionOutcome(BaseModel):
 class ActionOutcome(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    kind: str
+    kind: ActionKind
     topic: str
     status: Status
     message: str = ""

@@ -2,15 +2,18 @@
 from __future__ import annotations
 
 from reconciler.models.plan import (
-    ACTION_SYMBOLS,
+    Action,
     AddPartitions,
     AlterConfigs,
     CreateTopic,
     DeleteTopic,
+    Diagnostic,
     Plan,
     Severity,
     TruncateRecords,
+    unhandled,
 )
+from reconciler.render.table import html_text, markdown_table
 from reconciler.render.text import summary_line
 from reconciler.render.values import config_value, count, plural, where
 
@@ -39,19 +42,19 @@ def _plan_markdown(plan: Plan, details: bool) -> str:
     destructive = [a for a in plan.actions if a.destructive]
     if destructive:
         out += ["> [!CAUTION]", "> **Destructive: these delete data for good when applied.**"]
-        out += [f"> - `{ACTION_SYMBOLS[a.kind]}` {_headline(a)}" for a in destructive]
+        out += [f"> - `{a.kind.facts.symbol}` {_headline(a)}" for a in destructive]
         out.append("")
     ordered = destructive + [a for a in plan.actions if not a.destructive]
     if ordered:
-        out += ["| | Action | Topic | Change | Manifest |", "|---|---|---|---|---|"]
-        for a in ordered:
-            out.append(f"| `{ACTION_SYMBOLS[a.kind]}` | {a.kind.replace('_', ' ')} | `{a.topic}` | "
-                       f"{_cell(_change(a))} | {_cell(where(a.source))} |")
+        out += markdown_table(["", "Action", "Topic", "Change", "Manifest"], [
+            [f"`{a.kind.facts.symbol}`", a.kind.facts.label, f"`{a.topic}`", _change(a), where(a.source)]
+            for a in ordered])
         out.append("")
         for a in ordered if details else []:
             rows = _details(a)
             if rows:
-                out += [f"<details><summary>{_html(_headline(a, code=False))}</summary>", "", *rows, "", "</details>", ""]
+                out += [f"<details><summary>{html_text(_headline(a, code=False))}</summary>", "", *rows, "",
+                        "</details>", ""]
     others = [d for d in plan.diagnostics if d.severity is not Severity.ERROR]
     if others:
         out += ["<details><summary>Warnings and notes (" + str(len(others)) + ")</summary>", ""]
@@ -63,64 +66,63 @@ def _plan_markdown(plan: Plan, details: bool) -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def _headline(action, code: bool = True) -> str:
+def _headline(action: Action, code: bool = True) -> str:
     topic = f"`{action.topic}`" if code else action.topic
-    if isinstance(action, TruncateRecords):
-        return (f"truncate {topic}: {plural(action.records_to_delete, 'record')} in "
-                f"{plural(len(action.partitions), 'partition')} ({'; '.join(action.rules)})")
-    if isinstance(action, DeleteTopic):
-        return f"delete topic {topic} ({plural(action.partitions, 'partition')}, {plural(action.records, 'record')})"
-    if isinstance(action, CreateTopic):
-        return f"create topic {topic}"
-    if isinstance(action, AddPartitions):
-        return f"add partitions to {topic}"
-    return f"alter configs of {topic}"
+    head = f"{action.kind.facts.heading} {topic}"
+    match action:
+        case TruncateRecords():
+            return (f"{head}: {plural(action.records_to_delete, 'record')} in "
+                    f"{plural(len(action.partitions), 'partition')} ({'; '.join(action.rules)})")
+        case DeleteTopic():
+            return f"{head} ({plural(action.partitions, 'partition')}, {plural(action.records, 'record')})"
+        case CreateTopic() | AddPartitions() | AlterConfigs():
+            return head
+        case _:
+            unhandled(action)
 
 
-def _change(action) -> str:
-    if isinstance(action, CreateTopic):
-        return f"{action.partitions} partitions, replication factor {action.replication_factor}"
-    if isinstance(action, AddPartitions):
-        return f"partitions {action.before} → {action.after}"
-    if isinstance(action, AlterConfigs):
-        return ", ".join(f"{'delete ' if c.op == 'delete' else ''}{c.key}" for c in action.changes)
-    if isinstance(action, TruncateRecords):
-        return f"delete {plural(action.records_to_delete, 'record')}"
-    if isinstance(action, DeleteTopic):
-        return f"delete topic, {plural(action.records, 'record')}"
-    return ""
+def _change(action: Action) -> str:
+    match action:
+        case CreateTopic():
+            return f"{action.partitions} partitions, replication factor {action.replication_factor}"
+        case AddPartitions():
+            return f"partitions {action.before} → {action.after}"
+        case AlterConfigs():
+            return ", ".join(f"{'delete ' if c.op == 'delete' else ''}{c.key}" for c in action.changes)
+        case TruncateRecords():
+            return f"delete {plural(action.records_to_delete, 'record')}"
+        case DeleteTopic():
+            return f"delete topic, {plural(action.records, 'record')}"
+        case _:
+            unhandled(action)
 
 
-def _details(action) -> list[str]:
-    if isinstance(action, CreateTopic) and action.configs:
-        return ["| Key | Value |", "|---|---|",
-                *(f"| `{k}` | {_cell(config_value(k, v))} |" for k, v in action.configs.items())]
-    if isinstance(action, AlterConfigs):
-        rows = ["| Key | Current | Desired |", "|---|---|---|"]
-        for c in action.changes:
-            before = config_value(c.key, c.before, c.sensitive) + (f" ({c.before_source})" if c.before_source else "")
-            after = "*deleted: reverts to inherited*" if c.op == "delete" else config_value(c.key, c.after, c.sensitive)
-            rows.append(f"| `{c.key}` | {_cell(before)} | {_cell(after)} |")
-        return [action.reason, "", *rows]
-    if isinstance(action, TruncateRecords):
-        rows = ["| Partition | Log start | Target | High watermark | Deleted | Leader (epoch) |",
-                "|---:|---:|---:|---:|---:|---|"]
-        rows += [f"| {p.partition} | {count(p.log_start_offset)} | {count(p.target_offset)} | {count(p.high_watermark)} "
-                 f"| {count(p.records_to_delete)} | {p.leader} ({p.leader_epoch}) |" for p in action.partitions]
-        return rows
-    return []
+def _details(action: Action) -> list[str]:
+    """The folded table under an action's headline; none when the headline says it all."""
+    match action:
+        case CreateTopic():
+            return markdown_table(["Key", "Value"], [[f"`{k}`", config_value(k, v)] for k, v in action.configs.items()]
+                                  ) if action.configs else []
+        case AlterConfigs():
+            rows = [[f"`{c.key}`",
+                     config_value(c.key, c.before, c.sensitive) + (f" ({c.before_source})" if c.before_source else ""),
+                     "*deleted: reverts to inherited*" if c.op == "delete" else config_value(c.key, c.after, c.sensitive)]
+                    for c in action.changes]
+            return [action.reason, "", *markdown_table(["Key", "Current", "Desired"], rows)]
+        case TruncateRecords():
+            return markdown_table(
+                ["Partition", "Log start", "Target", "High watermark", "Deleted", "Leader (epoch)"],
+                [[str(p.partition), count(p.log_start_offset), count(p.target_offset), count(p.high_watermark),
+                  count(p.records_to_delete), f"{p.leader} ({p.leader_epoch})"] for p in action.partitions],
+                right=(0, 1, 2, 3, 4))
+        case AddPartitions() | DeleteTopic():
+            return []
+        case _:
+            unhandled(action)
 
 
-def _diagnostic(d) -> str:
+def _diagnostic(d: Diagnostic) -> str:
     mentioned = d.partition is None or f"{d.topic}-{d.partition}" in d.message
     topic = f"`{d.topic}`" + ("" if mentioned else f" partition {d.partition}") + ": " if d.topic else ""
     place = f" ({where(d.source)})" if d.source else ""
     return f"{topic}{d.message} `{d.code}`{place}"
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def _html(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -2,22 +2,20 @@
 from __future__ import annotations
 
 from reconciler.models.result import ActionOutcome, ApplyResult, Status
+from reconciler.render.style import STATUS_STYLE, paint
+from reconciler.render.table import markdown_table
 from reconciler.render.text import summary_line
 from reconciler.render.values import count
 
 _WORDS = {Status.APPLIED: "applied", Status.ALREADY_SATISFIED: "already satisfied",
           Status.REFUSED: "REFUSED", Status.FAILED: "FAILED"}
-_STYLE = {Status.APPLIED: "32", Status.ALREADY_SATISFIED: "2", Status.REFUSED: "33;1", Status.FAILED: "31;1"}
 
 
 def result_text(result: ApplyResult, color: bool = False) -> str:
-    def paint(text: str, status: Status) -> str:
-        return f"\033[{_STYLE[status]}m{text}\033[0m" if color else text
-
     lines = [f"Apply to cluster {result.cluster}", ""]
     width = max(len(w) for w in _WORDS.values())
     for o in result.outcomes:
-        lines.append(f"  {paint(_WORDS[o.status].ljust(width), o.status)}  {_title(o)}"
+        lines.append(f"  {paint(_WORDS[o.status].ljust(width), STATUS_STYLE[o.status], color)}  {_title(o)}"
                      + (f": {o.message}" if o.message else ""))
         for p in o.partitions:
             after = f", log start now {count(p.low_watermark)}" if p.low_watermark is not None else ""
@@ -29,22 +27,21 @@ def result_text(result: ApplyResult, color: bool = False) -> str:
 
 def result_markdown(result: ApplyResult) -> str:
     lines = [f"### Apply to `{result.cluster}`", "", f"**{_totals(result)}** {_convergence(result)}", "",
-             "| Result | Action | Topic | Message |", "|---|---|---|---|"]
-    for o in result.outcomes:
-        lines.append(f"| {_WORDS[o.status]} | {o.kind.replace('_', ' ')} | `{o.topic}` | {o.message.replace('|', '/')} |")
+             *markdown_table(["Result", "Action", "Topic", "Message"],
+                             [[_WORDS[o.status], o.kind.facts.label, f"`{o.topic}`", o.message] for o in result.outcomes])]
     for o in result.outcomes:
         if o.partitions:
-            lines += ["", f"<details><summary>{o.kind.replace('_', ' ')} {o.topic}: partitions</summary>", "",
-                      "| Partition | Result | Target | Log start after | Message |", "|---:|---|---:|---:|---|"]
-            lines += [f"| {p.partition} | {_WORDS[p.status]} | {count(p.target_offset)} | "
-                      f"{'' if p.low_watermark is None else count(p.low_watermark)} | {p.message.replace('|', '/')} |"
-                      for p in o.partitions]
-            lines += ["", "</details>"]
+            rows = [[str(p.partition), _WORDS[p.status], count(p.target_offset),
+                     "" if p.low_watermark is None else count(p.low_watermark), p.message] for p in o.partitions]
+            lines += ["", f"<details><summary>{_title(o)}: partitions</summary>", "",
+                      *markdown_table(["Partition", "Result", "Target", "Log start after", "Message"], rows,
+                                      right=(0, 2, 3)),
+                      "", "</details>"]
     return "\n".join(lines) + "\n"
 
 
 def _title(o: ActionOutcome) -> str:
-    return f"{o.kind.replace('_', ' ')} {o.topic}"
+    return f"{o.kind.facts.label} {o.topic}"
 
 
 def _totals(result: ApplyResult) -> str:

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from reconciler.models.plan import (
-    ACTION_SYMBOLS,
+    Action,
+    ActionKind,
     AddPartitions,
     AlterConfigs,
     CreateTopic,
@@ -11,10 +12,11 @@ from reconciler.models.plan import (
     Plan,
     Severity,
     TruncateRecords,
+    unhandled,
 )
-from reconciler.render.values import config_value, count, plural, table, where
-
-_COLORS = {"+": "32", "~": "33", "x": "31;1", "-": "31;1", "error": "31;1", "warning": "33", "info": "2", "bold": "1"}
+from reconciler.render.style import DESTRUCTIVE_STYLE, SEVERITY_STYLE, Style, kind_style, paint
+from reconciler.render.table import text_columns
+from reconciler.render.values import config_value, count, plural, size, where
 
 
 class _Out:
@@ -22,8 +24,8 @@ class _Out:
         self.color = color
         self.lines: list[str] = []
 
-    def paint(self, text: str, style: str) -> str:
-        return f"\033[{_COLORS[style]}m{text}\033[0m" if self.color else text
+    def paint(self, text: str, style: Style) -> str:
+        return paint(text, style, self.color)
 
     def add(self, line: str = "") -> None:
         self.lines.append(line)
@@ -32,7 +34,7 @@ class _Out:
 def plan_text(plan: Plan, color: bool = False) -> str:
     out = _Out(color)
     observed = plan.observed_at.isoformat().replace("+00:00", "Z") if plan.observed_at else "unknown time"
-    out.add(out.paint(f"Plan for cluster {plan.cluster}", "bold")
+    out.add(out.paint(f"Plan for cluster {plan.cluster}", Style.BOLD)
             + f" (cluster id {plan.cluster_id or 'unknown'}, observed {observed})")
     out.add()
     placed = _place_diagnostics(plan)
@@ -45,14 +47,14 @@ def plan_text(plan: Plan, color: bool = False) -> str:
     for severity, title in ((Severity.ERROR, "Errors"), (Severity.WARNING, "Warnings"), (Severity.INFO, "Notes")):
         found = [d for d in remaining if d.severity is severity]
         if found:
-            out.add(out.paint(f"{title}:", severity.value))
+            out.add(out.paint(f"{title}:", SEVERITY_STYLE[severity]))
             for d in found:
                 out.add("  " + _diagnostic(out, d))
             out.add()
     if plan.unmanaged_topics:
         out.add(f"Unmanaged topics (in no manifest, never touched): {', '.join(plan.unmanaged_topics)}")
         out.add()
-    out.add(out.paint(summary_line(plan), "bold"))
+    out.add(out.paint(summary_line(plan), Style.BOLD))
     return "\n".join(out.lines) + "\n"
 
 
@@ -67,12 +69,11 @@ def summary_line(plan: Plan) -> str:
             f"{count(s.delete)} to delete." + problems)
 
 
-def _action(out: _Out, action) -> None:
-    symbol = ACTION_SYMBOLS[action.kind]
+def _action(out: _Out, action: Action) -> None:
     title, details = _describe(action)
-    head = f"{out.paint(symbol, symbol)} {title}"
+    head = f"{out.paint(action.kind.facts.symbol, kind_style(action.kind))} {action.kind.facts.heading} {title}"
     if action.destructive:
-        head += "  " + out.paint("DESTRUCTIVE", "x")
+        head += "  " + out.paint("DESTRUCTIVE", DESTRUCTIVE_STYLE)
     out.add(f"  {head}" + (f"    # {where(action.source)}" if action.source else ""))
     if action.reason:
         out.add(f"      {action.reason}")
@@ -80,48 +81,54 @@ def _action(out: _Out, action) -> None:
         out.add("      " + line)
 
 
-def _describe(action) -> tuple[str, list[str]]:
-    if isinstance(action, CreateTopic):
-        rows = [[k, config_value(k, v)] for k, v in action.configs.items()]
-        lines = [f"partitions: {action.partitions}, replication factor: {action.replication_factor}"]
-        return f"create topic {action.topic}", lines + (table(["Key", "Value"], rows) if rows else [])
-    if isinstance(action, AddPartitions):
-        return f"add partitions to {action.topic}: {action.before} -> {action.after}", []
-    if isinstance(action, AlterConfigs):
-        rows = [[c.key, config_value(c.key, c.before, c.sensitive) + (f" [{c.before_source}]" if c.before_source else ""),
-                 "(delete: revert to inherited)" if c.op == "delete" else config_value(c.key, c.after, c.sensitive)]
-                for c in action.changes]
-        return f"alter configs of {action.topic}", table(["Key", "Current", "Desired"], rows)
-    if isinstance(action, TruncateRecords):
-        rows = [[str(p.partition), count(p.log_start_offset), count(p.target_offset), count(p.high_watermark),
-                 count(p.records_to_delete), f"{p.leader} (epoch {p.leader_epoch})"] for p in action.partitions]
-        size = f", about {_bytes(action.estimated_bytes)}" if action.estimated_bytes else ""
-        title = (f"truncate {action.topic}: delete {plural(action.records_to_delete, 'record')} in "
-                 f"{plural(len(action.partitions), 'partition')}{size}")
-        header = ["Partition", "Log start", "Target", "High watermark", "Deleted", "Leader"]
-        return title, [f"rules: {'; '.join(action.rules)}", *table(header, rows, right=(0, 1, 2, 3, 4))]
-    if isinstance(action, DeleteTopic):
-        return (f"delete topic {action.topic} ({plural(action.partitions, 'partition')}, "
-                f"{plural(action.records, 'record')})"), []
-    raise TypeError(f"unknown action {action!r}")
+def _describe(action: Action) -> tuple[str, list[str]]:
+    """The headline after the kind's heading, and the lines below it."""
+    match action:
+        case CreateTopic():
+            rows = [[k, config_value(k, v)] for k, v in action.configs.items()]
+            lines = [f"partitions: {action.partitions}, replication factor: {action.replication_factor}"]
+            return action.topic, lines + (text_columns(["Key", "Value"], rows) if rows else [])
+        case AddPartitions():
+            return f"{action.topic}: {action.before} -> {action.after}", []
+        case AlterConfigs():
+            rows = [[c.key,
+                     config_value(c.key, c.before, c.sensitive) + (f" [{c.before_source}]" if c.before_source else ""),
+                     "(delete: revert to inherited)" if c.op == "delete" else config_value(c.key, c.after, c.sensitive)]
+                    for c in action.changes]
+            return action.topic, text_columns(["Key", "Current", "Desired"], rows)
+        case TruncateRecords():
+            rows = [[str(p.partition), count(p.log_start_offset), count(p.target_offset), count(p.high_watermark),
+                     count(p.records_to_delete), f"{p.leader} (epoch {p.leader_epoch})"] for p in action.partitions]
+            about = f", about {size(action.estimated_bytes)}" if action.estimated_bytes else ""
+            title = (f"{action.topic}: delete {plural(action.records_to_delete, 'record')} in "
+                     f"{plural(len(action.partitions), 'partition')}{about}")
+            header = ["Partition", "Log start", "Target", "High watermark", "Deleted", "Leader"]
+            return title, [f"rules: {'; '.join(action.rules)}", *text_columns(header, rows, right=(0, 1, 2, 3, 4))]
+        case DeleteTopic():
+            return (f"{action.topic} ({plural(action.partitions, 'partition')}, "
+                    f"{plural(action.records, 'record')})"), []
+        case _:
+            unhandled(action)
 
 
 def _place_diagnostics(plan: Plan) -> dict[int | None, list[Diagnostic]]:
     """Show each diagnostic under the action it concerns (its `action`, or for other partition
     diagnostics the truncation), else under the topic's first action; one tied to an action
     the plan does not have, and those of topics without actions, go in sections below."""
-    first, by_kind = {}, {}
+    first: dict[str, int] = {}
+    by_kind: dict[tuple[str, ActionKind], int] = {}
     for i, action in enumerate(plan.actions):
         first.setdefault(action.topic, i)
         by_kind[(action.topic, action.kind)] = i
     placed: dict[int | None, list[Diagnostic]] = {}
     for d in plan.diagnostics:
+        topic = d.topic or ""
         if d.action is not None:
-            home = by_kind.get((d.topic, d.action))
+            home = by_kind.get((topic, d.action))
         elif d.partition is not None:
-            home = by_kind.get((d.topic, "truncate"), first.get(d.topic))
+            home = by_kind.get((topic, ActionKind.TRUNCATE), first.get(topic))
         else:
-            home = first.get(d.topic)
+            home = first.get(topic)
         placed.setdefault(home, []).append(d)
     return placed
 
@@ -130,10 +137,4 @@ def _diagnostic(out: _Out, d: Diagnostic) -> str:
     place = f" ({where(d.source)})" if d.source else ""
     mentioned = d.partition is None or f"{d.topic}-{d.partition}" in d.message
     partition = "" if mentioned else f" partition {d.partition}:"
-    return out.paint(f"{d.severity.value}[{d.code}]", d.severity.value) + f"{partition} {d.message}{place}"
-
-
-def _bytes(n: int) -> str:
-    from reconciler.units import human_bytes
-
-    return human_bytes(n)
+    return out.paint(f"{d.severity.value}[{d.code}]", SEVERITY_STYLE[d.severity]) + f"{partition} {d.message}{place}"

@@ -1,4 +1,4 @@
-"""How values read to a person: config values with their friendly form, counts, positions."""
+"""How values read to a person: config values with their friendly form, counts, sizes, positions."""
 from __future__ import annotations
 
 from reconciler import kafka_configs, units
@@ -29,6 +29,11 @@ def config_value(key: str, value: str | None, sensitive: bool = False) -> str:
     return value
 
 
+def size(n: int | None) -> str:
+    """An approximate size, `2.7 MiB`; "unknown" when it is not known."""
+    return "unknown" if n is None else units.human_bytes(n)
+
+
 def count(n: int) -> str:
     return f"{n:,}"
 
@@ -40,13 +45,3 @@ def plural(n: int, word: str, words: str | None = None) -> str:
 def where(source: SourceRef | None) -> str:
     return f"{source.file}:{source.line}" if source else ""
 
-
-def table(header: list[str], rows: list[list[str]], right: tuple[int, ...] = ()) -> list[str]:
-    """Plain-text columns; the columns numbered in `right` (counts, offsets) are right-aligned."""
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-
-    def line(cells: list[str]) -> str:
-        return "  ".join(c.rjust(w) if i in right else c.ljust(w)
-                         for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
-
-    return [line(header), *(line(r) for r in rows)]

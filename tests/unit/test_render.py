@@ -114,3 +114,17 @@ def test_apply_result_in_every_format():
     assert data["outcomes"][1]["partitions"][1]["status"] == "refused"
     md = render_apply_result(result, "markdown")
     assert "| REFUSED | truncate | `b` |" in md and "| 1 | REFUSED | 70 |" in md
+
+
+def test_every_markdown_table_escapes_a_pipe_the_same_way():
+    from reconciler.drift.engine import drift_for_cluster, report_of
+    from reconciler.drift.render import render_report
+
+    failed = ApplyResult(cluster="c", outcomes=[
+        ActionOutcome(kind="alter_configs", topic="a", status=Status.FAILED, message="x | y\nz")])
+    assert "| FAILED | alter configs | `a` | x \\| y z |" in render_apply_result(failed, "markdown")
+    state = observed(have("t", set_on_topic={"retention.ms": "1|2"}))
+    wanted = desired(want("t", configs={"retention.ms": "3"}))
+    assert "| `retention.ms` | 1\\|2 (DYNAMIC_TOPIC_CONFIG) | 3 |" in render_plan(plan(wanted, state), "markdown")
+    drift = render_report(report_of([drift_for_cluster(wanted, state)], "local"), "markdown")
+    assert "| t | retention.ms | differs | 1\\|2 | set on topic | 3 |" in drift
