@@ -37,7 +37,7 @@ and deleting records cannot be undone, so a value Kafka could not have reported 
 - `format_version` is the one this code reads (`SNAPSHOT_FORMAT_VERSION`).
 
 The rules hold for states built in memory too (the live reader's), except where noted. Reading
-files (format detection, parse errors, messages) is `reconciler.snapshot.load_snapshot`.
+files (format detection, parse errors, messages) is `reconciler.files.snapshot.load_snapshot`.
 """
 from __future__ import annotations
 
@@ -69,18 +69,15 @@ INT64_MIN = -(2 ** 63)
 UNKNOWN = -1  # the "not known" marker of leaders, epochs and offsets (see the module docstring)
 
 
-def _int(low: int, high: int):
-    return Annotated[int, Field(strict=True, ge=low, le=high)]
-
-
-Offset = _int(0, INT64_MAX)                   # committed group offsets
-OffsetOrUnknown = _int(UNKNOWN, INT64_MAX)    # -1 only where the docstring says so
-BrokerId = _int(0, INT32_MAX)
-LeaderId = _int(UNKNOWN, INT32_MAX)
-LeaderEpoch = _int(UNKNOWN, INT32_MAX)
-PartitionId = _int(0, INT32_MAX)
-Port = _int(1, 65535)
-Size = _int(0, INT64_MAX)
+# Written out rather than made by a function, so that type checkers see each as an int.
+Offset = Annotated[int, Field(strict=True, ge=0, le=INT64_MAX)]  # committed group offsets
+OffsetOrUnknown = Annotated[int, Field(strict=True, ge=UNKNOWN, le=INT64_MAX)]  # -1 only where the docstring says so
+BrokerId = Annotated[int, Field(strict=True, ge=0, le=INT32_MAX)]
+LeaderId = Annotated[int, Field(strict=True, ge=UNKNOWN, le=INT32_MAX)]
+LeaderEpoch = Annotated[int, Field(strict=True, ge=UNKNOWN, le=INT32_MAX)]
+PartitionId = Annotated[int, Field(strict=True, ge=0, le=INT32_MAX)]
+Port = Annotated[int, Field(strict=True, ge=1, le=65535)]
+Size = Annotated[int, Field(strict=True, ge=0, le=INT64_MAX)]
 # Dict keys arrive as JSON strings ("3"), so they are converted, not strict.
 PartitionKey = Annotated[int, Field(ge=0, le=INT32_MAX)]
 TimestampKey = Annotated[int, Field(ge=INT64_MIN, le=INT64_MAX)]
