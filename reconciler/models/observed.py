@@ -69,8 +69,8 @@ INT64_MIN = -(2 ** 63)
 UNKNOWN = -1  # the "not known" marker of leaders, epochs and offsets (see the module docstring)
 
 
-# Written out rather than made by a function, so that type checkers see each as an int.
-Offset = Annotated[int, Field(strict=True, ge=0, le=INT64_MAX)]  # committed group offsets
+# Spelled out rather than built by a function, so type checkers see int types.
+Offset = Annotated[int, Field(strict=True, ge=0, le=INT64_MAX)]                # committed group offsets
 OffsetOrUnknown = Annotated[int, Field(strict=True, ge=UNKNOWN, le=INT64_MAX)]  # -1 only where the docstring says so
 BrokerId = Annotated[int, Field(strict=True, ge=0, le=INT32_MAX)]
 LeaderId = Annotated[int, Field(strict=True, ge=UNKNOWN, le=INT32_MAX)]
