@@ -59,7 +59,7 @@ def synthetic_desired(cluster: str, partitions: int, seed: int = 7) -> DesiredSt
 
 
 def synthetic_rows(cluster: str, partitions: int, run: int, seed: int = 7) -> list[dict]:
-    """Snapshot rows (columnar.arrow_schema) of a synthetic cluster; run 0 is the earlier one."""
+    """Snapshot rows (reconciler.files.snapshot_parquet.arrow_schema) of a synthetic cluster; run 0 is the earlier one."""
     rnd = random.Random(f"{seed}-{cluster}-observed")
     taken = RUN_AT + timedelta(hours=run)
     rows = [{
@@ -105,7 +105,8 @@ def write_fleet(directory: str | Path, clusters: int, partitions: int, runs: int
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from reconciler.drift.columnar import METADATA_KEY, arrow_schema, run_name
+    from reconciler.files.fleet import run_name
+    from reconciler.files.snapshot_parquet import METADATA_KEY, arrow_schema
 
     directory = Path(directory)
     desired = {}

@@ -65,7 +65,7 @@ def choose_engine(engine: str, fleet: str | Path, master: str | None = None) -> 
         return "spark"
     if _json_snapshots(fleet):
         return "local"  # the Spark engine reads Parquet snapshots only
-    from reconciler.drift.columnar import count_partitions, discover_fleet
+    from reconciler.files.fleet import count_partitions, discover_fleet
 
     partitions = sum(count_partitions(runs[-1].path) for runs in discover_fleet(fleet).values())
     if partitions > AUTO_SPARK_THRESHOLD_PARTITIONS and importlib.util.find_spec("pyspark") is not None:
@@ -107,15 +107,15 @@ def run_fleet(fleet: str | Path, desired_for: Callable[[str], DesiredState], eng
 def run_local(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: PlanOptions = PlanOptions(),
               generated_at: datetime | None = None) -> DriftReport:
     """The local engine: one cluster at a time, so memory holds one cluster's snapshots."""
-    from reconciler.drift.columnar import discover_fleet
-    from reconciler.snapshot import load_snapshot
+    from reconciler.files.fleet import discover_fleet
+    from reconciler.files.snapshot import load_snapshot
 
     fleet_files = discover_fleet(fleet)
     desired = {cluster: _desired(desired_for, cluster, runs[-1].path)  # fail early on unknown clusters
                for cluster, runs in fleet_files.items()}
     clusters = []
     for cluster, runs in fleet_files.items():
-        observed = load_snapshot(runs[-1].path)  # checked (reconciler.snapshot): refused whole if bad
+        observed = load_snapshot(runs[-1].path)  # checked (reconciler.files): refused whole if bad
         earlier = load_snapshot(runs[-2].path) if len(runs) > 1 else None
         _check_cluster(runs[-1].path, observed, cluster)
         if earlier is not None:
@@ -143,6 +143,5 @@ def _desired(desired_for: Callable[[str], DesiredState], cluster: str, path: Pat
 
 def _check_cluster(path: Path, observed: ObservedState, cluster: str) -> None:
     if observed.cluster != cluster:
-
         raise ReconcilerError(f"{path} holds a snapshot of cluster {shown(observed.cluster)} but lies under "
                               f"{shown(cluster)}; fleet Parquet snapshots are laid out as <cluster>/<run>.parquet.")

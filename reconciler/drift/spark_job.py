@@ -11,7 +11,7 @@ tables are written by Spark from the executors.
 No Python UDF runs per topic: each Arrow batch (thousands of topics) is one Python call.
 
 Run it on a Spark cluster with `reconcile drift --fleet PATH --engine spark --master spark://...`
-or by handing this file to spark-submit (see `main` below); the reconciler package and its
+or by handing `reconciler/spark_submit.py` to spark-submit; the reconciler package and its
 dependencies must be importable on the executors (pip install it there, or ship a packed
 virtualenv with `--archives`), and PYSPARK_PYTHON (`spark.pyspark.python`) must name that
 interpreter.
@@ -21,13 +21,11 @@ from __future__ import annotations
 import os
 import sys
 
-if __name__ == "__main__":  # pragma: no cover - run as a file by spark-submit
-    # Python put this file's directory first on sys.path: its modules (model, engine, tables, ...)
-    # must not shadow top-level ones. The reconciler itself is imported as the installed package.
-    if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
-        sys.path.pop(0)
+if __name__ == "__main__":  # pragma: no cover - this file was once the one handed to spark-submit
+    sys.exit("reconciler/drift/spark_job.py is not a job file; hand reconciler/spark_submit.py to spark-submit.")
 
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -36,6 +34,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from reconciler.drift.model import DriftReport, TopicDrift
+from reconciler.files.snapshot_parquet import utc
 from reconciler.models.desired import DesiredState
 from reconciler.planner import PlanOptions
 
@@ -89,30 +88,34 @@ def _local_driver_memory() -> str:
 def run(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: PlanOptions = PlanOptions(),
         master: str | None = None, tables: str | Path | None = None,
         generated_at: datetime | None = None, conf: Mapping[str, str] | None = None) -> DriftReport:
-    from reconciler.errors import ReconcilerError, SnapshotError
+    from reconciler.errors import ReconcilerError, SnapshotError, shown_text
 
     spark = session(master, conf)
     generated_at = generated_at or datetime.now(timezone.utc)
     snapshots = (spark.read.option("recursiveFileLookup", "true").option("pathGlobFilter", "*.parquet")
                  .parquet(str(fleet)))
     counted = snapshots.groupBy("cluster", "run", "cluster_id").count().collect()
-    runs = sorted((r["cluster"], _utc(r["run"]), r["cluster_id"]) for r in counted)
-    if not runs:
+    if not counted:
         raise SnapshotError(f"{fleet} holds no Parquet snapshots; the Spark engine reads "
                             "<cluster>/<run>.parquet files written by `reconcile snapshot --format parquet`.")
+    undated = sorted({r["cluster"] for r in counted if r["run"] is None})
+    if undated:
+        raise SnapshotError(f"{fleet} holds Parquet snapshots without a run time (column `run`) for "
+                            f"{shown_text(', '.join(map(str, undated)), 200)}; write snapshots with "
+                            "`reconcile snapshot --format parquet`.")
     by_cluster: dict[str, list[tuple[datetime, str | None]]] = {}
-    for cluster, run_at, cluster_id in runs:
-        by_cluster.setdefault(cluster, []).append((run_at, cluster_id))
+    for r in sorted(counted, key=lambda r: (r["cluster"], utc(r["run"]), r["cluster_id"] or "")):
+        by_cluster.setdefault(r["cluster"], []).append((utc(r["run"]), r["cluster_id"]))
     desired = {cluster: desired_for(cluster) for cluster in by_cluster}  # fails early on unknown clusters
-    meta = {c: {"run": r[-1][0], "cluster_id": r[-1][1], "since": r[-2][0] if len(r) > 1 else None}
+    meta = {c: _ClusterRun(run=r[-1][0], cluster_id=r[-1][1], since=r[-2][0] if len(r) > 1 else None)
             for c, r in by_cluster.items()}
 
-    topics = sum(r["count"] for r in counted if _utc(r["run"]) == meta[r["cluster"]]["run"])
+    topics = sum(r["count"] for r in counted if utc(r["run"]) == meta[r["cluster"]].run)
     rows = _inputs(spark, snapshots, desired, meta, topics)
     desired_json = {c: d.model_dump_json() for c, d in desired.items()}
     shared = spark.sparkContext.broadcast({
         "desired": desired_json, "ignore": list(options.ignore_topics),
-        "meta": {c: {"cluster_id": m["cluster_id"], "run": m["run"].isoformat()} for c, m in meta.items()}})
+        "meta": {c: {"cluster_id": m.cluster_id, "run": m.run.isoformat()} for c, m in meta.items()}})
     results = rows.mapInArrow(_drift_batches(shared), _OUT_FIELDS).persist()
     try:
         return _collect(results, meta, tables, generated_at)
@@ -128,11 +131,19 @@ def run(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: 
         shared.unpersist()
 
 
-def _collect(results: DataFrame, meta: Mapping[str, dict], tables: str | Path | None,
+@dataclass(frozen=True)
+class _ClusterRun:
+    """The run a cluster is reported on, and the run before it (data-loss signals)."""
+
+    run: datetime
+    cluster_id: str | None
+    since: datetime | None
+
+
+def _collect(results: DataFrame, meta: Mapping[str, _ClusterRun], tables: str | Path | None,
              generated_at: datetime) -> DriftReport:
     """The driver's part: totals and the topics with findings, assembled per cluster."""
     from reconciler.drift.compute import assemble
-    from reconciler.drift.engine import report_of
 
     totals = {r["cluster"]: r for r in results.groupBy("cluster").agg(
         F.sum(F.col("observed").cast("int")).alias("observed"), F.sum(F.col("managed").cast("int")).alias("managed"),
@@ -142,7 +153,7 @@ def _collect(results: DataFrame, meta: Mapping[str, dict], tables: str | Path | 
         found[r["cluster"]].append(TopicDrift.model_validate_json(r["drift"]))
     clusters = []
     for cluster, m in sorted(meta.items()):
-        report = assemble(cluster, m["cluster_id"], m["run"], m["since"], found[cluster])
+        report = assemble(cluster, m.cluster_id, m.run, m.since, found[cluster])
         t = totals.get(cluster)
         clusters.append(report.model_copy(update={
             "topics_observed": int(t["observed"] or 0) if t else 0,
@@ -150,21 +161,15 @@ def _collect(results: DataFrame, meta: Mapping[str, dict], tables: str | Path | 
             "partitions_observed": int(t["partitions"] or 0) if t else 0}))
     if tables:
         _write_tables(results, str(tables), generated_at, meta)
-    return report_of(clusters, "spark", generated_at)
-
-
-def _utc(value: datetime | None) -> datetime | None:
-    if value is None:
-        return None
-    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+    return DriftReport(generated_at=generated_at, engine="spark", clusters=clusters)  # sorted by cluster
 
 
 def _inputs(spark: SparkSession, snapshots: DataFrame, desired: Mapping[str, DesiredState],
-            meta: Mapping[str, dict], topics: int) -> DataFrame:
+            meta: Mapping[str, _ClusterRun], topics: int) -> DataFrame:
     """One row per (cluster, topic): the latest run's topic row, the previous run's partitions,
     and a row for every declared topic the cluster does not have."""
-    latest = spark.createDataFrame([(c, m["run"]) for c, m in meta.items()], "cluster string, run timestamp")
-    earlier_runs = [(c, m["since"]) for c, m in meta.items() if m["since"] is not None]
+    latest = spark.createDataFrame([(c, m.run) for c, m in meta.items()], "cluster string, run timestamp")
+    earlier_runs = [(c, m.since) for c, m in meta.items() if m.since is not None]
     current = snapshots.join(F.broadcast(latest), ["cluster", "run"])
     if earlier_runs:
         before = (snapshots.join(F.broadcast(spark.createDataFrame(earlier_runs, "cluster string, run timestamp")),
@@ -194,9 +199,9 @@ def _drift_batches(shared) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.R
     """The function Spark runs on each partition's Arrow batches (on the executors)."""
 
     def run_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        from reconciler.drift.columnar import topic_from_row
         from reconciler.drift.compute import _items, drift_one_topic
         from reconciler.drift.tables import item_dict, truncation_dict
+        from reconciler.files.snapshot_parquet import topic_from_row
         from reconciler.models.observed import ObservedState
 
         value = shared.value
@@ -250,11 +255,11 @@ def _arrow_out_schema() -> pa.Schema:
                       ("drift", pa.string()), ("items", pa.list_(item)), ("truncations", pa.list_(trunc))])
 
 
-def _write_tables(results: DataFrame, directory: str, generated_at: datetime, meta: Mapping[str, dict]) -> None:
+def _write_tables(results: DataFrame, directory: str, generated_at: datetime, meta: Mapping[str, _ClusterRun]) -> None:
     spark = results.sparkSession
     # Standard Parquet timestamps (UTC-adjusted micros), not Spark's legacy INT96.
     spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
-    observed_at = spark.createDataFrame([(c, m["run"]) for c, m in meta.items()], "cluster string, observed_at timestamp")
+    observed_at = spark.createDataFrame([(c, m.run) for c, m in meta.items()], "cluster string, observed_at timestamp")
     base = results.join(F.broadcast(observed_at), "cluster").withColumn(
         "generated_at", F.lit(generated_at).cast("timestamp"))
     for name, column in (("drift_items", "items"), ("pending_truncations", "truncations")):
@@ -262,17 +267,3 @@ def _write_tables(results: DataFrame, directory: str, generated_at: datetime, me
         (exploded.select("generated_at", "cluster", "observed_at", "row.*").coalesce(max(1, min(8, len(meta))))
          .write.mode("overwrite").parquet(f"{directory.rstrip('/')}/{name}"))
 
-
-def main(argv: list[str] | None = None) -> int:
-    """`spark-submit [options] .../reconciler/drift/spark_job.py MANIFESTS_DIR --fleet PATH [drift options]`
-    (the installed file: `python -c 'import reconciler.drift.spark_job as m; print(m.__file__)'`):
-    the same as `reconcile drift MANIFESTS_DIR --fleet PATH --engine spark`, with the master and
-    the rest of the Spark settings taken from spark-submit. Exits with drift's codes (0, 3, 1)."""
-    from reconciler.cli import main as cli_main
-
-    args = list(sys.argv[1:] if argv is None else argv)
-    return cli_main(["drift", "--engine", "spark", *args], standalone_mode=True)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

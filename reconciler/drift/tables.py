@@ -8,16 +8,19 @@
 
 Each is a directory of Parquet part files (Spark writes many, the local engine one), readable
 as one dataset by Spark, pyarrow, DuckDB or pandas. Timestamps are UTC.
+
+These are report output, like the HTML page: written for dashboards, never read back as input,
+so they stay with drift rather than in `reconciler.files` (the files the reconciler reads).
 """
 from __future__ import annotations
 
 import shutil
 from collections.abc import Iterable
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from reconciler.drift.model import DriftItem, DriftReport, TruncationRow
+from reconciler.files.snapshot_parquet import require_pyarrow
 
 ITEM_FIELDS = [("kind", "string"), ("topic", "string"), ("partition", "int"), ("key", "string"),
                ("detail", "string"), ("records", "bigint"), ("bytes", "bigint")]
@@ -48,7 +51,7 @@ def report_rows(report: DriftReport) -> tuple[list[dict], list[dict]]:
     return items, truncations
 
 
-def _arrow_schema(fields: list[tuple[str, str]]):
+def _arrow_schema(fields: list[tuple[str, str]]) -> Any:
     import pyarrow as pa
 
     types = {"string": pa.string(), "int": pa.int32(), "bigint": pa.int64(), "timestamp": pa.timestamp("us", tz="UTC")}
@@ -56,9 +59,7 @@ def _arrow_schema(fields: list[tuple[str, str]]):
 
 
 def write_tables_local(report: DriftReport, directory: str | Path) -> Path:
-    from reconciler.drift.columnar import _pyarrow
-
-    pa = _pyarrow()
+    pa = require_pyarrow()
     directory = Path(directory)
     items, truncations = report_rows(report)
     for name, fields, rows in (("drift_items", COMMON_FIELDS + ITEM_FIELDS, items),
@@ -74,17 +75,10 @@ def write_tables_local(report: DriftReport, directory: str | Path) -> Path:
 
 def read_table_rows(directory: str | Path, name: str, drop: Iterable[str] = ("generated_at",)) -> list[dict]:
     """All rows of one table, sorted, without the columns in `drop` (for comparisons and tests)."""
-    from reconciler.drift.columnar import _pyarrow
-
-    _pyarrow()  # names the missing extra before pyarrow.dataset is imported
+    require_pyarrow()  # names the missing extra before pyarrow.dataset is imported
     import pyarrow.dataset as ds
 
     table = ds.dataset(str(Path(directory) / name), format="parquet").to_table()
     rows = [{k: v for k, v in r.items() if k not in set(drop)} for r in table.to_pylist()]
     return sorted(rows, key=lambda r: tuple((v is None, str(v)) for v in r.values()))
 
-
-def utc_or_none(value: datetime | None) -> datetime | None:
-    from reconciler.drift.columnar import utc
-
-    return utc(value)

@@ -37,7 +37,7 @@ and deleting records cannot be undone, so a value Kafka could not have reported 
 - `format_version` is the one this code reads (`SNAPSHOT_FORMAT_VERSION`).
 
 The rules hold for states built in memory too (the live reader's), except where noted. Reading
-files (format detection, parse errors, messages) is `reconciler.snapshot.load_snapshot`.
+files (format detection, parse errors, messages) is `reconciler.files.snapshot.load_snapshot`.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Rendering plans and apply results as text, JSON and Markdown; reading saved plans back."""
+"""Rendering plans and apply results as text, JSON and Markdown."""
 from __future__ import annotations
 
 from reconciler.models.plan import Plan
@@ -6,7 +6,6 @@ from reconciler.models.result import ApplyResult
 from reconciler.render import json as json_format
 from reconciler.render import markdown, text
 from reconciler.render import result as result_format
-from reconciler.render.json import load_plan_json
 
 FORMATS = ("text", "json", "markdown")
 
@@ -31,4 +30,4 @@ def render_apply_result(outcome: ApplyResult, fmt: str, color: bool = False) -> 
     raise ValueError(f"unknown format {fmt!r}")
 
 
-__all__ = ["FORMATS", "load_plan_json", "render_apply_result", "render_plan"]
+__all__ = ["FORMATS", "render_apply_result", "render_plan"]

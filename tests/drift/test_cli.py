@@ -11,8 +11,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from reconciler.cli import main
-from reconciler.drift.columnar import write_snapshot_parquet
 from reconciler.drift.tables import read_table_rows
+from reconciler.files.fleet import write_fleet_snapshot
 from reconciler.models.observed import ObservedState
 from tests.factories import have, observed
 
@@ -99,8 +99,8 @@ def test_no_drift_exits_zero_and_errors_exit_one(tmp_path):
 def test_fleet_drift_from_parquet_snapshots_local_and_spark(tmp_path, spark):
     manifests = _setup(tmp_path)
     fleet = tmp_path / "fleet"
-    write_snapshot_parquet(_state(140, "2026-11-20T09:00:00Z"), fleet)
-    write_snapshot_parquet(_state(100, "2026-11-20T10:00:00Z"), fleet)
+    write_fleet_snapshot(_state(140, "2026-11-20T09:00:00Z"), fleet)
+    write_fleet_snapshot(_state(100, "2026-11-20T10:00:00Z"), fleet)
     reports = {}
     for engine in ("local", "spark"):
         out = tmp_path / f"{engine}.json"

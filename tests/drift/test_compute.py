@@ -6,10 +6,10 @@ from pathlib import Path
 from reconciler.drift.compute import assemble, drift_one_topic
 from reconciler.drift.engine import drift_for_cluster, report_of
 from reconciler.drift.render import render_report, summary_line
+from reconciler.files.snapshot import load_snapshot
 from reconciler.models.desired import KeepLast, UndeclaredConfigs
 from reconciler.models.observed import ConfigSource, ObservedConfig
 from reconciler.planner import PlanOptions
-from reconciler.snapshot import load_snapshot
 from tests.factories import desired, have, observed, partition, want
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,8 +12,8 @@ import pytest
 from reconciler.drift import engine, spark_job
 from reconciler.drift.tables import read_table_rows
 from reconciler.errors import ReconcilerError
+from reconciler.files.snapshot import load_snapshot
 from reconciler.planner import PlanOptions
-from reconciler.snapshot import load_snapshot
 
 WHEN = datetime(2026, 11, 21, 6, 0, tzinfo=timezone.utc)
 
@@ -70,7 +70,7 @@ def test_local_engine_does_not_import_pyspark(small_fleet):
 
 def test_auto_engine_threshold(small_fleet):
     fleet, _ = small_fleet
-    from reconciler.drift.columnar import count_partitions, discover_fleet
+    from reconciler.files.fleet import count_partitions, discover_fleet
 
     latest = [runs[-1].path for runs in discover_fleet(fleet).values()]
     assert [count_partitions(p) for p in latest] == [403, 403, 403]  # 400 + __consumer_offsets' 3

@@ -16,7 +16,7 @@ import pytest
 from reconciler.manifests import load_manifests
 from reconciler.planner import plan
 from reconciler.render import render_plan
-from reconciler.snapshot import load_snapshot
+from reconciler.files.snapshot import load_snapshot
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent.parent

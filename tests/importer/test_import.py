@@ -10,12 +10,13 @@ import pytest
 from click.testing import CliRunner
 
 from reconciler.cli import main
+from reconciler.files.snapshot import load_snapshot
+from reconciler.files.snapshot_json import write_snapshot_json
 from reconciler.importer import ImportOptions, config_yaml_value, import_cluster, topic_prefix
 from reconciler.kafka_configs import LONG_MAX, TOPIC_CONFIGS, Unit
 from reconciler.manifests import load_manifests
 from reconciler.models.observed import Broker, ConfigSource, ObservedConfig, ObservedPartition, ObservedState, ObservedTopic
 from reconciler.planner import plan as make_plan
-from reconciler.snapshot import load_snapshot, save_snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 PROD_EU = ROOT / "manifests" / "snapshots" / "prod-eu.json"
@@ -226,7 +227,7 @@ def test_a_new_cluster_under_a_policy_for_every_cluster_fails_before_writing(tmp
     write(tmp_path, {"clusters.yaml": "kind: Cluster\nname: other\nbootstrap_servers: k1:9092\n",
                      "policy.yaml": "kind: Policy\nallowed_replication_factors: [3]\n"})
     snapshot = tmp_path / "lab.json"
-    save_snapshot(cluster(topic("a.b", rf=3), topic("c.d", rf=1)), snapshot)
+    write_snapshot_json(cluster(topic("a.b", rf=3), topic("c.d", rf=1)), snapshot)
     before = files_under(tmp_path)
     result = reconcile("import", str(tmp_path), "--snapshot", str(snapshot))
     assert result.exit_code == 1
@@ -346,7 +347,7 @@ def test_sensitive_and_unknown_keys_are_left_out_and_reported(tmp_path):
     observed = cluster(topic("secret.topic", set_on_topic={"retention.ms": "3600000", "cleanup.policy": None,
                                                             "confluent.placement.constraints": "{}"}))
     snapshot = tmp_path / "lab.json"
-    save_snapshot(observed, snapshot)
+    write_snapshot_json(observed, snapshot)
     out = tmp_path / "m"
     result = reconcile("import", str(out), "--snapshot", str(snapshot))
     assert result.exit_code == 0, result.output

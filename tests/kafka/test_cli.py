@@ -51,3 +51,21 @@ def test_plan_against_an_unreachable_cluster_is_one_error_paragraph(tmp_path):
     result = run_plan(tmp_path, "down", IN_SYNC, f"127.0.0.1:{port}")
     assert result.exit_code == 1
     assert result.stderr.startswith(f"Error: cannot reach cluster {CLUSTER}") and "Traceback" not in result.output
+
+
+def test_apply_asks_first_and_a_no_applies_nothing(tmp_path, test_cluster, monkeypatch):
+    import click.testing
+
+    test_cluster.create_topic("orders.v1", partitions=3, configs={"retention.ms": "86400000"})
+    root = write_manifests(tmp_path / "m", "127.0.0.1:1", NEW_TOPIC)
+    args = ["apply", "--manifests", str(root), "--cluster", CLUSTER, "--bootstrap-servers", test_cluster.bootstrap_servers]
+
+    not_a_terminal = CliRunner().invoke(main, args)
+    assert not_a_terminal.exit_code == 1 and "no terminal to confirm on" in not_a_terminal.stderr
+
+    monkeypatch.setattr(click.testing._NamedTextIOWrapper, "isatty", lambda self: True)  # the runner's stdin
+    declined = CliRunner().invoke(main, args, input="n\n")
+    assert declined.exit_code == 1, declined.output
+    assert "Plan: 1 to create" in declined.stdout and "Apply this plan to" in declined.output
+    assert declined.stderr.endswith("Aborted; nothing was changed.\n") and "internal error" not in declined.output
+    assert test_cluster.topic_names() == ["orders.v1"]

@@ -19,11 +19,10 @@ import pytest
 from click.testing import CliRunner
 
 from reconciler.cli import main
-from reconciler.errors import SnapshotError
+from reconciler.errors import MAX_PROBLEMS, SnapshotError
+from reconciler.files.saved_plan import load_plan_file, load_plan_json
+from reconciler.files.snapshot import load_snapshot
 from reconciler.models.observed import ObservedState
-from reconciler.render import load_plan_json
-from reconciler.render.json import load_plan_file
-from reconciler.snapshot import MAX_PROBLEMS, load_snapshot
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]

@@ -7,8 +7,9 @@ import pytest
 from click.testing import CliRunner
 
 from reconciler.cli import main
+from reconciler.files.snapshot import load_snapshot
+from reconciler.files.snapshot_json import write_snapshot_json
 from reconciler.manifests import load_manifests
-from reconciler.snapshot import load_snapshot, save_snapshot
 from tests.kafka.helpers import CLUSTER, kafka_of, write_manifests
 
 TOPICS = """kind: Topic
@@ -20,7 +21,7 @@ truncate: [{keep_last: 1}, {before_time: "2026-01-01T00:00:00Z"}]
 
 def test_a_live_snapshot_with_an_offline_partition_loads_and_plans(test_cluster, tmp_path):
     pytest.importorskip("pyarrow")
-    from reconciler.drift.columnar import write_snapshot_parquet
+    from reconciler.files.fleet import write_fleet_snapshot
 
     test_cluster.create_topic("fragile", partitions=3, replication_factor=1)
     test_cluster.create_topic("healthy", partitions=2, replication_factor=1)
@@ -32,8 +33,8 @@ def test_a_live_snapshot_with_an_offline_partition_loads_and_plans(test_cluster,
     offline = [p for p in observed.topics["fragile"].partitions if p.leader == -1]
     assert offline and all((p.log_start_offset, p.high_watermark) == (-1, -1) for p in offline)
     json_file = tmp_path / "live.json"
-    save_snapshot(observed, json_file)
-    parquet_file = write_snapshot_parquet(observed, tmp_path / "fleet")
+    write_snapshot_json(observed, json_file)
+    parquet_file = write_fleet_snapshot(observed, tmp_path / "fleet")
     assert load_snapshot(json_file) == load_snapshot(parquet_file) == observed
     outputs = []
     for snapshot in (json_file, parquet_file):

@@ -11,18 +11,29 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.snapshot import load_snapshot
+from reconciler.files.fleet import discover_fleet, run_name, write_fleet_snapshot
+from reconciler.files.snapshot import load_snapshot
+from reconciler.files.snapshot_parquet import read_snapshot_parquet
 from tests.snapshots.test_bad_snapshots import BAD, EXPECT, GOOD, MANIFESTS, assert_refused, reconcile
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
+EXAMPLES = Path(__file__).resolve().parents[2] / "manifests" / "snapshots"
+
+
+def test_parquet_snapshot_round_trip_is_lossless(tmp_path):
+    for name in ("prod-eu", "staging-eu"):
+        state = load_snapshot(EXAMPLES / f"{name}.json")
+        path = write_fleet_snapshot(state, tmp_path)
+        assert path == tmp_path / name / f"{run_name(state.taken_at)}.parquet"
+        assert read_snapshot_parquet(path) == state
+    fleet = discover_fleet(tmp_path)
+    assert sorted(fleet) == ["prod-eu", "staging-eu"] and all(len(v) == 1 for v in fleet.values())
 
 
 @pytest.fixture(scope="module")
 def good_parquet(tmp_path_factory) -> Path:
-    from reconciler.drift.columnar import write_snapshot_parquet
-
-    return write_snapshot_parquet(load_snapshot(GOOD), tmp_path_factory.mktemp("fleet"))
+    return write_fleet_snapshot(load_snapshot(GOOD), tmp_path_factory.mktemp("fleet"))
 
 
 def corrupt(source: Path, target: Path, change) -> Path:
@@ -55,7 +66,7 @@ def test_the_format_is_told_by_content_not_by_name(good_parquet, tmp_path):
 
 
 def test_json_snapshots_do_not_import_pyarrow():
-    code = ("import sys; from reconciler.snapshot import load_snapshot; load_snapshot(sys.argv[1]); "
+    code = ("import sys; from reconciler.files.snapshot import load_snapshot; load_snapshot(sys.argv[1]); "
             "assert 'pyarrow' not in sys.modules, 'pyarrow imported'")
     done = subprocess.run([sys.executable, "-c", code, str(GOOD)], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr

@@ -7,7 +7,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from reconciler.cli import main
-from reconciler.render import load_plan_json
+from reconciler.files.saved_plan import load_plan_json
 
 ROOT = Path(__file__).resolve().parents[2]
 MANIFESTS = str(ROOT / "manifests")

@@ -6,12 +6,13 @@ import json
 import pytest
 
 from reconciler.errors import SnapshotError
+from reconciler.files.saved_plan import load_plan_json
 from reconciler.models.desired import KeepLast
 from reconciler.models.observed import ConfigSource, ObservedConfig
 from reconciler.models.plan import AlterConfigs, ConfigChange, Plan, TopicPreconditions
 from reconciler.models.result import ActionOutcome, ApplyResult, PartitionOutcome, Status
 from reconciler.planner import plan
-from reconciler.render import load_plan_json, render_apply_result, render_plan
+from reconciler.render import render_apply_result, render_plan
 from reconciler.render.markdown import COMMENT_LIMIT
 from tests.factories import desired, have, observed, want
 

@@ -1,8 +1,7 @@
-"""Snapshots as Parquet, and the fleet directory layout both drift engines read.
+"""Snapshots as Parquet: the columnar format `reconcile snapshot --format parquet` writes and
+`drift --fleet` reads (where the files go in a fleet directory is `reconciler.files.fleet`).
 
-Snapshot-as-Parquet format (version 1), one file per cluster and run:
-`<fleet>/<cluster>/<run>.parquet`, `<run>` the snapshot time as `YYYYMMDDTHHMMSSZ`.
-One row per topic (the planner's unit of work), columns:
+Snapshot-as-Parquet format (version 1), one file per cluster and run. One row per topic (the planner's unit of work), columns:
 
     cluster string, cluster_id string, run timestamp[us, UTC] (the snapshot's taken_at),
     controller_id int32, topic string, topic_id string, internal bool,
@@ -18,32 +17,29 @@ The file's key-value metadata `reconciler.snapshot` holds the rest of the snapsh
 JSON is lossless. `source` is the DescribeConfigs source number (1 = set on the topic).
 
 The row helpers here are plain Python (the Spark job uses them on Arrow batches); pyarrow is
-imported only by the functions that read or write files.
+imported only by the functions that read or write files (`require_pyarrow`).
 """
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
-from reconciler.errors import MAX_PROBLEMS, SnapshotError, shown_text
+from reconciler.errors import MAX_PROBLEMS, SnapshotError, problem_line, shown_text
+from reconciler.files.json_document import read_json_document
+from reconciler.files.snapshot_problems import SNAPSHOT_KEYS, explain, invalid_snapshot
 from reconciler.models.observed import FILE_CONTEXT, SNAPSHOT_FORMAT_VERSION, ObservedState, ObservedTopic
 
 PARQUET_FORMAT_VERSION = 1
 METADATA_KEY = b"reconciler.snapshot"
 
 
-def run_name(taken_at: datetime | None) -> str:
-    return utc(taken_at or datetime.now(timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
-
-
-def utc(value: datetime | None) -> datetime | None:
-    if value is None:
-        return None
+def utc(value: datetime) -> datetime:
+    """`value` in UTC; a naive time (as Spark and pyarrow hand back `run`) is taken to be UTC."""
     return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
 
 
@@ -54,7 +50,8 @@ def topic_row(state: ObservedState, topic: ObservedTopic) -> dict[str, Any]:
               for g, by_topic in sorted(state.group_offsets.items())
               for p, o in sorted(by_topic.get(topic.name, {}).items())]
     return {
-        "cluster": state.cluster, "cluster_id": state.cluster_id, "run": utc(state.taken_at),
+        "cluster": state.cluster, "cluster_id": state.cluster_id,
+        "run": utc(state.taken_at) if state.taken_at else None,
         "controller_id": state.controller_id, "topic": topic.name, "topic_id": topic.topic_id,
         "internal": topic.internal,
         "configs": [{"key": k, "value": c.value, "source": int(c.source), "sensitive": c.sensitive,
@@ -84,17 +81,9 @@ def topic_from_row(row: dict[str, Any]) -> ObservedTopic:
         "partitions": partitions})
 
 
-def group_offsets_from_rows(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[int, int]]]:
-    out: dict[str, dict[str, dict[int, int]]] = {}
-    for row in rows:
-        for g in row.get("group_offsets") or []:
-            out.setdefault(g["group"], {}).setdefault(row["topic"], {})[g["partition"]] = g["offset"]
-    return out
-
-
 # --- files ----------------------------------------------------------------------------------------
 
-def arrow_schema():
+def arrow_schema() -> Any:
     import pyarrow as pa
 
     offsets = pa.list_(pa.struct([("timestamp", pa.int64()), ("offset", pa.int64())]))
@@ -112,7 +101,8 @@ def arrow_schema():
         ("configs", pa.list_(config)), ("partitions", pa.list_(partition)), ("group_offsets", pa.list_(group))])
 
 
-def _pyarrow(path: str | Path | None = None):
+def require_pyarrow(path: str | Path | None = None) -> Any:
+    """pyarrow with its Parquet module, or SnapshotError naming the extra that installs it."""
     try:
         import pyarrow
         import pyarrow.parquet
@@ -122,15 +112,10 @@ def _pyarrow(path: str | Path | None = None):
     return pyarrow
 
 
-def snapshot_path(fleet_dir: str | Path, state: ObservedState) -> Path:
-    return Path(fleet_dir) / state.cluster / f"{run_name(state.taken_at)}.parquet"
-
-
-def write_snapshot_parquet(state: ObservedState, fleet_dir: str | Path) -> Path:
-    """Write one snapshot as `<fleet_dir>/<cluster>/<run>.parquet`; returns the file's path."""
-    pa = _pyarrow()
-    if state.taken_at is None:
-        state = state.model_copy(update={"taken_at": datetime.now(timezone.utc)})
+def write_snapshot_parquet(state: ObservedState, path: str | Path) -> None:
+    """Write one snapshot to the Parquet file `path` (its directory must exist); a state without
+    `taken_at` must be given one first, since `run` is how a fleet orders its snapshots."""
+    pa = require_pyarrow()
     rows = [topic_row(state, state.topics[name]) for name in sorted(state.topics)]
     header = state.model_dump(mode="json", exclude={"topics"})
     header["group_offsets"] = {g: {t: o for t, o in by_topic.items() if t not in state.topics}
@@ -138,22 +123,16 @@ def write_snapshot_parquet(state: ObservedState, fleet_dir: str | Path) -> Path:
     header["group_offsets"] = {g: v for g, v in header["group_offsets"].items() if v}
     header["parquet_format_version"] = PARQUET_FORMAT_VERSION
     schema = arrow_schema().with_metadata({METADATA_KEY: json.dumps(header).encode()})
-    table = pa.Table.from_pylist(rows, schema=schema)
-    path = snapshot_path(fleet_dir, state)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pa.parquet.write_table(table, path, compression="zstd")
-    return path
+    pa.parquet.write_table(pa.Table.from_pylist(rows, schema=schema), path, compression="zstd")
 
 
 REQUIRED_COLUMNS = ("topic", "partitions")
 
 
 def read_snapshot_parquet(path: str | Path) -> ObservedState:
-    """A Parquet snapshot, checked by the same rules as a JSON one (`reconciler.snapshot`); each
+    """A Parquet snapshot, checked by the same rules as a JSON one (`snapshot_problems`); each
     bad value is reported with its row (and topic) and its path within the row's topic."""
-    from reconciler.snapshot import SNAPSHOT_KEYS, explain, invalid_snapshot, read_json_document
-
-    pa = _pyarrow(path)
+    pa = require_pyarrow(path)
     try:
         table = pa.parquet.read_table(path)
         missing = [c for c in REQUIRED_COLUMNS if c not in table.column_names]
@@ -166,7 +145,7 @@ def read_snapshot_parquet(path: str | Path) -> ObservedState:
         raise SnapshotError(f"cannot read Parquet snapshot {path}: {shown_text(str(e), 300)}") from e
     meta = (table.schema.metadata or {}).get(METADATA_KEY)
     origin = f"{path} (Parquet key-value metadata {METADATA_KEY.decode()})"
-    header = read_json_document(meta, origin) if meta else {}
+    header = read_json_document(meta, origin, "snapshot", SNAPSHOT_KEYS) if meta else {}
     if not isinstance(header, dict):
         raise SnapshotError(f"{origin} holds no JSON object, so the file is not a snapshot; write snapshots with "
                             "`reconcile snapshot --format parquet`.")
@@ -215,23 +194,23 @@ def read_snapshot_parquet(path: str | Path) -> ObservedState:
         state = ObservedState.model_validate(data, context=FILE_CONTEXT)
     except ValidationError as e:
         count += e.error_count()
-        from reconciler.errors import problem_line
-
         for error in e.errors(include_url=False)[:max(0, MAX_PROBLEMS - len(problems))]:
-            problems.append(_place(error, row_of, SNAPSHOT_KEYS, problem_line, explain))
+            problems.append(_place(error, row_of))
     if problems:
         raise invalid_snapshot(str(path), count, problems[:MAX_PROBLEMS])
     return state
 
 
-def _place(error: dict, row_of: dict, keyed: dict, problem_line, explain) -> str:
+def _place(error: ErrorDetails, row_of: dict) -> str:
     """A problem with its Parquet row: `row 3 (topic "t"): partitions[2].high_watermark: ...`."""
     loc = tuple(error["loc"])
     if len(loc) >= 2 and loc[0] == "topics" and loc[1] in row_of:
-        return f"row {row_of[loc[1]]} (topic {shown_text(repr(loc[1]), 60)}): {problem_line(error, keyed, 2, explain)}"
+        return (f"row {row_of[loc[1]]} (topic {shown_text(repr(loc[1]), 60)}): "
+                f"{problem_line(error, SNAPSHOT_KEYS, 2, explain)}")
     if len(loc) >= 3 and loc[0] == "group_offsets" and loc[2] in row_of:
-        return f"row {row_of[loc[2]]} (topic {shown_text(repr(loc[2]), 60)}): {problem_line(error, keyed, 0, explain)}"
-    return f"header: {problem_line(error, keyed, 0, explain)}"
+        return (f"row {row_of[loc[2]]} (topic {shown_text(repr(loc[2]), 60)}): "
+                f"{problem_line(error, SNAPSHOT_KEYS, 0, explain)}")
+    return f"header: {problem_line(error, SNAPSHOT_KEYS, 0, explain)}"
 
 
 def _topic_data(row: dict[str, Any]) -> dict[str, Any]:
@@ -266,72 +245,15 @@ def _partition_data(p: Any) -> Any:
     return p
 
 
-
-
-JSON_BYTES_PER_PARTITION = 400  # a JSON snapshot's size per partition, roughly (example snapshots)
-
-
-def count_partitions(path: str | Path) -> int:
-    """Partitions in a snapshot file without loading it: from the Parquet footer (the value count
-    of the nested `partitions.partition` column), or estimated from a JSON file's size."""
-    if str(path).endswith(".parquet"):
-        pa = _pyarrow(path)
-        try:
-            meta = pa.parquet.ParquetFile(path).metadata
-            names = [meta.schema.column(i).path for i in range(meta.num_columns)]
-            index = names.index("partitions.list.element.partition")
-            return sum(meta.row_group(g).column(index).num_values for g in range(meta.num_row_groups))
-        except (OSError, ValueError, pa.ArrowException) as e:
-            raise SnapshotError(f"cannot read Parquet snapshot {path}: {shown_text(str(e), 300)}; write snapshots with "
-                                "`reconcile snapshot --format parquet`.") from e
-    return Path(path).stat().st_size // JSON_BYTES_PER_PARTITION
-
-
-def load_any_snapshot(path: str | Path) -> ObservedState:
-    """Kept for callers of the old name: `reconciler.snapshot.load_snapshot` reads both formats."""
-    from reconciler.snapshot import load_snapshot
-
-    return load_snapshot(path)
-
-
-# --- fleet directories ----------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class SnapshotFile:
-    path: Path
-    cluster: str
-    run: datetime
-
-
-def discover_fleet(fleet: str | Path) -> dict[str, list[SnapshotFile]]:
-    """Every cluster's snapshots under `fleet` (Parquet files and JSON snapshots), oldest first.
-
-    A JSON snapshot is read for its cluster name and time; a Parquet file is named by the layout
-    `<cluster>/<run>.parquet` and its header.
-    """
-    root = Path(fleet)
-    if not root.is_dir():
-        raise SnapshotError(f"{fleet} is not a directory of snapshots; write one with "
-                            "`reconcile snapshot --format parquet -o DIR` per cluster.")
-    found: dict[str, list[SnapshotFile]] = {}
-    for path in sorted(root.rglob("*")):
-        if path.suffix == ".parquet" and path.is_file():
-            cluster, run = path.parent.name, _parse_run(path.stem, path)
-        elif path.suffix == ".json" and path.is_file():
-            state = load_any_snapshot(path)  # checked like any snapshot
-            cluster, run = state.cluster, utc(state.taken_at) or datetime.fromtimestamp(0, timezone.utc)
-        else:
-            continue
-        found.setdefault(cluster, []).append(SnapshotFile(path, cluster, run))
-    if not found:
-        raise SnapshotError(f"{fleet} holds no snapshots (*.parquet or *.json).")
-    for runs in found.values():
-        runs.sort(key=lambda s: (s.run, str(s.path)))
-    return dict(sorted(found.items()))
-
-
-def _parse_run(stem: str, path: Path) -> datetime:
+def count_partitions_parquet(path: str | Path) -> int:
+    """Partitions in a Parquet snapshot without loading it: the value count of the nested
+    `partitions.partition` column, from the file's footer."""
+    pa = require_pyarrow(path)
     try:
-        return datetime.strptime(stem, "%Y%m%dT%H%M%SZ").replace(tzinfo=timezone.utc)
-    except ValueError as e:
-        raise SnapshotError(f"{path}: a fleet's Parquet snapshots are named <cluster>/<YYYYMMDDTHHMMSSZ>.parquet") from e
+        meta = pa.parquet.ParquetFile(path).metadata
+        names = [meta.schema.column(i).path for i in range(meta.num_columns)]
+        index = names.index("partitions.list.element.partition")
+        return sum(meta.row_group(g).column(index).num_values for g in range(meta.num_row_groups))
+    except (OSError, ValueError, pa.ArrowException) as e:
+        raise SnapshotError(f"cannot read Parquet snapshot {path}: {shown_text(str(e), 300)}; write snapshots with "
+                            "`reconcile snapshot --format parquet`.") from e

@@ -1,0 +1,69 @@
+"""`reconcile drift`: where a live cluster, a saved snapshot or a fleet of snapshots moved away
+from Git, with data-loss signals against an earlier snapshot."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from reconciler.app.connection import Connect
+from reconciler.app.inputs import snapshot_for
+from reconciler.app.outcome import Outcome
+from reconciler.drift import engine as drift_engine
+from reconciler.drift.model import DriftReport
+from reconciler.errors import ReconcilerError, shown
+from reconciler.manifests import load_manifests
+from reconciler.planner import PlanOptions
+
+
+@dataclass(frozen=True)
+class DriftOutcome:
+    report: DriftReport
+
+    @property
+    def kind(self) -> Outcome:
+        return Outcome.DRIFT if self.report.has_drift else Outcome.DONE
+
+
+def drift_report(manifests_dir: str, cluster: str | None, snapshot: str | None, fleet: str | None,
+                 since: str | None, connect: Connect, engine: str = "auto", master: str | None = None,
+                 tables: str | None = None, sizes: bool = True, ignore_topics: Sequence[str] = ()) -> DriftOutcome:
+    """One of: the live `cluster`, a `snapshot` file, or every cluster's latest snapshot under
+    `fleet` (on the `engine` chosen). `tables`: also write the dashboards' Parquet tables there."""
+    if sum(x is not None for x in (cluster if not snapshot else None, snapshot, fleet)) != 1:
+        raise ReconcilerError("give one of --cluster NAME (live), --snapshot FILE or --fleet DIR.")
+    manifests = load_manifests(manifests_dir)
+    options = PlanOptions(ignore_topics=tuple(ignore_topics))
+    if fleet:
+        if since:
+            raise ReconcilerError("--since is for one cluster; with --fleet each cluster's previous snapshot "
+                                  "under the fleet directory is the earlier state.")
+        return DriftOutcome(drift_engine.run_fleet(fleet, manifests.desired_state, engine=engine, master=master,
+                                                   tables=tables, options=options).report)
+    from reconciler.files.snapshot import load_snapshot
+
+    earlier = load_snapshot(since) if since else None  # JSON or Parquet, checked; refused whole if bad
+    evidence = None
+    if snapshot:
+        observed = snapshot_for(manifests, snapshot, cluster)
+        desired = manifests.desired_state(observed.cluster)
+    else:
+        assert cluster is not None  # one of the three, checked above
+        desired = manifests.desired_state(cluster)
+        with connect(desired.cluster) as kafka:
+            observed = kafka.observe_desired(desired, sizes=sizes)
+            if earlier is not None:
+                from reconciler.drift.live import epoch_evidence
+
+                evidence = epoch_evidence(kafka, earlier, observed)
+    if earlier is not None and earlier.cluster != observed.cluster:
+        raise ReconcilerError(f"--since {since} is a snapshot of {shown(earlier.cluster)}, not "
+                              f"{shown(observed.cluster)}.")
+    result = drift_engine.drift_for_cluster(
+        desired, observed, earlier, evidence.end_offsets if evidence else None, options,
+        evidence.unanswered if evidence else None)
+    report = drift_engine.report_of([result], "local")
+    if tables:
+        from reconciler.drift.tables import write_tables_local
+
+        write_tables_local(report, tables)
+    return DriftOutcome(report)

@@ -1,0 +1,40 @@
+"""`reconcile plan`: the manifests planned against a saved snapshot, or against the live cluster
+and then validated on its brokers (validate_only: nothing is changed)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from reconciler.app.connection import Connect
+from reconciler.app.inputs import require_cluster, snapshot_for
+from reconciler.app.outcome import Outcome
+from reconciler.manifests import load_manifests
+from reconciler.models.plan import Plan
+from reconciler.planner import plan as make_plan
+from reconciler.validation import validate_on_brokers
+
+
+@dataclass(frozen=True)
+class PlanOutcome:
+    plan: Plan
+
+    @property
+    def kind(self) -> Outcome:
+        if self.plan.has_errors:
+            return Outcome.FAILED
+        return Outcome.CHANGES if self.plan.has_changes else Outcome.DONE
+
+
+def plan_cluster(manifests_dir: str, cluster: str | None, snapshot: str | None, connect: Connect,
+                 validate: bool = True) -> PlanOutcome:
+    """Against `snapshot` when given (of `cluster`, if named), else against the live `cluster`;
+    `validate`: ask the brokers whether they would accept each write."""
+    manifests = load_manifests(manifests_dir)
+    if snapshot:
+        observed = snapshot_for(manifests, snapshot, cluster)
+        return PlanOutcome(make_plan(manifests.desired_state(observed.cluster), observed))
+    desired = manifests.desired_state(require_cluster(manifests, cluster))
+    with connect(desired.cluster) as kafka:
+        result = make_plan(desired, kafka.observe_desired(desired))
+        if validate:
+            result = validate_on_brokers(result, kafka)
+    return PlanOutcome(result)

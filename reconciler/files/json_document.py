@@ -1,0 +1,127 @@
+"""Strict JSON for the files the reconciler reads back: JSON snapshots, the header of a Parquet
+snapshot, and saved plans.
+
+`json.loads` alone would accept what no reconcile wrote and fail later, far from the file: two
+equal keys in one object (the last one silently wins), NaN and Infinity, numbers of thousands of
+digits, nesting deep enough to exhaust the parser, escaped surrogates that are no character.
+Each is refused here with a one-paragraph error naming the file and the place.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from reconciler.errors import MAX_PROBLEMS, SnapshotError, json_path, shown, shown_text
+
+# What to do instead, per kind of document.
+_REDO = {"snapshot": "take a new one with `reconcile snapshot`",
+         "saved plan": "save a plan with `reconcile plan --format json -o FILE`"}
+
+
+def _no_constants(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+_LONG_NUMBER = re.compile(r"\d{4301,}")  # Python's int() refuses more digits
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
+    """An object of the document; json.loads would keep the last of two equal keys without a word."""
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return result
+
+
+def read_json_document(raw: bytes | str, origin: str, what: str = "snapshot",
+                       keyed: Mapping[str, int] | None = None) -> Any:
+    """JSON text (bytes: UTF-8) parsed, or SnapshotError naming `origin` and the place: a file that
+    is empty, not UTF-8, nested too deep for the parser, or holds NaN/Infinity or a number of
+    thousands of digits, is refused with a reason, never a traceback. `keyed`: the document's
+    dict-valued fields, for the JSON paths in messages (see `reconciler.errors.json_path`)."""
+    redo = _REDO.get(what, "write it again")
+    if isinstance(raw, bytes):
+        if raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]  # a UTF-8 byte order mark, as some editors write
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            line = raw.count(b"\n", 0, e.start) + 1
+            raise SnapshotError(f"{origin} is not UTF-8 text (byte 0x{raw[e.start]:02x} at offset {e.start:,}, line "
+                                f"{line}), so it is not a {what}; {redo}.") from None
+    else:
+        text = raw
+    if not text.strip():
+        raise SnapshotError(f"{origin} is empty, not a {what}; {redo}.")
+    try:
+        data = json.loads(text, parse_constant=_no_constants, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as e:
+        raise SnapshotError(f"{origin}: the key {shown(e.key)} appears twice in one object; which of the two values "
+                            f"was meant is not for reconcile to guess, so it is not a {what}; {redo}.") from None
+    except json.JSONDecodeError as e:
+        raise SnapshotError(f"{origin} is not JSON (line {e.lineno}, column {e.colno}: {shown_text(e.msg, 200)}); a {what} "
+                            f"is the JSON written by reconcile; {redo}.") from None
+    except RecursionError:
+        raise SnapshotError(f"{origin}: not a {what}: arrays or objects are nested too deeply for the JSON parser "
+                            f"(a {what} nests a few levels); {redo}.") from None
+    except ValueError as e:
+        found = _LONG_NUMBER.search(text)
+        if found:
+            line = text.count("\n", 0, found.start()) + 1
+            raise SnapshotError(f"{origin}:{line}: a number of {found.end() - found.start():,} digits or more; no value "
+                                f"in a {what} is that large (offsets are 64-bit); {redo}.") from None
+        raise SnapshotError(f"{origin} is not JSON ({shown_text(str(e), 200)}); {redo}.") from None
+    if _SURROGATE_ESCAPE.search(text):
+        _refuse_lone_surrogates(data, origin, what, redo, keyed)
+    return data
+
+
+# json.dumps writes characters outside the BMP as escaped surrogate pairs, which json.loads joins
+# again; an escaped surrogate without its pair becomes a string that cannot be printed or
+# written as UTF-8, so it would fail far away, in the middle of a plan's output.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _refuse_lone_surrogates(data: Any, origin: str, what: str, redo: str, keyed: Mapping[str, int] | None) -> None:
+    found: list[tuple] = []
+    stack: list[tuple[tuple, Any]] = [((), data)]
+    while stack and len(found) < MAX_PROBLEMS:
+        loc, value = stack.pop()
+        if isinstance(value, dict):
+            for key, item in reversed(list(value.items())):
+                if not _encodable(key):
+                    found.append((*loc, key, "[key]"))
+                stack.append(((*loc, key), item))
+        elif isinstance(value, list):
+            stack.extend(((*loc, i), item) for i, item in reversed(list(enumerate(value))))
+        elif isinstance(value, str) and not _encodable(value):
+            found.append(loc)
+    if found:
+        places = "; ".join(json_path(tuple(_printable(x) for x in loc), keyed)
+                           or "(top level)" for loc in found)
+        raise SnapshotError(f"{origin}: not a {what}: a string holds an escaped UTF-16 surrogate without its pair "
+                            f"(\\udXXX), which is no character at: {places}; {redo}.")
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _printable(element: Any) -> Any:
+    return element.encode("utf-8", "backslashreplace").decode("utf-8") if isinstance(element, str) else element

@@ -1,0 +1,39 @@
+"""The one snapshot reader every command uses, whichever format the file is in.
+
+`load_snapshot(path)` reads a JSON snapshot (`reconcile snapshot -o FILE`) or a Parquet one
+(`--format parquet`), told apart by their content (Parquet files start with the magic bytes
+`PAR1`), not by their names. Parquet needs pyarrow (`pip install 'kafka-reconciler[spark]'`) and
+imports it only then. Both are checked by the same rules (`snapshot_problems`); files that are
+not JSON at all (not UTF-8, empty, nested thousands deep, numbers of thousands of digits, a top
+level that is not an object) get a one-paragraph error naming the file, never a traceback.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from reconciler.errors import SnapshotError
+from reconciler.files.snapshot_json import read_snapshot_json
+from reconciler.models.observed import ObservedState
+
+PARQUET_MAGIC = b"PAR1"
+
+
+def load_snapshot(path: str | Path) -> ObservedState:
+    """The snapshot in `path`, JSON or Parquet, checked; SnapshotError naming the file otherwise."""
+    if _read(path, 4) == PARQUET_MAGIC:
+        from reconciler.files.snapshot_parquet import read_snapshot_parquet
+
+        return read_snapshot_parquet(path)
+    return read_snapshot_json(_read(path), path)
+
+
+def _read(path: str | Path, size: int = -1) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read(size)
+    except IsADirectoryError as e:
+        raise SnapshotError(f"{path} is a directory, not a snapshot file; give a file written by "
+                            "`reconcile snapshot` (a fleet directory goes to `drift --fleet`).") from e
+    except OSError as e:
+        raise SnapshotError(f"cannot read snapshot {path}: {e.strerror}. Check the path, or take a "
+                            "snapshot with `reconcile snapshot --cluster NAME -o FILE`.") from e

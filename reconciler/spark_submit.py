@@ -1,0 +1,31 @@
+"""The file to hand to spark-submit for a fleet drift report:
+
+    spark-submit [options] "$(python -c 'import reconciler.spark_submit as m; print(m.__file__)')" \\
+        MANIFESTS_DIR --fleet PATH [drift options]
+
+is `reconcile drift MANIFESTS_DIR --fleet PATH --engine spark [drift options]`, with the master and
+the rest of the Spark settings taken from spark-submit (the Spark job picks up the session it
+started). It exits with drift's codes (0 no drift, 3 drift found, 1 error). An entry point like
+`__main__`: it sits above the CLI, which it runs; nothing imports it.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+if __name__ == "__main__":  # pragma: no cover - run as a file by spark-submit
+    # Python put this file's directory first on sys.path: the package's own modules (`kafka`,
+    # `testing`, ...) must not shadow top-level ones. The reconciler is imported as the installed package.
+    if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
+        sys.path.pop(0)
+
+
+def main(argv: list[str] | None = None) -> None:
+    from reconciler.cli import main as reconcile
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    reconcile(["drift", "--engine", "spark", *args], prog_name="reconcile")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
