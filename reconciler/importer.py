@@ -261,7 +261,7 @@ def _held_back(topics: dict[str, tuple[ObservedTopic, dict[str, str]]], managed:
             reasons = [_change_reason(c, defaults, topics[action.topic][1]) for c in action.changes]
             held[action.topic] = "; ".join(reasons)
         else:  # not expected: partitions and replication factor are copied as they are
-            held[action.topic] = f"a plan would still {action.kind.replace('_', ' ')} ({action.reason})"
+            held[action.topic] = f"a plan would still {action.kind.facts.label} ({action.reason})"
     for diagnostic in planned.diagnostics:
         if diagnostic.severity is Severity.ERROR and diagnostic.topic in wants and diagnostic.topic not in held:
             held[diagnostic.topic] = diagnostic.message

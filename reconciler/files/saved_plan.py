@@ -1,16 +1,30 @@
-"""Saved plans: the JSON plan (`reconcile plan --format json -o FILE`, written by
-`reconciler.render.json.plan_json`) read back for `reconcile apply FILE`.
+"""Saved plans: the JSON plan (`reconcile plan --format json -o FILE`) written and read back for
+`reconcile apply FILE`.
 
 Derived figures (summary, records per partition) are written for readers and dropped on load, so
 a saved plan is applied exactly as it was planned, never as it was edited to look.
 """
 from __future__ import annotations
 
+import json
+
 from pydantic import ValidationError
 
 from reconciler.errors import MAX_PROBLEMS, SnapshotError, problem_report, shown, validation_problems
 from reconciler.files.json_document import read_json_document
-from reconciler.models.plan import PLAN_FORMAT_VERSION, Plan
+from reconciler.models.plan import PLAN_FORMAT_VERSION, Plan, TruncateRecords
+
+
+def plan_json(plan: Plan) -> str:
+    """The plan as JSON, with the derived figures `load_plan_json` drops again."""
+    data = plan.model_dump(mode="json")
+    data["summary"] = plan.summary().model_dump(mode="json")
+    for action, dumped in zip(plan.actions, data["actions"]):
+        if isinstance(action, TruncateRecords):
+            dumped["records_to_delete"] = action.records_to_delete
+            for partition, row in zip(action.partitions, dumped["partitions"]):
+                row["records_to_delete"] = partition.records_to_delete
+    return json.dumps(data, indent=2, sort_keys=False) + "\n"
 
 
 def load_plan_file(path: str) -> Plan:

@@ -1,23 +1,14 @@
-"""JSON: the stable, versioned machine format, and the saved-plan format `apply` reads back
-(`reconciler.files.saved_plan`, which drops the derived figures written here for readers).
+"""JSON: the stable, versioned machine format. A plan's JSON is also the saved-plan file, so it is
+written where it is read back (`reconciler.files.saved_plan`).
 """
 from __future__ import annotations
 
 import json
 
-from reconciler.models.plan import Plan, TruncateRecords
+from reconciler.files.saved_plan import plan_json
 from reconciler.models.result import ApplyResult
 
-
-def plan_json(plan: Plan) -> str:
-    data = plan.model_dump(mode="json")
-    data["summary"] = plan.summary().model_dump(mode="json")
-    for action, dumped in zip(plan.actions, data["actions"]):
-        if isinstance(action, TruncateRecords):
-            dumped["records_to_delete"] = action.records_to_delete
-            for partition, row in zip(action.partitions, dumped["partitions"]):
-                row["records_to_delete"] = partition.records_to_delete
-    return json.dumps(data, indent=2, sort_keys=False) + "\n"
+__all__ = ["plan_json", "result_json"]
 
 
 def result_json(result: ApplyResult) -> str:
