@@ -86,7 +86,8 @@ TOPIC_CONFIGS: dict[str, TopicConfigKey] = {c.name: c for c in [
     _k("remote.storage.enable", B, "false"),
     _k("retention.bytes", L, "-1", Unit.BYTES, broker="log.retention.bytes"),
     _k("retention.ms", L, "604800000", Unit.MS, minimum=-1, broker="log.retention.ms"),
-    _k("segment.bytes", I, "1073741824", Unit.BYTES, minimum=1048576, broker="log.segment.bytes"),
+    _k("segment.bytes", I, "1073741824", Unit.BYTES, minimum=14,  # 4.0: one legacy record; 1 MiB from 4.1
+       broker="log.segment.bytes"),
     _k("segment.index.bytes", I, "10485760", Unit.BYTES, minimum=4, broker="log.index.size.max.bytes"),
     _k("segment.jitter.ms", L, "0", Unit.MS, minimum=0, broker="log.roll.jitter.ms"),
     _k("segment.ms", L, "604800000", Unit.MS, minimum=1, broker="log.roll.ms"),
@@ -151,8 +152,10 @@ def value_error(key: str, value: str) -> str | None:
 
 
 def cleanup_policy_allows_delete(value: str | None) -> bool:
-    """DeleteRecords is refused by the broker unless cleanup.policy contains `delete`."""
-    return "delete" in [v.strip() for v in (value or "delete").split(",")]
+    """DeleteRecords is refused by the broker unless cleanup.policy contains `delete`. Not set (None)
+    is Kafka's default, delete; an empty value is an empty list, which Kafka 4.0 accepts and which
+    does not contain delete."""
+    return "delete" in [v.strip() for v in (value if value is not None else "delete").split(",")]
 
 
 def same_config_value(key: str, a: str | None, b: str | None) -> bool:

@@ -8,7 +8,7 @@ from reconciler.kafka_configs import TOPIC_CONFIGS, cleanup_policy_allows_delete
     ("retention.ms", "-1"), ("retention.ms", "604800000"), ("cleanup.policy", "compact,delete"),
     ("cleanup.policy", "delete"), ("preallocate", "TRUE"), ("min.cleanable.dirty.ratio", "0.25"),
     ("compression.type", "zstd"), ("compression.gzip.level", "-1"), ("message.timestamp.type", "LogAppendTime"),
-    ("follower.replication.throttled.replicas", ""), ("segment.bytes", "1048576"),
+    ("follower.replication.throttled.replicas", ""), ("segment.bytes", "1048575"), ("segment.bytes", "14"),
 ])
 def test_valid_values(key, value):
     assert value_error(key, value) is None
@@ -20,7 +20,7 @@ def test_valid_values(key, value):
     ("retention.ms", "-2", "at least -1"),
     ("min.insync.replicas", "0", "at least 1"),
     ("segment.bytes", "2147483648", "out of range"),
-    ("segment.bytes", "1000", "at least 1048576"),
+    ("segment.bytes", "13", "at least 14"),
     ("preallocate", "yes", "true or false"),
     ("cleanup.policy", "compact,purge", "accepts delete, compact"),
     ("cleanup.policy", "", "accepts delete, compact"),
@@ -42,3 +42,4 @@ def test_cleanup_policy_allows_delete():
     assert cleanup_policy_allows_delete("delete") and cleanup_policy_allows_delete("compact, delete")
     assert cleanup_policy_allows_delete(None)  # Kafka's default is delete
     assert not cleanup_policy_allows_delete("compact")
+    assert not cleanup_policy_allows_delete("")  # an empty list: the broker refuses DeleteRecords

@@ -205,6 +205,12 @@ def test_compacted_topic_truncation_is_refused_but_compact_delete_is_allowed():
     assert [a.kind for a in both.actions] == ["truncate"]
 
 
+def test_an_empty_cleanup_policy_on_the_cluster_is_not_read_as_delete():
+    # Kafka 4.0 accepts cleanup.policy="" (an empty list) and then refuses DeleteRecords on the topic.
+    result = plan(desired(want("a", truncate=[Everything()])), observed(have("a", set_on_topic={"cleanup.policy": ""})))
+    assert not result.actions and ("error", "truncate-compacted-topic", None) in codes(result)
+
+
 def test_protected_topic_is_never_truncated():
     result = plan(desired(want("a", protected=True, truncate=[Everything()])), observed(have("a")))
     assert not result.actions and codes(result) == [("error", "protected-topic-truncate", None)]
