@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from reconciler.cli import main
@@ -88,6 +89,7 @@ def test_live_import_then_live_plan_is_empty(test_cluster, tmp_path):
     assert files_under(out) == before
 
 
+@pytest.mark.live  # its own cluster, with broker settings
 def test_live_import_leaves_broker_settings_to_the_brokers(tmp_path):
     # Topics inherit these from the brokers (STATIC_BROKER_CONFIG): an import must not pin them.
     with TestCluster(brokers=3, broker_configs={"log.retention.hours": "72", "min.insync.replicas": "2"}) as cluster:
