@@ -1,4 +1,4 @@
-"""The drift report renderers (the Parquet snapshots drift reads are tested in tests/snapshots)."""
+"""The drift report renderers (the Parquet snapshots drift reads are tested in tests/files)."""
 from __future__ import annotations
 
 import json

@@ -14,7 +14,7 @@ import pytest
 from reconciler.files.fleet import discover_fleet, run_name, write_fleet_snapshot
 from reconciler.files.snapshot import load_snapshot
 from reconciler.files.snapshot_parquet import read_snapshot_parquet
-from tests.snapshots.test_bad_snapshots import BAD, EXPECT, GOOD, MANIFESTS, assert_refused, reconcile
+from tests.files.test_bad_snapshots import BAD, EXPECT, GOOD, MANIFESTS, assert_refused, reconcile
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
