@@ -71,6 +71,7 @@ TOPIC_CONFIGS: dict[str, TopicConfigKey] = {c.name: c for c in [
     _k("local.retention.ms", L, "-2", Unit.MS, minimum=-2, broker="log.local.retention.ms"),
     _k("max.compaction.lag.ms", L, str(LONG_MAX), Unit.MS, minimum=1, broker="log.cleaner.max.compaction.lag.ms"),
     _k("max.message.bytes", I, "1048588", Unit.BYTES, minimum=0, broker="message.max.bytes"),
+    _k("message.downconversion.enable", B, "true", broker="log.message.downconversion.enable"),  # 4.0: a no-op, still defined
     _k("message.timestamp.after.max.ms", L, "3600000", Unit.MS, minimum=0,
        broker="log.message.timestamp.after.max.ms"),
     _k("message.timestamp.before.max.ms", L, str(LONG_MAX), Unit.MS, minimum=0,
