@@ -3,12 +3,15 @@ switch faults on. The helpers bypass the wire; clients use `bootstrap_servers`."
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from . import controller, errors
 from .dispatch import ClusterSettings, Pipeline
 from .errors import KafkaApiError
 from .faults import Faults, RequestLog, delay_rule, drop_rule, error_rule
+from .retention import RetentionChecks
 from .server import BrokerServer
 from .state import ClusterState, CommittedOffset
 
@@ -28,7 +31,9 @@ class PartitionView:
     high_watermark: int
     log_end_offset: int
     epoch_history: tuple[tuple[int, int], ...]
+    # The leader's segments: their bytes (what DescribeLogDirs reports) and base offsets.
     size_bytes: int
+    segment_bases: tuple[int, ...]
 
 
 class TestCluster:
@@ -38,7 +43,11 @@ class TestCluster:
 
     def __init__(self, brokers: int = 3, broker_configs: dict[str, str] | None = None,
                  disabled_apis=(), sasl_users: dict[str, str] | None = None,
-                 metadata_propagation_delay: float = 0.0, ports=None):
+                 metadata_propagation_delay: float = 0.0, ports=None, retention_checks: bool = False):
+        """retention_checks=True runs Kafka's periodic retention check in the background (each
+        broker log.initial.task.delay.ms after it starts, then every
+        log.retention.check.interval.ms; set both small in `broker_configs`). Off by default so
+        that only enforce_retention() deletes, at a time the test chooses."""
         if ports is not None and len(ports) != brokers:
             raise ValueError("give one port per broker")
         ids = list(range(1, brokers + 1))
@@ -52,6 +61,7 @@ class TestCluster:
             pipeline = Pipeline(self._state, self._settings, self._faults, self._log, broker_id, stopped)
             self._servers[broker_id] = BrokerServer(broker_id, HOST, ports[i] if ports else 0,
                                                     pipeline, stopped)
+        self._retention = RetentionChecks(self._state) if retention_checks else None
         self._started = False
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -65,9 +75,13 @@ class TestCluster:
             self.close()
             raise
         self._started = True
+        if self._retention is not None:
+            self._retention.start(self._servers)
         return self
 
     def close(self) -> None:
+        if self._retention is not None:
+            self._retention.stop()
         for server in self._servers.values():
             server.stop()
         self._started = False
@@ -123,23 +137,54 @@ class TestCluster:
             controller.incremental_alter_topic_configs(self._state, name, ops, validate_only=False)
 
     def produce(self, topic: str, partition: int, timestamps_ms, value_size: int = 100) -> tuple[int, int]:
-        """Append one record per timestamp to the partition; returns (base offset, next offset)."""
+        """Append one record per timestamp to the partition, each written on its own (segments
+        roll between records by the topic's segment.bytes and segment.ms). Each record takes
+        `value_size` bytes of the log, batch overhead included; DescribeLogDirs counts them.
+        Returns (base offset, next offset)."""
         with self._state.lock:
             p = self._leader_partition(topic, partition)
             timestamps = list(timestamps_ms)
-            base = self._state.append(p, timestamps, [value_size] * len(timestamps))
+            base = self._state.append(self._topic(topic), p, timestamps, [value_size] * len(timestamps))
             return base, p.log.end_offset
 
     def produce_many(self, counts: dict[tuple[str, int], int], timestamp_ms: int = 0, step_ms: int = 0,
                      value_size: int = 100) -> dict[tuple[str, int], tuple[int, int]]:
-        """Bulk seeding: `count` records per partition, timestamps timestamp_ms + i * step_ms."""
+        """Bulk seeding: `count` records per partition, timestamps timestamp_ms + i * step_ms,
+        each taking `value_size` bytes as in produce()."""
         result = {}
         with self._state.lock:
             for (topic, partition), count in counts.items():
                 p = self._leader_partition(topic, partition)
-                base = self._state.append_uniform(p, count, timestamp_ms, step_ms, value_size)
+                base = self._state.append_uniform(self._topic(topic), p, count, timestamp_ms, step_ms,
+                                                  value_size)
                 result[(topic, partition)] = (base, p.log.end_offset)
         return result
+
+    # -- retention ---------------------------------------------------------------------------
+
+    def enforce_retention(self, now_ms: int | None = None,
+                          brokers: Iterable[int] | None = None) -> dict[tuple[str, int], tuple[int, int]]:
+        """Run Kafka's periodic retention check ("log.retention.check") once, at wall-clock time
+        `now_ms` (default: now), on every live broker or only on `brokers` (stopped ones never
+        run it). Changing retention.* deletes nothing by itself; this does, as a broker would at
+        its next check.
+
+        On each replica, for topics whose cleanup.policy lists delete, whole segments go from the
+        oldest: those wholly below the log start (after DeleteRecords), then while the log stays
+        at least retention.bytes without them, then while the segment's largest timestamp is
+        more than retention.ms before `now_ms`; each scan stops at the first segment it keeps
+        and -1 disables it. The active segment goes too when it qualifies (0 deletes every
+        segment), leaving a new empty one at the log end. The log start moves to the first kept
+        segment's base offset. compact-only topics are not touched; other policies only lose
+        segments below the log start. A replica's check changes only its own log: ListOffsets
+        earliest is the leader's, DescribeLogDirs shows each broker's own bytes.
+
+        Returns {(topic, partition): (log start before, log start after)} for each partition
+        whose leader's log start moved.
+        """
+        at = now_ms if now_ms is not None else int(time.time() * 1000)
+        with self._state.lock:
+            return self._state.enforce_retention(at, None if brokers is None else set(brokers))
 
     def commit_offsets(self, group_id: str, offsets: dict[tuple[str, int], int]) -> None:
         with self._state.lock:
@@ -171,7 +216,8 @@ class TestCluster:
             p = self._partition(topic, partition)
             return PartitionView(topic, p.index, p.leader, p.leader_epoch, tuple(p.replicas),
                                  tuple(p.isr), p.log.log_start, p.high_watermark, p.log.end_offset,
-                                 tuple(p.history.entries), p.log.size_bytes())
+                                 tuple(p.history.entries), p.log.size_bytes(p.leader),
+                                 p.log.segment_bases(p.leader))
 
     def topic_configs(self, topic: str) -> dict[str, str]:
         """The keys set on the topic itself (DYNAMIC_TOPIC_CONFIG)."""
@@ -213,6 +259,8 @@ class TestCluster:
         with self._state.lock:
             self._state.brokers[broker_id].port = server.port
             self._state.start_broker(broker_id)
+        if self._retention is not None:
+            self._retention.broker_started(broker_id)
 
     def move_leader(self, topic: str, partition: int, to: int, unknown_epoch_responses: int = 0) -> None:
         """Clean leader change to broker `to` (epoch + 1, nothing lost). The new leader then answers

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from . import log_config
+from .log import RetentionRules, SegmentLimits
 from .log_config import TOPIC_CONFIGS, Type
 
 # ConfigSource ids on the wire (DescribeConfigsResponse / CreateTopicsResponse).
@@ -22,6 +23,11 @@ BROKER_DEFAULTS = {
     "default.replication.factor": "1",
     "offsets.topic.num.partitions": "50",
     "offsets.topic.replication.factor": "3",
+    # Retention checks: the first 30 s after a broker starts, then every 5 minutes. Neither is
+    # dynamic; the test cluster runs them only when asked (TestCluster.enforce_retention) or
+    # with TestCluster(retention_checks=True).
+    "log.initial.task.delay.ms": "30000",
+    "log.retention.check.interval.ms": "300000",
 }
 
 
@@ -73,9 +79,28 @@ def effective_int(topic_key: str, topic_configs: Mapping[str, str], broker_confi
 def deletes_records(topic_configs: Mapping[str, str], broker_configs: Mapping[str, str]) -> bool:
     """LogConfig.delete: DeleteRecords is refused unless cleanup.policy lists delete. An empty
     list, valid in 4.0, means neither compaction nor deletion."""
+    return "delete" in _policy(topic_configs, broker_configs)
+
+
+def _policy(topic_configs: Mapping[str, str], broker_configs: Mapping[str, str]) -> set[str]:
     policy = effective("cleanup.policy", topic_configs, broker_configs)
     assert isinstance(policy, list)
-    return "delete" in (part.lower() for part in policy)
+    return {part.lower() for part in policy}
+
+
+def segment_limits(topic_configs: Mapping[str, str], broker_configs: Mapping[str, str]) -> SegmentLimits:
+    """segment.bytes and segment.ms in force (log.segment.bytes, log.roll.ms/hours inherited)."""
+    return SegmentLimits(effective_int("segment.bytes", topic_configs, broker_configs),
+                         effective_int("segment.ms", topic_configs, broker_configs))
+
+
+def retention_rules(topic_configs: Mapping[str, str], broker_configs: Mapping[str, str]) -> RetentionRules:
+    """What a retention check applies to the topic's logs (tiered storage is refused, so the
+    local.retention.* keys never apply)."""
+    policy = _policy(topic_configs, broker_configs)
+    return RetentionRules(effective_int("retention.ms", topic_configs, broker_configs),
+                          effective_int("retention.bytes", topic_configs, broker_configs),
+                          delete="delete" in policy, compact_only=policy == {"compact"})
 
 
 def effective_topic_configs(topic_configs: Mapping[str, str], broker_configs: Mapping[str, str]) -> list[ConfigValue]:

@@ -58,9 +58,10 @@ def _seed_topic(state, topic: dict, now_ms: int) -> None:
         created.id = uuid.UUID(topic["topic_id"])
         state.topics_by_id[created.id] = created
     for seen, p in zip(partitions, created.partitions):
-        count = seen["high_watermark"]
-        size = (seen.get("size_bytes") or 0) // max(1, count - seen["log_start_offset"]) or 100
-        state.append_uniform(p, count, now_ms - count * 1000, 1000, size)
-        state.delete_records(p, seen["log_start_offset"])
+        start, count = seen["log_start_offset"], seen["high_watermark"] - seen["log_start_offset"]
+        size = (seen.get("size_bytes") or 0) // max(1, count) or 100
+        # Only the retained records are written, so the partition's size is the one seen.
+        p.log.start_at(start)
+        state.append_uniform(created, p, count, now_ms - count * 1000, 1000, size)
         p.leader_epoch = seen.get("leader_epoch", 0)
         p.history.entries = [(p.leader_epoch, seen["log_start_offset"])]

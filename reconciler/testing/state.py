@@ -4,7 +4,8 @@ One `ClusterState` is shared by every broker of a TestCluster; all access goes t
 Replication is instantaneous: a live in-sync follower always has the leader's log, so the high
 watermark equals the log end offset and the low watermark equals the log start offset. Replicas
 that fall out of the ISR (their broker stopped) remember the log end offset they had, which is
-what an unclean leader election truncates to.
+what an unclean leader election truncates to. Retention is the exception: each replica deletes
+its own segments when a retention check runs on its broker (see PartitionLog).
 """
 from __future__ import annotations
 
@@ -12,11 +13,10 @@ import base64
 import threading
 import time
 import uuid
-from array import array
 from dataclasses import dataclass
 
 from . import errors
-from .configs import broker_setting
+from .configs import broker_setting, retention_rules, segment_limits
 from .log import EpochHistory, PartitionLog
 
 OFFSETS_TOPIC = "__consumer_offsets"
@@ -211,15 +211,15 @@ class ClusterState:
 
     # -- logs --------------------------------------------------------------------------------
 
-    def append(self, partition: Partition, timestamps, sizes) -> int:
-        return partition.log.append(timestamps, sizes)
+    def append(self, topic: Topic, partition: Partition, timestamps, sizes, writes=None) -> int:
+        """Append records (see PartitionLog.append for `writes`); return the first offset."""
+        return partition.log.append(timestamps, sizes, segment_limits(topic.configs, self.broker_configs), writes)
 
-    def append_uniform(self, partition: Partition, count: int, first_ts: int, step_ms: int,
+    def append_uniform(self, topic: Topic, partition: Partition, count: int, first_ts: int, step_ms: int,
                        size: int) -> int:
         """Fast path for bulk seeding: `count` records with evenly spaced timestamps."""
-        timestamps = array("q", range(first_ts, first_ts + count * step_ms, step_ms)) if step_ms \
-            else array("q", [first_ts]) * count
-        return partition.log.append(timestamps, array("l", [size]) * count, ascending=step_ms >= 0)
+        return partition.log.append_uniform(count, first_ts, step_ms, size,
+                                            segment_limits(topic.configs, self.broker_configs))
 
     def delete_records(self, partition: Partition, offset: int) -> int:
         """Move the log start to max(current, offset); return the new low watermark."""
@@ -228,9 +228,32 @@ class ClusterState:
             partition.history.truncate_from_start(offset)
         return partition.log.log_start
 
+    def enforce_retention(self, now_ms: int, brokers=None) -> dict[tuple[str, int], tuple[int, int]]:
+        """One retention check (LogManager.cleanupLogs) on each live broker, or on those of
+        `brokers` that are live, over every replica it holds. Returns, for each partition whose
+        (leader's) log start moved, (log start before, log start after)."""
+        moved = {}
+        for topic in self.topics.values():
+            rules = retention_rules(topic.configs, self.broker_configs)
+            for p in topic.partitions:
+                before = p.log.log_start
+                for replica in p.replicas:
+                    if self.alive(replica) and (brokers is None or replica in brokers):
+                        p.log.check_retention(replica, replica == p.leader, now_ms, rules)
+                p.log.discard_unheld(p.replicas)
+                if p.log.log_start != before:
+                    p.history.truncate_from_start(p.log.log_start)
+                    moved[(topic.name, p.index)] = (before, p.log.log_start)
+        return moved
+
     # -- leadership --------------------------------------------------------------------------
 
     def _become_leader(self, partition: Partition, broker_id: int, epoch_bump: int = 1) -> None:
+        # The new leader's own log start becomes the partition's (ahead if its check ran first).
+        before = partition.log.log_start
+        partition.log.lead(broker_id)
+        if partition.log.log_start != before:
+            partition.history.truncate_from_start(partition.log.log_start)
         partition.leader = broker_id
         partition.leader_epoch += epoch_bump
         partition.history.assign(partition.leader_epoch, partition.log.end_offset)

@@ -152,7 +152,7 @@ def describe_log_dirs(ctx, request):
         partitions = []
         for p in topic.partitions:
             if me in p.replicas and (indexes is None or p.index in indexes):
-                size = p.log.size_bytes()
+                size = p.log.size_bytes(me)  # this replica's own segments
                 used += size
                 partitions.append(P(partition_index=p.index, partition_size=size, offset_lag=0,
                                     is_future_key=False))

@@ -64,7 +64,9 @@ def _append(ctx, topic, index, records, acks) -> tuple[int, int, int, int, str |
     append_ms = now_ms if append_time else -1
     if not ctx.apply:
         return errors.NONE, p.log.end_offset, append_ms, p.log.log_start, None
-    return errors.NONE, state.append(p, timestamps, sizes), append_ms, p.log.log_start, None
+    # The partition's records in one request are one write: they never straddle two segments.
+    base = state.append(state.topics[topic], p, timestamps, sizes, writes=[len(timestamps)])
+    return errors.NONE, base, append_ms, p.log.log_start, None
 
 
 def produce(ctx, request):
