@@ -87,10 +87,17 @@ def _may_change_retention(topic: DesiredTopic) -> bool:
 
 
 def _time_limit_after(topic: DesiredTopic) -> int | None:
-    """The retention.ms the topic will have, as far as the manifests tell before the read: the
-    declared value, else Kafka's default (a broker setting may differ: the estimate then says it
-    could not be made, never 0)."""
-    value = topic.configs.get("retention.ms", kafka_configs.TOPIC_CONFIGS["retention.ms"].default)
+    """The retention.ms whose lookup a time cut needs, as far as the manifests tell before the
+    read: the declared value; else, where an inherited value may come to apply (retention switched
+    on, an override removed), Kafka's default (a broker setting may differ: the estimate then says
+    it could not be made, never 0); else None: the time limit does not change."""
+    if "retention.ms" in topic.configs:
+        value = topic.configs["retention.ms"]
+    elif topic.undeclared_configs is UndeclaredConfigs.REMOVE or \
+            kafka_configs.cleanup_policy_allows_delete(topic.configs.get("cleanup.policy", "")):
+        value = kafka_configs.TOPIC_CONFIGS["retention.ms"].default
+    else:
+        return None
     try:
         limit = int(value)
     except ValueError:
