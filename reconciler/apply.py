@@ -6,7 +6,9 @@ Safety rules, in the order they act:
    checked against it and against the current manifests (reconciler.preconditions). An action
    the cluster moved away from, or that the manifests no longer ask for or allow (protection,
    policy, rules changed, `state: absent` gone), is refused, and so are the later actions on the
-   same topic; actions on other topics still run. The result says which.
+   same topic; actions on other topics still run. The result says which. A config change that
+   cuts retention is estimated again from the re-read and refused when it now deletes more than
+   the policy allows.
 3. Before the first write, every create, partition increase and config change still to run is
    validated by the brokers (validate_only). If they would refuse any, nothing is written: an
    irreversible partition increase must not be stranded by a config the brokers refuse later.
@@ -27,10 +29,25 @@ from dataclasses import dataclass
 from reconciler.errors import PlanRejected
 from reconciler.models.desired import DesiredState
 from reconciler.models.observed import ObservedState
-from reconciler.models.plan import Action, ActionKind, CreateTopic, Diagnostic, Plan, TruncateRecords, unhandled
+from reconciler.models.plan import (
+    Action,
+    ActionKind,
+    AlterConfigs,
+    CreateTopic,
+    Diagnostic,
+    Plan,
+    TruncateRecords,
+    unhandled,
+)
 from reconciler.models.result import ActionOutcome, ApplyResult, PartitionOutcome, Status
 from reconciler.ports import BrokerError, ClusterPort, EpochCheck, ErrorKind
-from reconciler.preconditions import delete_fraction_problems, manifest_refusals, topic_changes, truncation_partition_problems
+from reconciler.preconditions import (
+    delete_fraction_problems,
+    manifest_refusals,
+    retention_problems,
+    topic_changes,
+    truncation_partition_problems,
+)
 from reconciler.validation import broker_refusals, send_topic_requests
 
 _SEVERITY = [Status.ALREADY_SATISFIED, Status.APPLIED, Status.REFUSED, Status.FAILED]
@@ -73,6 +90,9 @@ def apply_plan(plan: Plan, cluster: ClusterPort, desired: DesiredState, options:
             run.refuse(index, "the manifests no longer allow it: " + "; ".join(forbidden) + ". Plan again")
         elif moved:
             run.refuse(index, "the cluster moved since the plan: " + "; ".join(moved))
+        elif isinstance(action, AlterConfigs) and (grown := retention_problems(action, now, desired)):
+            run.refuse(index, "the retention change would now delete more than the policy allows: "
+                       + "; ".join(grown) + ". Nothing was changed; plan again")
     progress("validating the plan on the brokers (validate_only)")
     refusals = broker_refusals([a for _, a in run.pending()], cluster)
     if refusals:

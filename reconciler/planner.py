@@ -7,6 +7,10 @@ Decisions worth knowing:
   Such a change is marked as a pin in its reason.
 - Only keys set on the topic (DYNAMIC_TOPIC_CONFIG) can be deleted, and only when the topic
   opts in with `undeclared_configs: remove`; otherwise they are reported.
+- A config change that makes the brokers delete records (lower retention, retention or compaction
+  switched on; see `reconciler.retention`) is destructive and carries an estimate of what goes,
+  counted against the policy's max_delete_fraction like a truncation. A partition whose deletion
+  cannot be estimated is "unknown", never 0, and fails the plan where a limit applies.
 - Each truncation rule says "records before X may go"; several rules on one topic combine to
   the largest X per partition. A target at or below the log start is already satisfied; one
   above the high watermark is an error. A time rule that finds no record at or after its time
@@ -18,7 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from reconciler import kafka_configs
+from reconciler import kafka_configs, retention
 from reconciler.kafka_configs import same_config_value
 from reconciler.models.desired import (
     BeforeOffset,
@@ -45,6 +49,7 @@ from reconciler.models.plan import (
     DiagnosticCode,
     PartitionTruncation,
     Plan,
+    RetentionCut,
     Severity,
     TopicPreconditions,
     TruncateRecords,
@@ -74,8 +79,11 @@ class _TopicPlan:
 def plan(desired: DesiredState, observed: ObservedState, options: PlanOptions = PlanOptions()) -> Plan:
     actions: list[Action] = []
     diagnostics: list[Diagnostic] = []
+    taken = observed.taken_at
+    context = _Context(desired, observed, retention.inherited_values(observed),
+                       retention.epoch_ms(taken) if taken is not None else None)
     for name in sorted(desired.topics):
-        topic_plan = _plan_topic(desired, desired.topics[name], observed.topics.get(name), observed)
+        topic_plan = _plan_topic(context, desired.topics[name], observed.topics.get(name))
         actions.extend(topic_plan.actions)
         diagnostics.extend(topic_plan.diagnostics)
     actions.sort(key=lambda a: (a.kind.order, a.topic))
@@ -94,8 +102,18 @@ def unmanaged_topics(desired: DesiredState, observed: ObservedState, options: Pl
         and not any(p.search(name) for p in patterns))
 
 
-def _plan_topic(desired: DesiredState, want: DesiredTopic, have: ObservedTopic | None,
-                observed: ObservedState) -> _TopicPlan:
+@dataclass(frozen=True)
+class _Context:
+    """What every topic's planning reads besides its own two halves."""
+
+    desired: DesiredState
+    observed: ObservedState
+    inherited: dict[str, str]  # key -> what a topic inherits once its override goes
+    now_ms: int | None  # the instant retention is measured back from: when the cluster was read
+
+
+def _plan_topic(context: _Context, want: DesiredTopic, have: ObservedTopic | None) -> _TopicPlan:
+    desired, observed = context.desired, context.observed
     out = _TopicPlan()
     protected = is_protected(desired, want.name)
     if want.state is TopicState.ABSENT:
@@ -143,16 +161,56 @@ def _plan_topic(desired: DesiredState, want: DesiredTopic, have: ObservedTopic |
 
     changes = _config_changes(want, have, out)
     if changes:
-        out.actions.append(AlterConfigs(
-            topic=want.name, changes=changes, source=want.source,
-            reason="; ".join(c.key + ": " + _change_reason(c) for c in changes),
-            preconditions=_preconditions(have, keys=[c.key for c in changes])))
+        out.actions.append(_alter_configs(context, want, have, changes, out))
 
     if want.truncate:
         truncation = _truncation(desired, want, have, observed, protected, out)
         if truncation is not None:
             out.actions.append(truncation)
     return out
+
+
+def _alter_configs(context: _Context, want: DesiredTopic, have: ObservedTopic, changes: list[ConfigChange],
+                   out: _TopicPlan) -> AlterConfigs:
+    found = retention.classify(*retention.before_and_after(changes, have, context.inherited))
+    reasons = [c.key + ": " + _change_reason(c) + (f" ({found.notes[c.key]})" if c.key in found.notes else "")
+               for c in changes]
+    keys = [c.key for c in changes]
+    cut = None
+    if found.destructive:
+        cut, unknown = retention.retention_cut(found, have, context.now_ms)
+        _check_retention_cut(context.desired, want, cut, unknown, out)
+        keys += [k for k in retention.RETENTION_KEYS if k not in keys]
+    return AlterConfigs(
+        topic=want.name, changes=changes, source=want.source, reason="; ".join(reasons),
+        destructive=cut is not None, retention=cut, preconditions=_preconditions(have, keys=keys))
+
+
+def _check_retention_cut(desired: DesiredState, want: DesiredTopic, cut: RetentionCut, unknown: dict[int, str],
+                         out: _TopicPlan) -> None:
+    """Unknown partitions are reported (an error where a policy limit cannot be checked), and
+    each partition whose estimate passes max_delete_fraction is an error, as for a truncation."""
+    limit = desired.policy.max_delete_fraction
+    by_reason: dict[str, list[int]] = {}
+    for partition, why in unknown.items():
+        by_reason.setdefault(why, []).append(partition)
+    for why, partitions in by_reason.items():
+        shown = ", ".join(f"{want.name}-{p}" for p in partitions)
+        consequence = (f"so the policy's max_delete_fraction ({limit:.0%}) cannot be checked; plan again once it "
+                       "can be read (live, or from a snapshot taken with these manifests)"
+                       if limit is not None else "the brokers apply the change there all the same")
+        out.diag(Severity.ERROR if limit is not None else Severity.WARNING, DiagnosticCode.RETENTION_ESTIMATE_UNKNOWN,
+                 f"{shown}: what the retention change deletes is unknown: {why}, {consequence}", want,
+                 action=ActionKind.ALTER_CONFIGS)
+    if limit is None:
+        return
+    for expiry in cut.partitions:
+        fraction = expiry.delete_fraction
+        if fraction is not None and fraction > limit:
+            out.diag(Severity.ERROR, DiagnosticCode.POLICY_MAX_DELETE_FRACTION,
+                     f"{want.name}-{expiry.partition}: {expiry.delete_fraction_excess(limit)} (retention estimate); "
+                     "lower retention in smaller steps or raise max_delete_fraction",
+                     want, expiry.partition, desired.policy.source or want.source, action=ActionKind.ALTER_CONFIGS)
 
 
 def _preconditions(have: ObservedTopic, keys: Sequence[str] = ()) -> TopicPreconditions:

@@ -9,18 +9,24 @@ staleness. Whether the log diverged is asked of the leader (OffsetForLeaderEpoch
 A saved plan may be applied long after it was made, and the manifests may have changed since: a
 destructive action is applied only while the current manifests still ask for it and allow it
 (the same truncation rules, the topic not protected, the policy's delete limit, `state: absent`
-for a topic deletion).
+for a topic deletion, the same config values for a config change that cuts retention).
+
+A retention cut's estimate is made again from the fresh read: the brokers apply the new limit to
+the log as it is at apply time, which may hold older records than at plan time. It is refused when
+that estimate now passes the policy's max_delete_fraction, or cannot be made while a limit applies.
 """
 from __future__ import annotations
 
+from reconciler import retention
 from reconciler.kafka_configs import same_config_value
-from reconciler.models.desired import DesiredState, TopicState
+from reconciler.models.desired import DesiredState, DesiredTopic, TopicState, UndeclaredConfigs
 from reconciler.models.observed import ObservedState
 from reconciler.models.plan import (
     Action,
     ActionKind,
     AddPartitions,
     AlterConfigs,
+    ConfigChange,
     CreateTopic,
     DeleteTopic,
     TruncateRecords,
@@ -82,6 +88,9 @@ def manifest_refusals(action: Action, desired: DesiredState) -> list[str]:
             found = [] if rules == action.rules else [
                 f"the truncation rules of {action.topic} changed since the plan (planned: "
                 f"{'; '.join(action.rules)}; the manifests now: {'; '.join(rules) or 'none'})"]
+        case AlterConfigs() if action.destructive:
+            found = [f"the manifests no longer ask for {_change(c)} on {action.topic}"
+                     for c in action.changes if not _still_declared(c.key, c.after, topic)]
         case CreateTopic() | AddPartitions() | AlterConfigs():
             return []  # nothing is lost if the manifests changed since: the next plan undoes it
         case _:
@@ -98,6 +107,42 @@ def delete_fraction_problems(action: TruncateRecords, desired: DesiredState) -> 
         return {}
     return {t.partition: t.delete_fraction_excess(limit) + " (the policy now in the manifests); nothing was deleted"
             for t in action.partitions if t.delete_fraction > limit}
+
+
+def retention_problems(action: AlterConfigs, now: ObservedState, desired: DesiredState) -> list[str]:
+    """Why a retention cut may no longer be applied: estimated again from `now` (the re-read), it
+    passes the current policy's max_delete_fraction, or it cannot be estimated to check that."""
+    limit = desired.policy.max_delete_fraction
+    topic = now.topics.get(action.topic)
+    if action.retention is None or limit is None or topic is None:
+        return []
+    taken = now.taken_at
+    planned = {p.partition: p for p in action.retention.partitions}
+    cut, unknown = retention.estimate_again(action.retention, topic, retention.epoch_ms(taken) if taken else None)
+    found = [f"{action.topic}-{p}: what it deletes cannot be estimated again ({why}), so the policy's "
+             f"max_delete_fraction ({limit:.0%}) cannot be checked" for p, why in sorted(unknown.items())]
+    for expiry in cut.partitions:
+        fraction = expiry.delete_fraction
+        if fraction is not None and fraction > limit:
+            before = planned.get(expiry.partition)
+            was = before.records_to_delete if before is not None else None
+            found.append(f"{action.topic}-{expiry.partition}: {expiry.delete_fraction_excess(limit)} (estimated "
+                         f"again from the cluster now; the plan estimated up to "
+                         f"{'an unknown number' if was is None else f'{was:,}'})")
+    return found
+
+
+def _still_declared(key: str, value: str | None, topic: DesiredTopic | None) -> bool:
+    """Whether the manifests still ask for `key` to be set to `value` (None: removed) on the topic."""
+    if topic is None or topic.state is not TopicState.PRESENT:
+        return False
+    if value is None:
+        return key not in topic.configs and topic.undeclared_configs is UndeclaredConfigs.REMOVE
+    return key in topic.configs and same_config_value(key, topic.configs[key], value)
+
+
+def _change(change: ConfigChange) -> str:
+    return f"{change.key}={change.after}" if change.op == "set" else f"{change.key} to be removed"
 
 
 def _shown(value: str | None) -> str:

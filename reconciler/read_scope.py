@@ -11,14 +11,21 @@ testable without a cluster and keeps the adapter free of manifest knowledge.
 - `epoch_topics`: topics with truncation rules; their partitions get OffsetForLeaderEpoch so
   the observation proves which epoch the offsets belong to.
 - `groups`: consumer group -> topics whose committed offsets a `consumed_by` rule needs.
+- `now_ms`: the instant the read stands for (the snapshot's `taken_at`). A retention change is
+  estimated by asking ListOffsets for `now_ms - retention.ms`, so the scope and the snapshot
+  must agree on it to the millisecond; those lookups join `timestamps` (the same batched
+  requests: one more timestamp slot at most, never one more request per topic).
+- `size_topics`: topics whose partition sizes (DescribeLogDirs) a retention estimate needs, read
+  even when sizes were not asked for.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from reconciler.models.desired import BeforeTime, ConsumedBy, DesiredState, TopicState
-from reconciler.models.plan import Plan
+from reconciler import kafka_configs, retention
+from reconciler.models.desired import BeforeTime, ConsumedBy, DesiredState, DesiredTopic, TopicState, UndeclaredConfigs
+from reconciler.models.plan import AlterConfigs, Plan
 
 
 @dataclass(frozen=True)
@@ -28,6 +35,8 @@ class ReadScope:
     timestamps: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     epoch_topics: frozenset[str] = frozenset()
     groups: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    now_ms: int | None = None
+    size_topics: frozenset[str] = frozenset()
 
     def wants(self, topic: str) -> bool:
         """Whether the read depends on this topic (its configs are read, its errors count)."""
@@ -39,13 +48,22 @@ class ReadScope:
         return None if self.list_all or self.topics is None else sorted(self.topics)
 
 
-def desired_scope(desired: DesiredState) -> ReadScope:
+def desired_scope(desired: DesiredState, now_ms: int | None = None) -> ReadScope:
+    """What planning `desired` reads; with `now_ms`, also what estimating retention changes needs."""
     timestamps: dict[str, set[int]] = {}
     groups: dict[str, set[str]] = {}
     epoch_topics = set()
+    size_topics = set()
     for name, topic in desired.topics.items():
+        if topic.state is not TopicState.PRESENT:
+            continue
+        if now_ms is not None and _may_change_retention(topic):
+            size_topics.add(name)
+            limit = _time_limit_after(topic)
+            if limit is not None:
+                timestamps.setdefault(name, set()).add(retention.time_lookup(now_ms, limit))
         # Rules of a topic declared absent never turn into truncations.
-        if topic.state is not TopicState.PRESENT or not topic.truncate:
+        if not topic.truncate:
             continue
         epoch_topics.add(name)
         for rule in topic.truncate:
@@ -58,7 +76,33 @@ def desired_scope(desired: DesiredState) -> ReadScope:
         topics=frozenset(desired.topics), list_all=True,
         timestamps={t: tuple(sorted(s)) for t, s in sorted(timestamps.items())},
         epoch_topics=frozenset(epoch_topics),
-        groups={g: frozenset(t) for g, t in sorted(groups.items())})
+        groups={g: frozenset(t) for g, t in sorted(groups.items())},
+        now_ms=now_ms, size_topics=frozenset(size_topics))
+
+
+def _may_change_retention(topic: DesiredTopic) -> bool:
+    """Whether planning the topic can find a retention change: it declares a key that decides
+    retention, or removes undeclared keys (a removed override lets an inherited value apply)."""
+    return topic.undeclared_configs is UndeclaredConfigs.REMOVE or any(k in topic.configs for k in retention.RETENTION_KEYS)
+
+
+def _time_limit_after(topic: DesiredTopic) -> int | None:
+    """The retention.ms whose lookup a time cut needs, as far as the manifests tell before the
+    read: the declared value; else, where an inherited value may come to apply (retention switched
+    on, an override removed), Kafka's default (a broker setting may differ: the estimate then says
+    it could not be made, never 0); else None: the time limit does not change."""
+    if "retention.ms" in topic.configs:
+        value = topic.configs["retention.ms"]
+    elif topic.undeclared_configs is UndeclaredConfigs.REMOVE or \
+            kafka_configs.cleanup_policy_allows_delete(topic.configs.get("cleanup.policy", "")):
+        value = kafka_configs.TOPIC_CONFIGS["retention.ms"].default
+    else:
+        return None
+    try:
+        limit = int(value)
+    except ValueError:
+        return None
+    return limit if limit >= 0 else None
 
 
 def topics_scope(names: Iterable[str] | None) -> ReadScope:
@@ -68,13 +112,23 @@ def topics_scope(names: Iterable[str] | None) -> ReadScope:
     return ReadScope(topics=frozenset(names), list_all=False)
 
 
-def plan_scope(plan: Plan) -> ReadScope:
+def plan_scope(plan: Plan, now_ms: int | None = None) -> ReadScope:
     """What apply re-reads before writing: the plan's topics, and leader-epoch proof for the
     topics it writes fenced by epoch (truncations). Truncation targets are fixed in the plan, so no
-    timestamps or groups."""
+    truncation timestamps or groups; retention cuts are estimated again (with `now_ms`), so their
+    time lookups and sizes are read."""
+    timestamps: dict[str, tuple[int, ...]] = {}
+    size_topics = set()
+    for action in plan.actions:
+        if not isinstance(action, AlterConfigs) or action.retention is None or not action.retention.counted:
+            continue
+        size_topics.add(action.topic)
+        if now_ms is not None and action.retention.retention_ms is not None:
+            timestamps[action.topic] = (retention.time_lookup(now_ms, action.retention.retention_ms),)
     return ReadScope(
         topics=frozenset(a.topic for a in plan.actions), list_all=False,
-        epoch_topics=frozenset(a.topic for a in plan.actions if a.kind.facts.epoch_fenced))
+        epoch_topics=frozenset(a.topic for a in plan.actions if a.kind.facts.epoch_fenced),
+        timestamps=dict(sorted(timestamps.items())), now_ms=now_ms, size_topics=frozenset(size_topics))
 
 
 def timestamp_slots(timestamps: Mapping[str, tuple[int, ...]]) -> int:

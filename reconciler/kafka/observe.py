@@ -6,10 +6,11 @@ the number of topics:
 - ListOffsets earliest and latest: one request each per leader broker, covering every
   partition, unmanaged ones too: it costs no extra request, and a snapshot with made-up
   offsets would look like data loss to a later drift report (their errors never fail a read);
-- ListOffsets by time for `before_time` rules: one request per leader per timestamp slot;
+- ListOffsets by time for `before_time` rules and retention estimates (`now - retention.ms`): one
+  request per leader per timestamp slot;
 - OffsetForLeaderEpoch for partitions of topics with truncation rules: one per leader;
 - FindCoordinator once, then OffsetFetch once per group coordinator, for `consumed_by` groups;
-- DescribeLogDirs once per broker when sizes are asked for.
+- DescribeLogDirs once per broker when sizes are asked for, or a retention estimate needs them.
 
 All of these are in flight together. What to read is decided by `reconciler.read_scope`.
 """
@@ -32,6 +33,7 @@ from reconciler.models.desired import ClusterSpec, DesiredState
 from reconciler.models.observed import ConfigSource, ObservedConfig, ObservedPartition, ObservedState, ObservedTopic
 from reconciler.models.plan import Plan
 from reconciler.read_scope import ReadScope, desired_scope, plan_scope, timestamp_slots, topics_scope
+from reconciler.retention import epoch_ms, from_epoch_ms
 
 TopicPartition = tuple[str, int]
 CONFIG_CHUNK = 1000
@@ -49,7 +51,7 @@ class Observer:
     _view: ClusterView | None
 
     def observe_desired(self, desired: DesiredState, sizes: bool = False) -> ObservedState:
-        return self._observe(desired_scope(desired), sizes)
+        return self._observe(desired_scope(desired, _now_ms()), sizes)
 
     def observe_topics(self, names: Iterable[str] | None = None, sizes: bool = False) -> ObservedState:
         """The named topics (None: every topic) with all their configs."""
@@ -57,7 +59,7 @@ class Observer:
 
     def observe_for_plan(self, plan: Plan) -> ObservedState:
         """What apply checks a plan's preconditions against: the plan's topics, read again."""
-        return self._observe(plan_scope(plan), sizes=False)
+        return self._observe(plan_scope(plan, _now_ms()), sizes=False)
 
     def _observe(self, scope: ReadScope, sizes: bool) -> ObservedState:
         return self._client.run(self._observe_async, scope, sizes)
@@ -66,6 +68,8 @@ class Observer:
 
     async def _observe_async(self, scope: ReadScope, sizes: bool) -> ObservedState:
         client = self._client
+        # The instant the read stands for: the one retention lookups were computed from, if any.
+        taken_at = from_epoch_ms(scope.now_ms if scope.now_ms is not None else _now_ms())
         view = await metadata.fetch(client, scope.metadata_topics, retry_leaderless=scope.wants)
         self._view = view
         wanted = sorted(name for name in view.topics if scope.wants(name))
@@ -73,7 +77,7 @@ class Observer:
             _describe_configs(client, view, wanted),
             partitions.read(client, view, _partition_reads(view, scope)),
             _group_offsets(client, view, scope.groups),
-            _log_dir_sizes(client, view, scope) if sizes else _nothing(),
+            _log_dir_sizes(client, view, scope, every=sizes) if sizes or scope.size_topics else _nothing(),
         ])
         topic_configs, deleted = configs
         topics = {}
@@ -86,7 +90,7 @@ class Observer:
         self._report_unreadable(scope, topics, results)
         return ObservedState(
             cluster=self._spec.name, cluster_id=view.cluster_id, controller_id=view.controller_id,
-            taken_at=datetime.now(timezone.utc), brokers=[view.brokers[b] for b in sorted(view.brokers)],
+            taken_at=taken_at, brokers=[view.brokers[b] for b in sorted(view.brokers)],
             topics=topics, group_offsets=groups)
 
     def _report_unreadable(self, scope: ReadScope, topics: dict[str, ObservedTopic], results: PartitionResults) -> None:
@@ -111,6 +115,10 @@ class Observer:
 
 async def _nothing():
     return {}
+
+
+def _now_ms() -> int:
+    return epoch_ms(datetime.now(timezone.utc))
 
 
 def _partition_reads(view: ClusterView, scope: ReadScope) -> Reads:
@@ -282,14 +290,19 @@ def _offset_fetch(view: ClusterView, groups: Mapping[str, frozenset[str]]) -> Of
 
 # -- sizes -----------------------------------------------------------------------------------
 
-async def _log_dir_sizes(client: Client, view: ClusterView, scope: ReadScope) -> dict[TopicPartition, int]:
-    """Partition sizes on disk: the leader's replica, else the largest replica that answered."""
+async def _log_dir_sizes(client: Client, view: ClusterView, scope: ReadScope,
+                         every: bool) -> dict[TopicPartition, int]:
+    """Partition sizes on disk: the leader's replica, else the largest replica that answered.
+    `every`: of every topic read; otherwise only of the scope's `size_topics`."""
     T = DescribeLogDirsRequest.DescribableLogDirTopic
-    if scope.list_all or scope.topics is None:
+    if every and (scope.list_all or scope.topics is None):
         topics = None
     else:
+        wanted = scope.wants if every else scope.size_topics.__contains__
         topics = [T(topic=name, partitions=sorted(view.topics[name].partitions))
-                  for name in sorted(view.topics) if scope.wants(name)]
+                  for name in sorted(view.topics) if wanted(name)]
+        if not topics:
+            return {}
     nodes = sorted(view.brokers)
     answers = await client.request_each([(node, DescribeLogDirsRequest(topics=topics)) for node in nodes], attempts=2)
     replicas: dict[TopicPartition, dict[int, int]] = {}

@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
-from typing import Annotated, Literal, NoReturn
+from typing import Annotated, Any, Literal, NoReturn
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from reconciler.models.desired import SourceRef
 
@@ -58,7 +58,7 @@ class KindFacts:
     # The outcome message of an action applied in one request per topic; None for truncations,
     # whose outcome is told per partition.
     done: str | None
-    destructive: bool  # deletes data for good
+    destructive: bool  # always deletes data for good (a config change does when it cuts retention: its own flag)
     summary: Literal["create", "change", "truncate", "delete"]  # the PlanSummary count it adds to
     # What the brokers are asked with validate_only ("would refuse to <verb> <topic>"); None for
     # kinds Kafka cannot validate (DeleteRecords, DeleteTopics).
@@ -111,6 +111,7 @@ class DiagnosticCode(_Name):
     TRUNCATE_BEYOND_HIGH_WATERMARK = "truncate-beyond-high-watermark"
     POLICY_MAX_DELETE_FRACTION = "policy-max-delete-fraction"
     MISSING_TIME_LOOKUP = "missing-time-lookup"
+    RETENTION_ESTIMATE_UNKNOWN = "retention-estimate-unknown"  # some partition's deletion could not be estimated
     GROUP_WITHOUT_COMMIT = "group-without-commit"
     PARTITION_OFFLINE = "partition-offline"  # its planning waits until it is back
     SENSITIVE_CONFIG_UNKNOWN = "sensitive-config-unknown"
@@ -175,9 +176,113 @@ class AddPartitions(_Action):
     after: int
 
 
+def delete_fraction_excess(records: int, present: int, limit: float, up_to: bool = False) -> str:
+    """Why deleting `records` of the `present` ones breaks the policy's max_delete_fraction."""
+    share = records / present if present else 0.0
+    return (f"deleting {'up to ' if up_to else ''}{records:,} of {present:,} records ({share:.0%}) exceeds "
+            f"the policy limit of {limit:.0%} per apply")
+
+
+class PartitionExpiry(_Model):
+    """What a retention change makes the brokers delete from one partition, estimated from the
+    plan's read. An upper bound: the brokers delete whole segments only, so they may keep more.
+    None is "unknown" (the partition was offline, or its size or time lookup was not read), never 0."""
+
+    partition: int = Field(ge=0)
+    log_start_offset: int | None = Field(default=None, ge=0)
+    high_watermark: int | None = Field(default=None, ge=0)
+    keep_from_offset: int | None = Field(default=None, ge=0)  # the first offset kept is at most this
+    bytes_to_delete: int | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _within_the_log(self) -> PartitionExpiry:
+        start, keep, end = self.log_start_offset, self.keep_from_offset, self.high_watermark
+        if keep is not None and (start is None or end is None or not start <= keep <= end):
+            raise ValueError(f"partition {self.partition}: kept-from offset {keep} is outside the log seen "
+                             f"when planning [{start}, {end}]")
+        return self
+
+    @property
+    def records_to_delete(self) -> int | None:
+        if self.keep_from_offset is None or self.log_start_offset is None:
+            return None
+        return self.keep_from_offset - self.log_start_offset
+
+    @property
+    def present(self) -> int | None:
+        if self.log_start_offset is None or self.high_watermark is None:
+            return None
+        return self.high_watermark - self.log_start_offset
+
+    @property
+    def delete_fraction(self) -> float | None:
+        """The share of the records present at plan time that may be deleted (max_delete_fraction)."""
+        records, present = self.records_to_delete, self.present
+        if records is None or present is None:
+            return None
+        return records / present if present else 0.0
+
+    def delete_fraction_excess(self, limit: float) -> str:
+        return delete_fraction_excess(self.records_to_delete or 0, self.present or 0, limit, up_to=True)
+
+
+class RetentionCut(_Model):
+    """What a config change makes the brokers delete on their own (retention, compaction), and the
+    settings its estimate was made with, so that apply can estimate again from a fresh read."""
+
+    effects: list[str] = Field(min_length=1)  # each cause in words: "records older than 12h"
+    # The limits the estimate applies (None: that limit does not cut). Time is measured back from
+    # the plan's observed_at, the instant the brokers are asked for offsets by time.
+    retention_ms: int | None = Field(default=None, ge=0)
+    retention_bytes: int | None = Field(default=None, ge=0)
+    # Per partition, when a time or size limit cuts; compaction alone is not counted.
+    partitions: list[PartitionExpiry] = Field(default_factory=list)
+
+    @property
+    def counted(self) -> bool:
+        return self.retention_ms is not None or self.retention_bytes is not None
+
+    @property
+    def known_records(self) -> int:
+        return sum(p.records_to_delete or 0 for p in self.partitions)
+
+    @property
+    def records_to_delete(self) -> int | None:
+        """Up to how many records are deleted; None when any partition is unknown or nothing is counted."""
+        found = [p.records_to_delete for p in self.partitions]
+        return None if not self.counted or None in found else sum(r for r in found if r is not None)
+
+    @property
+    def bytes_to_delete(self) -> int | None:
+        found = [p.bytes_to_delete for p in self.partitions]
+        return None if not self.counted or None in found else sum(b for b in found if b is not None)
+
+    @property
+    def unknown_partitions(self) -> list[int]:
+        return [p.partition for p in self.partitions if p.records_to_delete is None]
+
+
 class AlterConfigs(_Action):
+    """A config change; destructive exactly when it makes the brokers delete records (`retention`)."""
+
     kind: Literal[ActionKind.ALTER_CONFIGS] = ActionKind.ALTER_CONFIGS
     changes: list[ConfigChange]
+    retention: RetentionCut | None = None
+
+    @model_validator(mode="after")
+    def _destructive_when_it_deletes(self) -> AlterConfigs:
+        # A saved plan is a file anyone can edit: the flag and the estimate must agree.
+        if self.destructive != (self.retention is not None):
+            raise ValueError("a config change is destructive exactly when it carries a retention estimate")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # The JSON of a config change that deletes nothing stays as it was before retention estimates.
+        data = handler(self)
+        if self.retention is None and isinstance(data, dict):
+            data.pop("retention", None)
+        return data
 
 
 class PartitionTruncation(_Model):
@@ -208,9 +313,7 @@ class PartitionTruncation(_Model):
         return self.records_to_delete / present if present else 0.0
 
     def delete_fraction_excess(self, limit: float) -> str:
-        present = self.high_watermark - self.log_start_offset
-        return (f"deleting {self.records_to_delete:,} of {present:,} records ({self.delete_fraction:.0%}) exceeds "
-                f"the policy limit of {limit:.0%} per apply")
+        return delete_fraction_excess(self.records_to_delete, self.high_watermark - self.log_start_offset, limit)
 
 
 class TruncateRecords(_Action):
@@ -244,6 +347,10 @@ class PlanSummary(_Model):
     truncate: int = 0
     delete: int = 0
     records_to_delete: int = 0
+    # Config changes that make the brokers delete records, and up to how many (the known part of
+    # their estimates: an upper bound, never added to the exact truncation count above).
+    retention_cuts: int = 0
+    records_to_expire: int = 0
     errors: int = 0
     warnings: int = 0
 
@@ -270,14 +377,21 @@ class Plan(_Model):
         """Partitions whose planning waits until they are back online ("topic-partition")."""
         return [f"{d.topic}-{d.partition}" for d in self.diagnostics if d.code == DiagnosticCode.PARTITION_OFFLINE]
 
+    @property
+    def retention_cuts(self) -> list[RetentionCut]:
+        return [a.retention for a in self.actions if isinstance(a, AlterConfigs) and a.retention is not None]
+
     def summary(self) -> PlanSummary:
         buckets = [a.kind.facts.summary for a in self.actions]
+        cuts = self.retention_cuts
         return PlanSummary(
             create=buckets.count("create"),
             change=buckets.count("change"),
             truncate=buckets.count("truncate"),
             delete=buckets.count("delete"),
             records_to_delete=sum(a.records_to_delete for a in self.actions if isinstance(a, TruncateRecords)),
+            retention_cuts=len(cuts),
+            records_to_expire=sum(c.known_records for c in cuts),
             errors=sum(d.severity is Severity.ERROR for d in self.diagnostics),
             warnings=sum(d.severity is Severity.WARNING for d in self.diagnostics),
         )

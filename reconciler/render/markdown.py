@@ -15,7 +15,17 @@ from reconciler.models.plan import (
 )
 from reconciler.render.table import html_text, markdown_table
 from reconciler.render.text import summary_line
-from reconciler.render.values import config_value, count, plural, where
+from reconciler.render.values import (
+    EXPIRY_HEADER,
+    EXPIRY_RIGHT,
+    UPPER_BOUND,
+    config_value,
+    count,
+    expiry_rows,
+    plural,
+    retention_estimate,
+    where,
+)
 
 # GitHub refuses comments over 65,536 characters; past this the per-action details are left out.
 COMMENT_LIMIT = 60_000
@@ -75,6 +85,8 @@ def _headline(action: Action, code: bool = True) -> str:
                     f"{plural(len(action.partitions), 'partition')} ({'; '.join(action.rules)})")
         case DeleteTopic():
             return f"{head} ({plural(action.partitions, 'partition')}, {plural(action.records, 'record')})"
+        case AlterConfigs() if action.retention is not None:
+            return f"{head}: {retention_estimate(action.retention)}; {'; '.join(action.retention.effects)}"
         case CreateTopic() | AddPartitions() | AlterConfigs():
             return head
         case _:
@@ -88,7 +100,8 @@ def _change(action: Action) -> str:
         case AddPartitions():
             return f"partitions {action.before} → {action.after}"
         case AlterConfigs():
-            return ", ".join(f"{'delete ' if c.op == 'delete' else ''}{c.key}" for c in action.changes)
+            keys = ", ".join(f"{'delete ' if c.op == 'delete' else ''}{c.key}" for c in action.changes)
+            return keys + (f"; {retention_estimate(action.retention)}" if action.retention else "")
         case TruncateRecords():
             return f"delete {plural(action.records_to_delete, 'record')}"
         case DeleteTopic():
@@ -108,7 +121,14 @@ def _details(action: Action) -> list[str]:
                      config_value(c.key, c.before, c.sensitive) + (f" ({c.before_source})" if c.before_source else ""),
                      "*deleted: reverts to inherited*" if c.op == "delete" else config_value(c.key, c.after, c.sensitive)]
                     for c in action.changes]
-            return [action.reason, "", *markdown_table(["Key", "Current", "Desired"], rows)]
+            lines = [action.reason, "", *markdown_table(["Key", "Current", "Desired"], rows)]
+            cut = action.retention
+            if cut is not None:
+                lines += ["", "**Deletes:**", *[f"- {effect}" for effect in cut.effects]]
+                if cut.counted:
+                    lines += ["", f"Estimate, {UPPER_BOUND}:", "",
+                              *markdown_table(EXPIRY_HEADER, expiry_rows(cut), right=EXPIRY_RIGHT)]
+            return lines
         case TruncateRecords():
             return markdown_table(
                 ["Partition", "Log start", "Target", "High watermark", "Deleted", "Leader (epoch)"],

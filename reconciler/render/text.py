@@ -16,7 +16,18 @@ from reconciler.models.plan import (
 )
 from reconciler.render.style import DESTRUCTIVE_STYLE, SEVERITY_STYLE, Style, kind_style, paint
 from reconciler.render.table import text_columns
-from reconciler.render.values import config_value, count, plural, size, where
+from reconciler.render.values import (
+    EXPIRY_HEADER,
+    EXPIRY_RIGHT,
+    UPPER_BOUND,
+    config_value,
+    count,
+    expiry_rows,
+    plural,
+    retention_estimate,
+    size,
+    where,
+)
 
 
 class _Out:
@@ -65,13 +76,24 @@ def summary_line(plan: Plan) -> str:
         head = "No changes: the cluster matches the manifests." if not s.errors else "No changes until the errors are fixed."
         return head + problems
     truncate = f"{count(s.truncate)} to truncate ({plural(s.records_to_delete, 'record')})"
-    return (f"Plan: {count(s.create)} to create, {count(s.change)} to change, {truncate}, "
+    change = f"{count(s.change)} to change"
+    if s.retention_cuts:
+        partial = any(not c.counted or c.unknown_partitions for c in plan.retention_cuts)
+        if not partial:
+            how_many = f"up to {plural(s.records_to_expire, 'record')}"
+        elif s.records_to_expire:
+            how_many = f"up to {plural(s.records_to_expire, 'record')} and some not counted"
+        else:
+            how_many = "how many is not known"
+        change += f" ({count(s.retention_cuts)} deleting records: {how_many})"
+    return (f"Plan: {count(s.create)} to create, {change}, {truncate}, "
             f"{count(s.delete)} to delete." + problems)
 
 
 def _action(out: _Out, action: Action) -> None:
     title, details = _describe(action)
-    head = f"{out.paint(action.kind.facts.symbol, kind_style(action.kind))} {action.kind.facts.heading} {title}"
+    style = DESTRUCTIVE_STYLE if action.destructive else kind_style(action.kind)
+    head = f"{out.paint(action.kind.facts.symbol, style)} {action.kind.facts.heading} {title}"
     if action.destructive:
         head += "  " + out.paint("DESTRUCTIVE", DESTRUCTIVE_STYLE)
     out.add(f"  {head}" + (f"    # {where(action.source)}" if action.source else ""))
@@ -95,7 +117,14 @@ def _describe(action: Action) -> tuple[str, list[str]]:
                      config_value(c.key, c.before, c.sensitive) + (f" [{c.before_source}]" if c.before_source else ""),
                      "(delete: revert to inherited)" if c.op == "delete" else config_value(c.key, c.after, c.sensitive)]
                     for c in action.changes]
-            return action.topic, text_columns(["Key", "Current", "Desired"], rows)
+            lines = text_columns(["Key", "Current", "Desired"], rows)
+            cut = action.retention
+            if cut is None:
+                return action.topic, lines
+            lines += [f"deletes: {effect}" for effect in cut.effects]
+            if cut.counted:
+                lines += [f"estimate ({UPPER_BOUND}):", *text_columns(EXPIRY_HEADER, expiry_rows(cut), right=EXPIRY_RIGHT)]
+            return f"{action.topic}: {retention_estimate(cut)}", lines
         case TruncateRecords():
             rows = [[str(p.partition), count(p.log_start_offset), count(p.target_offset), count(p.high_watermark),
                      count(p.records_to_delete), f"{p.leader} (epoch {p.leader_epoch})"] for p in action.partitions]

@@ -4,7 +4,9 @@ from __future__ import annotations
 from reconciler import kafka_configs, units
 from reconciler.kafka_configs import Unit
 from reconciler.models.desired import SourceRef
+from reconciler.models.plan import RetentionCut
 
+UNKNOWN = "unknown"
 REDACTED = "(sensitive)"
 UNSET = "(not set)"
 
@@ -45,3 +47,33 @@ def plural(n: int, word: str, words: str | None = None) -> str:
 def where(source: SourceRef | None) -> str:
     return f"{source.file}:{source.line}" if source else ""
 
+
+
+# Said wherever a retention estimate is shown: it is a bound, not a count.
+UPPER_BOUND = "an upper bound: the brokers delete whole segments only, so they may keep more"
+EXPIRY_HEADER = ["Partition", "Log start", "Kept from (at most)", "High watermark", "Deleted (up to)", "Bytes (up to)"]
+EXPIRY_RIGHT = (0, 1, 2, 3, 4, 5)
+
+
+def retention_estimate(cut: RetentionCut) -> str:
+    """A retention cut's cost in a few words: "deletes up to 1,120 records in 2 partitions, about 2.7 MiB"."""
+    if not cut.counted:
+        return "deletes records, not counted"
+    unknown = len(cut.unknown_partitions)
+    total = plural(len(cut.partitions), "partition")
+    if unknown == len(cut.partitions):
+        return f"deletes an {UNKNOWN} number of records in {total}"
+    records = f"deletes up to {plural(cut.known_records, 'record')} in {total}"
+    if unknown:
+        return f"{records}, {unknown} of them {UNKNOWN}"
+    deleted_bytes = cut.bytes_to_delete
+    return records + (f", about {size(deleted_bytes)}" if deleted_bytes else "")
+
+
+def expiry_rows(cut: RetentionCut) -> list[list[str]]:
+    """One row per partition under EXPIRY_HEADER; what is not known says so."""
+    def known(n: int | None) -> str:
+        return UNKNOWN if n is None else count(n)
+
+    return [[str(p.partition), known(p.log_start_offset), known(p.keep_from_offset), known(p.high_watermark),
+             known(p.records_to_delete), size(p.bytes_to_delete)] for p in cut.partitions]

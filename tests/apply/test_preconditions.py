@@ -1,11 +1,20 @@
 """Stale-plan and still-wanted checks (reconciler.preconditions), pure: what apply refuses before it writes."""
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
+from reconciler import retention
 from reconciler.models.desired import Everything, KeepLast, Policy, TopicState
 from reconciler.models.plan import AlterConfigs, ConfigChange, DeleteTopic, PartitionTruncation, TruncateRecords
 from reconciler.planner import plan
 from reconciler.ports import BrokerError
-from reconciler.preconditions import delete_fraction_problems, manifest_refusals, topic_changes, truncation_partition_problems
+from reconciler.preconditions import (
+    delete_fraction_problems,
+    manifest_refusals,
+    retention_problems,
+    topic_changes,
+    truncation_partition_problems,
+)
 from reconciler.validation import _key_named
 from tests.factories import desired, have, observed, partition, want
 
@@ -91,3 +100,48 @@ def test_the_key_a_broker_names_is_found_only_when_it_is_one_of_the_actions_keys
     assert _key_named(action, BrokerError(40, "INVALID_CONFIG", "Tiered Storage functionality is disabled")) is None
     both = BrokerError(40, "INVALID_CONFIG", "retention.ms and local.retention.ms conflict")
     assert _key_named(action, both) is None
+
+
+# -- retention cuts -----------------------------------------------------------------------------
+
+def _retention_cut(limit=None):
+    """A plan cutting t's retention.ms 30d -> 1d, each of 2 partitions deleting 300 of 1000 records."""
+    now = datetime(2026, 11, 20, tzinfo=timezone.utc)
+    lookup = retention.time_lookup(retention.epoch_ms(now), 86_400_000)
+    wants = desired(want("t", partitions=2, configs={"retention.ms": "86400000"}), policy=Policy(max_delete_fraction=limit))
+    seen = observed(have("t", partitions=2, hw=1000, set_on_topic={"retention.ms": "2592000000"},
+                         offsets_by_timestamp={lookup: 300})).model_copy(update={"taken_at": now})
+    [action] = plan(wants, seen).actions
+    assert isinstance(action, AlterConfigs) and action.destructive
+    return action, wants, seen, lookup
+
+
+def test_a_retention_cut_estimated_again_within_the_limit_goes_ahead():
+    action, wants, seen, _ = _retention_cut(limit=0.5)
+    assert retention_problems(action, seen, wants) == []
+    assert manifest_refusals(action, wants) == [] and topic_changes(action, seen) == []
+
+
+def test_a_retention_cut_whose_estimate_grew_past_the_policy_is_refused_with_why():
+    action, wants, seen, lookup = _retention_cut(limit=0.5)
+    grown = seen.model_copy(update={"topics": {"t": have(
+        "t", partitions=2, hw=1000, set_on_topic={"retention.ms": "2592000000"},
+        offsets_by_timestamp={lookup: 900})}})
+    problems = retention_problems(action, grown, wants)
+    assert problems[0] == ("t-0: deleting up to 900 of 1,000 records (90%) exceeds the policy limit of 50% per "
+                           "apply (estimated again from the cluster now; the plan estimated up to 300)")
+    assert len(problems) == 2
+    # Without a limit in the manifests now, nothing limits it.
+    assert retention_problems(action, grown, desired(*wants.topics.values())) == []
+    # Offline now, with a limit: it cannot be checked, so it is refused.
+    offline = seen.model_copy(update={"topics": {"t": have("t", partitions=2, log_start=-1, hw=-1, leader=-1)}})
+    assert "cannot be estimated again" in retention_problems(action, offline, wants)[0]
+
+
+def test_a_retention_cut_checks_the_retention_keys_and_the_manifests_still_asking_for_it():
+    action, *_ = _retention_cut()
+    moved = topic_changes(action, observed(have("t", partitions=2, set_on_topic={
+        "retention.ms": "2592000000", "cleanup.policy": "compact"})))
+    assert moved == ["t: cleanup.policy is 'compact' on the topic, the plan saw not set"]
+    changed = desired(want("t", partitions=2, configs={"retention.ms": "172800000"}))
+    assert manifest_refusals(action, changed) == ["the manifests no longer ask for retention.ms=86400000 on t"]

@@ -19,6 +19,7 @@ from reconciler.models.plan import (
     CreateTopic,
     PartitionTruncation,
     Plan,
+    RetentionCut,
     TopicPreconditions,
     TruncateRecords,
 )
@@ -71,3 +72,28 @@ def test_timestamp_slots_depend_on_rules_per_topic_not_on_topics():
     assert timestamp_slots({}) == 0
     assert timestamp_slots({f"t{i}": (1,) for i in range(10_000)}) == 1
     assert timestamp_slots({"a": (1, 2), "b": (3,)}) == 2
+
+
+def test_retention_lookups_and_sizes_join_the_batched_reads_without_growing_with_topics():
+    now = 1_800_000_000_000
+    day = 86_400_000
+    topics = [DesiredTopic(name=f"t{i}", partitions=1, replication_factor=1, configs={"retention.ms": str(day)})
+              for i in range(1000)]
+    topics += [DesiredTopic(name="bytes-only", partitions=1, replication_factor=1, configs={"retention.bytes": "1"}),
+               DesiredTopic(name="untouched", partitions=1, replication_factor=1)]
+    desired = DesiredState(cluster=ClusterSpec(name="c", bootstrap_servers=["k:9092"]), topics={t.name: t for t in topics})
+    scope = desired_scope(desired, now_ms=now)
+    assert scope.now_ms == now and timestamp_slots(scope.timestamps) == 1
+    assert scope.timestamps["t7"] == (now - day,) and "bytes-only" not in scope.timestamps
+    assert scope.size_topics == {t.name for t in topics} - {"untouched"}
+    # Without an instant (unit tests, old callers) there is nothing to measure retention from.
+    assert not desired_scope(desired).timestamps and not desired_scope(desired).size_topics
+
+
+def test_plan_scope_reads_what_estimating_a_retention_cut_again_needs():
+    cut = RetentionCut(effects=["records older than 1d are deleted"], retention_ms=86_400_000)
+    plan = Plan(cluster="c", actions=[AlterConfigs(
+        topic="conf", preconditions=TopicPreconditions(exists=True), destructive=True, retention=cut,
+        changes=[ConfigChange(key="retention.ms", op="set", after="86400000")])])
+    scope = plan_scope(plan, now_ms=1_000_000_000)
+    assert scope.timestamps == {"conf": (1_000_000_000 - 86_400_000,)} and scope.size_topics == {"conf"}

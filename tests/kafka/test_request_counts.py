@@ -17,13 +17,15 @@ NEW, EXISTS = TopicPreconditions(exists=False), TopicPreconditions(exists=True)
 TOPIC = """\
 kind: Topic
 name: {name}
+configs: {{retention.ms: 1d}}
 truncate: [{{keep_last: 5}}, {{before_time: 2023-11-14T22:13:25Z}}, {{consumed_by: [billing, audit]}}]
 """
 
 
 def requests_to_observe(tmp_path, topics: int) -> dict:
     """Per-API request counts of one observe_desired with sizes, on a fresh 3-broker cluster
-    where every managed topic has 3 partitions (one led by each broker) and truncation rules."""
+    where every managed topic has 3 partitions (one led by each broker), truncation rules and a
+    retention.ms whose cut is estimated."""
     with TestCluster(brokers=3) as c:
         names = [f"topic-{i:04d}" for i in range(topics)]
         for name in names:
@@ -52,8 +54,9 @@ def test_requests_per_api_are_the_same_for_1_and_1000_managed_topics(tmp_path):
     assert one == {
         "Metadata": 1,
         "DescribeConfigs": 1,
-        # earliest, latest and the before_time lookup: one request per leader broker each
-        "ListOffsets": 9,
+        # earliest, latest, the before_time lookup and the retention lookup (now - 1d): one request
+        # per leader broker each
+        "ListOffsets": 12,
         "OffsetForLeaderEpoch": 3,
         "FindCoordinator": 1,
         "OffsetFetch": one["OffsetFetch"],  # one per coordinator of the two groups
