@@ -178,6 +178,9 @@ class _Doc(BaseModel):
 class RuleEntry(_Doc):
     """One truncation rule: exactly one of the fields is given."""
 
+    # Said here for the schema; the loader says it with the rule's context (reconciler.manifests.rules).
+    model_config = ConfigDict(json_schema_extra={"minProperties": 1, "maxProperties": 1})
+
     before_offset: Offset | PartitionOffsets | None = Field(
         None, description="Delete records before this offset in every partition, or {partition: offset}.")
     before_time: RFC3339Time | None = Field(
@@ -256,6 +259,10 @@ class PolicyDoc(_Doc):
 
 
 class TruncationRuleDoc(RuleEntry):
+    # kind, name and exactly one rule, which is not a reference to another shared rule
+    model_config = ConfigDict(json_schema_extra={"minProperties": 3, "maxProperties": 3,
+                                                 "not": {"required": ["rule"]}})
+
     kind: Literal["TruncationRule"]
     name: str
 

@@ -71,6 +71,35 @@ overrides:
     assert (prod.source.file, prod.source.line) == ("topics/t.yaml", 7)
 
 
+def test_truncate_is_one_setting_a_later_layer_replaces(tmp_path):
+    """A layer that gives `truncate`, an empty list included, replaces the rules of the layers below."""
+    manifests = load_manifests(write(tmp_path, {"clusters.yaml": CLUSTERS, "t.yaml": """\
+kind: TopicTemplate
+name: purged
+truncate: [{keep_last: 100}]
+---
+kind: Topic
+name: from.template
+template: purged
+---
+kind: Topic
+name: cleared.by.topic
+template: purged
+truncate: []
+---
+kind: Topic
+name: cleared.by.override
+truncate: [{keep_last: 5}]
+overrides:
+  dev: {truncate: []}
+"""}))
+    prod, dev = manifests.desired_state("prod").topics, manifests.desired_state("dev").topics
+    assert [r.records for r in prod["from.template"].truncate] == [100]
+    assert prod["cleared.by.topic"].truncate == [] == dev["cleared.by.topic"].truncate
+    assert [r.records for r in prod["cleared.by.override"].truncate] == [5]
+    assert dev["cleared.by.override"].truncate == []
+
+
 def test_clusters_security_keeps_env_references_and_splits_servers(tmp_path):
     manifests = load_manifests(write(tmp_path, {"c.yaml": CLUSTERS}))
     prod = manifests.clusters["prod"]
