@@ -64,7 +64,7 @@ def repeated_names(names: list[str], what: str, each: str) -> str | None:
     return f"{what} names {listed}{more} more than once; list each {each} once"
 
 
-def _listed_once(what: str, each: str):
+def _listed_once(what: str, each: str) -> AfterValidator:
     def check(names: list[str]) -> list[str]:
         problem = repeated_names(names, what, each)
         if problem:
@@ -124,7 +124,7 @@ def split_servers(value: list[str] | str) -> list[str]:
     return [server.strip() for entry in entries for server in entry.split(",") if server.strip()]
 
 
-def _names_a_server(value):
+def _names_a_server(value: list[str] | str) -> list[str] | str:
     if not split_servers(value):
         raise refusal("bootstrap_servers is empty")
     return value
@@ -159,8 +159,7 @@ PartitionOffsets = Annotated[dict[PartitionNumber, Offset],
                              Field(min_length=1, json_schema_extra={"propertyNames": {"pattern": "^[0-9]+$"}})]
 # Literal[True] would take 1 for true; a strict bool that must be true does not.
 OnlyTrue = Annotated[bool, AfterValidator(_is_true), Field(json_schema_extra={"const": True})]
-RFC3339Time = Annotated[str, Field(pattern=RFC3339_PATTERN, json_schema_extra={"format": "date-time"}),
-                        AfterValidator(_real_time)]
+RFC3339Time = Annotated[str, Field(pattern=RFC3339_PATTERN), AfterValidator(_real_time)]
 ServerList = Annotated[str, Field(pattern=SERVER_LIST_PATTERN)]
 # Blank entries between commas are ignored, but at least one server must be named.
 BootstrapServers = (Annotated[list[ServerList], AfterValidator(_names_a_server),

@@ -98,8 +98,8 @@ def check_document(doc: YamlDocument, problems: Problems) -> Entry[AnyDoc] | Non
             for err in errors:
                 place = _droppable(model_type, yaml_path(doc.data, err["loc"], keys_of=keys_of))
                 places.setdefault(place, set()).add(err["type"])
-            if () in places:
-                return None
+            if () in places or set(places) <= refused:
+                return None  # nothing left to leave out
             left = data
             for place, kinds in places.items():
                 info = model_type.model_fields.get(place[0]) if len(place) == 1 else None
