@@ -4,6 +4,9 @@ another way of naming a variable, min_partitions above max_partitions, and which
 Policy names."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from reconciler.errors import shown
 from reconciler.kafka_configs import TOPIC_CONFIGS
 from reconciler.manifests.config_values import ConfigReader
@@ -25,18 +28,27 @@ def cluster_spec(entry: Entry[ClusterDoc], problems: Problems) -> ClusterSpec:
                        labels=model.labels, ignore_topics=ignore, source=doc.ref(("name",)))
 
 
+def unknown_clusters(entry: Entry[Any], names: list[str] | str | None, known: Mapping[str, object],
+                     problems: Problems) -> None:
+    """Reports each name in a document's `clusters` list that no Cluster document declares. A list
+    the model refused (a name in it twice) is checked as written."""
+    if entry.is_refused(("clusters",)):
+        names = entry.doc.data.get("clusters")
+    for i, name in enumerate(names if isinstance(names, list) else []):
+        if isinstance(name, str) and name not in known:
+            problems.add(entry.doc.ref(("clusters", i)), f"unknown cluster {shown(name)}"
+                         + problems.did_you_mean(name, known))
+
+
 def cluster_policies(entries: list[Entry[PolicyDoc]], clusters: dict[str, Entry[ClusterDoc]], configs: ConfigReader,
                      problems: Problems) -> dict[str, Policy]:
     """The Policy of each cluster that has one."""
     result: dict[str, Policy] = {}
     for entry in entries:
         doc, model = entry.doc, entry.model
+        unknown_clusters(entry, model.clusters, clusters, problems)
         if entry.is_refused(("clusters",)):
             continue  # which clusters it is for is not known (reported)
-        for i, name in enumerate(model.clusters or []):
-            if name not in clusters:
-                problems.add(doc.ref(("clusters", i)), f"unknown cluster {shown(name)}"
-                             + problems.did_you_mean(name, clusters))
         if (model.min_partitions is not None and model.max_partitions is not None
                 and model.min_partitions > model.max_partitions):
             problems.add(doc.ref(("min_partitions",)),

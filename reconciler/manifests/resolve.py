@@ -11,7 +11,7 @@ from typing import TypeVar
 
 from reconciler import kafka_configs
 from reconciler.errors import shown, shown_text
-from reconciler.manifests.clusters import cluster_policies, cluster_spec
+from reconciler.manifests.clusters import cluster_policies, cluster_spec, unknown_clusters
 from reconciler.manifests.config_values import ConfigReader
 from reconciler.manifests.documents import (
     ClusterDoc,
@@ -105,6 +105,7 @@ class Resolver:
     def _topic(self, entry: Entry[TopicDoc], clusters: dict[str, ClusterSpec],
                rules: Rules) -> Iterator[tuple[str, DesiredTopic]]:
         doc, topic = entry.doc, entry.model
+        unknown_clusters(entry, topic.clusters, self.clusters, self.problems)
         if entry.is_refused(("clusters",)):
             return  # which clusters it is on is not known (reported)
         template = None
@@ -114,10 +115,6 @@ class Resolver:
                 self.problems.add(doc.ref(("template",)), f"unknown topic template {shown(topic.template)}"
                                   + self.problems.did_you_mean(topic.template, self.templates))
         names = list(self.clusters) if topic.clusters in (None, "all") else list(topic.clusters)
-        for i, name in enumerate(names if isinstance(topic.clusters, list) else []):
-            if name not in self.clusters:
-                self.problems.add(doc.ref(("clusters", i)), f"unknown cluster {shown(name)}"
-                                  + self.problems.did_you_mean(name, self.clusters))
         for name in topic.overrides:
             if name not in self.clusters:
                 self.problems.add(doc.ref(("overrides", name), key=True), f"override for unknown cluster {shown(name)}"
