@@ -138,8 +138,7 @@ def _syntax_problem(e: yaml.MarkedYAMLError) -> tuple[int, int, str]:
         return line, column, (f"quoted string opened at line {line} is never closed ({problem}); add the "
                               "closing quote")
     if e.context_mark is not None and ("stream end" in problem or "end of stream" in problem):
-        mark = e.context_mark or e.problem_mark
-        line, column = mark.line + 1, mark.column + 1
+        line, column = e.context_mark.line + 1, e.context_mark.column + 1
         what = context.removeprefix("while parsing ").removeprefix("while scanning ").removeprefix("a ") or "value"
         return line, column, (f"not valid YAML: the {what} that starts at line {line} is never closed ({problem}); "
                               "close it")
@@ -210,19 +209,22 @@ class _Reader:
         self.docs: list[YamlDocument] = []
 
     def read(self, text: str, loader) -> list[YamlDocument]:
-        events = yaml.parse(text, Loader=loader)
+        events = yaml.parse(text, Loader=loader)  # a generator (typed as an Iterator): closed to free the parser
         try:
             self._compose(events)
         finally:
-            events.close()
+            close = getattr(events, "close", None)
+            if close is not None:
+                close()
         return self.docs
 
     def _compose(self, events) -> None:
-        stack: list = []
+        stack: list[_Mapping | _Sequence] = []
         anchors: dict[str, _Node] = {}
         root = None
         written = 0
         too_deep = None  # the node where aliases nest values more than MAX_DEPTH deep
+        node: _Node | _SelfAlias | _Placeholder
         for event in events:
             kind = type(event)
             if kind is yaml.ScalarEvent:
@@ -240,23 +242,25 @@ class _Reader:
                 stack.append(node)
                 continue
             elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
-                node = stack.pop()
-                children = ([n for pair in node.pairs for n in pair] if isinstance(node, _Mapping)
-                            else node.items)
-                node.size = 1 + sum(child.size for child in children)
-                node.depth = 1 + max((child.depth for child in children), default=0)
-                if node.depth > MAX_DEPTH and too_deep is None:
-                    too_deep = node
+                closed = node = stack.pop()
+                children = ([n for pair in closed.pairs for n in pair] if isinstance(closed, _Mapping)
+                            else closed.items)
+                closed.size = 1 + sum(child.size for child in children)
+                closed.depth = 1 + max((child.depth for child in children), default=0)
+                if closed.depth > MAX_DEPTH and too_deep is None:
+                    too_deep = closed
             elif kind is yaml.AliasEvent:
-                node = anchors.get(event.anchor)
-                if node is None:
+                anchored = anchors.get(event.anchor)
+                if anchored is None:
                     line, column = event.start_mark.line + 1, event.start_mark.column + 1
                     self.report(line, column, f"alias *{shown_text(event.anchor)} refers to no anchor before it; "
                                               f"define &{shown_text(event.anchor)} first")
                     node = _NO_NODE
-                elif any(open_node is node for open_node in stack):
+                elif any(open_node is anchored for open_node in stack):
                     # A value that contains itself: counted once here, reported when converted.
-                    node = _SelfAlias(node)
+                    node = _SelfAlias(anchored)
+                else:
+                    node = anchored
             elif kind is yaml.DocumentStartEvent:
                 stack, anchors, root, written, too_deep = [], {}, None, 0, None
                 continue
@@ -266,7 +270,7 @@ class _Reader:
                 continue
             else:
                 continue
-            if kind is yaml.ScalarEvent:
+            if kind is yaml.ScalarEvent and isinstance(node, _Scalar):
                 written += 1
                 if event.anchor is not None:
                     self._anchor(anchors, event.anchor, node)
@@ -635,7 +639,7 @@ def _typed(node: _Scalar) -> tuple[Any, str | None]:
     if value_11 is _Unreadable:
         return value, (f"{prefix}{written} is {_described(value)} in YAML 1.2 but not readable in YAML 1.1; "
                        f"quote it ('{written}') if text is meant")
-    options = list(dict.fromkeys(_canonical(v) for v in (value_11, value) if _canonical(v) is not None))
+    options = list(dict.fromkeys(text for text in map(_canonical, (value_11, value)) if text is not None))
     if any(isinstance(v, bool) for v in (value_11, value)):
         options = ["true or false"]
     instead = (f"write {' or '.join(options)}, or " if options else "") + "quote it if text is meant"

@@ -147,7 +147,8 @@ ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _HOST = r"\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+"
 HOST_PORT = re.compile(rf"^(?:{_HOST}):(?P<port>\d{{1,5}})$")
 # As written in a manifest, where the host may still be a reference.
-HOST_PORT_OR_REFERENCE = re.compile(rf"^(?:{_HOST}|{ENV_REFERENCE.pattern}):(?P<port>\d{{1,5}})$")
+HOST_OR_REFERENCE = rf"{_HOST}|{ENV_REFERENCE.pattern}"
+HOST_PORT_OR_REFERENCE = re.compile(rf"^(?:{HOST_OR_REFERENCE}):(?P<port>[0-9]{{1,5}})$")
 
 
 class ClusterSpec(_Model):

@@ -71,6 +71,35 @@ overrides:
     assert (prod.source.file, prod.source.line) == ("topics/t.yaml", 7)
 
 
+def test_truncate_is_one_setting_a_later_layer_replaces(tmp_path):
+    """A layer that gives `truncate`, an empty list included, replaces the rules of the layers below."""
+    manifests = load_manifests(write(tmp_path, {"clusters.yaml": CLUSTERS, "t.yaml": """\
+kind: TopicTemplate
+name: purged
+truncate: [{keep_last: 100}]
+---
+kind: Topic
+name: from.template
+template: purged
+---
+kind: Topic
+name: cleared.by.topic
+template: purged
+truncate: []
+---
+kind: Topic
+name: cleared.by.override
+truncate: [{keep_last: 5}]
+overrides:
+  dev: {truncate: []}
+"""}))
+    prod, dev = manifests.desired_state("prod").topics, manifests.desired_state("dev").topics
+    assert [r.records for r in prod["from.template"].truncate] == [100]
+    assert prod["cleared.by.topic"].truncate == [] == dev["cleared.by.topic"].truncate
+    assert [r.records for r in prod["cleared.by.override"].truncate] == [5]
+    assert dev["cleared.by.override"].truncate == []
+
+
 def test_clusters_security_keeps_env_references_and_splits_servers(tmp_path):
     manifests = load_manifests(write(tmp_path, {"c.yaml": CLUSTERS}))
     prod = manifests.clusters["prod"]
@@ -213,7 +242,7 @@ truncate:
 
 def _yaml_texts() -> list[str]:
     texts = [p.read_text(encoding="utf-8") for p in sorted((ROOT / "manifests").rglob("*.yaml"))]
-    for p in sorted((ROOT / "tests" / "manifests" / "bad").rglob("*.yaml")):
+    for p in sorted((ROOT / "tests" / "load" / "bad").rglob("*.yaml")):
         with contextlib.suppress(UnicodeDecodeError):  # some bad cases are not UTF-8 on purpose
             texts.append(p.read_text(encoding="utf-8"))
     texts += ["a: [1, 2\n", "a: 'x\n", "a: &x {b: *x}\n", "a: {<<: [*nope]}\n", "? [1]\n: 2\n", "- &a 1\n- *a\n",
@@ -300,16 +329,12 @@ def test_manifests_in_a_linked_directory_are_read(tmp_path):
 
 
 def test_a_million_group_names_and_100_000_problems_take_linear_time(tmp_path):
-    from reconciler.manifests import _Problems, _Resolver
-    from reconciler.yaml_source import YamlDocument
+    from reconciler.manifests.documents import repeated_names
 
     groups = [f"g{i}" for i in range(1_000_000)]
-    resolver = _Resolver(_Problems())
-    doc = YamlDocument("t.yaml")
-    assert resolver._no_repeats(doc, ("consumed_by",), groups, "consumed_by", "group")
-    assert not resolver._no_repeats(doc, ("consumed_by",), groups + ["g7", "g5", "g7"], "consumed_by", "group")
-    assert [p.message for p in resolver.problems.found] == [
-        "consumed_by names g5, g7 more than once; list each group once"]
+    assert repeated_names(groups, "consumed_by", "group") is None
+    assert (repeated_names(groups + ["g7", "g5", "g7"], "consumed_by", "group")
+            == "consumed_by names g5, g7 more than once; list each group once")
     # end to end, with the YAML and the models, on a tenth of that
     names = ", ".join(groups[:100_000])
     root = write(tmp_path / "groups", {"c.yaml": ONE_CLUSTER,

@@ -1,0 +1,293 @@
+"""The manifest documents as written in YAML, one model per `kind`, strict and closed.
+
+These describe the file format and give `reconcile schema` its JSON Schema. Every limit a schema
+can state about one document is stated here (ranges, Kafka's int16/int32/int64 bounds, the topic
+name's pattern and length, enums, non-empty and repeat-free lists, each config key's values), so
+an editor and the loader refuse the same documents. What needs other documents or the merged
+topic (names defined twice, references, a partition beyond the topic's count) is checked after
+this, by the modules of reconciler.manifests.
+"""
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta, timezone
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, WithJsonSchema
+from pydantic_core import PydanticCustomError
+
+from reconciler.errors import shown, shown_text
+from reconciler.kafka_configs import INT_MAX, LONG_MAX
+from reconciler.manifests.config_values import configs_schema
+from reconciler.models.desired import ENV_REFERENCE, HOST_OR_REFERENCE, ClientSecurity
+
+__all__ = ["DOC_MODELS", "RULE_KINDS", "ClusterDoc", "PolicyDoc", "RuleEntry", "TopicDoc", "TopicTemplateDoc",
+           "TruncationRuleDoc", "manifest_json_schema"]
+
+INT16_MAX = 2 ** 15 - 1
+# A legal topic name (Kafka's Topic.validate): 1 to 249 of these characters, and not "." or "..".
+TOPIC_NAME_MAX = 249
+TOPIC_NAME_PATTERN = r"^(?:[a-zA-Z0-9_-][a-zA-Z0-9._-]*|\.[a-zA-Z0-9_-][a-zA-Z0-9._-]*|\.\.[a-zA-Z0-9._-]+)$"
+# RFC 3339 with a timezone (a space or lower-case t and z allowed, as RFC 3339 notes).
+RFC3339_PATTERN = (r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?"
+                   r"(?:[Zz]|[-+][0-9]{2}:[0-9]{2})$")
+# A port, 1 to 65535, in at most five digits (leading zeros allowed, as the adapter reads them).
+_PORT = (r"(?:0{0,4}[1-9]|0{0,3}[1-9][0-9]|0{0,2}[1-9][0-9]{2}|0?[1-9][0-9]{3}|[1-5][0-9]{4}|6[0-4][0-9]{3}"
+         r"|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])")
+_SERVER = rf"(?:{HOST_OR_REFERENCE}):{_PORT}"
+# One bootstrap_servers entry: servers separated by commas, blanks between commas ignored.
+SERVER_LIST_PATTERN = rf"^\s*(?:{_SERVER}\s*)?(?:,\s*(?:{_SERVER}\s*)?)*$"
+# A secret is only ever a reference to an environment variable, read when connecting.
+SECRET_PATTERN = rf"^{ENV_REFERENCE.pattern}$"
+
+MANIFEST_ERROR = "manifest"  # a refusal worded for the manifest already (ctx["message"])
+
+
+def refusal(message: str) -> PydanticCustomError:
+    """A validation error whose message is final: the loader shows it as it is."""
+    return PydanticCustomError(MANIFEST_ERROR, "{message}", {"message": message})
+
+
+# --- checks a schema states with a keyword pydantic has no constraint for ---------------------------
+
+def repeated_names(names: list[str], what: str, each: str) -> str | None:
+    """Why a list names something twice, or None. Linear time: lists may be long."""
+    seen: set[str] = set()
+    repeated: set[str] = set()
+    for name in names:
+        (repeated if name in seen else seen).add(name)
+    if not repeated:
+        return None
+    ordered = sorted(repeated)
+    listed = ", ".join(shown_text(name, 40) for name in ordered[:5])
+    more = f" and {len(ordered) - 5:,} more" if len(ordered) > 5 else ""
+    return f"{what} names {listed}{more} more than once; list each {each} once"
+
+
+def _listed_once(what: str, each: str) -> AfterValidator:
+    def check(names: list[str]) -> list[str]:
+        problem = repeated_names(names, what, each)
+        if problem:
+            raise refusal(problem)
+        return names
+    return AfterValidator(check)
+
+
+def _is_true(value: bool) -> bool:
+    if value is not True:
+        raise refusal("everything: false means nothing; remove the rule instead")
+    return value
+
+
+def rfc3339(text: str) -> datetime | str:
+    """The time an RFC 3339 text names (naive when it has no timezone), or why it names none."""
+    match = _RFC3339.fullmatch(text)
+    if match is None:
+        return f"before_time {shown(text)} is not an RFC 3339 time; write e.g. 2026-10-01T00:00:00Z"
+    year, month, day, hour, minute, second, fraction, zone = match.groups()
+    if hour is None:
+        return f"before_time {text} is a date; write a time with a timezone (e.g. {text}T00:00:00Z)"
+    try:
+        tz = None
+        if zone is not None and zone in "Zz":
+            tz = timezone.utc
+        elif zone is not None:
+            sign = -1 if zone[0] == "-" else 1
+            tz = timezone(sign * timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6])))
+        # Finer than microseconds is cut off: an earlier instant, so never more is deleted.
+        micro = int((fraction or "0")[:6].ljust(6, "0"))
+        when = datetime(int(year), int(month), int(day), int(hour), int(minute), int(second), micro, tzinfo=tz)
+    except ValueError as e:  # e.g. day is out of range for month
+        return f"before_time {shown(text)} is not an RFC 3339 time ({e}); write e.g. 2026-10-01T00:00:00Z"
+    if when.tzinfo is None:
+        return (f"before_time {when.isoformat()} has no timezone; add one (e.g. Z for UTC) so it means the same "
+                "instant everywhere")
+    return when
+
+
+# Also dates alone and times without a zone, to say what is missing.
+_RFC3339 = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})(?:[Tt ]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]+))?"
+                      r"([Zz]|[-+][0-9]{2}:[0-9]{2})?)?")
+
+
+def _real_time(text: str) -> str:
+    """The pattern admits 2026-02-30; the calendar does not."""
+    when = rfc3339(text)
+    if isinstance(when, str):
+        raise refusal(when)
+    return text
+
+
+def split_servers(value: list[str] | str) -> list[str]:
+    """The servers of a bootstrap_servers value: list entries and comma-separated parts, blanks left out."""
+    entries = [value] if isinstance(value, str) else value
+    return [server.strip() for entry in entries for server in entry.split(",") if server.strip()]
+
+
+def _names_a_server(value: list[str] | str) -> list[str] | str:
+    if not split_servers(value):
+        raise refusal("bootstrap_servers is empty")
+    return value
+
+
+# --- field types -----------------------------------------------------------------------------------
+
+# CreateTopics carries the partition count as an int32 and the replication factor as an int16.
+Partitions = Annotated[int, Field(ge=1, le=INT_MAX)]
+ReplicationFactor = Annotated[int, Field(ge=1, le=INT16_MAX)]
+Offset = Annotated[int, Field(ge=0, le=LONG_MAX)]
+PartitionNumber = Annotated[int, Field(ge=0)]
+TopicName = Annotated[str, Field(min_length=1, max_length=TOPIC_NAME_MAX, pattern=TOPIC_NAME_PATTERN)]
+TopicStateName = Literal["present", "absent"]
+UndeclaredName = Literal["report", "remove"]
+
+ConfigValue = str | int | float | bool | list[str | int] | None
+# The values each key accepts are checked, with units converted, when the loader normalises them;
+# the schema says the same from the same catalogue.
+Configs = Annotated[dict[str, ConfigValue], WithJsonSchema(configs_schema())]
+RequiredConfigs = Annotated[dict[str, ConfigValue], WithJsonSchema(configs_schema(nullable=True))]
+
+_Name = Annotated[str, Field(min_length=1)]
+# An empty list here is a mistake (a topic on no cluster, a rule waiting for no group), never a
+# choice; a name listed twice is one too.
+ClusterNames = Annotated[list[_Name], Field(min_length=1, json_schema_extra={"uniqueItems": True}),
+                         _listed_once("clusters", "name")]
+GroupNames = Annotated[list[_Name], Field(min_length=1, json_schema_extra={"uniqueItems": True}),
+                       _listed_once("consumed_by", "group")]
+# {partition: offset}; JSON object keys are text, so the schema says "digits" where YAML has a number.
+PartitionOffsets = Annotated[dict[PartitionNumber, Offset],
+                             Field(min_length=1, json_schema_extra={"propertyNames": {"pattern": "^[0-9]+$"}})]
+# Literal[True] would take 1 for true; a strict bool that must be true does not.
+OnlyTrue = Annotated[bool, AfterValidator(_is_true), Field(json_schema_extra={"const": True})]
+RFC3339Time = Annotated[str, Field(pattern=RFC3339_PATTERN), AfterValidator(_real_time)]
+ServerList = Annotated[str, Field(pattern=SERVER_LIST_PATTERN)]
+# Blank entries between commas are ignored, but at least one server must be named.
+BootstrapServers = (Annotated[list[ServerList], AfterValidator(_names_a_server),
+                              Field(json_schema_extra={"contains": {"pattern": _SERVER}})]
+                    | Annotated[ServerList, AfterValidator(_names_a_server),
+                                Field(json_schema_extra={"allOf": [{"pattern": _SERVER}]})])
+Secret = Annotated[str, Field(pattern=SECRET_PATTERN)]
+DeleteFraction = Annotated[float, Field(gt=0, le=1)]
+
+
+class _Doc(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class RuleEntry(_Doc):
+    """One truncation rule: exactly one of the fields is given."""
+
+    # Said here for the schema; the loader says it with the rule's context (reconciler.manifests.rules).
+    model_config = ConfigDict(json_schema_extra={"minProperties": 1, "maxProperties": 1})
+
+    before_offset: Offset | PartitionOffsets | None = Field(
+        None, description="Delete records before this offset in every partition, or {partition: offset}.")
+    before_time: RFC3339Time | None = Field(
+        None, description="Delete records older than this RFC 3339 time (with a timezone).")
+    keep_last: Annotated[int, Field(ge=1, le=LONG_MAX)] | None = Field(
+        None, description="Keep only the last N records of each partition.")
+    everything: OnlyTrue | None = Field(None, description="true: delete every record present at plan time.")
+    consumed_by: GroupNames | None = Field(
+        None, description="Delete what every one of these consumer groups has committed past.")
+    rule: str | None = Field(None, description="Use the shared TruncationRule of this name.")
+
+    def kinds(self) -> list[str]:
+        return [k for k in RULE_KINDS if getattr(self, k) is not None]
+
+
+RULE_KINDS = ("before_offset", "before_time", "keep_last", "everything", "consumed_by", "rule")
+
+
+class TopicDefaults(_Doc):
+    partitions: Partitions | None = None
+    replication_factor: ReplicationFactor | None = None
+    configs: Configs = Field(default_factory=dict)
+
+
+class TopicOverride(_Doc):
+    """What differs on one cluster."""
+
+    partitions: Partitions | None = None
+    replication_factor: ReplicationFactor | None = None
+    configs: Configs = Field(default_factory=dict)
+    undeclared_configs: UndeclaredName | None = None
+    protected: bool | None = None
+    truncate: list[RuleEntry] | None = Field(None, description="Replaces the topic's rules on this cluster.")
+
+
+class TopicSettings(_Doc):
+    state: TopicStateName | None = Field(None, description="absent: delete the topic (explicit opt-in).")
+    partitions: Partitions | None = None
+    replication_factor: ReplicationFactor | None = None
+    configs: Configs = Field(default_factory=dict)
+    undeclared_configs: UndeclaredName | None = Field(
+        None, description="Keys set on the cluster but not declared: report (default) or remove.")
+    protected: bool | None = Field(None, description="Never delete or truncate this topic.")
+    truncate: list[RuleEntry] = Field(default_factory=list, description="Replaces the template's rules.")
+
+
+class SecurityDoc(ClientSecurity):
+    """The connection settings as written: secrets only as ${ENV_VAR} references."""
+
+    password: Secret | None = None
+    ssl_password: Secret | None = None
+
+
+class ClusterDoc(_Doc):
+    kind: Literal["Cluster"]
+    name: str
+    bootstrap_servers: BootstrapServers = Field(description="host:port, as a list or separated by commas.",
+                                                examples=[["kafka-1.example.com:9092"]])
+    security: SecurityDoc | None = None
+    labels: dict[str, str] = Field(default_factory=dict)
+    ignore_topics: list[str] = Field(default_factory=list, description="Regexes never reported as unmanaged.")
+    defaults: TopicDefaults = Field(default_factory=TopicDefaults)
+
+
+class PolicyDoc(_Doc):
+    kind: Literal["Policy"]
+    clusters: ClusterNames | None = Field(None, description="Clusters it applies to (default: all).")
+    topic_name_pattern: str | None = None
+    min_partitions: int | None = None
+    max_partitions: int | None = None
+    allowed_replication_factors: Annotated[list[int], Field(min_length=1)] | None = None
+    required_configs: RequiredConfigs = Field(default_factory=dict)
+    max_delete_fraction: DeleteFraction | None = Field(
+        None, description="Largest fraction (0, 1] of a partition's records one apply may delete.")
+    protected_topic_patterns: list[str] = Field(default_factory=list)
+
+
+class TruncationRuleDoc(RuleEntry):
+    # kind, name and exactly one rule, which is not a reference to another shared rule
+    model_config = ConfigDict(json_schema_extra={"minProperties": 3, "maxProperties": 3,
+                                                 "not": {"required": ["rule"]}})
+
+    kind: Literal["TruncationRule"]
+    name: str
+
+
+class TopicTemplateDoc(TopicSettings):
+    kind: Literal["TopicTemplate"]
+    name: str
+
+
+class TopicDoc(TopicSettings):
+    kind: Literal["Topic"]
+    name: TopicName = Field(examples=["orders.v1"])
+    clusters: ClusterNames | Literal["all"] | None = Field(None, description="Default: every cluster.")
+    template: str | None = None
+    overrides: dict[str, TopicOverride] = Field(default_factory=dict, description="Per cluster name.")
+
+
+AnyDoc = ClusterDoc | PolicyDoc | TruncationRuleDoc | TopicTemplateDoc | TopicDoc
+DOC_MODELS: dict[str, type[AnyDoc]] = {
+    "Cluster": ClusterDoc, "Policy": PolicyDoc, "TruncationRule": TruncationRuleDoc,
+    "TopicTemplate": TopicTemplateDoc, "Topic": TopicDoc}
+
+
+def manifest_json_schema() -> dict[str, Any]:
+    adapter: TypeAdapter[AnyDoc] = TypeAdapter(Annotated[AnyDoc, Field(discriminator="kind")])
+    schema = adapter.json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "kafka-reconciler manifest document"
+    return schema

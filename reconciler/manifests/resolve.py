@@ -1,0 +1,198 @@
+"""Documents -> one DesiredState per cluster, and every check that needs more than one document:
+a name defined twice, references (to clusters, templates, shared rules), a topic declared twice
+for one cluster, topic names that collide, settings that clash once merged, the policy.
+
+What one document can get wrong on its own was refused by its model (reconciler.manifests.validate).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TypeVar
+
+from reconciler import kafka_configs
+from reconciler.errors import shown, shown_text
+from reconciler.manifests.clusters import cluster_policies, cluster_spec, unknown_clusters
+from reconciler.manifests.config_values import ConfigReader
+from reconciler.manifests.documents import (
+    ClusterDoc,
+    PolicyDoc,
+    TopicDoc,
+    TopicOverride,
+    TopicTemplateDoc,
+    TruncationRuleDoc,
+)
+from reconciler.manifests.merge import Layer, Merged, merge
+from reconciler.manifests.problems import Problems
+from reconciler.manifests.rules import Rules
+from reconciler.manifests.validate import Entry, check_document, declares_cluster
+from reconciler.models.desired import ClusterSpec, DesiredState, DesiredTopic, Policy, SourceRef, TopicState
+from reconciler.policy import check_desired
+from reconciler.yaml_source import YamlDocument
+
+D = TypeVar("D", ClusterDoc, TruncationRuleDoc, TopicTemplateDoc)
+
+
+class Resolver:
+    def __init__(self, problems: Problems):
+        self.problems = problems
+        self.configs = ConfigReader(problems)
+        self.clusters: dict[str, Entry[ClusterDoc]] = {}
+        self.policies: list[Entry[PolicyDoc]] = []
+        self.rules: dict[str, Entry[TruncationRuleDoc]] = {}
+        self.templates: dict[str, Entry[TopicTemplateDoc]] = {}
+        self.topics: list[Entry[TopicDoc]] = []
+        # Per cluster, its Cluster document's `defaults.configs`, normalised.
+        self.default_configs: dict[str, dict[str, str]] = {}
+        self.cluster_documents = 0  # valid or not: an invalid one is reported as such, not as missing
+
+    def add(self, doc: YamlDocument) -> None:
+        if declares_cluster(doc):
+            self.cluster_documents += 1
+        entry = check_document(doc, self.problems)
+        if entry is None:
+            return
+        model = entry.model
+        if isinstance(model, ClusterDoc):
+            self._unique(self.clusters, model.name, entry.of(model), "cluster")
+        elif isinstance(model, PolicyDoc):
+            self.policies.append(entry.of(model))
+        elif isinstance(model, TruncationRuleDoc):
+            self._unique(self.rules, model.name, entry.of(model), "truncation rule")
+        elif isinstance(model, TopicTemplateDoc):
+            self._unique(self.templates, model.name, entry.of(model), "topic template")
+        else:
+            self.topics.append(entry.of(model))
+
+    def _unique(self, table: dict[str, Entry[D]], name: str, entry: Entry[D], what: str) -> None:
+        if name in table:
+            first = table[name].doc.ref(("name",))
+            self.problems.add(entry.doc.ref(("name",)), f"duplicate {what} {shown(name)} (also defined at {first})")
+        else:
+            table[name] = entry
+
+    def resolve(self) -> dict[str, DesiredState]:
+        if not self.cluster_documents:
+            self.problems.add(SourceRef(file="<manifests>", line=1),
+                              "no `kind: Cluster` document: declare at least one cluster")
+        clusters = {name: cluster_spec(entry, self.problems) for name, entry in sorted(self.clusters.items())}
+        policies = cluster_policies(self.policies, self.clusters, self.configs, self.problems)
+        rules = Rules(self.rules, self.problems)
+        topics: dict[str, dict[str, DesiredTopic]] = {name: {} for name in clusters}
+        places: dict[tuple[str, str], SourceRef] = {}
+        for entry in self.topics:
+            for cluster_name, topic in self._topic(entry, clusters, rules):
+                ref = entry.doc.ref(("name",))
+                if (cluster_name, topic.name) in places:
+                    self.problems.add(ref, f"topic {shown(topic.name)} is declared twice for cluster {cluster_name} "
+                                           f"(also at {places[(cluster_name, topic.name)]})")
+                    continue
+                places[(cluster_name, topic.name)] = ref
+                topics[cluster_name][topic.name] = topic
+        rules.check_shared()
+        states = {}
+        for name, spec in clusters.items():
+            cluster = self.clusters[name]
+            self.default_configs[name] = dict(sorted(self.configs.configs(
+                cluster.doc, ("defaults", "configs"), cluster.model.defaults.configs).items()))
+            self._collisions(name, topics[name])
+            states[name] = DesiredState(cluster=spec, topics=dict(sorted(topics[name].items())),
+                                        policy=policies.get(name, Policy()))
+        for state in states.values():
+            for problem in check_desired(state):
+                self.problems.add_problem(problem)
+        return states
+
+    def _topic(self, entry: Entry[TopicDoc], clusters: dict[str, ClusterSpec],
+               rules: Rules) -> Iterator[tuple[str, DesiredTopic]]:
+        doc, topic = entry.doc, entry.model
+        unknown_clusters(entry, topic.clusters, self.clusters, self.problems)
+        if entry.is_refused(("clusters",)):
+            return  # which clusters it is on is not known (reported)
+        template = None
+        if topic.template is not None:
+            template = self.templates.get(topic.template)
+            if template is None:
+                self.problems.add(doc.ref(("template",)), f"unknown topic template {shown(topic.template)}"
+                                  + self.problems.did_you_mean(topic.template, self.templates))
+        names = list(self.clusters) if topic.clusters in (None, "all") else list(topic.clusters)
+        for name in topic.overrides:
+            if name not in self.clusters:
+                self.problems.add(doc.ref(("overrides", name), key=True), f"override for unknown cluster {shown(name)}"
+                                  + self.problems.did_you_mean(name, self.clusters))
+            elif name not in names:
+                self.problems.add(doc.ref(("overrides", name), key=True),
+                                  f"override for cluster {shown(name)}, which topic {shown_text(topic.name)} is not on")
+        for name in names:
+            if name not in clusters:
+                continue
+            merged = merge(self._layers(entry, template, name))
+            if merged.refused & {"partitions", "replication_factor"}:
+                continue  # reported where the refused value is written
+            if merged.partitions is None or merged.replication_factor is None:
+                for what, value in (("partitions", merged.partitions), ("replication_factor", merged.replication_factor)):
+                    if value is None:
+                        self.problems.add(doc.ref(("name",)), f"topic {shown_text(topic.name)} has no {what} for "
+                                                              f"cluster {shown_text(name)}: set it on the topic or in "
+                                                              "the cluster's defaults")
+                continue
+            if merged.state is TopicState.PRESENT:
+                self._clashes(topic.name, name, merged)
+            truncate = []
+            if merged.truncate:
+                at = merged.set_at["truncate"]
+                truncate = rules.for_topic(at.entry, at.path, merged.truncate, merged.partitions, topic.name)
+            yield name, DesiredTopic(
+                name=topic.name, state=merged.state, partitions=merged.partitions,
+                replication_factor=merged.replication_factor, configs=dict(sorted(merged.configs.items())),
+                undeclared_configs=merged.undeclared_configs, protected=merged.protected, truncate=truncate,
+                source=doc.ref(("name",)))
+
+    def _layers(self, entry: Entry[TopicDoc], template: Entry[TopicTemplateDoc] | None, cluster: str) -> list[Layer]:
+        """The layers of `entry` on `cluster`, lowest first (reconciler.manifests.merge)."""
+        read = self.configs.configs
+        defaults = self.clusters[cluster]
+        layers = [Layer(defaults, ("defaults",), defaults.model.defaults,
+                        read(defaults.doc, ("defaults", "configs"), defaults.model.defaults.configs))]
+        if template is not None:
+            layers.append(Layer(template, (), template.model, read(template.doc, ("configs",), template.model.configs)))
+        layers.append(Layer(entry, (), entry.model, read(entry.doc, ("configs",), entry.model.configs)))
+        override = entry.model.overrides.get(cluster)
+        if override is not None or entry.is_refused(("overrides", cluster)):
+            path = ("overrides", cluster)
+            override = override or TopicOverride()
+            layers.append(Layer(entry, path, override, read(entry.doc, path + ("configs",), override.configs)))
+        return layers
+
+    def _clashes(self, topic: str, cluster: str, merged: Merged) -> None:
+        """Settings that are valid one by one, but not together on this cluster once merged."""
+        named = f"topic {shown_text(topic)} on cluster {shown_text(cluster)}"
+        rf = merged.replication_factor
+        min_isr = merged.configs.get("min.insync.replicas")
+        if rf is not None and min_isr is not None and int(min_isr) > rf:
+            # At the one of the two set last in the merge order: the change that made them clash.
+            isr_at, rf_at = merged.config_set_at["min.insync.replicas"], merged.set_at["replication_factor"]
+            here, other = ((isr_at, ("replication_factor", rf_at)) if isr_at.rank >= rf_at.rank
+                           else (rf_at, ("min.insync.replicas", isr_at)))
+            self.problems.add(here.ref(), f"{named}: min.insync.replicas {min_isr} is above its replication_factor "
+                                          f"{rf} ({other[0]} set at {other[1].ref()}), so every write with acks=all "
+                                          f"would fail; set min.insync.replicas to at most {rf} or raise "
+                                          "replication_factor")
+        policy = merged.configs.get("cleanup.policy")
+        if policy is not None and merged.truncate and not kafka_configs.cleanup_policy_allows_delete(policy):
+            self.problems.add(merged.set_at["truncate"].ref(),
+                              f"{named} has truncation rules, but its cleanup.policy is {shown_text(policy)} (set at "
+                              f"{merged.config_set_at['cleanup.policy'].ref()}), and Kafka deletes records only from "
+                              "topics whose cleanup.policy includes delete; write cleanup.policy: compact,delete or "
+                              "remove the rules")
+
+    def _collisions(self, cluster: str, topics: dict[str, DesiredTopic]) -> None:
+        seen: dict[str, str] = {}
+        for name in sorted(topics):
+            folded = name.replace(".", "_")
+            if folded in seen:
+                self.problems.add(topics[name].source or SourceRef(file="<manifests>", line=1),
+                                  f"topics {shown(seen[folded])} and {shown(name)} collide on cluster "
+                                  f"{shown_text(cluster)}: Kafka treats '.' and '_' as the same in metric names "
+                                  "and refuses one")
+            else:
+                seen[folded] = name
