@@ -12,6 +12,7 @@ from typing import Protocol
 from reconciler.models.desired import ClusterSpec, DesiredState
 from reconciler.models.observed import ObservedState
 from reconciler.ports import ClusterPort
+from reconciler.read_scope import ReadScope
 
 Progress = Callable[[str], None]
 
@@ -21,6 +22,7 @@ class LiveCluster(ClusterPort, Protocol):
 
     def observe_desired(self, desired: DesiredState, sizes: bool = False) -> ObservedState: ...
     def observe_topics(self, names: Iterable[str] | None = None, sizes: bool = False) -> ObservedState: ...
+    def observe_scope(self, scope: ReadScope, sizes: bool = False) -> ObservedState: ...
 
 
 Connect = Callable[[ClusterSpec], AbstractContextManager[LiveCluster]]

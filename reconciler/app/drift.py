@@ -9,10 +9,12 @@ from reconciler.app.connection import Connect
 from reconciler.app.inputs import snapshot_for
 from reconciler.app.outcome import Outcome
 from reconciler.drift import engine as drift_engine
+from reconciler.drift.compute import cluster_drift
 from reconciler.drift.model import DriftReport
 from reconciler.errors import ReconcilerError, shown
 from reconciler.manifests import load_manifests
-from reconciler.planner import PlanOptions
+from reconciler.models.observed import ObservedState
+from reconciler.planner import PlanOptions, plan
 
 
 @dataclass(frozen=True)
@@ -46,24 +48,34 @@ def drift_report(manifests_dir: str, cluster: str | None, snapshot: str | None, 
     if snapshot:
         observed = snapshot_for(manifests, snapshot, cluster)
         desired = manifests.desired_state(observed.cluster)
+        _check_since(earlier, observed, since)
+        cluster_plan = plan(desired, observed, options)
     else:
         assert cluster is not None  # one of the three, checked above
         desired = manifests.desired_state(cluster)
         with connect(desired.cluster) as kafka:
-            observed = kafka.observe_desired(desired, sizes=sizes)
-            if earlier is not None:
-                from reconciler.drift.live import epoch_evidence
+            from reconciler.drift.live import epoch_evidence, retention_reads, with_topics
 
+            observed = kafka.observe_desired(desired, sizes=sizes)
+            _check_since(earlier, observed, since)
+            cluster_plan = plan(desired, observed, options)
+            missing = retention_reads(desired, observed, earlier, cluster_plan)
+            if missing is not None:
+                observed = with_topics(observed, kafka.observe_scope(missing, sizes=sizes))
+                cluster_plan = plan(desired, observed, options)
+            if earlier is not None:
                 evidence = epoch_evidence(kafka, earlier, observed)
-    if earlier is not None and earlier.cluster != observed.cluster:
-        raise ReconcilerError(f"--since {since} is a snapshot of {shown(earlier.cluster)}, not "
-                              f"{shown(observed.cluster)}.")
-    result = drift_engine.drift_for_cluster(
-        desired, observed, earlier, evidence.end_offsets if evidence else None, options,
-        evidence.unanswered if evidence else None)
+    result = cluster_drift(desired, observed, cluster_plan, earlier, evidence.end_offsets if evidence else None,
+                           evidence.unanswered if evidence else None)
     report = drift_engine.report_of([result], "local")
     if tables:
         from reconciler.drift.tables import write_tables_local
 
         write_tables_local(report, tables)
     return DriftOutcome(report)
+
+
+def _check_since(earlier: ObservedState | None, observed: ObservedState, since: str | None) -> None:
+    if earlier is not None and earlier.cluster != observed.cluster:
+        raise ReconcilerError(f"--since {since} is a snapshot of {shown(earlier.cluster)}, not "
+                              f"{shown(observed.cluster)}.")

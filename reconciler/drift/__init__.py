@@ -1,6 +1,8 @@
 """Drift reports: what on a cluster (or a fleet of clusters) differs from Git.
 
 - `model`: the report (plain data); `compute`: pure drift computation from the planner's plan;
+- `lowered_retention`: retention lowered out of band, estimated like the planner's retention cuts;
+- `live`: what a live report reads beyond the plan's read (leader-epoch evidence, retention lookups);
 - `render`: text, JSON, Markdown, self-contained HTML; `tables`: the dashboards' Parquet tables
   (report output; the snapshots drift reads are `reconciler.files`);
 - `engine`: one cluster, or a fleet with the local engine (never imports pyspark);

@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 
+from reconciler.drift.lowered_retention import lowered_retention
 from reconciler.drift.model import (
     ITEM_KINDS,
     ClusterDrift,
@@ -24,6 +25,7 @@ from reconciler.drift.model import (
     PendingTruncation,
     PlanDiagnostic,
     ReplicaProblem,
+    RetentionLowered,
     TopicDrift,
     TruncationRow,
     UnverifiedPartition,
@@ -74,7 +76,7 @@ def drift_one_topic(desired: DesiredState, observed: ObservedState, topic: str,
     """Plan one topic on its own and classify what the plan and the snapshots show."""
     p = plan_one_topic(desired, observed, topic, options)
     return topic_drift(topic, desired.topics.get(topic), observed.topics.get(topic), p.actions, p.diagnostics,
-                       topic in p.unmanaged_topics, earlier, epoch_end_offsets)
+                       topic in p.unmanaged_topics, earlier, epoch_end_offsets, observed_at=observed.taken_at)
 
 
 # --- one topic ------------------------------------------------------------------------------------
@@ -82,9 +84,11 @@ def drift_one_topic(desired: DesiredState, observed: ObservedState, topic: str,
 def topic_drift(topic: str, desired: DesiredTopic | None, observed: ObservedTopic | None, actions: list[Action],
                 diagnostics: list[Diagnostic], unmanaged: bool, earlier: ObservedTopic | None = None,
                 epoch_end_offsets: Mapping[int, int] | None = None,
-                epoch_unanswered: Mapping[int, str] | None = None) -> TopicDrift:
+                epoch_unanswered: Mapping[int, str] | None = None,
+                observed_at: datetime | None = None) -> TopicDrift:
     """Everything found for one topic, from the plan's actions and diagnostics for this topic and
-    whether the plan lists it as unmanaged.
+    whether the plan lists it as unmanaged. `observed_at`: when the cluster was read, the instant
+    a retention lowered out of band is measured back from.
 
     `epoch_end_offsets` maps a partition to the end offset the current leader reported
     (OffsetForLeaderEpoch) for the leader epoch seen in `earlier`; -1 means unknown.
@@ -108,6 +112,7 @@ def topic_drift(topic: str, desired: DesiredTopic | None, observed: ObservedTopi
         unmanaged=unmanaged, changes=changes, config=config, truncation=truncation,
         truncation_rows=rows, replicas=_replica_problems(observed) if observed else [],
         data_loss=data_loss, unverified=unverified,
+        retention=lowered_retention(observed, desired, actions, earlier, observed_at),
         diagnostics=[PlanDiagnostic(severity=d.severity.value, code=d.code, message=d.message, topic=d.topic,
                                     partition=d.partition) for d in diagnostics])
 
@@ -262,33 +267,42 @@ def assemble(cluster: str, cluster_id: str | None, observed_at: datetime | None,
     rows = [r for t in topics for r in t.truncation_rows]
     replicas = [r for t in topics for r in t.replicas]
     data_loss = [s for t in topics for s in t.data_loss]
+    retention = [t.retention for t in topics if t.retention is not None]
     unverified = [u for t in topics for u in t.unverified]
     diagnostics = sorted((d for t in topics for d in t.diagnostics),
                          key=lambda d: ([s.value for s in Severity].index(d.severity), d.topic or "",
                                         -1 if d.partition is None else d.partition, d.code, d.message))
     unmanaged = [t.topic for t in topics if t.unmanaged]
-    items = _items(cluster, changes, unmanaged, config, truncations, replicas, data_loss, diagnostics)
+    items = _items(cluster, changes, unmanaged, config, truncations, replicas, data_loss, diagnostics, retention)
     counts = DriftCounts(
         pending_changes=len(changes), unmanaged_topics=len(unmanaged), config_drift=len(config),
         pending_truncations=len(truncations), truncation_records=sum(r.records for r in rows),
         truncation_bytes=sum(r.estimated_bytes or 0 for r in rows),
         under_replicated=sum(r.state == "under-replicated" for r in replicas),
-        offline=sum(r.state == "offline" for r in replicas), data_loss=len(data_loss), unverified=len(unverified),
+        offline=sum(r.state == "offline" for r in replicas), data_loss=len(data_loss),
+        retention_lowered=len(retention), retention_records=sum(r.cut.known_records for r in retention),
+        retention_bytes=sum(p.bytes_to_delete or 0 for r in retention for p in r.cut.partitions),
+        unverified=len(unverified),
         plan_errors=sum(d.severity == Severity.ERROR.value for d in diagnostics), items=len(items))
     return ClusterDrift(
         cluster=cluster, cluster_id=cluster_id, observed_at=observed_at, since=since,
         topics_observed=sum(t.observed for t in topics), topics_managed=sum(t.managed for t in topics),
         partitions_observed=sum(t.partitions for t in topics), counts=counts, changes=changes,
         unmanaged_topics=unmanaged, config=config, truncations=truncations, truncation_rows=rows,
-        replicas=replicas, data_loss=data_loss, unverified=unverified, diagnostics=diagnostics, items=items)
+        replicas=replicas, data_loss=data_loss, retention=retention, unverified=unverified, diagnostics=diagnostics,
+        items=items)
 
 
-def _items(cluster, changes, unmanaged, config, truncations, replicas, data_loss, diagnostics) -> list[DriftItem]:
+def _items(cluster, changes, unmanaged, config, truncations, replicas, data_loss, diagnostics,
+           retention=()) -> list[DriftItem]:
     items = [DriftItem(cluster=cluster, kind="data-loss", topic=s.topic, partition=s.partition,
                        records=s.records_lost,
                        detail=f"log ends below offset {s.earlier_high_watermark:,} seen under epoch {s.earlier_epoch} "
                               f"({s.evidence}); up to {s.records_lost:,} records lost or rewritten")
              for s in data_loss]
+    items += [DriftItem(cluster=cluster, kind="retention-lowered", topic=r.topic, key=",".join(r.against),
+                        records=r.cut.records_to_delete, bytes=r.cut.bytes_to_delete, detail=retention_detail(r))
+              for r in retention]
     items += [DriftItem(cluster=cluster, kind="offline-partition" if r.state == "offline" else "under-replicated",
                         topic=r.topic, partition=r.partition,
                         detail=(f"no leader; replicas {r.replicas}" if r.state == "offline"
@@ -312,6 +326,30 @@ def _items(cluster, changes, unmanaged, config, truncations, replicas, data_loss
     order = {k: i for i, k in enumerate(ITEM_KINDS)}
     return sorted(items, key=lambda i: (order[i.kind], i.topic, -1 if i.partition is None else i.partition,
                                         i.key or ""))
+
+
+def retention_detail(r: RetentionLowered) -> str:
+    """One line: what the cut deletes and the estimate, DESTRUCTIVE first (text and the tables)."""
+    return f"DESTRUCTIVE: {'; '.join(r.cut.effects)}; {estimate_text(r)}"
+
+
+def estimate_text(r: RetentionLowered) -> str:
+    cut = r.cut
+    if not cut.counted:
+        text = "not counted (compaction: which values are superseded is not readable)"
+    else:
+        unknown = len(cut.unknown_partitions)
+        records, size = cut.records_to_delete, cut.bytes_to_delete
+        shown = f"{records:,} records" if records is not None else f"{cut.known_records:,} records"
+        if size is not None:
+            shown += f" ({size:,} bytes)"
+        elif all(p.bytes_to_delete is None for p in cut.partitions):
+            shown += " (bytes unknown)"
+        text = (f"up to {shown} in {len(cut.partitions)} partition{'s' if len(cut.partitions) != 1 else ''}"
+                + (f", {unknown} of them unknown" if unknown else "") + " at the next retention check")
+    if r.records_since is not None:
+        text += f"; the log start moved {r.records_since:,} records since the earlier observation"
+    return text
 
 
 def _config_detail(c: ConfigDrift) -> str:
@@ -347,6 +385,6 @@ def cluster_drift(desired: DesiredState, observed: ObservedState, cluster_plan: 
     topics = [topic_drift(
         name, desired.topics.get(name), observed.topics.get(name), actions.get(name, []),
         diagnostics.get(name, []), name in unmanaged, earlier.topics.get(name) if earlier else None,
-        ends.get(name), unanswered.get(name)) for name in names]
+        ends.get(name), unanswered.get(name), observed.taken_at) for name in names]
     return assemble(observed.cluster, observed.cluster_id, observed.taken_at, earlier.taken_at if earlier else None,
                     topics)

@@ -1,4 +1,15 @@
-"""Leader-epoch evidence from a live cluster for data-loss signals (KIP-320 style).
+"""What a live drift report reads beyond the plan's read: leader-epoch evidence for data-loss
+signals, and the lookups an estimate of retention lowered out of band needs.
+
+Retention lowered out of band: the estimate asks ListOffsets for `observed_at - retention.ms` with
+the cluster's own (lower) retention.ms, which is only known once its configs are read, so the
+plan's read cannot carry it. `retention_reads` names the topics whose lookups (or sizes) are
+missing after that read, and one more read asks for all of them at once: batched like the first
+(one ListOffsets per leader, one DescribeLogDirs per broker), never a request per topic, and for
+the same instant (`now_ms` is the first read's), so the estimate is measured from when the
+cluster was observed. Without it (a snapshot) the estimate says "unknown".
+
+Leader-epoch evidence (KIP-320 style):
 
 For every partition of the earlier snapshot whose leader epoch has changed since, ask the current
 leader OffsetForLeaderEpoch(earlier epoch), through the adapter's `epoch_end_offsets` (the call
@@ -14,10 +25,16 @@ unverified unless their offsets went backwards, which is still checked.
 """
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass, field
 
+from reconciler import retention
+from reconciler.drift.lowered_retention import lowered_retention, missing_reads
+from reconciler.models.desired import DesiredState
 from reconciler.models.observed import ObservedState
+from reconciler.models.plan import Action, Plan
 from reconciler.ports import ClusterPort, EpochCheck
+from reconciler.read_scope import ReadScope
 
 TopicPartition = tuple[str, int]
 
@@ -69,3 +86,36 @@ def classify(requests: dict[TopicPartition, int], checks: dict[TopicPartition, E
         else:
             ends[tp] = check.end_offset
     return EpochEvidence(end_offsets=ends, unanswered=unanswered)
+
+
+def retention_reads(desired: DesiredState, observed: ObservedState, earlier: ObservedState | None,
+                    cluster_plan: Plan) -> ReadScope | None:
+    """One read for every topic whose out-of-band retention estimate lacks its time lookup or
+    partition sizes; None when none does (or the read has no time to measure from)."""
+    if observed.taken_at is None:
+        return None
+    actions: defaultdict[str, list[Action]] = defaultdict(list)
+    for a in cluster_plan.actions:
+        actions[a.topic].append(a)
+    timestamps: dict[str, tuple[int, ...]] = {}
+    topics = set()
+    for name, topic in sorted(observed.topics.items()):
+        found = lowered_retention(topic, desired.topics.get(name), actions.get(name, []),
+                                  earlier.topics.get(name) if earlier else None, observed.taken_at)
+        if found is None:
+            continue
+        lookup, sizes = missing_reads(found, topic, observed.taken_at)
+        if lookup is not None:
+            timestamps[name] = (lookup,)
+        if lookup is not None or sizes:
+            topics.add(name)
+    if not topics:
+        return None
+    return ReadScope(topics=frozenset(topics), list_all=False, timestamps=timestamps,
+                     now_ms=retention.epoch_ms(observed.taken_at), size_topics=frozenset(topics))
+
+
+def with_topics(observed: ObservedState, reread: ObservedState) -> ObservedState:
+    """`observed` with the topics `reread` holds replaced by their fresh reading (whole topics:
+    configs, offsets, lookups and sizes from one read stay consistent)."""
+    return observed.model_copy(update={"topics": {**observed.topics, **reread.topics}})

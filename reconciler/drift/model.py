@@ -2,8 +2,9 @@
 `reconciler.drift.render`, and the same whichever engine (local or Spark) produced it.
 
 A report has one `ClusterDrift` per cluster. Inside it every finding is also one flat `DriftItem`
-(one row of the `drift_items` Parquet table), and each partition a pending truncation would cut is
-one `TruncationRow` (one row of the `pending_truncations` table).
+(one row of the `drift_items` Parquet table), each partition a pending truncation would cut is
+one `TruncationRow` (one row of the `pending_truncations` table), and each partition of a topic
+whose retention was lowered out of band is one row of the `retention_lowered` table.
 """
 from __future__ import annotations
 
@@ -12,13 +13,13 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from reconciler.models.plan import ActionKind
+from reconciler.models.plan import ActionKind, RetentionCut
 
 DRIFT_FORMAT_VERSION = 1
 
 # Every kind of finding, in the order reports list them.
 ItemKind = Literal[
-    "data-loss", "offline-partition", "under-replicated", "plan-error", "pending-change",
+    "data-loss", "retention-lowered", "offline-partition", "under-replicated", "plan-error", "pending-change",
     "pending-truncation", "config-drift", "unmanaged-topic"]
 ITEM_KINDS: tuple[ItemKind, ...] = get_args(ItemKind)
 
@@ -104,6 +105,24 @@ class DataLossSignal(_Model):
     records_lost: int  # upper bound: offsets seen earlier that the log no longer holds as they were
 
 
+class RetentionLowered(_Model):
+    """A topic whose retention on the cluster deletes records that the manifests, or the cluster as
+    observed earlier, would keep: lowered out of band (`reconciler.drift.lowered_retention`).
+
+    `cut` is the planner's estimate for the change from that value to the cluster's, measured back
+    from when the cluster was read: per partition, up to what the brokers delete at their next
+    retention check (or may already have deleted). None in it is "unknown", never 0.
+    """
+
+    topic: str
+    against: list[Literal["manifests", "earlier"]]  # what the cluster's settings are lower than
+    cut: RetentionCut
+    unknown: dict[int, str] = Field(default_factory=dict)  # partition -> why its estimate is unknown
+    # Against an earlier observation: how far the log start moved since (summed over partitions
+    # readable in both), i.e. records already gone, by retention or otherwise.
+    records_since: int | None = None
+
+
 class UnverifiedPartition(_Model):
     """A partition whose leader epoch changed since the earlier snapshot and whose current leader
     gave no usable OffsetForLeaderEpoch answer for the earlier epoch (an error, no answer, or
@@ -157,13 +176,14 @@ class TopicDrift(_Model):
     truncation_rows: list[TruncationRow] = Field(default_factory=list)
     replicas: list[ReplicaProblem] = Field(default_factory=list)
     data_loss: list[DataLossSignal] = Field(default_factory=list)
+    retention: RetentionLowered | None = None
     unverified: list[UnverifiedPartition] = Field(default_factory=list)
     diagnostics: list[PlanDiagnostic] = Field(default_factory=list)
 
     @property
     def empty(self) -> bool:
         return not (self.unmanaged or self.changes or self.config or self.truncation or self.replicas
-                    or self.data_loss or self.unverified or self.diagnostics)
+                    or self.data_loss or self.retention or self.unverified or self.diagnostics)
 
 
 class DriftCounts(_Model):
@@ -176,6 +196,11 @@ class DriftCounts(_Model):
     under_replicated: int = 0
     offline: int = 0
     data_loss: int = 0
+    # Topics whose retention was lowered out of band, and up to how many records and bytes their
+    # cuts delete (the known part of the estimates: partitions whose estimate is unknown add nothing).
+    retention_lowered: int = 0
+    retention_records: int = 0
+    retention_bytes: int = 0
     unverified: int = 0  # partitions without leader-epoch evidence (not findings)
     plan_errors: int = 0
     items: int = 0
@@ -197,6 +222,7 @@ class ClusterDrift(_Model):
     truncation_rows: list[TruncationRow] = Field(default_factory=list)
     replicas: list[ReplicaProblem] = Field(default_factory=list)
     data_loss: list[DataLossSignal] = Field(default_factory=list)
+    retention: list[RetentionLowered] = Field(default_factory=list)
     unverified: list[UnverifiedPartition] = Field(default_factory=list)
     diagnostics: list[PlanDiagnostic] = Field(default_factory=list)
     items: list[DriftItem] = Field(default_factory=list)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from reconciler.drift.model import ITEM_KINDS, ClusterDrift, DriftReport, ItemKind
+from reconciler.drift.model import ITEM_KINDS, ClusterDrift, DriftReport, ItemKind, RetentionLowered
 from reconciler.render.table import markdown_cell, markdown_table, text_columns
 from reconciler.render.values import size
 
@@ -22,7 +22,7 @@ MAX_ROWS = 50
 
 # Colour per finding kind (charts and HTML badges), readable on white and for common colour blindness.
 KIND_COLOURS: dict[ItemKind, str] = {
-    "data-loss": "#b2182b", "offline-partition": "#d6604d", "under-replicated": "#f4a582",
+    "data-loss": "#b2182b", "retention-lowered": "#67001f", "offline-partition": "#d6604d", "under-replicated": "#f4a582",
     "plan-error": "#762a83", "pending-change": "#2166ac", "pending-truncation": "#e08214",
     "config-drift": "#4393c3", "unmanaged-topic": "#878787"}
 
@@ -54,8 +54,9 @@ def summary_line(cluster: ClusterDrift) -> str:
     parts = [(c.pending_changes, "planned action"), (c.unmanaged_topics, "unmanaged topic"),
              (c.config_drift, "config drift"), (c.pending_truncations, "pending truncation"),
              (c.under_replicated, "under-replicated partition"), (c.offline, "offline partition"),
-             (c.data_loss, "data-loss signal"), (c.plan_errors, "plan error")]
-    text = ", ".join(f"{n:,} {label}{'s' if n != 1 and not label.endswith('drift') else ''}"
+             (c.data_loss, "data-loss signal"), (c.retention_lowered, "retention lowered out of band"),
+             (c.plan_errors, "plan error")]
+    text = ", ".join(f"{n:,} {label}{'s' if n != 1 and not label.endswith(('drift', 'band')) else ''}"
                      for n, label in parts if n)
     if c.truncation_records:
         unknown = sum(r.estimated_bytes is None for r in cluster.truncation_rows)
@@ -66,7 +67,24 @@ def summary_line(cluster: ClusterDrift) -> str:
         else:
             freed = f"~{size(c.truncation_bytes)} for the partitions whose size is known"
         text += f"; truncations would free {c.truncation_records:,} records ({freed})"
+    if c.retention_lowered:
+        text += "; " + _retention_total(cluster)
     return "Drift: " + text + "." + _unverified_note(cluster)
+
+
+def _retention_total(cluster: ClusterDrift) -> str:
+    """What the out-of-band retention cuts delete, DESTRUCTIVE: the known part, and what is unknown."""
+    cuts = [r.cut for r in cluster.retention if r.cut.counted]
+    if not cuts:
+        return "DESTRUCTIVE: retention lowered (not counted)"
+    unknown = sum(len(cut.unknown_partitions) for cut in cuts)
+    records = cluster.counts.retention_records
+    text = f"DESTRUCTIVE: retention lowered deletes up to {records:,} records"
+    if unknown:
+        return text + f" in the partitions whose estimate is known ({unknown:,} unknown)"
+    if any(p.bytes_to_delete is None for cut in cuts for p in cut.partitions):
+        return text + " (size unknown)"
+    return text + f" (~{size(cluster.counts.retention_bytes)})"
 
 
 def _header(report: DriftReport) -> str:
@@ -82,7 +100,8 @@ def _when(value: datetime | None) -> str:
 
 
 # Columns holding one number each: right-aligned in text, Markdown and HTML.
-_NUMERIC = frozenset({"partition", "partitions", "leader", "records", "would free", "records lost"})
+_NUMERIC = frozenset({"partition", "partitions", "leader", "records", "would free", "records lost", "deletes up to",
+                      "bytes up to", "gone since"})
 # Short identifiers that read badly when wrapped (HTML).
 _NOWRAP = frozenset({"severity", "code", "state", "evidence", "drift", "replicas", "in sync"})
 
@@ -108,6 +127,11 @@ def _sections(cluster: ClusterDrift) -> list[_Section]:
               (f"epoch end {s.epoch_end_offset:,}, " if s.epoch_end_offset is not None else "")
               + f"HW {s.current_high_watermark:,} @ epoch {s.current_epoch}",
               f"{s.records_lost:,}"] for s in cluster.data_loss]))
+    if cluster.retention:
+        out.append(_Section(
+            "Retention lowered out of band (DESTRUCTIVE: the brokers delete these records)",
+            ["topic", "lower than", "what is deleted", "deletes up to", "bytes up to", "gone since", "unknown"],
+            [_retention_row(r) for r in cluster.retention]))
     if cluster.unverified:
         out.append(_Section(
             "Leader changed, no leader-epoch evidence (data loss not ruled out)",
@@ -141,6 +165,24 @@ def _sections(cluster: ClusterDrift) -> list[_Section]:
         out.append(_Section("Plan diagnostics", ["severity", "code", "message"],
                             [[d.severity, d.code, d.message] for d in problems]))
     return out
+
+
+def _retention_row(r: RetentionLowered) -> list[str]:
+    """Records and bytes up to what the next retention check deletes; a partition whose estimate
+    is unknown makes the total unknown (its known part is shown with "+ unknown"), never 0."""
+    cut = r.cut
+    if not cut.counted:
+        records = bytes_ = "not counted"
+    else:
+        unknown = " + unknown" if cut.unknown_partitions else ""
+        records = f"{cut.known_records:,}{unknown}"
+        known_bytes = [p.bytes_to_delete for p in cut.partitions if p.bytes_to_delete is not None]
+        bytes_ = "unknown" if not known_bytes else size(sum(known_bytes)) + (
+            " + unknown" if len(known_bytes) < len(cut.partitions) else "")
+    against = " and ".join({"manifests": "manifests", "earlier": "earlier observation"}[a] for a in r.against)
+    return [r.topic, against, "; ".join(cut.effects), records, bytes_,
+            "-" if r.records_since is None else f"{r.records_since:,}",
+            "; ".join(f"{p}: {why}" for p, why in sorted(r.unknown.items())) or "-"]
 
 
 def _cluster_title(c: ClusterDrift) -> str:

@@ -42,7 +42,9 @@ _OUT_FIELDS = ("cluster string, topic string, observed boolean, managed boolean,
                "drift string, items array<struct<kind:string,topic:string,partition:int,key:string,detail:string,"
                "records:bigint,bytes:bigint>>, truncations array<struct<topic:string,partition:int,leader:int,"
                "leader_epoch:int,log_start_offset:bigint,high_watermark:bigint,target_offset:bigint,records:bigint,"
-               "estimated_bytes:bigint>>")
+               "estimated_bytes:bigint>>, retention array<struct<topic:string,partition:int,against:string,"
+               "log_start_offset:bigint,high_watermark:bigint,keep_from_offset:bigint,records:bigint,bytes:bigint,"
+               "unknown:string>>")
 
 TOPICS_PER_TASK = 20_000  # ~200k partitions: one task's result stays in the tens of MiB
 
@@ -175,14 +177,17 @@ def _inputs(spark: SparkSession, snapshots: DataFrame, desired: Mapping[str, Des
         before = (snapshots.join(F.broadcast(spark.createDataFrame(earlier_runs, "cluster string, run timestamp")),
                                  ["cluster", "run"])
                   .select("cluster", "topic", F.col("topic_id").alias("earlier_topic_id"),
+                          F.col("configs").alias("earlier_configs"),
                           F.transform("partitions", lambda p: F.struct(
                               p["partition"].alias("partition"), p["leader_epoch"].alias("leader_epoch"),
+                              p["log_start_offset"].alias("log_start_offset"),
                               p["high_watermark"].alias("high_watermark"))).alias("earlier_partitions")))
         current = current.join(before, ["cluster", "topic"], "left")
     else:
         current = (current.withColumn("earlier_topic_id", F.lit(None).cast("string"))
+                   .withColumn("earlier_configs", F.lit(None).cast(snapshots.schema["configs"].dataType))
                    .withColumn("earlier_partitions", F.lit(None).cast(
-                       "array<struct<partition:int,leader_epoch:int,high_watermark:bigint>>")))
+                       "array<struct<partition:int,leader_epoch:int,log_start_offset:bigint,high_watermark:bigint>>")))
     declared = [(c, t) for c, d in desired.items() for t in d.topics]
     if declared:
         wanted = spark.createDataFrame(declared, "cluster string, topic string")
@@ -192,7 +197,8 @@ def _inputs(spark: SparkSession, snapshots: DataFrame, desired: Mapping[str, Des
     # a fleet of millions of partitions loses results in the block manager, so tasks stay bounded.
     parallelism = max(spark.sparkContext.defaultParallelism * 2, 2, -(-topics // TOPICS_PER_TASK))
     return current.select("cluster", "topic", "topic_id", "internal", "configs", "partitions", "group_offsets",
-                          "earlier_topic_id", "earlier_partitions").repartition(parallelism, "cluster", "topic")
+                          "earlier_topic_id", "earlier_configs", "earlier_partitions").repartition(
+                              parallelism, "cluster", "topic")
 
 
 def _drift_batches(shared) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
@@ -200,7 +206,7 @@ def _drift_batches(shared) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.R
 
     def run_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from reconciler.drift.compute import _items, drift_one_topic
-        from reconciler.drift.tables import item_dict, truncation_dict
+        from reconciler.drift.tables import item_dict, retention_dicts, truncation_dict
         from reconciler.files.snapshot_parquet import topic_from_row
         from reconciler.models.observed import ObservedState
 
@@ -225,18 +231,22 @@ def _drift_batches(shared) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.R
                                          topics={name: topic} if topic else {}, group_offsets=groups)
                 earlier = None
                 if row["earlier_partitions"] is not None:
-                    earlier = topic_from_row({"topic": name, "topic_id": row["earlier_topic_id"], "partitions": [
-                        {**p, "leader": -1, "log_start_offset": 0} for p in row["earlier_partitions"]]})
+                    # What the earlier run's partitions need for data-loss signals and out-of-band
+                    # retention changes (no leader: the earlier leader is not compared).
+                    earlier = topic_from_row({
+                        "topic": name, "topic_id": row["earlier_topic_id"], "configs": row["earlier_configs"],
+                        "partitions": [{**p, "leader": -1} for p in row["earlier_partitions"]]})
                 drift = drift_one_topic(desired, observed, name, earlier, None, options)
                 items = _items(cluster, drift.changes, [name] if drift.unmanaged else [], drift.config,
                                [drift.truncation] if drift.truncation else [], drift.replicas, drift.data_loss,
-                               drift.diagnostics)
+                               drift.diagnostics, [drift.retention] if drift.retention else [])
                 out.append({
                     "cluster": cluster, "topic": name, "observed": drift.observed, "managed": drift.managed,
                     "partitions": drift.partitions, "empty": drift.empty,
                     "drift": "" if drift.empty else drift.model_dump_json(),
                     "items": [item_dict(i) for i in items],
-                    "truncations": [truncation_dict(r) for r in drift.truncation_rows]})
+                    "truncations": [truncation_dict(r) for r in drift.truncation_rows],
+                    "retention": retention_dicts(drift.retention) if drift.retention else []})
             if schema is None:
                 schema = _arrow_out_schema()
             yield pa.RecordBatch.from_pylist(out, schema=schema)
@@ -250,9 +260,14 @@ def _arrow_out_schema() -> pa.Schema:
     trunc = pa.struct([("topic", pa.string()), ("partition", pa.int32()), ("leader", pa.int32()),
                        ("leader_epoch", pa.int32()), ("log_start_offset", pa.int64()), ("high_watermark", pa.int64()),
                        ("target_offset", pa.int64()), ("records", pa.int64()), ("estimated_bytes", pa.int64())])
+    retention = pa.struct([("topic", pa.string()), ("partition", pa.int32()), ("against", pa.string()),
+                           ("log_start_offset", pa.int64()), ("high_watermark", pa.int64()),
+                           ("keep_from_offset", pa.int64()), ("records", pa.int64()), ("bytes", pa.int64()),
+                           ("unknown", pa.string())])
     return pa.schema([("cluster", pa.string()), ("topic", pa.string()), ("observed", pa.bool_()),
                       ("managed", pa.bool_()), ("partitions", pa.int32()), ("empty", pa.bool_()),
-                      ("drift", pa.string()), ("items", pa.list_(item)), ("truncations", pa.list_(trunc))])
+                      ("drift", pa.string()), ("items", pa.list_(item)), ("truncations", pa.list_(trunc)),
+                      ("retention", pa.list_(retention))])
 
 
 def _write_tables(results: DataFrame, directory: str, generated_at: datetime, meta: Mapping[str, _ClusterRun]) -> None:
@@ -262,7 +277,8 @@ def _write_tables(results: DataFrame, directory: str, generated_at: datetime, me
     observed_at = spark.createDataFrame([(c, m.run) for c, m in meta.items()], "cluster string, observed_at timestamp")
     base = results.join(F.broadcast(observed_at), "cluster").withColumn(
         "generated_at", F.lit(generated_at).cast("timestamp"))
-    for name, column in (("drift_items", "items"), ("pending_truncations", "truncations")):
+    for name, column in (("drift_items", "items"), ("pending_truncations", "truncations"),
+                         ("retention_lowered", "retention")):
         exploded = base.select("generated_at", "cluster", "observed_at", F.explode(column).alias("row"))
         (exploded.select("generated_at", "cluster", "observed_at", "row.*").coalesce(max(1, min(8, len(meta))))
          .write.mode("overwrite").parquet(f"{directory.rstrip('/')}/{name}"))

@@ -5,6 +5,10 @@
 - `pending_truncations/`: one row per partition a pending truncation would cut: generated_at,
   cluster, observed_at, topic, partition, leader, leader_epoch, log_start_offset,
   high_watermark, target_offset, records, estimated_bytes.
+- `retention_lowered/`: one row per partition of a topic whose retention was lowered out of band:
+  generated_at, cluster, observed_at, topic, partition, against (`manifests`, `earlier` or both,
+  comma-separated), log_start_offset, high_watermark, keep_from_offset, records, bytes (up to what
+  the brokers delete at their next retention check; null: unknown, never 0), unknown (why).
 
 Each is a directory of Parquet part files (Spark writes many, the local engine one), readable
 as one dataset by Spark, pyarrow, DuckDB or pandas. Timestamps are UTC.
@@ -19,7 +23,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from reconciler.drift.model import DriftItem, DriftReport, TruncationRow
+from reconciler.drift.model import DriftItem, DriftReport, RetentionLowered, TruncationRow
 from reconciler.files.snapshot_parquet import require_pyarrow
 
 ITEM_FIELDS = [("kind", "string"), ("topic", "string"), ("partition", "int"), ("key", "string"),
@@ -27,6 +31,9 @@ ITEM_FIELDS = [("kind", "string"), ("topic", "string"), ("partition", "int"), ("
 TRUNCATION_FIELDS = [("topic", "string"), ("partition", "int"), ("leader", "int"), ("leader_epoch", "int"),
                      ("log_start_offset", "bigint"), ("high_watermark", "bigint"), ("target_offset", "bigint"),
                      ("records", "bigint"), ("estimated_bytes", "bigint")]
+RETENTION_FIELDS = [("topic", "string"), ("partition", "int"), ("against", "string"),
+                    ("log_start_offset", "bigint"), ("high_watermark", "bigint"), ("keep_from_offset", "bigint"),
+                    ("records", "bigint"), ("bytes", "bigint"), ("unknown", "string")]
 COMMON_FIELDS = [("generated_at", "timestamp"), ("cluster", "string"), ("observed_at", "timestamp")]
 
 
@@ -42,13 +49,22 @@ def truncation_dict(row: TruncationRow) -> dict[str, Any]:
     return {name: getattr(row, name) for name, _ in TRUNCATION_FIELDS}
 
 
-def report_rows(report: DriftReport) -> tuple[list[dict], list[dict]]:
-    items, truncations = [], []
+def retention_dicts(found: RetentionLowered) -> list[dict[str, Any]]:
+    """One row per partition of the cut's estimate."""
+    return [{"topic": found.topic, "partition": p.partition, "against": ",".join(found.against),
+             "log_start_offset": p.log_start_offset, "high_watermark": p.high_watermark,
+             "keep_from_offset": p.keep_from_offset, "records": p.records_to_delete, "bytes": p.bytes_to_delete,
+             "unknown": found.unknown.get(p.partition)} for p in found.cut.partitions]
+
+
+def report_rows(report: DriftReport) -> tuple[list[dict], list[dict], list[dict]]:
+    items, truncations, retention = [], [], []
     for c in report.clusters:
         common = {"generated_at": report.generated_at, "cluster": c.cluster, "observed_at": c.observed_at}
         items += [{**common, **item_dict(i)} for i in c.items]
         truncations += [{**common, **truncation_dict(r)} for r in c.truncation_rows]
-    return items, truncations
+        retention += [{**common, **row} for r in c.retention for row in retention_dicts(r)]
+    return items, truncations, retention
 
 
 def _arrow_schema(fields: list[tuple[str, str]]) -> Any:
@@ -61,9 +77,10 @@ def _arrow_schema(fields: list[tuple[str, str]]) -> Any:
 def write_tables_local(report: DriftReport, directory: str | Path) -> Path:
     pa = require_pyarrow()
     directory = Path(directory)
-    items, truncations = report_rows(report)
+    items, truncations, retention = report_rows(report)
     for name, fields, rows in (("drift_items", COMMON_FIELDS + ITEM_FIELDS, items),
-                               ("pending_truncations", COMMON_FIELDS + TRUNCATION_FIELDS, truncations)):
+                               ("pending_truncations", COMMON_FIELDS + TRUNCATION_FIELDS, truncations),
+                               ("retention_lowered", COMMON_FIELDS + RETENTION_FIELDS, retention)):
         target = directory / name
         if target.exists():
             shutil.rmtree(target)

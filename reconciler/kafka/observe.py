@@ -61,6 +61,10 @@ class Observer:
         """What apply checks a plan's preconditions against: the plan's topics, read again."""
         return self._observe(plan_scope(plan, _now_ms()), sizes=False)
 
+    def observe_scope(self, scope: ReadScope, sizes: bool = False) -> ObservedState:
+        """Exactly what `scope` names: a read decided from an earlier one (drift's retention lookups)."""
+        return self._observe(scope, sizes)
+
     def _observe(self, scope: ReadScope, sizes: bool) -> ObservedState:
         return self._client.run(self._observe_async, scope, sizes)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -87,3 +87,39 @@ def test_json_snapshots_stay_with_the_local_engine(tmp_path):
     assert engine.choose_engine("auto", tmp_path) == "local"
     with pytest.raises(ReconcilerError, match="Parquet snapshots only"):
         engine.run_fleet(tmp_path, lambda c: None, engine="spark")
+
+
+def test_both_engines_report_retention_lowered_out_of_band_alike(spark, tmp_path):
+    """Against the manifests (time cut with a lookup the snapshot holds, one without, one offline
+    partition) and against the earlier run (size cut, log start moved), in reports and tables."""
+    from reconciler.drift.tables import read_table_rows
+    from reconciler.files.fleet import write_fleet_snapshot
+    from reconciler.retention import epoch_ms, time_lookup
+    from tests.factories import desired, have, observed, partition, want
+
+    day, month = 86_400_000, 2_592_000_000
+    earlier_at, now_at = WHEN - timedelta(days=1), WHEN
+    lookup = time_lookup(epoch_ms(now_at), day)
+    cut = have("cut", set_on_topic={"retention.ms": str(day)}, inherited={"cleanup.policy": "delete"},
+               size_bytes=1000, offsets_by_timestamp={lookup: 30})
+    cut = cut.model_copy(update={"partitions": [*cut.partitions[:2], partition(2, leader=-1, log_start=-1, hw=-1)]})
+    unread = have("unread", set_on_topic={"retention.ms": str(day)}, size_bytes=1000)
+    sized_before = have("sized", set_on_topic={"retention.bytes": "-1"}, size_bytes=1000)
+    sized_now = have("sized", set_on_topic={"retention.bytes": "400"}, log_start=10, hw=110, size_bytes=1000)
+    d = desired(want("cut", configs={"retention.ms": str(month)}), want("unread", configs={"retention.ms": str(month)}),
+                want("sized"))
+    for state, when in ((observed(cut, unread, sized_before), earlier_at), (observed(cut, unread, sized_now), now_at)):
+        write_fleet_snapshot(state.model_copy(update={"taken_at": when}), tmp_path / "fleet")
+
+    local = engine.run_fleet(tmp_path / "fleet", {"test": d}.__getitem__, engine="local", tables=tmp_path / "l",
+                             generated_at=WHEN)
+    remote = engine.run_fleet(tmp_path / "fleet", {"test": d}.__getitem__, engine="spark", tables=tmp_path / "s",
+                              generated_at=WHEN)
+    assert local.report.comparable() == remote.report.comparable()
+    [c] = local.report.clusters
+    assert [(r.topic, r.against, r.records_since) for r in c.retention] == [
+        ("cut", ["manifests"], None), ("sized", ["earlier"], 30), ("unread", ["manifests"], None)]
+    assert c.retention[0].cut.known_records == 60 and c.counts.retention_lowered == 3
+    rows = read_table_rows(tmp_path / "l", "retention_lowered")
+    assert len(rows) == 9 and rows == read_table_rows(tmp_path / "s", "retention_lowered")
+    assert read_table_rows(tmp_path / "l", "drift_items") == read_table_rows(tmp_path / "s", "drift_items")

@@ -107,3 +107,53 @@ def test_an_unanswered_leader_epoch_check_is_no_evidence_and_the_report_says_so(
     assert (unverified["topic"], unverified["partition"], unverified["earlier_high_watermark"]) == ("orders.v1", 0, 100)
     assert "TOPIC_AUTHORIZATION_FAILED" in unverified["reason"]
     assert "Data loss not ruled out on 1 partition" in r.output
+
+
+RETENTION_MANIFEST = """\
+kind: Cluster
+name: live
+bootstrap_servers: [localhost:9]
+---
+kind: Topic
+name: events
+partitions: 2
+replication_factor: 3
+configs: {retention.ms: 30d, segment.bytes: "1000"}
+"""
+LIST_OFFSETS = 2
+
+
+def test_retention_lowered_out_of_band_is_estimated_from_a_second_batched_read(test_cluster, tmp_path):
+    import time
+
+    manifests = tmp_path / "manifests"
+    manifests.mkdir()
+    (manifests / "live.yaml").write_text(RETENTION_MANIFEST)
+    test_cluster.create_topic("events", partitions=2, replication_factor=3,
+                              configs={"retention.ms": "2592000000", "segment.bytes": "1000"})
+    day = 86_400_000
+    start = int(time.time() * 1000) - 10 * day
+    # 100 records a partition over ten days, ten to a segment (100 bytes each, 1000-byte segments).
+    test_cluster.produce_many({("events", 0): 100, ("events", 1): 100}, timestamp_ms=start, step_ms=day // 10)
+    test_cluster.set_topic_configs("events", {"retention.ms": str(day)})  # out of band: Git says 30d
+
+    test_cluster.clear_request_log()
+    r = _reconcile("drift", str(manifests), "--cluster", "live", "--bootstrap-servers", test_cluster.bootstrap_servers,
+                   "--format", "json", "-o", str(tmp_path / "report.json"))
+    assert r.exit_code == 3, r.output
+    report = json.loads((tmp_path / "report.json").read_text())["clusters"][0]
+    [found] = report["retention"]
+    assert found["against"] == ["manifests"] and found["unknown"] == {}
+    estimate = {p["partition"]: p["keep_from_offset"] - p["log_start_offset"] for p in found["cut"]["partitions"]}
+    assert all(80 <= n <= 91 for n in estimate.values()), estimate  # about nine days of ten
+    assert "retention lowered out of band" in r.output and "DESTRUCTIVE" in r.output
+    # The lookup for the cluster's 1d came with one more batched read: two reads, each one ListOffsets
+    # per leader for earliest, latest and one timestamp (the first read's is Git's 30d), none per topic.
+    leaders = {test_cluster.partition("events", p).leader for p in (0, 1)}
+    assert len([x for x in test_cluster.request_log if x.api_key == LIST_OFFSETS]) == 2 * 3 * len(leaders)
+
+    # The brokers' next retention check deletes no more than estimated, and within a segment of it.
+    moved = test_cluster.enforce_retention()
+    for p, n in estimate.items():
+        before, after = moved[("events", p)]
+        assert n - 10 <= after - before <= n, (p, n, before, after)

@@ -1,0 +1,117 @@
+"""Retention lowered out of band: a topic whose settings on the cluster make the brokers delete
+records that the manifests, or the cluster as observed earlier, would keep. Pure.
+
+The "change" is read backwards from a plan's: from the manifests' value (the plan's config change
+applied) or the earlier observation's, to the value the cluster has now. It is classified and
+estimated by `reconciler.retention` exactly as the planner would classify and estimate that change,
+measured back from when the cluster was read: what the brokers delete at their next retention
+check, or may already have deleted (a cut that has already run leaves little left to estimate;
+with an earlier observation, the log start's move shows what went).
+
+Inherited values (what a key without a topic override falls back to) are read from the topic
+itself, so that one topic gives the same finding whichever engine plans it (the Spark engine sees
+one topic at a time).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+
+from reconciler import retention
+from reconciler.drift.model import RetentionLowered
+from reconciler.models.desired import DesiredTopic
+from reconciler.models.observed import ObservedState, ObservedTopic
+from reconciler.models.plan import Action, AlterConfigs, ConfigChange
+from reconciler.retention import Classification, Settings
+
+
+def lowered_retention(observed: ObservedTopic | None, desired: DesiredTopic | None, actions: list[Action],
+                      earlier: ObservedTopic | None, observed_at: datetime | None) -> RetentionLowered | None:
+    """The cut the cluster's current settings make against the manifests (the plan's config change
+    for this topic, if any) and against `earlier`, or None when neither deletes anything. A change
+    since `earlier` that gave every moved key the value the manifests declare was Git's own
+    (applied by the reconciler), not one out of band."""
+    if observed is None or not observed.configs:  # configs not read: nothing to compare
+        return None
+    # A one-topic view, built without validating the topic again.
+    inherited = retention.inherited_values(ObservedState.model_construct(cluster="-", topics={observed.name: observed}))
+    against: list[tuple[str, Classification]] = []
+    changes = [c for a in actions if isinstance(a, AlterConfigs) for c in a.changes]
+    if changes:
+        now, manifests = retention.before_and_after(changes, observed, inherited)
+        against.append(("manifests", retention.classify(manifests, now)))
+    if earlier is not None and earlier.configs and _same_log(observed, earlier) \
+            and not _made_by_git(observed, earlier, desired, changes, inherited):
+        now = _settings(observed, inherited)
+        when = " (since the earlier observation)"
+        found = retention.classify(_settings(earlier, inherited), now)
+        against.append(("earlier", Classification(tuple(e + when for e in found.effects), found.notes,
+                                                  found.retention_ms, found.retention_bytes)))
+    cuts = [(name, c) for name, c in against if c.destructive]
+    if not cuts:
+        return None
+    merged = Classification(
+        effects=tuple(e for _, c in cuts for e in c.effects),
+        retention_ms=next((c.retention_ms for _, c in cuts if c.retention_ms is not None), None),
+        retention_bytes=next((c.retention_bytes for _, c in cuts if c.retention_bytes is not None), None))
+    now_ms = retention.epoch_ms(observed_at) if observed_at is not None else None
+    cut, unknown = retention.retention_cut(merged, observed, now_ms)
+    return RetentionLowered(topic=observed.name, against=[name for name, _ in cuts], cut=cut, unknown=unknown,
+                            records_since=_records_since(observed, earlier) if "earlier" in dict(cuts) else None)
+
+
+def missing_reads(found: RetentionLowered, observed: ObservedTopic,
+                  observed_at: datetime | None) -> tuple[int | None, bool]:
+    """What a live read lacks for this finding's estimate: the ListOffsets timestamp (None: none
+    missing) and whether partition sizes are."""
+    cut = found.cut
+    lookup = None
+    if cut.retention_ms is not None and observed_at is not None:
+        at = retention.time_lookup(retention.epoch_ms(observed_at), cut.retention_ms)
+        if any(p.unreadable is None and at not in p.offsets_by_timestamp for p in observed.partitions):
+            lookup = at
+    sizes = cut.retention_bytes is not None and any(
+        p.unreadable is None and p.size_bytes is None for p in observed.partitions)
+    return lookup, sizes
+
+
+def _settings(topic: ObservedTopic, inherited: Mapping[str, str], without: str | None = None) -> Settings:
+    """The topic's settings; `without`: as if that key fell back to `inherited`."""
+    def value(key: str) -> str | None:
+        config = topic.configs.get(key) if key != without else None
+        return config.value if config is not None and config.value is not None else inherited.get(key)
+
+    return retention.settings(value)
+
+
+def _made_by_git(observed: ObservedTopic, earlier: ObservedTopic, desired: DesiredTopic | None,
+                 changes: list[ConfigChange], inherited: Mapping[str, str]) -> bool:
+    """Whether every key that moved since `earlier` (of those deciding what is deleted) now has
+    the value the manifests declare, with no change pending on it."""
+    if desired is None:
+        return False
+    now = _settings(observed, inherited)
+    moved = set()
+    for key in set(observed.configs) | set(earlier.configs):
+        was = earlier.configs.get(key)
+        then = _settings(observed, {**inherited, key: was.value} if was is not None and was.value is not None
+                         else inherited, without=key)
+        if then != now:
+            moved.add(key)
+    pending = {c.key for c in changes}
+    return bool(moved) and all(k in desired.configs and k not in pending for k in moved)
+
+
+def _same_log(observed: ObservedTopic, earlier: ObservedTopic) -> bool:
+    return not (observed.topic_id and earlier.topic_id and observed.topic_id != earlier.topic_id)
+
+
+def _records_since(observed: ObservedTopic, earlier: ObservedTopic | None) -> int | None:
+    """How far the log start moved since the earlier observation over the partitions readable in
+    both (records deleted meanwhile, by retention or anything else); None when none is."""
+    if earlier is None:
+        return None
+    before = {p.partition: p.log_start_offset for p in earlier.partitions if p.log_start_offset >= 0}
+    moved = [p.log_start_offset - before[p.partition] for p in observed.partitions
+             if p.partition in before and p.log_start_offset >= 0]
+    return sum(max(0, m) for m in moved) if moved else None
