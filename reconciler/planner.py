@@ -260,8 +260,8 @@ def _limit(key: str, value: int) -> str:
 
 
 def _step_reason(step: RetentionStep) -> str:
-    return (f"one step toward {_limit(step.key, step.target)} (the policy's max_retention_decrease allows "
-            f"{step.max_decrease:.0%} per apply; the topic steps gradually)")
+    return (f"one step toward {_limit(step.key, step.target)}: the policy's max_retention_decrease allows "
+            f"{step.max_decrease:.0%} per apply and the topic steps gradually")
 
 
 def _check_retention_cut(desired: DesiredState, want: DesiredTopic, cut: RetentionCut, unknown: dict[int, str],
