@@ -169,7 +169,7 @@ def test_a_retention_step_that_still_follows_goes_ahead():
 
 
 def test_a_saved_step_applied_after_the_value_moved_is_refused_with_why():
-    action, wants, _ = _retention_step()
+    action, _, _ = _retention_step()
     # The step was applied already (or someone set 15d by hand): applying it again would not follow.
     moved = topic_changes(action, observed(have("t", partitions=2, set_on_topic={"retention.ms": "1296000000"})))
     assert moved == [
@@ -180,7 +180,7 @@ def test_a_saved_step_applied_after_the_value_moved_is_refused_with_why():
     inherited = observed(have("t", partitions=2, inherited={"retention.ms": "604800000"}))
     step = action.model_copy(update={"preconditions": action.preconditions.model_copy(
         update={"configs": {**action.preconditions.configs, "retention.ms": None}})})
-    assert [m for m in topic_changes(step, inherited)] == [
+    assert topic_changes(step, inherited) == [
         "t: retention.ms is now 604800000, and the step retention.ms 30d (2592000000) -> 15d (1296000000) was "
         "planned from 2592000000, so it no longer follows from the cluster's value. Plan again for the next step"]
 
