@@ -12,6 +12,7 @@ from reconciler.models.desired import Policy, RetentionStepping, UndeclaredConfi
 from reconciler.models.observed import ConfigSource, ObservedConfig, ObservedTopic
 from reconciler.models.plan import AlterConfigs, Plan, RetentionStep
 from reconciler.planner import plan
+from reconciler.read_scope import step_scope
 from reconciler.render import render_plan
 from tests.factories import desired, have, observed, partition, want
 
@@ -200,3 +201,22 @@ def test_a_saved_step_is_checked_on_load():
     for bad in ({"planned": 30}, {"planned": 1}, {"remaining": 0}, {"key": "segment.ms"}):
         with pytest.raises(ValueError):
             RetentionStep.model_validate({**good.model_dump(), **bad})
+
+
+def test_a_second_read_is_asked_only_for_a_step_whose_lookup_is_missing():
+    wants = desired(want("a", partitions=1, configs={"retention.ms": str(DAY)}, retention_stepping=GRADUAL),
+                    want("b", partitions=1, configs={"retention.ms": str(DAY)}), policy=HALF)
+    seen = _observed(have("a", partitions=1, set_on_topic={"retention.ms": str(30 * DAY)},
+                          offsets_by_timestamp=_lookups(DAY)),
+                     have("b", partitions=1, set_on_topic={"retention.ms": str(30 * DAY)}))
+    later = NOW_MS + 5
+    scope = step_scope(wants, seen, later)
+    assert scope is not None and scope.now_ms == later
+    # a's step (15d) and its declared value, at the second read's instant; b does not step.
+    assert scope.timestamps == {"a": tuple(sorted({later - 15 * DAY, later - DAY})), "b": (later - DAY,)}
+    assert scope.size_topics == {"a", "b"}
+    # Read already, or nothing to step: no second read.
+    assert step_scope(wants, _observed(_cluster_at(30 * DAY).model_copy(update={"name": "a"})), later) is None
+    assert step_scope(desired(*wants.topics.values()), seen, later) is None
+    assert step_scope(wants, _observed(have("a", partitions=1, set_on_topic={"retention.ms": str(2 * DAY)})),
+                      later) is None
