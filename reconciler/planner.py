@@ -244,7 +244,7 @@ def _check_cut_from_no_limit(context: _Context, want: DesiredTopic, have: Observ
     deleted = [None if why else expiry.records_to_delete for expiry, why in found]
     if all(d == 0 for d in deleted):
         return
-    was = "unlimited" if "delete" in before.policy else f"not in effect (cleanup.policy {retention.policy_text(before)})"
+    was = "unlimited" if "delete" in before.policy else f"not in effect (cleanup.policy {','.join(sorted(before.policy))})"
     what = ("what it deletes is not known" if None in deleted
             else f"it deletes up to {sum(d for d in deleted if d is not None):,} records now")
     out.diag(Severity.ERROR, DiagnosticCode.POLICY_MAX_RETENTION_DECREASE,

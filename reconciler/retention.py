@@ -162,7 +162,7 @@ class Classification:
 def classify(before: Settings, after: Settings) -> Classification:
     effects: list[str] = []
     notes: dict[str, str] = {}
-    policy_change = f"cleanup.policy {policy_text(before)} -> {policy_text(after)}"
+    policy_change = f"cleanup.policy {_policy(before)} -> {_policy(after)}"
     retention_on = "delete" in after.policy and "delete" not in before.policy
     cut_ms = cut_bytes = None
     if after.time_limit is not None and (before.time_limit is None or after.time_limit < before.time_limit):
@@ -207,7 +207,7 @@ def _lower(after: int, before: int) -> bool:
     return after >= 0 and (before < 0 or after < before)
 
 
-def policy_text(s: Settings) -> str:
+def _policy(s: Settings) -> str:
     return ",".join(sorted(s.policy)) or "(none)"
 
 
