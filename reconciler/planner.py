@@ -11,6 +11,11 @@ Decisions worth knowing:
   switched on; see `reconciler.retention`) is destructive and carries an estimate of what goes,
   counted against the policy's max_delete_fraction like a truncation. A partition whose deletion
   cannot be estimated is "unknown", never 0, and fails the plan where a limit applies.
+- The policy's max_retention_decrease bounds how far one apply may lower retention.ms or
+  retention.bytes: to at least (1 - it) x the current effective limit. A larger cut is an error,
+  or, for a topic with `retention_stepping: gradual`, planned as one allowed step (the estimate is
+  the step's) with the number of applies still to come. A cut from no limit (unlimited, or
+  retention switched on) has no bounded step: it passes only while its estimate deletes nothing.
 - Each truncation rule says "records before X may go"; several rules on one topic combine to
   the largest X per partition. A target at or below the log start is already satisfied; one
   above the high watermark is an error. A time rule that finds no record at or after its time
@@ -32,6 +37,7 @@ from reconciler.models.desired import (
     DesiredTopic,
     Everything,
     KeepLast,
+    RetentionStepping,
     SourceRef,
     TopicState,
     UndeclaredConfigs,
@@ -50,6 +56,7 @@ from reconciler.models.plan import (
     PartitionTruncation,
     Plan,
     RetentionCut,
+    RetentionStep,
     Severity,
     TopicPreconditions,
     TruncateRecords,
@@ -70,10 +77,11 @@ class _TopicPlan:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def diag(self, severity: Severity, code: DiagnosticCode, message: str, desired: DesiredTopic,
-             partition: int | None = None, source: SourceRef | None = None, action: ActionKind | None = None) -> None:
+             partition: int | None = None, source: SourceRef | None = None, action: ActionKind | None = None,
+             key: str | None = None) -> None:
         self.diagnostics.append(Diagnostic(
             severity=severity, code=code, message=message, topic=desired.name, partition=partition,
-            source=source or desired.source, action=action))
+            source=source or desired.source, action=action, key=key))
 
 
 def plan(desired: DesiredState, observed: ObservedState, options: PlanOptions = PlanOptions()) -> Plan:
@@ -172,18 +180,88 @@ def _plan_topic(context: _Context, want: DesiredTopic, have: ObservedTopic | Non
 
 def _alter_configs(context: _Context, want: DesiredTopic, have: ObservedTopic, changes: list[ConfigChange],
                    out: _TopicPlan) -> AlterConfigs:
+    changes, steps = _within_retention_decrease(context, want, have, changes, out)
     found = retention.classify(*retention.before_and_after(changes, have, context.inherited))
-    reasons = [c.key + ": " + _change_reason(c) + (f" ({found.notes[c.key]})" if c.key in found.notes else "")
-               for c in changes]
+    stepped = {s.key: s for s in steps}
+    reasons = [c.key + ": " + (_step_reason(stepped[c.key]) if c.key in stepped else _change_reason(c))
+               + (f" ({found.notes[c.key]})" if c.key in found.notes else "") for c in changes]
     keys = [c.key for c in changes]
     cut = None
     if found.destructive:
         cut, unknown = retention.retention_cut(found, have, context.now_ms)
+        cut = cut.model_copy(update={"steps": steps})
         _check_retention_cut(context.desired, want, cut, unknown, out)
         keys += [k for k in retention.RETENTION_KEYS if k not in keys]
     return AlterConfigs(
         topic=want.name, changes=changes, source=want.source, reason="; ".join(reasons),
         destructive=cut is not None, retention=cut, preconditions=_preconditions(have, keys=keys))
+
+
+_LIMITS = (("retention.ms", "time_limit"), ("retention.bytes", "size_limit"))
+
+
+def _within_retention_decrease(context: _Context, want: DesiredTopic, have: ObservedTopic, changes: list[ConfigChange],
+                               out: _TopicPlan) -> tuple[list[ConfigChange], list[RetentionStep]]:
+    """The changes, with each retention cut beyond the policy's max_retention_decrease replaced by
+    one allowed step where the topic steps gradually (and reported as an error where it does not)."""
+    limit = context.desired.policy.max_retention_decrease
+    if limit is None:
+        return changes, []
+    before, after = retention.before_and_after(changes, have, context.inherited)
+    by_key = {c.key: c for c in changes}
+    steps = []
+    for key, attr in _LIMITS:
+        was, wanted = getattr(before, attr), getattr(after, attr)
+        if wanted is None or (was is not None and wanted >= was):
+            continue
+        if was is None:
+            _check_cut_from_no_limit(context, want, have, key, wanted, before, limit, out)
+            continue
+        path = retention.steps(was, wanted, limit)
+        if len(path) == 1 or key not in by_key:  # within the limit (a key's value only moves when it changes)
+            continue
+        change = by_key[key]
+        if want.retention_stepping is RetentionStepping.GRADUAL:
+            steps.append(RetentionStep(key=key, current=was, planned=path[0], target=wanted, declared=change.after,
+                                       remaining=len(path) - 1, max_decrease=limit))
+            by_key[key] = change.model_copy(update={"op": "set", "after": str(path[0])})
+            continue
+        out.diag(Severity.ERROR, DiagnosticCode.POLICY_MAX_RETENTION_DECREASE,
+                 f"{want.name}: {key} {_limit(key, was)} -> {_limit(key, wanted)} lowers retention by "
+                 f"{1 - wanted / was:.0%}, more than the policy's max_retention_decrease of {limit:.0%} per apply: "
+                 f"the largest allowed step is to {_limit(key, path[0])}. Lower it in {len(path)} steps (one per "
+                 "apply), or set `retention_stepping: gradual` on the topic to have each apply take the next step",
+                 want, source=context.desired.policy.source or want.source, action=ActionKind.ALTER_CONFIGS, key=key)
+    return [by_key[c.key] for c in changes], steps
+
+
+def _check_cut_from_no_limit(context: _Context, want: DesiredTopic, have: ObservedTopic, key: str, wanted: int,
+                             before: retention.Settings, limit: float, out: _TopicPlan) -> None:
+    """From no limit, no step is a share of the current one: the cut passes only while its estimate
+    (that limit alone) deletes nothing."""
+    ms, size = (wanted, None) if key == "retention.ms" else (None, wanted)
+    found = [retention.estimate(p, ms, size, context.now_ms) for p in have.partitions]
+    deleted = [None if why else expiry.records_to_delete for expiry, why in found]
+    if all(d == 0 for d in deleted):
+        return
+    was = "unlimited" if "delete" in before.policy else f"not in effect (cleanup.policy {','.join(sorted(before.policy))})"
+    what = ("what it deletes is not known" if None in deleted
+            else f"it deletes up to {sum(d for d in deleted if d is not None):,} records now")
+    out.diag(Severity.ERROR, DiagnosticCode.POLICY_MAX_RETENTION_DECREASE,
+             f"{want.name}: {key} is {was} and the manifest asks for {_limit(key, wanted)}: a cut from no limit has "
+             f"no bounded step, so the policy's max_retention_decrease ({limit:.0%} per apply) allows it only while "
+             f"it deletes nothing, and {what}. Declare first a {key} that deletes nothing yet (its plan shows the "
+             "estimate), apply it, then lower it from there", want,
+             source=context.desired.policy.source or want.source, action=ActionKind.ALTER_CONFIGS, key=key)
+
+
+def _limit(key: str, value: int) -> str:
+    return retention.shown_limit(key, value, raw=True)
+
+
+def _step_reason(step: RetentionStep) -> str:
+    return (f"one step toward {_limit(step.key, step.target)}: the policy's max_retention_decrease allows "
+            f"{step.max_decrease:.0%} per apply and the topic steps gradually")
 
 
 def _check_retention_cut(desired: DesiredState, want: DesiredTopic, cut: RetentionCut, unknown: dict[int, str],

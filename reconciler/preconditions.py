@@ -11,15 +11,19 @@ destructive action is applied only while the current manifests still ask for it 
 (the same truncation rules, the topic not protected, the policy's delete limit, `state: absent`
 for a topic deletion, the same config values for a config change that cuts retention).
 
+A retention step (a topic lowering retention gradually) must still follow from the cluster: the
+effective limit now is the one it was planned from, the manifests still ask for the value it steps
+toward and still opt into stepping, and the policy's current max_retention_decrease still allows it.
+
 A retention cut's estimate is made again from the fresh read: the brokers apply the new limit to
 the log as it is at apply time, which may hold older records than at plan time. It is refused when
 that estimate now passes the policy's max_delete_fraction, or cannot be made while a limit applies.
 """
 from __future__ import annotations
 
-from reconciler import retention
+from reconciler import kafka_configs, retention
 from reconciler.kafka_configs import same_config_value
-from reconciler.models.desired import DesiredState, DesiredTopic, TopicState, UndeclaredConfigs
+from reconciler.models.desired import DesiredState, DesiredTopic, RetentionStepping, TopicState, UndeclaredConfigs
 from reconciler.models.observed import ObservedState
 from reconciler.models.plan import (
     Action,
@@ -29,6 +33,7 @@ from reconciler.models.plan import (
     ConfigChange,
     CreateTopic,
     DeleteTopic,
+    RetentionStep,
     TruncateRecords,
     unhandled,
 )
@@ -53,6 +58,15 @@ def topic_changes(action: Action, now: ObservedState) -> list[str]:
         current = config.value if config is not None and config.set_on_topic else None
         if not same_config_value(key, planned, current):
             moved.append(f"{action.topic}: {key} is {_shown(current)} on the topic, the plan saw {_shown(planned)}")
+    if isinstance(action, AlterConfigs) and action.retention is not None:
+        for step in action.retention.steps:
+            config = topic.configs.get(step.key)
+            value = config.value if config is not None and config.value is not None else \
+                kafka_configs.TOPIC_CONFIGS[step.key].default
+            if value.strip() != str(step.current):
+                moved.append(f"{action.topic}: {step.key} is now {value}, and the step {_step(step)} was planned from "
+                             f"{step.current}, so it no longer follows from the cluster's value. Plan again for the "
+                             "next step")
     return moved
 
 
@@ -89,8 +103,10 @@ def manifest_refusals(action: Action, desired: DesiredState) -> list[str]:
                 f"the truncation rules of {action.topic} changed since the plan (planned: "
                 f"{'; '.join(action.rules)}; the manifests now: {'; '.join(rules) or 'none'})"]
         case AlterConfigs() if action.destructive:
+            steps = {s.key: s for s in action.retention.steps} if action.retention is not None else {}
             found = [f"the manifests no longer ask for {_change(c)} on {action.topic}"
-                     for c in action.changes if not _still_declared(c.key, c.after, topic)]
+                     for c in action.changes if c.key not in steps and not _still_declared(c.key, c.after, topic)]
+            found += [problem for step in steps.values() for problem in _step_refusals(action.topic, step, topic, desired)]
         case CreateTopic() | AddPartitions() | AlterConfigs():
             return []  # nothing is lost if the manifests changed since: the next plan undoes it
         case _:
@@ -130,6 +146,27 @@ def retention_problems(action: AlterConfigs, now: ObservedState, desired: Desire
                          f"again from the cluster now; the plan estimated up to "
                          f"{'an unknown number' if was is None else f'{was:,}'})")
     return found
+
+
+def _step_refusals(name: str, step: RetentionStep, topic: DesiredTopic | None, desired: DesiredState) -> list[str]:
+    """Why the current manifests no longer ask for a retention step."""
+    toward = ConfigChange(key=step.key, op="set" if step.declared is not None else "delete", after=step.declared)
+    if not _still_declared(step.key, step.declared, topic):
+        return [f"the manifests no longer ask for {_change(toward)} on {name}, which the step {_step(step)} went toward"]
+    found = []
+    if topic is not None and topic.retention_stepping is not RetentionStepping.GRADUAL:
+        found.append(f"{name} no longer steps retention gradually (retention_stepping), so the step {_step(step)} "
+                     "is not asked for")
+    limit = desired.policy.max_retention_decrease
+    if limit is not None and step.planned < retention.lowest_allowed(step.current, limit):
+        found.append(f"the step {_step(step)} lowers retention by more than the policy's max_retention_decrease "
+                     f"now allows ({limit:.0%} per apply)")
+    return found
+
+
+def _step(step: RetentionStep) -> str:
+    return (f"{step.key} {retention.shown_limit(step.key, step.current, raw=True)} -> "
+            f"{retention.shown_limit(step.key, step.planned, raw=True)}")
 
 
 def _still_declared(key: str, value: str | None, topic: DesiredTopic | None) -> bool:

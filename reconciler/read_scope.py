@@ -17,6 +17,10 @@ testable without a cluster and keeps the adapter free of manifest knowledge.
   requests: one more timestamp slot at most, never one more request per topic).
 - `size_topics`: topics whose partition sizes (DescribeLogDirs) a retention estimate needs, read
   even when sizes were not asked for.
+
+A topic lowering retention.ms step by step (`retention_stepping: gradual`) is estimated at the
+step, which depends on the value on the cluster: `step_scope` asks for those lookups in a second
+read once the first has shown the value, and only when a step is due.
 """
 from __future__ import annotations
 
@@ -24,7 +28,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from reconciler import kafka_configs, retention
-from reconciler.models.desired import BeforeTime, ConsumedBy, DesiredState, DesiredTopic, TopicState, UndeclaredConfigs
+from reconciler.models.desired import (
+    BeforeTime,
+    ConsumedBy,
+    DesiredState,
+    DesiredTopic,
+    RetentionStepping,
+    TopicState,
+    UndeclaredConfigs,
+)
+from reconciler.models.observed import ObservedState
 from reconciler.models.plan import AlterConfigs, Plan
 
 
@@ -78,6 +91,38 @@ def desired_scope(desired: DesiredState, now_ms: int | None = None) -> ReadScope
         epoch_topics=frozenset(epoch_topics),
         groups={g: frozenset(t) for g, t in sorted(groups.items())},
         now_ms=now_ms, size_topics=frozenset(size_topics))
+
+
+def step_scope(desired: DesiredState, seen: ObservedState, now_ms: int) -> ReadScope | None:
+    """What to read again so that the retention.ms steps due on `seen` can be estimated: the scope
+    of `desired` with the lookup of each step at `now_ms`; None when no step needs a lookup `seen`
+    does not hold."""
+    limit = desired.policy.max_retention_decrease
+    if limit is None or seen.taken_at is None:
+        return None
+    steps: dict[str, int] = {}
+    inherited = retention.inherited_values(seen)
+    for name, topic in desired.topics.items():
+        have = seen.topics.get(name)
+        wanted = _time_limit_after(topic)
+        if topic.retention_stepping is not RetentionStepping.GRADUAL or have is None or wanted is None:
+            continue
+        current = have.config_value("retention.ms") or inherited["retention.ms"]
+        try:
+            was = int(current)
+        except ValueError:
+            continue
+        step = max(wanted, retention.lowest_allowed(was, limit)) if was >= 0 else wanted
+        lookup = retention.time_lookup(retention.epoch_ms(seen.taken_at), step)
+        if step != wanted and any(lookup not in p.offsets_by_timestamp for p in have.partitions if not p.unreadable):
+            steps[name] = step
+    if not steps:
+        return None
+    scope = desired_scope(desired, now_ms)
+    timestamps = {name: tuple(sorted({*scope.timestamps.get(name, ()), retention.time_lookup(now_ms, step)}))
+                  for name, step in steps.items()}
+    return ReadScope(topics=scope.topics, list_all=scope.list_all, timestamps={**scope.timestamps, **timestamps},
+                     epoch_topics=scope.epoch_topics, groups=scope.groups, now_ms=now_ms, size_topics=scope.size_topics)
 
 
 def _may_change_retention(topic: DesiredTopic) -> bool:

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from fractions import Fraction
 
 from reconciler import kafka_configs
 from reconciler.models.observed import ConfigSource, ObservedPartition, ObservedState, ObservedTopic
@@ -219,6 +220,32 @@ def _size(n: int | None) -> str:
         return "unlimited"
     text = format_bytes(n)
     return text + " bytes" if text.isdigit() else text
+
+
+# -- stepping: the policy's max_retention_decrease --------------------------------------------
+
+def lowest_allowed(current: int, max_decrease: float) -> int:
+    """The lowest limit one apply may set below a finite `current` limit: (1 - max_decrease) x
+    current, rounded up, and always at least one unit (ms or byte) lower so that stepping ends."""
+    keep = 1 - Fraction(repr(max_decrease))  # the decimal the manifest wrote, not its binary float
+    return max(0, min(current - 1, -(-current * keep.numerator // keep.denominator)))
+
+
+def steps(current: int, target: int, max_decrease: float) -> list[int]:
+    """The limit each apply sets going from `current` down to `target`, one allowed step each; the
+    last is `target`. Bounded: max_decrease is at least 0.01 (thousands of steps at most)."""
+    found = []
+    while current > target:
+        current = max(target, lowest_allowed(current, max_decrease))
+        found.append(current)
+    return found
+
+
+def shown_limit(key: str, value: int | None, raw: bool = False) -> str:
+    """A retention.ms or retention.bytes limit in words: "30d", "1GiB", "unlimited"; with `raw`, the
+    number too where the words round or rename it: "7d 12h (648000000)"."""
+    shown = _duration(value) if key.endswith(".ms") else _size(value)
+    return shown if not raw or value is None or shown.split(" ")[0] == str(value) else f"{shown} ({value})"
 
 
 # -- the estimate ----------------------------------------------------------------------------

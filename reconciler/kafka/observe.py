@@ -32,7 +32,7 @@ from reconciler.kafka.partitions import EARLIEST, LATEST, PartitionResults, Read
 from reconciler.models.desired import ClusterSpec, DesiredState
 from reconciler.models.observed import ConfigSource, ObservedConfig, ObservedPartition, ObservedState, ObservedTopic
 from reconciler.models.plan import Plan
-from reconciler.read_scope import ReadScope, desired_scope, plan_scope, timestamp_slots, topics_scope
+from reconciler.read_scope import ReadScope, desired_scope, plan_scope, step_scope, timestamp_slots, topics_scope
 from reconciler.retention import epoch_ms, from_epoch_ms
 
 TopicPartition = tuple[str, int]
@@ -51,7 +51,10 @@ class Observer:
     _view: ClusterView | None
 
     def observe_desired(self, desired: DesiredState, sizes: bool = False) -> ObservedState:
-        return self._observe(desired_scope(desired, _now_ms()), sizes)
+        observed = self._observe(desired_scope(desired, _now_ms()), sizes)
+        # A retention step's lookup depends on the value just read: read again with it, when one is due.
+        again = step_scope(desired, observed, _now_ms())
+        return observed if again is None else self._observe(again, sizes)
 
     def observe_topics(self, names: Iterable[str] | None = None, sizes: bool = False) -> ObservedState:
         """The named topics (None: every topic) with all their configs."""

@@ -72,6 +72,7 @@ def cluster_policies(entries: list[Entry[PolicyDoc]], clusters: dict[str, Entry[
             topic_name_pattern=name_pattern, min_partitions=model.min_partitions,
             max_partitions=model.max_partitions, allowed_replication_factors=model.allowed_replication_factors,
             required_configs=required, max_delete_fraction=model.max_delete_fraction,
+            max_retention_decrease=model.max_retention_decrease,
             protected_topic_patterns=protected, source=doc.ref(("kind",)))
         for name in dict.fromkeys(model.clusters or list(clusters)):
             if name in result:

@@ -168,6 +168,11 @@ BootstrapServers = (Annotated[list[ServerList], AfterValidator(_names_a_server),
                                 Field(json_schema_extra={"allOf": [{"pattern": _SERVER}]})])
 Secret = Annotated[str, Field(pattern=SECRET_PATTERN)]
 DeleteFraction = Annotated[float, Field(gt=0, le=1)]
+# Below 1% per apply a cut would take hundreds of applies; 1 would allow any cut (leave it out instead).
+RetentionDecrease = Annotated[float, Field(ge=0.01, lt=1)]
+RetentionSteppingName = Literal["refuse", "gradual"]
+_STEPPING = ("A retention.ms/retention.bytes cut beyond the policy's max_retention_decrease: refuse (default, a plan "
+             "error) or gradual (each apply lowers it one allowed step until the declared value).")
 
 
 class _Doc(BaseModel):
@@ -212,6 +217,7 @@ class TopicOverride(_Doc):
     configs: Configs = Field(default_factory=dict)
     undeclared_configs: UndeclaredName | None = None
     protected: bool | None = None
+    retention_stepping: RetentionSteppingName | None = Field(None, description=_STEPPING)
     truncate: list[RuleEntry] | None = Field(None, description="Replaces the topic's rules on this cluster.")
 
 
@@ -223,6 +229,7 @@ class TopicSettings(_Doc):
     undeclared_configs: UndeclaredName | None = Field(
         None, description="Keys set on the cluster but not declared: report (default) or remove.")
     protected: bool | None = Field(None, description="Never delete or truncate this topic.")
+    retention_stepping: RetentionSteppingName | None = Field(None, description=_STEPPING)
     truncate: list[RuleEntry] = Field(default_factory=list, description="Replaces the template's rules.")
 
 
@@ -254,6 +261,10 @@ class PolicyDoc(_Doc):
     required_configs: RequiredConfigs = Field(default_factory=dict)
     max_delete_fraction: DeleteFraction | None = Field(
         None, description="Largest fraction (0, 1] of a partition's records one apply may delete.")
+    max_retention_decrease: RetentionDecrease | None = Field(
+        None, description="Largest share [0.01, 1) by which one apply may lower retention.ms or retention.bytes: the "
+                          "new limit must be at least (1 - this) x the current one. A cut from unlimited passes only "
+                          "when it deletes nothing yet.")
     protected_topic_patterns: list[str] = Field(default_factory=list)
 
 

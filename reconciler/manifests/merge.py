@@ -15,10 +15,11 @@ from typing import Any
 
 from reconciler.manifests.documents import RuleEntry, TopicDefaults, TopicOverride, TopicSettings
 from reconciler.manifests.validate import Entry
-from reconciler.models.desired import SourceRef, TopicState, UndeclaredConfigs
+from reconciler.models.desired import RetentionStepping, SourceRef, TopicState, UndeclaredConfigs
 from reconciler.yaml_source import Path_
 
-SETTINGS = ("partitions", "replication_factor", "state", "undeclared_configs", "protected", "truncate")
+SETTINGS = ("partitions", "replication_factor", "state", "undeclared_configs", "protected", "retention_stepping",
+            "truncate")
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ class Merged:
     state: TopicState = TopicState.PRESENT
     undeclared_configs: UndeclaredConfigs = UndeclaredConfigs.REPORT
     protected: bool = False
+    retention_stepping: RetentionStepping = RetentionStepping.REFUSE
     truncate: list[RuleEntry] = field(default_factory=list)
     configs: dict[str, str] = field(default_factory=dict)
     set_at: dict[str, Place] = field(default_factory=dict)  # per setting in effect
@@ -61,7 +63,7 @@ class Merged:
     refused: set[str] = field(default_factory=set)
 
 
-_CONVERT = {"state": TopicState, "undeclared_configs": UndeclaredConfigs}
+_CONVERT = {"state": TopicState, "undeclared_configs": UndeclaredConfigs, "retention_stepping": RetentionStepping}
 
 
 def merge(layers: list[Layer]) -> Merged:

@@ -144,7 +144,8 @@ class Resolver:
             yield name, DesiredTopic(
                 name=topic.name, state=merged.state, partitions=merged.partitions,
                 replication_factor=merged.replication_factor, configs=dict(sorted(merged.configs.items())),
-                undeclared_configs=merged.undeclared_configs, protected=merged.protected, truncate=truncate,
+                undeclared_configs=merged.undeclared_configs, protected=merged.protected,
+                retention_stepping=merged.retention_stepping, truncate=truncate,
                 source=doc.ref(("name",)))
 
     def _layers(self, entry: Entry[TopicDoc], template: Entry[TopicTemplateDoc] | None, cluster: str) -> list[Layer]:

@@ -192,6 +192,9 @@ def _in_manifest_words(loc: Path_, error: ErrorDetails, value: Any, is_key: bool
             return ["before_offset names no partitions"]
     if name == "max_delete_fraction" and kind in ("greater_than", "less_than_equal"):
         return [f"max_delete_fraction must be in (0, 1], not {shown_text(value)}"]
+    if name == "max_retention_decrease" and kind in ("greater_than_equal", "less_than"):
+        return [f"max_retention_decrease must be at least 0.01 and below 1 (the largest share by which one apply may "
+                f"lower retention), not {shown_text(value)}"]
     if loc == ("name",) and kind in ("string_too_short", "string_too_long", "string_pattern_mismatch"):
         return [topic_name_problem(value)]
     if name == "before_time" and kind == "string_pattern_mismatch":

@@ -100,6 +100,13 @@ class TopicState(str, Enum):
     ABSENT = "absent"  # explicit opt-in: delete the topic if it exists
 
 
+class RetentionStepping(str, Enum):
+    """What a retention cut beyond the policy's max_retention_decrease does."""
+
+    REFUSE = "refuse"  # the plan has an error
+    GRADUAL = "gradual"  # each apply lowers retention one allowed step, until the declared value
+
+
 class DesiredTopic(_Model):
     name: str
     state: TopicState = TopicState.PRESENT
@@ -108,6 +115,7 @@ class DesiredTopic(_Model):
     configs: dict[str, str] = Field(default_factory=dict)  # normalised Kafka strings
     undeclared_configs: UndeclaredConfigs = UndeclaredConfigs.REPORT
     protected: bool = False
+    retention_stepping: RetentionStepping = RetentionStepping.REFUSE
     truncate: list[TruncationRule] = Field(default_factory=list)
     source: SourceRef | None = None
 
@@ -123,6 +131,9 @@ class Policy(_Model):
     required_configs: dict[str, str | None] = Field(default_factory=dict)
     # Largest fraction (0..1] of a partition's records one apply may delete; None = no limit.
     max_delete_fraction: float | None = None
+    # Largest share [0.01, 1) by which one apply may lower retention.ms or retention.bytes: the new
+    # limit is at least (1 - this) x the current one, rounded up. None = no limit.
+    max_retention_decrease: float | None = None
     protected_topic_patterns: list[str] = Field(default_factory=list)
     source: SourceRef | None = None
 

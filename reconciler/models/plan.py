@@ -110,6 +110,7 @@ class DiagnosticCode(_Name):
     TRUNCATE_COMPACTED_TOPIC = "truncate-compacted-topic"
     TRUNCATE_BEYOND_HIGH_WATERMARK = "truncate-beyond-high-watermark"
     POLICY_MAX_DELETE_FRACTION = "policy-max-delete-fraction"
+    POLICY_MAX_RETENTION_DECREASE = "policy-max-retention-decrease"  # a retention cut larger than one apply may make
     MISSING_TIME_LOOKUP = "missing-time-lookup"
     RETENTION_ESTIMATE_UNKNOWN = "retention-estimate-unknown"  # some partition's deletion could not be estimated
     GROUP_WITHOUT_COMMIT = "group-without-commit"
@@ -226,6 +227,27 @@ class PartitionExpiry(_Model):
         return delete_fraction_excess(self.records_to_delete or 0, self.present or 0, limit, up_to=True)
 
 
+class RetentionStep(_Model):
+    """One key of a retention cut taken gradually (the topic's `retention_stepping: gradual`): this
+    apply lowers it from `current` to `planned`, the next allowed step toward `target` under the
+    policy's max_retention_decrease; `remaining` more applies reach `target`."""
+
+    key: Literal["retention.ms", "retention.bytes"]
+    current: int = Field(ge=0)  # the effective limit seen when planning
+    planned: int = Field(ge=0)
+    target: int = Field(ge=0)  # the effective limit the manifests ask for
+    declared: str | None = None  # the value the manifests declare; None: they remove the key (target is inherited)
+    remaining: int = Field(ge=1)  # applies after this one
+    max_decrease: float = Field(ge=0.01, lt=1)  # the policy's limit the step was planned with
+
+    @model_validator(mode="after")
+    def _a_step_down(self) -> RetentionStep:
+        if not self.target < self.planned < self.current:
+            raise ValueError(f"{self.key}: a step goes down from {self.current} toward {self.target}, "
+                             f"not to {self.planned}")
+        return self
+
+
 class RetentionCut(_Model):
     """What a config change makes the brokers delete on their own (retention, compaction), and the
     settings its estimate was made with, so that apply can estimate again from a fresh read."""
@@ -237,6 +259,21 @@ class RetentionCut(_Model):
     retention_bytes: int | None = Field(default=None, ge=0)
     # Per partition, when a time or size limit cuts; compaction alone is not counted.
     partitions: list[PartitionExpiry] = Field(default_factory=list)
+    # Keys lowered one allowed step this apply rather than to the declared value (stepping).
+    steps: list[RetentionStep] = Field(default_factory=list)
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # A cut taken in one apply keeps the JSON it had before stepping existed.
+        data = handler(self)
+        if not self.steps and isinstance(data, dict):
+            data.pop("steps", None)
+        return data
+
+    @property
+    def remaining_applies(self) -> int:
+        """How many more applies the stepping keys need after this one (0: none step)."""
+        return max((s.remaining for s in self.steps), default=0)
 
     @property
     def counted(self) -> bool:
@@ -380,6 +417,11 @@ class Plan(_Model):
     @property
     def retention_cuts(self) -> list[RetentionCut]:
         return [a.retention for a in self.actions if isinstance(a, AlterConfigs) and a.retention is not None]
+
+    @property
+    def stepping_applies(self) -> int:
+        """How many more applies after this plan's the retention steps need (0: nothing steps)."""
+        return max((c.remaining_applies for c in self.retention_cuts), default=0)
 
     def summary(self) -> PlanSummary:
         buckets = [a.kind.facts.summary for a in self.actions]

@@ -24,6 +24,7 @@ from reconciler.render.values import (
     expiry_rows,
     plural,
     retention_estimate,
+    stepping,
     where,
 )
 
@@ -124,6 +125,8 @@ def _details(action: Action) -> list[str]:
             lines = [action.reason, "", *markdown_table(["Key", "Current", "Desired"], rows)]
             cut = action.retention
             if cut is not None:
+                if cut.steps:
+                    lines += ["", "**Stepping:**", *[f"- {step}" for step in stepping(cut)]]
                 lines += ["", "**Deletes:**", *[f"- {effect}" for effect in cut.effects]]
                 if cut.counted:
                     lines += ["", f"Estimate, {UPPER_BOUND}:", "",

@@ -5,7 +5,7 @@ from reconciler.models.result import ActionOutcome, ApplyResult, Status
 from reconciler.render.style import STATUS_STYLE, paint
 from reconciler.render.table import markdown_table
 from reconciler.render.text import summary_line
-from reconciler.render.values import count
+from reconciler.render.values import count, more_applies
 
 _WORDS = {Status.APPLIED: "applied", Status.ALREADY_SATISFIED: "already satisfied",
           Status.REFUSED: "REFUSED", Status.FAILED: "FAILED"}
@@ -59,4 +59,8 @@ def _convergence(result: ApplyResult) -> str:
     if waiting and not result.follow_up.has_changes:
         return (f"Not converged: {len(waiting)} partition(s) offline wait for the next apply "
                 f"({', '.join(waiting[:5])}{' ...' if len(waiting) > 5 else ''}).")
+    if result.follow_up.stepping_applies:
+        # The next plan's own step, and those it says follow it.
+        return (f"Not converged: stepping: {more_applies(result.follow_up.stepping_applies + 1)} to reach the declared "
+                f"retention, one allowed step each (the next plan: {summary_line(result.follow_up)})")
     return f"Not converged: planning again still finds changes ({summary_line(result.follow_up)})"

@@ -23,9 +23,11 @@ from reconciler.render.values import (
     config_value,
     count,
     expiry_rows,
+    more_applies,
     plural,
     retention_estimate,
     size,
+    stepping,
     where,
 )
 
@@ -85,7 +87,8 @@ def summary_line(plan: Plan) -> str:
             how_many = f"up to {plural(s.records_to_expire, 'record')} and some not counted"
         else:
             how_many = "how many is not known"
-        change += f" ({count(s.retention_cuts)} deleting records: {how_many})"
+        steps = f"; stepping: {more_applies(plan.stepping_applies)}" if plan.stepping_applies else ""
+        change += f" ({count(s.retention_cuts)} deleting records: {how_many}{steps})"
     return (f"Plan: {count(s.create)} to create, {change}, {truncate}, "
             f"{count(s.delete)} to delete." + problems)
 
@@ -121,6 +124,7 @@ def _describe(action: Action) -> tuple[str, list[str]]:
             cut = action.retention
             if cut is None:
                 return action.topic, lines
+            lines += [f"stepping: {step}" for step in stepping(cut)]
             lines += [f"deletes: {effect}" for effect in cut.effects]
             if cut.counted:
                 lines += [f"estimate ({UPPER_BOUND}):", *text_columns(EXPIRY_HEADER, expiry_rows(cut), right=EXPIRY_RIGHT)]

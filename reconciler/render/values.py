@@ -1,7 +1,7 @@
 """How values read to a person: config values with their friendly form, counts, sizes, positions."""
 from __future__ import annotations
 
-from reconciler import kafka_configs, units
+from reconciler import kafka_configs, retention, units
 from reconciler.kafka_configs import Unit
 from reconciler.models.desired import SourceRef
 from reconciler.models.plan import RetentionCut
@@ -68,6 +68,18 @@ def retention_estimate(cut: RetentionCut) -> str:
         return f"{records}, {unknown} of them {UNKNOWN}"
     deleted_bytes = cut.bytes_to_delete
     return records + (f", about {size(deleted_bytes)}" if deleted_bytes else "")
+
+
+def stepping(cut: RetentionCut) -> list[str]:
+    """One line per key lowered one allowed step this apply: "retention.ms 30d -> 15d this apply; 4
+    more applies to reach 1d (at most 50% per apply)"."""
+    return [f"{s.key} {retention.shown_limit(s.key, s.current)} -> {retention.shown_limit(s.key, s.planned)} this "
+            f"apply; {more_applies(s.remaining)} to reach {retention.shown_limit(s.key, s.target)} (at most "
+            f"{s.max_decrease:.0%} per apply)" for s in cut.steps]
+
+
+def more_applies(n: int) -> str:
+    return f"{count(n)} more {'apply' if n == 1 else 'applies'}"
 
 
 def expiry_rows(cut: RetentionCut) -> list[list[str]]:

@@ -145,3 +145,60 @@ def test_a_retention_cut_checks_the_retention_keys_and_the_manifests_still_askin
     assert moved == ["t: cleanup.policy is 'compact' on the topic, the plan saw not set"]
     changed = desired(want("t", partitions=2, configs={"retention.ms": "172800000"}))
     assert manifest_refusals(action, changed) == ["the manifests no longer ask for retention.ms=86400000 on t"]
+
+
+# -- retention steps ----------------------------------------------------------------------------
+
+def _retention_step():
+    """A plan stepping t's retention.ms 30d -> 15d toward 1d (max_retention_decrease 0.5)."""
+    now = datetime(2026, 11, 20, tzinfo=timezone.utc)
+    lookup = retention.time_lookup(retention.epoch_ms(now), 15 * 86_400_000)
+    wants = desired(want("t", partitions=2, configs={"retention.ms": "86400000"}, retention_stepping="gradual"),
+                    policy=Policy(max_retention_decrease=0.5))
+    seen = observed(have("t", partitions=2, hw=1000, set_on_topic={"retention.ms": "2592000000"},
+                         offsets_by_timestamp={lookup: 100})).model_copy(update={"taken_at": now})
+    [action] = plan(wants, seen).actions
+    assert isinstance(action, AlterConfigs) and action.retention is not None and action.retention.steps
+    return action, wants, seen
+
+
+def test_a_retention_step_that_still_follows_goes_ahead():
+    action, wants, seen = _retention_step()
+    assert manifest_refusals(action, wants) == [] and topic_changes(action, seen) == []
+    assert retention_problems(action, seen, wants) == []
+
+
+def test_a_saved_step_applied_after_the_value_moved_is_refused_with_why():
+    action, _, _ = _retention_step()
+    # The step was applied already (or someone set 15d by hand): applying it again would not follow.
+    moved = topic_changes(action, observed(have("t", partitions=2, set_on_topic={"retention.ms": "1296000000"})))
+    assert moved == [
+        "t: retention.ms is '1296000000' on the topic, the plan saw '2592000000'",
+        "t: retention.ms is now 1296000000, and the step retention.ms 30d (2592000000) -> 15d (1296000000) was "
+        "planned from 2592000000, so it no longer follows from the cluster's value. Plan again for the next step"]
+    # An inherited value that moved (a broker default changed) is caught by the step's own check.
+    inherited = observed(have("t", partitions=2, inherited={"retention.ms": "604800000"}))
+    step = action.model_copy(update={"preconditions": action.preconditions.model_copy(
+        update={"configs": {**action.preconditions.configs, "retention.ms": None}})})
+    assert topic_changes(step, inherited) == [
+        "t: retention.ms is now 604800000, and the step retention.ms 30d (2592000000) -> 15d (1296000000) was "
+        "planned from 2592000000, so it no longer follows from the cluster's value. Plan again for the next step"]
+
+
+def test_a_saved_step_is_refused_when_the_manifests_no_longer_ask_for_it():
+    action, wants, _ = _retention_step()
+    other_target = desired(want("t", partitions=2, configs={"retention.ms": "172800000"}, retention_stepping="gradual"),
+                           policy=wants.policy)
+    assert manifest_refusals(action, other_target) == [
+        "the manifests no longer ask for retention.ms=86400000 on t, which the step retention.ms 30d (2592000000) "
+        "-> 15d (1296000000) went toward"]
+    no_stepping = desired(want("t", partitions=2, configs={"retention.ms": "86400000"}), policy=wants.policy)
+    assert manifest_refusals(action, no_stepping) == [
+        "t no longer steps retention gradually (retention_stepping), so the step retention.ms 30d (2592000000) -> "
+        "15d (1296000000) is not asked for"]
+    tighter = wants.model_copy(update={"policy": Policy(max_retention_decrease=0.25)})
+    assert manifest_refusals(action, tighter) == [
+        "the step retention.ms 30d (2592000000) -> 15d (1296000000) lowers retention by more than the policy's "
+        "max_retention_decrease now allows (25% per apply)"]
+    # Without a limit now, the step only moves toward what the manifests ask for: it goes ahead.
+    assert manifest_refusals(action, wants.model_copy(update={"policy": Policy()})) == []

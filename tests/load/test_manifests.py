@@ -16,6 +16,7 @@ from reconciler.models.desired import (
     ConsumedBy,
     Everything,
     KeepLast,
+    RetentionStepping,
     TopicState,
     UndeclaredConfigs,
 )
@@ -172,6 +173,33 @@ undeclared_configs: remove
 """}))
     topic = manifests.desired_state("dev").topics["old.one"]
     assert topic.state is TopicState.ABSENT and topic.undeclared_configs is UndeclaredConfigs.REMOVE
+
+
+def test_retention_stepping_merges_like_other_settings_and_the_policy_limit_is_read(tmp_path):
+    root = write(tmp_path, {"clusters.yaml": CLUSTERS, "t.yaml": """\
+kind: Policy
+clusters: [prod]
+max_retention_decrease: 0.5
+---
+kind: TopicTemplate
+name: logs
+retention_stepping: gradual
+---
+kind: Topic
+name: orders.v1
+template: logs
+overrides:
+  dev: {retention_stepping: refuse}
+---
+kind: Topic
+name: audit.v1
+"""})
+    manifests = load_manifests(root)
+    prod, dev = manifests.desired_state("prod"), manifests.desired_state("dev")
+    assert prod.policy.max_retention_decrease == 0.5 and dev.policy.max_retention_decrease is None
+    assert prod.topics["orders.v1"].retention_stepping is RetentionStepping.GRADUAL
+    assert dev.topics["orders.v1"].retention_stepping is RetentionStepping.REFUSE
+    assert prod.topics["audit.v1"].retention_stepping is RetentionStepping.REFUSE  # the default
 
 
 def test_all_problems_of_several_files_at_once(tmp_path):

@@ -112,6 +112,13 @@ CASES = [
      "min.insync.replicas must be at least 1, not 0"),
     (POLICY + "max_delete_fraction: 1.5\n", "max_delete_fraction must be in (0, 1], not 1.5"),
     (POLICY + "max_delete_fraction: 0\n", "max_delete_fraction must be in (0, 1], not 0"),
+    (POLICY + "max_retention_decrease: 1\n", "max_retention_decrease must be at least 0.01 and below 1"),
+    (POLICY + "max_retention_decrease: 0\n", "max_retention_decrease must be at least 0.01 and below 1 (the largest"),
+    (POLICY + "max_retention_decrease: 0.001\n", "lower retention), not 0.001"),
+    (POLICY + "max_retention_decrease: 50%\n", "max_retention_decrease: input should be a valid number"),
+    (TOPIC + "retention_stepping: slowly\n", "retention_stepping: input should be 'refuse' or 'gradual'"),
+    (TOPIC + "retention_stepping: true\n", "retention_stepping: input should be 'refuse' or 'gradual'"),
+    (TOPIC + "overrides: {prod: {retention_stepping: gradually}}\n", "input should be 'refuse' or 'gradual'"),
     (POLICY + "allowed_replication_factors: []\n", "allowed_replication_factors: must not be empty"),
     (POLICY + "clusters: []\n", "clusters: must not be empty"),
     (POLICY + "clusters: [prod, prod]\n", "clusters names prod more than once"),
@@ -188,6 +195,9 @@ def test_the_example_manifests_pass_the_schema(validator):
     CLUSTER_HEAD + "bootstrap_servers: [',', 'k:1']\nsecurity: {protocol: SASL_SSL, password: '${P}'}\n",
     RULE + "keep_last: 9223372036854775807\n",
     POLICY + "max_delete_fraction: 1\nrequired_configs: {min.insync.replicas: null, retention.ms: 7d}\n",
+    POLICY + "max_retention_decrease: 0.5\n",
+    POLICY + "max_retention_decrease: 0.01\nmax_delete_fraction: 0.2\n",
+    TOPIC + "retention_stepping: gradual\noverrides: {prod: {retention_stepping: refuse}}\n",
 ])
 def test_what_the_loader_accepts_the_schema_accepts(tmp_path, validator, document):
     (tmp_path / "clusters.yaml").write_text(CLUSTER)
