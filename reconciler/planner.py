@@ -266,8 +266,14 @@ def _step_reason(step: RetentionStep) -> str:
 
 def _check_retention_cut(desired: DesiredState, want: DesiredTopic, cut: RetentionCut, unknown: dict[int, str],
                          out: _TopicPlan) -> None:
-    """Unknown partitions are reported (an error where a policy limit cannot be checked), and
-    each partition whose estimate passes max_delete_fraction is an error, as for a truncation."""
+    """A protected topic is never cut (as it is never truncated); unknown partitions are reported
+    (an error where a policy limit cannot be checked), and each partition whose estimate passes
+    max_delete_fraction is an error, as for a truncation."""
+    if is_protected(desired, want.name):
+        out.diag(Severity.ERROR, DiagnosticCode.PROTECTED_TOPIC_RETENTION_CUT,
+                 f"{want.name} is protected, and this config change makes the brokers delete records "
+                 f"({'; '.join(cut.effects)}); keep its retention or remove the protection first", want,
+                 action=ActionKind.ALTER_CONFIGS)
     limit = desired.policy.max_delete_fraction
     by_reason: dict[str, list[int]] = {}
     for partition, why in unknown.items():

@@ -107,6 +107,7 @@ class DiagnosticCode(_Name):
     REPLICATION_FACTOR_CHANGE = "replication-factor-change"
     PROTECTED_TOPIC_DELETE = "protected-topic-delete"
     PROTECTED_TOPIC_TRUNCATE = "protected-topic-truncate"
+    PROTECTED_TOPIC_RETENTION_CUT = "protected-topic-retention-cut"
     TRUNCATE_COMPACTED_TOPIC = "truncate-compacted-topic"
     TRUNCATE_BEYOND_HIGH_WATERMARK = "truncate-beyond-high-watermark"
     POLICY_MAX_DELETE_FRACTION = "policy-max-delete-fraction"
@@ -186,8 +187,9 @@ def delete_fraction_excess(records: int, present: int, limit: float, up_to: bool
 
 class PartitionExpiry(_Model):
     """What a retention change makes the brokers delete from one partition, estimated from the
-    plan's read. An upper bound: the brokers delete whole segments only, so they may keep more.
-    None is "unknown" (the partition was offline, or its size or time lookup was not read), never 0."""
+    plan's read. A time limit's records and a size limit's bytes are upper bounds (the brokers
+    delete whole segments only, so they may keep more); the other figure is proportional. None is
+    "unknown" (the partition was offline, or its size or time lookup was not read), never 0."""
 
     partition: int = Field(ge=0)
     log_start_offset: int | None = Field(default=None, ge=0)

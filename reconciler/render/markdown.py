@@ -18,9 +18,9 @@ from reconciler.render.text import summary_line
 from reconciler.render.values import (
     EXPIRY_HEADER,
     EXPIRY_RIGHT,
-    UPPER_BOUND,
     config_value,
     count,
+    estimate_bound,
     expiry_rows,
     plural,
     retention_estimate,
@@ -129,7 +129,7 @@ def _details(action: Action) -> list[str]:
                     lines += ["", "**Stepping:**", *[f"- {step}" for step in stepping(cut)]]
                 lines += ["", "**Deletes:**", *[f"- {effect}" for effect in cut.effects]]
                 if cut.counted:
-                    lines += ["", f"Estimate, {UPPER_BOUND}:", "",
+                    lines += ["", f"Estimate: {estimate_bound(cut)}.", "",
                               *markdown_table(EXPIRY_HEADER, expiry_rows(cut), right=EXPIRY_RIGHT)]
             return lines
         case TruncateRecords():

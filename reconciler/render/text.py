@@ -19,9 +19,9 @@ from reconciler.render.table import text_columns
 from reconciler.render.values import (
     EXPIRY_HEADER,
     EXPIRY_RIGHT,
-    UPPER_BOUND,
     config_value,
     count,
+    estimate_bound,
     expiry_rows,
     more_applies,
     plural,
@@ -127,7 +127,8 @@ def _describe(action: Action) -> tuple[str, list[str]]:
             lines += [f"stepping: {step}" for step in stepping(cut)]
             lines += [f"deletes: {effect}" for effect in cut.effects]
             if cut.counted:
-                lines += [f"estimate ({UPPER_BOUND}):", *text_columns(EXPIRY_HEADER, expiry_rows(cut), right=EXPIRY_RIGHT)]
+                lines += [f"estimate, {estimate_bound(cut)}:",
+                          *text_columns(EXPIRY_HEADER, expiry_rows(cut), right=EXPIRY_RIGHT)]
             return f"{action.topic}: {retention_estimate(cut)}", lines
         case TruncateRecords():
             rows = [[str(p.partition), count(p.log_start_offset), count(p.target_offset), count(p.high_watermark),

@@ -49,9 +49,21 @@ def where(source: SourceRef | None) -> str:
 
 
 
-# Said wherever a retention estimate is shown: it is a bound, not a count.
-UPPER_BOUND = "an upper bound: the brokers delete whole segments only, so they may keep more"
-EXPIRY_HEADER = ["Partition", "Log start", "Kept from (at most)", "High watermark", "Deleted (up to)", "Bytes (up to)"]
+EXPIRY_HEADER = ["Partition", "Log start", "Kept from", "High watermark", "Records deleted", "Bytes deleted"]
+
+
+def estimate_bound(cut: RetentionCut) -> str:
+    """Said wherever a retention estimate is shown: which figure is a bound. A time limit bounds the
+    records (ListOffsets finds the first one kept), a size limit the bytes (DescribeLogDirs gives the
+    size, not where the bytes sit); the other figure is proportional, exact only for records of even
+    size."""
+    whole = "as the brokers delete whole segments only and may keep more"
+    if cut.retention_ms is not None and cut.retention_bytes is not None:
+        return (f"records are an upper bound for the time limit and bytes for the size limit, {whole}; "
+                "the other figures assume records of even size")
+    if cut.retention_bytes is not None:
+        return f"bytes are an upper bound, {whole}; records assume records of even size"
+    return f"records are an upper bound, {whole}; bytes assume records of even size"
 EXPIRY_RIGHT = (0, 1, 2, 3, 4, 5)
 
 
@@ -63,10 +75,15 @@ def retention_estimate(cut: RetentionCut) -> str:
     total = plural(len(cut.partitions), "partition")
     if unknown == len(cut.partitions):
         return f"deletes an {UNKNOWN} number of records in {total}"
+    deleted_bytes = cut.bytes_to_delete
+    if cut.retention_ms is None:  # a size limit alone: the bytes are the bound, the records a proportion
+        records = f"deletes about {plural(cut.known_records, 'record')} in {total}"
+        if unknown:
+            return f"{records}, {unknown} of them {UNKNOWN}"
+        return records + (f", up to {size(deleted_bytes)}" if deleted_bytes else "")
     records = f"deletes up to {plural(cut.known_records, 'record')} in {total}"
     if unknown:
         return f"{records}, {unknown} of them {UNKNOWN}"
-    deleted_bytes = cut.bytes_to_delete
     return records + (f", about {size(deleted_bytes)}" if deleted_bytes else "")
 
 

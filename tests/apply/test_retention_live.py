@@ -41,7 +41,7 @@ def test_a_retention_cut_is_planned_destructive_with_its_estimate_and_applied(tm
 
     text = repo.run("plan", str(repo.dir / "manifests"), "--cluster", "lab").output
     assert "alter configs of events: deletes up to" in text and "DESTRUCTIVE" in text
-    assert "an upper bound: the brokers delete whole segments only" in text
+    assert "records are an upper bound, as the brokers delete whole segments only" in text
 
     code, result = repo.apply()
     assert code == 0, result

@@ -153,7 +153,7 @@ def test_a_retention_cut_is_a_destructive_config_change_with_an_estimate():
     summary = result.summary()
     assert (summary.change, summary.retention_cuts, summary.records_to_expire) == (1, 1, 500)
     text = render_plan(result, "text")
-    assert "DESTRUCTIVE" in text and "an upper bound" in text and "deleting records: up to 500 records" in text
+    assert "DESTRUCTIVE" in text and "records are an upper bound" in text and "deleting records: up to 500 records" in text
 
 
 def test_the_policy_limit_counts_a_retention_estimate_like_a_truncation():
@@ -177,6 +177,18 @@ def test_an_unknown_estimate_warns_and_fails_where_a_policy_limit_applies():
     refused = plan(desired(wants, policy=Policy(max_delete_fraction=0.5)), _observed(topic))
     assert [(d.severity.value, d.code) for d in refused.diagnostics] == [("error", "retention-estimate-unknown")]
     assert "a-0" in refused.diagnostics[0].message
+
+
+def test_a_protected_topic_is_never_cut_as_it_is_never_truncated():
+    topic = have("a", partitions=1, set_on_topic={"cleanup.policy": "delete"})
+    result = plan(desired(want("a", partitions=1, protected=True, configs={"cleanup.policy": "compact"})),
+                  _observed(topic))
+    [error] = [d for d in result.diagnostics if d.severity.value == "error"]
+    assert (error.code, error.action) == ("protected-topic-retention-cut", "alter_configs")
+    assert "a is protected" in error.message and "compaction turns on" in error.message
+    raised = plan(desired(want("a", partitions=1, protected=True, configs={"retention.ms": str(30 * DAY)})),
+                  _observed(have("a", partitions=1, set_on_topic={"retention.ms": str(DAY)})))
+    assert not raised.has_errors and not raised.actions[0].destructive
 
 
 def test_removing_an_override_is_a_cut_when_the_inherited_value_is_lower():
