@@ -46,6 +46,18 @@ def observed_ms(plan: dict) -> int:
     """The plan's observed_at in epoch milliseconds (Python 3.10's fromisoformat does not read "Z")."""
     return epoch_ms(datetime.fromisoformat(plan["observed_at"].replace("Z", "+00:00")))
 
+def cut_one_partition(repo, cluster) -> tuple[dict, object, object]:
+    """Plan and apply a one-partition topic's retention cut, then run the brokers' retention check
+    at the plan's time: the partition's estimate, and the partition before and after."""
+    code, plan, output = repo.plan()
+    assert code == 2, output
+    [expiry] = plan["actions"][0]["retention"]["partitions"]
+    before = cluster.partition("events", 0)
+    assert repo.apply()[0] == 0
+    cluster.enforce_retention(now_ms=observed_ms(plan))
+    return expiry, before, cluster.partition("events", 0)
+
+
 
 def seed(cluster, configs: dict[str, str], now_ms: int, sizes=VALUE_SIZES) -> None:
     """RECORDS records per partition, one every STEP_MS, the newest STEP_MS before `now_ms`."""
@@ -147,13 +159,7 @@ def test_a_size_cut_counts_records_in_proportion_so_uneven_records_can_exceed_th
                               value_size=5_000)
     repo = Repo(tmp_path, test_cluster, manifest("retention.ms: 30d, retention.bytes: 400000").replace(
         "partitions: 3", "partitions: 1"))
-    code, plan, output = repo.plan()
-    assert code == 2, output
-    [expiry] = plan["actions"][0]["retention"]["partitions"]
-    before = test_cluster.partition("events", 0)
-    assert repo.apply()[0] == 0
-    test_cluster.enforce_retention(now_ms=observed_ms(plan))
-    after = test_cluster.partition("events", 0)
+    expiry, before, after = cut_one_partition(repo, test_cluster)
     size, excess = 400 * 100 + 100 * 5_000, 540_000 - 400_000
     assert expiry["bytes_to_delete"] == excess and before.size_bytes - after.size_bytes <= excess
     assert excess - (before.size_bytes - after.size_bytes) < SEGMENT_BYTES
@@ -220,13 +226,7 @@ def test_a_time_cut_counts_bytes_in_proportion_so_uneven_records_can_exceed_them
     test_cluster.produce_many({("events", 0): 400}, timestamp_ms=now_ms - 40 * HOUR + 3 * MINUTE, step_ms=6 * MINUTE,
                               value_size=100)
     repo = Repo(tmp_path, test_cluster, manifest("retention.ms: 30h").replace("partitions: 3", "partitions: 1"))
-    code, plan, output = repo.plan()
-    assert code == 2, output
-    [expiry] = plan["actions"][0]["retention"]["partitions"]
-    before = test_cluster.partition("events", 0)
-    assert repo.apply()[0] == 0
-    test_cluster.enforce_retention(now_ms=observed_ms(plan))
-    after = test_cluster.partition("events", 0)
+    expiry, before, after = cut_one_partition(repo, test_cluster)
     deleted_bytes = before.size_bytes - after.size_bytes
     assert expiry["keep_from_offset"] == 200 and after.log_start_offset <= 200  # records: an upper bound
     assert expiry["bytes_to_delete"] == 540_000 * 200 // 500
