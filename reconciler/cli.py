@@ -81,6 +81,22 @@ def _server_list(ctx, param, value: str | None) -> list[str] | None:
     return [s.strip() for s in value.split(",")] if value else None
 
 
+COLOR_OPTION = click.option("--color/--no-color", default=None,
+                            help="Colour text on stdout (default: on a terminal, unless NO_COLOR is set).")
+
+
+def _show(render: Callable[[str, bool], str], fmt: str, output: str | None, painted: bool) -> None:
+    """The report in `fmt` on stdout; with -o, in `fmt` to FILE and as text on stdout, shown first so
+    that what happened is seen whatever happens to the file. Colour only on text to stdout (click
+    strips ANSI codes off a non-terminal unless told otherwise, so the choice is passed on too)."""
+    if output:
+        click.echo(render("text", painted), nl=False, color=painted)
+        _emit(render(fmt, False), output)
+    else:
+        painted = painted and fmt == "text"
+        click.echo(render(fmt, painted), nl=False, color=painted)
+
+
 def _emit(text: str, output: str | None) -> None:
     if output:
         try:
@@ -164,7 +180,7 @@ BOOTSTRAP_OPTION = click.option(
 @click.option("--format", "fmt", type=FORMATS, default="text", show_default=True)
 @click.option("-o", "--output", type=click.Path(), callback=_output_file,
               help="Write the plan in --format to FILE; the text plan goes to stdout.")
-@click.option("--color/--no-color", default=None, help="Colour (default: on a terminal, unless NO_COLOR is set).")
+@COLOR_OPTION
 @handle_errors
 def plan(manifests_dir: str, cluster: str | None, snapshot: str | None, bootstrap_servers: list[str] | None,
          offline: bool, fmt: str, output: str | None, color: bool | None) -> Outcome:
@@ -177,14 +193,7 @@ def plan(manifests_dir: str, cluster: str | None, snapshot: str | None, bootstra
     from reconciler.render import render_plan
 
     outcome = plan_cluster(manifests_dir, cluster, snapshot, _connector(bootstrap_servers), validate=not offline)
-    # click strips ANSI codes off a non-terminal unless told otherwise, so --color is passed on too
-    painted = use_color(color)
-    if output:
-        _emit(render_plan(outcome.plan, fmt), output)
-        click.echo(render_plan(outcome.plan, "text", color=painted), nl=False, color=painted)
-    else:
-        painted = painted and fmt == "text"
-        click.echo(render_plan(outcome.plan, fmt, color=painted), nl=False, color=painted)
+    _show(lambda f, c: render_plan(outcome.plan, f, color=c), fmt, output, use_color(color))
     return outcome.kind
 
 
@@ -213,13 +222,13 @@ def snapshot(manifests_dir: str, cluster: str, bootstrap_servers: list[str] | No
 class _TerminalReview:
     """`apply` without a plan file: the fresh plan on stdout, confirmed on the terminal unless --auto-approve."""
 
-    def __init__(self, auto_approve: bool):
-        self.auto_approve = auto_approve
+    def __init__(self, auto_approve: bool, painted: bool):
+        self.auto_approve, self.painted = auto_approve, painted
 
     def show(self, plan: Plan) -> None:
         from reconciler.render import render_plan
 
-        click.echo(render_plan(plan, "text", color=use_color(None)), nl=False)
+        click.echo(render_plan(plan, "text", color=self.painted), nl=False, color=self.painted)
 
     def approve(self, plan: Plan, cluster: str) -> None:
         if self.auto_approve:
@@ -240,10 +249,13 @@ class _TerminalReview:
 @click.option("--allow-unfenced-truncation", is_flag=True,
               help="Truncate even on brokers without OffsetForLeaderEpoch (a diverged log goes undetected).")
 @click.option("--format", "fmt", type=FORMATS, default="text", show_default=True, help="Format of the result.")
-@click.option("-o", "--output", type=click.Path(), callback=_output_file, help="Write the result in --format to FILE.")
+@click.option("-o", "--output", type=click.Path(), callback=_output_file,
+              help="Write the result in --format to FILE; the text result goes to stdout.")
+@COLOR_OPTION
 @handle_errors
 def apply(plan_file: str | None, manifests_dir: str, cluster: str | None, bootstrap_servers: list[str] | None,
-          auto_approve: bool, allow_unfenced_truncation: bool, fmt: str, output: str | None) -> Outcome:
+          auto_approve: bool, allow_unfenced_truncation: bool, fmt: str, output: str | None,
+          color: bool | None = None) -> Outcome:
     """Apply a saved plan exactly, or plan, show, confirm and apply.
 
     Every action's preconditions are checked against a fresh read and the current manifests
@@ -256,11 +268,11 @@ def apply(plan_file: str | None, manifests_dir: str, cluster: str | None, bootst
     from reconciler.render import render_apply_result
 
     outcome = apply_changes(manifests_dir, plan_file, cluster, _connector(bootstrap_servers),
-                            _TerminalReview(auto_approve), allow_unfenced_truncation, progress=_progress)
-    if outcome.result is not None:
-        if output:  # what was done is shown first, whatever happens to the file
-            click.echo(render_apply_result(outcome.result, "text"), nl=False)
-        _emit(render_apply_result(outcome.result, fmt), output)
+                            _TerminalReview(auto_approve, use_color(color)), allow_unfenced_truncation,
+                            progress=_progress)
+    result = outcome.result
+    if result is not None:
+        _show(lambda f, c: render_apply_result(result, f, color=c), fmt, output, use_color(color))
     return outcome.kind
 
 
@@ -284,10 +296,12 @@ def apply(plan_file: str | None, manifests_dir: str, cluster: str | None, bootst
               show_default=True)
 @click.option("-o", "--output", type=click.Path(), callback=_output_file,
               help="Write the report in --format to FILE; a text summary goes to stdout.")
+@COLOR_OPTION
 @handle_errors
 def drift(manifests_dir: str, cluster: str | None, snapshot: str | None, fleet: str | None, since: str | None,
           bootstrap_servers: list[str] | None, engine: str, master: str | None, tables: str | None,
-          ignore_topics: tuple[str, ...], fmt: str, output: str | None, sizes: bool = True) -> Outcome:
+          ignore_topics: tuple[str, ...], fmt: str, output: str | None, sizes: bool = True,
+          color: bool | None = None) -> Outcome:
     """Report where clusters have moved away from Git. Exit 0 no drift, 3 drift found, 1 error.
 
     Findings: pending plan changes, unmanaged topics, config drift (set on the topic vs inherited
@@ -299,11 +313,8 @@ def drift(manifests_dir: str, cluster: str | None, snapshot: str | None, fleet: 
 
     outcome = drift_report(manifests_dir, cluster, snapshot, fleet, since, _connector(bootstrap_servers),
                            engine=engine, master=master, tables=tables, sizes=sizes, ignore_topics=ignore_topics)
-    if output:
-        _emit(render_report(outcome.report, fmt), output)
-        click.echo(render_report(outcome.report, "text"), nl=False)
-    else:
-        click.echo(render_report(outcome.report, fmt), nl=False)
+    # Drift's text has no colour yet; the option is taken so that every command takes the same ones.
+    _show(lambda f, _c: render_report(outcome.report, f), fmt, output, use_color(color))
     return outcome.kind
 
 

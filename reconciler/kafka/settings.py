@@ -58,18 +58,14 @@ def client_settings(spec: ClusterSpec, env: Mapping[str, str] | None = None) -> 
         mechanism = security.sasl_mechanism
         if mechanism is None:
             raise ReconcilerError(f"cluster {spec.name}: security.protocol is {security.protocol} but no "
-                                  "sasl_mechanism is set; add one (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, GSSAPI).")
-        if mechanism == "OAUTHBEARER":
-            raise ReconcilerError(f"cluster {spec.name}: SASL OAUTHBEARER needs a token provider, which the "
-                                  "reconciler does not offer yet; use SCRAM or PLAIN for its service account.")
+                                  "sasl_mechanism is set; add one (SCRAM-SHA-512, SCRAM-SHA-256, PLAIN).")
         settings["sasl_mechanism"] = mechanism
-        if mechanism in ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"):
-            username, password = resolved("username"), resolved("password")
-            if not username or password is None:
-                raise ReconcilerError(f"cluster {spec.name}: SASL {mechanism} needs security.username and "
-                                      "security.password (as ${ENV_VAR} references).")
-            settings["sasl_plain_username"] = username
-            settings["sasl_plain_password"] = password
+        username, password = resolved("username"), resolved("password")
+        if not username or password is None:
+            raise ReconcilerError(f"cluster {spec.name}: SASL {mechanism} needs security.username and "
+                                  "security.password (as ${ENV_VAR} references).")
+        settings["sasl_plain_username"] = username
+        settings["sasl_plain_password"] = password
     if security.protocol.endswith("SSL"):
         settings["ssl_check_hostname"] = security.ssl_check_hostname
         for field in ("ssl_cafile", "ssl_certfile", "ssl_keyfile", "ssl_password"):

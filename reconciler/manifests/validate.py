@@ -212,6 +212,8 @@ def _pydantic_message(message: str) -> str:
     """pydantic's message in the words of the manifest format: 'input should be a mapping'."""
     message = re.sub(r"a valid dictionary( or instance of \w+)?", "a mapping", message)
     message = re.sub(r"List should have at least 1 item after validation, not 0", "must not be empty", message)
+    if message.startswith("Value error, "):  # a model's own check, already in the manifest's words
+        return message.removeprefix("Value error, ")
     return message[:1].lower() + message[1:]
 
 

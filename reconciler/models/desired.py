@@ -11,7 +11,7 @@ from datetime import datetime
 from enum import Enum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 
 class _Model(BaseModel):
@@ -138,11 +138,28 @@ class Policy(_Model):
     source: SourceRef | None = None
 
 
+_UNSUPPORTED_MECHANISMS = {
+    "OAUTHBEARER": "needs a token provider, which the reconciler does not offer",
+    "GSSAPI": "needs a Kerberos setup (keytab, krb5.conf, a ticket) that the reconciler does not provide",
+}
+
+
+def _supported_mechanism(value: object) -> object:
+    # Said when the manifest is read, not when a connection fails later.
+    if isinstance(value, str) and value in _UNSUPPORTED_MECHANISMS:
+        raise ValueError(f"SASL {value} is not supported: it {_UNSUPPORTED_MECHANISMS[value]}; use SCRAM-SHA-512, "
+                         "SCRAM-SHA-256 or PLAIN for the reconciler's principal")
+    return value
+
+
+SaslMechanism = Annotated[Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"], BeforeValidator(_supported_mechanism)]
+
+
 class ClientSecurity(_Model):
     """Connection settings; secret values are kept as `${ENV_VAR}` references until connect time."""
 
     protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"] = "PLAINTEXT"
-    sasl_mechanism: Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "GSSAPI"] | None = None
+    sasl_mechanism: SaslMechanism | None = None
     username: str | None = None
     password: str | None = None
     ssl_cafile: str | None = None

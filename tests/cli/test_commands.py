@@ -123,3 +123,16 @@ def test_a_saved_plan_edited_to_delete_outside_the_log_is_refused_on_load(tmp_pa
         result = run("apply", str(edited), "--auto-approve")
         assert result.exit_code == 1, result.output
         assert "is not a valid saved plan" in result.output and "plan again rather than editing" in result.output
+
+
+def test_every_command_that_reports_takes_the_same_output_options(tmp_path):
+    for command in ("plan", "apply", "drift"):
+        usage = run(command, "--help").output
+        assert all(option in usage for option in ("--format", "--output", "--color / --no-color")), command
+    drift = run("drift", MANIFESTS, "--snapshot", PROD, "--no-color")
+    assert drift.exit_code == 3 and "\033[" not in drift.output, drift.output
+    painted = run("plan", MANIFESTS, "--snapshot", PROD, "--color")
+    assert "\033[" in painted.output
+    saved = tmp_path / "plan.json"
+    run("plan", MANIFESTS, "--snapshot", PROD, "--format", "json", "-o", str(saved), "--color")
+    assert "\033[" not in saved.read_text()  # files never carry colour

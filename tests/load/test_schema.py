@@ -107,6 +107,8 @@ CASES = [
     (CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nsecurity: {protocol: SASL_SSL, ssl_password: '${X'}\n",
      "security.ssl_password: malformed environment reference"),
     (CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nsecurity: {protocol: TLS}\n", "security.protocol: input should be"),
+    (CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nsecurity: {protocol: SASL_SSL, sasl_mechanism: OAUTHBEARER}\n",
+     "SASL OAUTHBEARER is not supported"),
     (CLUSTER_HEAD + "bootstrap_servers: [k:9092]\ndefaults: {partitions: 0}\n", "partitions must be at least 1, not 0"),
     (CLUSTER_HEAD + "bootstrap_servers: [k:9092]\ndefaults: {configs: {min.insync.replicas: 0}}\n",
      "min.insync.replicas must be at least 1, not 0"),
