@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from . import controller, errors
+from .authorizer import Acl, Authorizer
 from .dispatch import ClusterSettings, Pipeline
 from .errors import KafkaApiError
 from .faults import Faults, RequestLog, delay_rule, drop_rule, error_rule
@@ -43,8 +44,14 @@ class TestCluster:
 
     def __init__(self, brokers: int = 3, broker_configs: dict[str, str] | None = None,
                  disabled_apis=(), sasl_users: dict[str, str] | None = None,
-                 metadata_propagation_delay: float = 0.0, ports=None, retention_checks: bool = False):
-        """retention_checks=True runs Kafka's periodic retention check in the background (each
+                 metadata_propagation_delay: float = 0.0, ports=None, retention_checks: bool = False,
+                 acls: Iterable[Acl] | None = None, super_users: Iterable[str] | None = None):
+        """acls / super_users switch on an ACL authorizer with Kafka 4.0's rules (see authorizer.py):
+        then only super users and what the ACLs allow get through, as with authorizer.class.name
+        set; without either every request is allowed. Principals are User:<SASL name>, or
+        User:ANONYMOUS without SASL; allow() and deny() add ACLs later.
+
+        retention_checks=True runs Kafka's periodic retention check in the background (each
         broker log.initial.task.delay.ms after it starts, then every
         log.retention.check.interval.ms; set both small in `broker_configs`). Off by default so
         that only enforce_retention() deletes, at a time the test chooses."""
@@ -52,7 +59,9 @@ class TestCluster:
             raise ValueError("give one port per broker")
         ids = list(range(1, brokers + 1))
         self._state = ClusterState(ids, broker_configs or {}, metadata_propagation_delay)
-        self._settings = ClusterSettings(frozenset(disabled_apis), dict(sasl_users) if sasl_users else None)
+        authorizer = None if acls is None and super_users is None else Authorizer(acls or (), super_users or ())
+        self._settings = ClusterSettings(frozenset(disabled_apis), dict(sasl_users) if sasl_users else None,
+                                         authorizer)
         self._faults = Faults()
         self._log = RequestLog()
         self._servers: dict[int, BrokerServer] = {}
@@ -105,6 +114,28 @@ class TestCluster:
     @property
     def broker_ids(self) -> list[int]:
         return list(self._servers)
+
+    # -- authorization -----------------------------------------------------------------------
+
+    def allow(self, principal: str, resource_type: str, name: str, operations: str | Iterable[str],
+              pattern: str = "literal", host: str = "*") -> None:
+        """Add ALLOW ACLs, as kafka-acls.sh --add --allow-principal would (and switch the authorizer
+        on): e.g. allow("alice", "topic", "orders-", ["DESCRIBE", "WRITE"], pattern="prefixed");
+        the cluster resource is named "kafka-cluster"."""
+        self._add_acls(principal, resource_type, name, operations, pattern, "allow", host)
+
+    def deny(self, principal: str, resource_type: str, name: str, operations: str | Iterable[str],
+             pattern: str = "literal", host: str = "*") -> None:
+        """Add DENY ACLs; a matching DENY wins over every ALLOW."""
+        self._add_acls(principal, resource_type, name, operations, pattern, "deny", host)
+
+    def _add_acls(self, principal, resource_type, name, operations, pattern, permission, host) -> None:
+        ops = [operations] if isinstance(operations, str) else list(operations)
+        new = [Acl(principal, resource_type, name, op, pattern, permission, host) for op in ops]
+        with self._state.lock:
+            if self._settings.authorizer is None:
+                self._settings.authorizer = Authorizer()
+            self._settings.authorizer.acls.extend(new)
 
     # -- seeding -----------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass, field
 
 from . import errors, protocol
+from .authorizer import SUPPORTED_OPERATIONS, Authorizer
 from .faults import Faults, RequestLog, inject_error
 from .handlers import HANDLERS
 from .handlers.cluster import api_versions_response
@@ -24,6 +25,8 @@ _PRE_AUTH_APIS = {protocol.API_VERSIONS_KEY, SASL_HANDSHAKE, SASL_AUTHENTICATE}
 class ClusterSettings:
     disabled_apis: frozenset[int] = frozenset()
     sasl_users: dict[str, str] | None = None
+    # None: no authorizer configured, every request is allowed (Kafka without authorizer.class.name).
+    authorizer: Authorizer | None = None
 
     @property
     def api_keys(self) -> list[int]:
@@ -46,6 +49,29 @@ class RequestContext:
     apply: bool = True
     # Set by a handler that wants the connection closed after its answer (failed SASL).
     close_after: bool = field(default=False)
+
+    def allowed(self, operation: int, resource_type: int, name: str) -> bool:
+        """AuthHelper.authorize: may this connection's principal do `operation` on the resource?"""
+        authorizer = self.settings.authorizer
+        return authorizer is None or authorizer.authorize(
+            self.connection.principal, self._host(), operation, resource_type, name)
+
+    def authorized_operations(self, resource_type: int, name: str) -> set[int]:
+        """KIP-430's bitfield as a set: every supported operation when there is no authorizer."""
+        authorizer = self.settings.authorizer
+        if authorizer is None:
+            return set(SUPPORTED_OPERATIONS[resource_type])
+        return authorizer.authorized_operations(self.connection.principal, self._host(), resource_type, name)
+
+    def may_write_some_topic(self) -> bool:
+        authorizer = self.settings.authorizer
+        return authorizer is None or authorizer.may_write_some_topic(self.connection.principal, self._host())
+
+    def _host(self) -> str:
+        try:
+            return str(self.connection.sock.getpeername()[0])
+        except OSError:
+            return ""
 
 
 class Pipeline:

@@ -22,6 +22,8 @@ class Connection:
         self.broker_id = broker_id
         self.sasl_mechanism: str | None = None
         self.authenticated = False
+        # The KafkaPrincipal ACLs are checked against; a SASL login replaces it with User:<name>.
+        self.principal = "User:ANONYMOUS"
 
 
 class CloseConnection(Exception):

@@ -2,13 +2,11 @@
 from __future__ import annotations
 
 from .. import errors, protocol
+from ..authorizer import CLUSTER, CLUSTER_NAME, DESCRIBE, GROUP, TOPIC, TRANSACTIONAL_ID
 from ..controller import topic_name_error
 from ..errors import KafkaApiError
 from ..protocol import ZERO_UUID
 
-# AclOperation codes a broker without an authorizer reports as allowed.
-TOPIC_OPERATIONS = {3, 4, 5, 6, 7, 8, 10, 11}        # READ .. ALTER_CONFIGS
-CLUSTER_OPERATIONS = {5, 7, 8, 9, 10, 11, 12, 13, 14}  # CREATE .. DESCRIBE_TOKENS
 LOG_DIR = "/tmp/kafka-logs"
 LOG_DIR_TOTAL_BYTES = 1 << 40
 
@@ -40,42 +38,72 @@ def _partition_metadata(live: set[int], p, struct):
         offline_replicas=[r for r in p.replicas if r not in live])
 
 
+def _cluster_operations(ctx):
+    """AuthHelper.computeDescribeClusterResponse / handleTopicMetadataRequest: the cluster's
+    authorized operations, or none at all (0) without DESCRIBE on the cluster."""
+    if not ctx.allowed(DESCRIBE, CLUSTER, CLUSTER_NAME):
+        return set()
+    return ctx.authorized_operations(CLUSTER, CLUSTER_NAME)
+
+
 def metadata(ctx, request):
+    """KafkaApis.handleTopicMetadataRequest. Topics the principal may not DESCRIBE are left out of
+    an all-topics answer; named, they answer TOPIC_AUTHORIZATION_FAILED whether they exist or not
+    (auto-creation is off), after the others."""
     state, version = ctx.state, ctx.version
     response = protocol.new_response(METADATA, version, throttle_time_ms=0, cluster_id=state.cluster_id,
                                      controller_id=state.controller_id(), error_code=errors.NONE)
     T = response.MetadataResponseTopic
     P = T.MetadataResponsePartition
     response.brokers = _broker_list(state, response.MetadataResponseBroker)
-    topic_ops = TOPIC_OPERATIONS if request.include_topic_authorized_operations else None
-    response.authorized_operations = CLUSTER_OPERATIONS if request.include_cluster_authorized_operations else None
+    # Only v8-10 carry the cluster's operations; later clients ask DescribeCluster.
+    response.authorized_operations = (_cluster_operations(ctx)
+                                      if 8 <= version <= 10 and request.include_cluster_authorized_operations
+                                      else None)
+    with_ops = version >= 8 and request.include_topic_authorized_operations
     live = {b.id for b in state.live_brokers()}
+
+    def ops(name):
+        return ctx.authorized_operations(TOPIC, name) if with_ops else None
 
     def found(topic):
         return T(error_code=errors.NONE, name=topic.name, topic_id=topic.id, is_internal=topic.internal,
                  partitions=[_partition_metadata(live, p, P) for p in topic.partitions],
-                 authorized_operations=topic_ops)
+                 authorized_operations=ops(topic.name))
 
-    def missing(code, name=None):
-        return T(error_code=code, name=name, topic_id=ZERO_UUID, is_internal=False, partitions=[],
-                 authorized_operations=topic_ops)
+    def missing(code, name=None, topic_id=ZERO_UUID, authorized_operations=None):
+        return T(error_code=code, name=name, topic_id=topic_id, is_internal=False, partitions=[],
+                 authorized_operations=authorized_operations)
+
+    def describable(name):
+        return ctx.allowed(DESCRIBE, TOPIC, name)
 
     # v0 has no way to say "all topics" but an empty list; v1+ use null for that.
     if request.topics is None or (version == 0 and not request.topics):
-        response.topics = [found(t) for t in state.visible_topics()]
+        response.topics = [found(t) for t in state.visible_topics() if describable(t.name)]
         return response
-    topics = []
+    topics, hidden = [], []
     for wanted in request.topics:
         if wanted.name is None:
             topic = state.topics_by_id.get(wanted.topic_id)
             topic = topic if topic is not None and state.visible_topic(topic.name) is topic else None
-            topics.append(found(topic) if topic else missing(errors.UNKNOWN_TOPIC_ID))
+            if topic is None:
+                topics.append(missing(errors.UNKNOWN_TOPIC_ID, topic_id=wanted.topic_id))
+            elif not describable(topic.name):
+                # Topic ids are not secret: the id comes back, the name does not.
+                hidden.append(missing(errors.TOPIC_AUTHORIZATION_FAILED, topic_id=topic.id))
+            else:
+                topics.append(found(topic))
+        elif not describable(wanted.name):
+            hidden.append(missing(errors.TOPIC_AUTHORIZATION_FAILED, wanted.name))
         elif topic_name_error(wanted.name):
-            topics.append(missing(errors.INVALID_TOPIC_EXCEPTION, wanted.name))
+            topics.append(missing(errors.INVALID_TOPIC_EXCEPTION, wanted.name,
+                                  authorized_operations=ops(wanted.name)))
         else:
             topic = state.visible_topic(wanted.name)
-            topics.append(found(topic) if topic else missing(errors.UNKNOWN_TOPIC_OR_PARTITION, wanted.name))
-    response.topics = topics
+            topics.append(found(topic) if topic else missing(errors.UNKNOWN_TOPIC_OR_PARTITION, wanted.name,
+                                                             authorized_operations=ops(wanted.name)))
+    response.topics = topics + hidden
     return response
 
 
@@ -85,7 +113,7 @@ def describe_cluster(ctx, request):
         DESCRIBE_CLUSTER, ctx.version, throttle_time_ms=0, error_code=errors.NONE, error_message=None,
         endpoint_type=request.endpoint_type, cluster_id=state.cluster_id,
         controller_id=state.controller_id(),
-        authorized_operations=CLUSTER_OPERATIONS if request.include_cluster_authorized_operations else None)
+        authorized_operations=_cluster_operations(ctx) if request.include_cluster_authorized_operations else None)
     B = response.DescribeClusterBroker
     if request.endpoint_type != 1:
         # A broker only describes broker endpoints (UNSUPPORTED_ENDPOINT_TYPE otherwise).
@@ -105,7 +133,11 @@ def find_coordinator(ctx, request):
     response = protocol.new_response(FIND_COORDINATOR, ctx.version, throttle_time_ms=0)
 
     def lookup(key):
-        """(error, message, node id, host, port)"""
+        """(error, message, node id, host, port); KafkaApis.getCoordinator checks DESCRIBE first."""
+        if request.key_type == 0 and not ctx.allowed(DESCRIBE, GROUP, key):
+            return errors.GROUP_AUTHORIZATION_FAILED, errors.GROUP_AUTHORIZATION_MESSAGE, -1, "", -1
+        if request.key_type == 1 and not ctx.allowed(DESCRIBE, TRANSACTIONAL_ID, key):
+            return errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, None, -1, "", -1
         if request.key_type != 0:
             # Transactions are not modelled: no transaction coordinator is ever available.
             return errors.COORDINATOR_NOT_AVAILABLE, "The coordinator is not available.", -1, "", -1
@@ -127,8 +159,11 @@ def find_coordinator(ctx, request):
         response.coordinators = []
         for key in request.coordinator_keys:
             code, message, node, host, port = lookup(key)
+            # handleFindCoordinatorRequestV4AndAbove sets no error message on a coordinator.
             response.coordinators.append(C(key=key, node_id=node, host=host, port=port,
-                                           error_code=code, error_message=message))
+                                           error_code=code, error_message=message if code not in (
+                                               errors.GROUP_AUTHORIZATION_FAILED,
+                                               errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED) else None))
     return response
 
 
@@ -136,6 +171,10 @@ def describe_log_dirs(ctx, request):
     state, me = ctx.state, ctx.broker_id
     response = protocol.new_response(DESCRIBE_LOG_DIRS, ctx.version, throttle_time_ms=0,
                                      error_code=errors.NONE)
+    if not ctx.allowed(DESCRIBE, CLUSTER, CLUSTER_NAME):
+        # KafkaApis.handleDescribeLogDirsRequest: no results, and (v3+) a top-level error.
+        response.error_code, response.results = errors.CLUSTER_AUTHORIZATION_FAILED, []
+        return response
     R = response.DescribeLogDirsResult
     T = R.DescribeLogDirsTopic
     P = T.DescribeLogDirsPartition

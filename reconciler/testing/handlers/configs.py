@@ -1,6 +1,7 @@
 """DescribeConfigs, IncrementalAlterConfigs and (legacy) AlterConfigs."""
 from __future__ import annotations
 
+from .. import authorizer as acl
 from .. import controller, errors, protocol
 from ..configs import describe_broker, effective_topic_configs, wire_type
 from ..errors import KafkaApiError
@@ -9,15 +10,32 @@ DESCRIBE_CONFIGS, ALTER_CONFIGS, INCREMENTAL_ALTER_CONFIGS = 32, 33, 44
 TOPIC, BROKER = 2, 4
 
 
+def _authorization_error(ctx, operation, resource_type, name) -> tuple[int, str] | None:
+    """A topic needs the operation on itself, a broker on the cluster (KafkaApis
+    .handleDescribeConfigsRequest, ControllerApis.authorizeAlterResource)."""
+    if resource_type == TOPIC and not ctx.allowed(operation, acl.TOPIC, name):
+        return errors.TOPIC_AUTHORIZATION_FAILED, errors.TOPIC_AUTHORIZATION_MESSAGE
+    if resource_type == BROKER and not ctx.allowed(operation, acl.CLUSTER, acl.CLUSTER_NAME):
+        return errors.CLUSTER_AUTHORIZATION_FAILED, errors.CLUSTER_AUTHORIZATION_MESSAGE
+    return None
+
+
 def describe_configs(ctx, request):
     response = protocol.new_response(DESCRIBE_CONFIGS, ctx.version, throttle_time_ms=0)
     R = response.DescribeConfigsResult
     E = R.DescribeConfigsResourceResult
     S = E.DescribeConfigsSynonym
     response.results = []
+    refused = []
     for resource in request.resources:
         result = R(error_code=errors.NONE, error_message=None, resource_type=resource.resource_type,
                    resource_name=resource.resource_name, configs=[])
+        denied = _authorization_error(ctx, acl.DESCRIBE_CONFIGS, resource.resource_type, resource.resource_name)
+        if denied is not None:
+            # Refused resources come after the described ones, as Kafka concatenates them.
+            result.error_code, result.error_message = denied
+            refused.append(result)
+            continue
         response.results.append(result)
         try:
             values = _resource_configs(ctx, resource.resource_type, resource.resource_name)
@@ -35,6 +53,7 @@ def describe_configs(ctx, request):
                 documentation=None,
                 synonyms=[S(name=n, value=None if v.sensitive else value, source=source)
                           for n, value, source in v.synonyms] if request.include_synonyms else []))
+    response.results.extend(refused)
     return response
 
 
@@ -62,7 +81,7 @@ def incremental_alter_configs(ctx, request):
         controller.incremental_alter_topic_configs(ctx.state, resource.resource_name, ops,
                                                    request.validate_only or not ctx.apply)
 
-    response.responses = [_alter_one(R, resource, change) for resource in request.resources]
+    response.responses = _alter_all(ctx, R, request.resources, change)
     return response
 
 
@@ -75,8 +94,22 @@ def alter_configs(ctx, request):
                                        {c.name: c.value for c in resource.configs},
                                        request.validate_only or not ctx.apply)
 
-    response.responses = [_alter_one(R, resource, change) for resource in request.resources]
+    response.responses = _alter_all(ctx, R, request.resources, change)
     return response
+
+
+def _alter_all(ctx, struct, resources, change):
+    """ControllerApis.handleIncrementalAlterConfigs: resources the principal may not ALTER_CONFIGS
+    are refused before anything is validated (validate_only too), and listed first."""
+    refused, results = [], []
+    for resource in resources:
+        denied = _authorization_error(ctx, acl.ALTER_CONFIGS, resource.resource_type, resource.resource_name)
+        if denied is not None:
+            refused.append(struct(error_code=denied[0], error_message=denied[1],
+                                  resource_type=resource.resource_type, resource_name=resource.resource_name))
+        else:
+            results.append(_alter_one(struct, resource, change))
+    return refused + results
 
 
 def _alter_one(struct, resource, change):

@@ -5,6 +5,7 @@ OffsetCommit, OffsetFetch, ListGroups, DescribeGroups, DeleteGroups. Group membe
 from __future__ import annotations
 
 from .. import errors, protocol
+from ..authorizer import CLUSTER, CLUSTER_NAME, DELETE, DESCRIBE, GROUP, READ, TOPIC
 from ..errors import KafkaApiError
 from ..state import CommittedOffset
 
@@ -27,7 +28,9 @@ def offset_commit(ctx, request):
     response = protocol.new_response(OFFSET_COMMIT, ctx.version, throttle_time_ms=0)
     T = response.OffsetCommitResponseTopic
     P = T.OffsetCommitResponsePartition
-    group_error = _coordinator_error(ctx, request.group_id)
+    # KafkaApis.handleOffsetCommitRequest: READ on the group, then READ on each topic.
+    group_error = (_coordinator_error(ctx, request.group_id) if ctx.allowed(READ, GROUP, request.group_id)
+                   else errors.GROUP_AUTHORIZATION_FAILED)
     if group_error == errors.NONE:
         is_member_commit = request.generation_id_or_member_epoch >= 0 or request.member_id \
             or request.group_instance_id is not None
@@ -39,6 +42,8 @@ def offset_commit(ctx, request):
         partitions = []
         for p in topic.partitions:
             code = group_error
+            if code == errors.NONE and not ctx.allowed(READ, TOPIC, topic.name):
+                code = errors.TOPIC_AUTHORIZATION_FAILED
             if code == errors.NONE and state.partition(topic.name, p.partition_index) is None:
                 code = errors.UNKNOWN_TOPIC_OR_PARTITION
             if code == errors.NONE:
@@ -52,18 +57,28 @@ def offset_commit(ctx, request):
 
 
 def _fetch_group(ctx, group_id, topics):
-    """(group error, [(topic, [(partition, CommittedOffset | None)])]) for one group."""
+    """(group error, [(topic, [(partition, CommittedOffset | None, error)])]) for one group, as
+    KafkaApis.handleOffsetFetchRequest: DESCRIBE on the group first; topics the principal may not
+    DESCRIBE are left out of an all-topics answer, and named ones come last with
+    TOPIC_AUTHORIZATION_FAILED on each partition."""
+    if not ctx.allowed(DESCRIBE, GROUP, group_id):
+        return errors.GROUP_AUTHORIZATION_FAILED, []
     code = _coordinator_error(ctx, group_id)
     if code != errors.NONE:
         return code, []
     committed = ctx.state.groups.get(group_id, {})
     if topics is None:
-        by_topic: dict[str, list[tuple[int, CommittedOffset]]] = {}
+        by_topic: dict[str, list[tuple[int, CommittedOffset | None, int]]] = {}
         for (name, index), offset in sorted(committed.items()):
-            by_topic.setdefault(name, []).append((index, offset))
+            if ctx.allowed(DESCRIBE, TOPIC, name):
+                by_topic.setdefault(name, []).append((index, offset, errors.NONE))
         return errors.NONE, list(by_topic.items())
-    return errors.NONE, [(t.name, [(i, committed.get((t.name, i))) for i in t.partition_indexes])
-                         for t in topics]
+    allowed = [t for t in topics if ctx.allowed(DESCRIBE, TOPIC, t.name)]
+    refused = [t for t in topics if t not in allowed]
+    return errors.NONE, (
+        [(t.name, [(i, committed.get((t.name, i)), errors.NONE) for i in t.partition_indexes]) for t in allowed]
+        + [(t.name, [(i, None, errors.TOPIC_AUTHORIZATION_FAILED) for i in t.partition_indexes])
+           for t in refused])
 
 
 def offset_fetch(ctx, request):
@@ -83,9 +98,8 @@ def offset_fetch(ctx, request):
         response.error_code = code
         if code != errors.NONE and ctx.version < 2:
             # v1 has no group-level error: it travels in each requested partition.
-            topics = [(t.name, [(i, None) for i in t.partition_indexes]) for t in request.topics or ()]
-        part_code = code if ctx.version < 2 else errors.NONE
-        response.topics = [T(name=name, partitions=[partition(P, i, o, part_code) for i, o in parts])
+            topics = [(t.name, [(i, None, code) for i in t.partition_indexes]) for t in request.topics or ()]
+        response.topics = [T(name=name, partitions=[partition(P, i, o, c) for i, o, c in parts])
                            for name, parts in topics]
         return response
     G = response.OffsetFetchResponseGroup
@@ -95,7 +109,7 @@ def offset_fetch(ctx, request):
     for group in request.groups:
         code, topics = _fetch_group(ctx, group.group_id, group.topics)
         response.groups.append(G(group_id=group.group_id, error_code=code, topics=[
-            T(name=name, partitions=[partition(P, i, o, errors.NONE) for i, o in parts])
+            T(name=name, partitions=[partition(P, i, o, c) for i, o, c in parts])
             for name, parts in topics]))
     return response
 
@@ -112,22 +126,34 @@ def list_groups(ctx, request):
     if (states and "empty" not in states) or (types and "classic" not in types):
         response.groups = []
         return response
+    # KafkaApis.handleListGroupsRequest: DESCRIBE on the cluster lists every group, else only
+    # the groups the principal may DESCRIBE.
+    everything = ctx.allowed(DESCRIBE, CLUSTER, CLUSTER_NAME)
     response.groups = [L(group_id=g, protocol_type="", group_state="Empty", group_type="classic")
-                       for g in _my_groups(ctx)]
+                       for g in _my_groups(ctx) if everything or ctx.allowed(DESCRIBE, GROUP, g)]
     return response
 
 
 def describe_groups(ctx, request):
     response = protocol.new_response(DESCRIBE_GROUPS, ctx.version, throttle_time_ms=0)
     D = response.DescribedGroup
-    response.groups = []
+    # KafkaApis.handleDescribeGroupsRequest: groups without DESCRIBE are answered first, with
+    # DescribeGroupsResponse.groupError; v3+ may ask for each described group's operations.
+    refused = [g for g in request.groups if not ctx.allowed(DESCRIBE, GROUP, g)]
+    response.groups = [D(error_code=errors.GROUP_AUTHORIZATION_FAILED, error_message=None, group_id=g,
+                         group_state="", protocol_type="", protocol_data="", members=[],
+                         authorized_operations=None) for g in refused]
+    with_ops = ctx.version >= 3 and request.include_authorized_operations
     for group_id in request.groups:
+        if group_id in refused:
+            continue
         code = _coordinator_error(ctx, group_id)
         state = "Empty" if group_id in ctx.state.groups else "Dead"
         response.groups.append(D(error_code=code, error_message=None, group_id=group_id,
                                  group_state=state if code == errors.NONE else "",
                                  protocol_type="", protocol_data="", members=[],
-                                 authorized_operations=None))
+                                 authorized_operations=ctx.authorized_operations(GROUP, group_id)
+                                 if with_ops and code == errors.NONE else None))
     return response
 
 
@@ -135,11 +161,17 @@ def delete_groups(ctx, request):
     response = protocol.new_response(DELETE_GROUPS, ctx.version, throttle_time_ms=0)
     R = response.DeletableGroupResult
     response.results = []
+    refused = []
     for group_id in request.groups_names:
+        if not ctx.allowed(DELETE, GROUP, group_id):
+            # KafkaApis.handleDeleteGroupsRequest lists refused groups after the others.
+            refused.append(R(group_id=group_id, error_code=errors.GROUP_AUTHORIZATION_FAILED))
+            continue
         code = _coordinator_error(ctx, group_id)
         if code == errors.NONE and group_id not in ctx.state.groups:
             code = errors.GROUP_ID_NOT_FOUND
         if code == errors.NONE and ctx.apply:
             del ctx.state.groups[group_id]
         response.results.append(R(group_id=group_id, error_code=code))
+    response.results.extend(refused)
     return response

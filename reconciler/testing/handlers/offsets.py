@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .. import errors, protocol
+from ..authorizer import CLUSTER, CLUSTER_ACTION, CLUSTER_NAME, DELETE, DESCRIBE, TOPIC
 from ..configs import deletes_records
 from .routing import leader_partition
 
@@ -37,6 +38,12 @@ def list_offsets(ctx, request):
     response.topics = []
     for topic in request.topics:
         partitions = []
+        if not ctx.allowed(DESCRIBE, TOPIC, topic.name):
+            # KafkaApis.handleListOffsetRequest: buildErrorResponse for every partition.
+            response.topics.append(T(name=topic.name, partitions=[
+                P(partition_index=w.partition_index, error_code=errors.TOPIC_AUTHORIZATION_FAILED,
+                  timestamp=-1, offset=-1, leader_epoch=-1) for w in topic.partitions]))
+            continue
         for wanted in topic.partitions:
             code, p = leader_partition(ctx, topic.name, wanted.partition_index, wanted.current_leader_epoch)
             offset, ts, epoch = _lookup(p, wanted.timestamp) if p is not None else (-1, -1, -1)
@@ -51,8 +58,15 @@ def offset_for_leader_epoch(ctx, request):
     T = response.OffsetForLeaderTopicResult
     P = T.EpochEndOffset
     response.topics = []
+    # KIP-320: replicas need CLUSTER_ACTION on the cluster, clients DESCRIBE on the topic.
+    replica = ctx.allowed(CLUSTER_ACTION, CLUSTER, CLUSTER_NAME)
     for topic in request.topics:
         partitions = []
+        if not replica and not ctx.allowed(DESCRIBE, TOPIC, topic.topic):
+            response.topics.append(T(topic=topic.topic, partitions=[
+                P(error_code=errors.TOPIC_AUTHORIZATION_FAILED, partition=w.partition, leader_epoch=-1,
+                  end_offset=-1) for w in topic.partitions]))
+            continue
         for wanted in topic.partitions:
             code, p = leader_partition(ctx, topic.topic, wanted.partition, wanted.current_leader_epoch)
             epoch, end = (p.history.end_offset_for(wanted.leader_epoch, p.log.end_offset)
@@ -88,8 +102,11 @@ def delete_records(ctx, request):
     response.topics = []
     for topic in request.topics:
         partitions = []
+        # KafkaApis.handleDeleteRecordsRequest: DELETE on the topic, checked before its existence.
+        allowed = ctx.allowed(DELETE, TOPIC, topic.name)
         for wanted in topic.partitions:
-            code, low = _delete_one(ctx, topic.name, wanted.partition_index, wanted.offset)
+            code, low = (_delete_one(ctx, topic.name, wanted.partition_index, wanted.offset) if allowed
+                         else (errors.TOPIC_AUTHORIZATION_FAILED, -1))
             partitions.append(P(partition_index=wanted.partition_index, low_watermark=low, error_code=code))
         response.topics.append(T(name=topic.name, partitions=partitions))
     return response

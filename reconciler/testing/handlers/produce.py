@@ -7,6 +7,7 @@ from array import array
 from kafka.record import MemoryRecords
 
 from .. import errors, protocol
+from ..authorizer import CLUSTER, CLUSTER_NAME, IDEMPOTENT_WRITE, TOPIC, WRITE
 from ..configs import effective, effective_int
 from .routing import leader_partition
 
@@ -79,6 +80,9 @@ def produce(ctx, request):
         for data in topic.partition_data:
             if request.acks not in (0, 1, -1):
                 code, base, append_ms, start, message = errors.INVALID_REQUIRED_ACKS, -1, -1, -1, None
+            elif not ctx.allowed(WRITE, TOPIC, topic.name):
+                # KafkaApis.handleProduceRequest: WRITE on the topic, before its existence.
+                code, base, append_ms, start, message = errors.TOPIC_AUTHORIZATION_FAILED, -1, -1, -1, None
             else:
                 code, base, append_ms, start, message = _append(ctx, topic.name, data.index,
                                                                 data.records, request.acks)
@@ -92,6 +96,12 @@ def produce(ctx, request):
 
 def init_producer_id(ctx, request):
     state = ctx.state
+    # KafkaApis.handleInitProducerIdRequest (no transactions modelled): IDEMPOTENT_WRITE on the
+    # cluster, or WRITE on some topic.
+    if not ctx.allowed(IDEMPOTENT_WRITE, CLUSTER, CLUSTER_NAME) and not ctx.may_write_some_topic():
+        return protocol.new_response(INIT_PRODUCER_ID, ctx.version, throttle_time_ms=0,
+                                     error_code=errors.CLUSTER_AUTHORIZATION_FAILED, producer_id=-1,
+                                     producer_epoch=-1)
     producer_id = state.next_producer_id
     state.next_producer_id += 1
     return protocol.new_response(INIT_PRODUCER_ID, ctx.version, throttle_time_ms=0,

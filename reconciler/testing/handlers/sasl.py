@@ -32,6 +32,7 @@ def sasl_authenticate(ctx, request):
     users = ctx.settings.sasl_users or {}
     if len(parts) == 3 and users.get(parts[1].decode("utf-8", "replace")) == parts[2].decode("utf-8", "replace"):
         conn.authenticated = True
+        conn.principal = "User:" + parts[1].decode("utf-8", "replace")
         response.error_code = errors.NONE
     else:
         response.error_code = errors.SASL_AUTHENTICATION_FAILED
