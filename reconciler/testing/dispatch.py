@@ -9,6 +9,8 @@ from . import errors, protocol
 from .faults import Faults, RequestLog, inject_error
 from .handlers import HANDLERS
 from .handlers.cluster import api_versions_response
+from .sasl_mechanisms import SUPPORTED as SASL_MECHANISMS
+from .sasl_mechanisms import handshake_mechanisms
 from .server import CloseConnection, Connection
 from .state import ClusterState
 
@@ -24,6 +26,12 @@ _PRE_AUTH_APIS = {protocol.API_VERSIONS_KEY, SASL_HANDSHAKE, SASL_AUTHENTICATE}
 class ClusterSettings:
     disabled_apis: frozenset[int] = frozenset()
     sasl_users: dict[str, str] | None = None
+    # sasl.enabled.mechanisms of the listener (used when sasl_users is set).
+    sasl_mechanisms: tuple[str, ...] = SASL_MECHANISMS
+
+    @property
+    def handshake_mechanisms(self) -> list[str]:
+        return handshake_mechanisms(self.sasl_mechanisms)
 
     @property
     def api_keys(self) -> list[int]:
