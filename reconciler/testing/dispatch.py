@@ -96,6 +96,8 @@ class Pipeline:
                 raise CloseConnection("broker stopped")
             try:
                 response = HANDLERS[api_key](ctx, request)
+            except CloseConnection:
+                raise
             except Exception as exc:
                 # A bug in the test cluster: say so loudly, and drop the client as a broker
                 # that cannot answer would.

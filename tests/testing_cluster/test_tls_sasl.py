@@ -250,3 +250,21 @@ def test_plain_answers_as_plain_sasl_server_does():
         with _connect(c) as sock:
             _call(sock, SASL_HANDSHAKE, 1, mechanism="PLAIN")
             assert _authenticate(sock, b"alice\0alice\0alice-secret").error_code == 0
+
+
+def test_sasl_requests_out_of_order_get_kafkas_answers():
+    with TestCluster(brokers=1, sasl_users=USERS) as c:
+        with _connect(c) as sock:  # SaslAuthenticate before any handshake: closed unanswered
+            request = request_class(SASL_AUTHENTICATE)(version=2, auth_bytes=b"\0alice\0alice-secret")
+            request.with_header(correlation_id=1, client_id="test")
+            sock.sendall(bytes(request.encode(header=True, framed=True)))
+            assert _closed(sock)
+        with _connect(c) as sock:  # after authentication KafkaApis answers both, and the connection stays
+            _call(sock, SASL_HANDSHAKE, 1, mechanism="PLAIN")
+            assert _authenticate(sock, b"\0alice\0alice-secret").error_code == 0
+            again = _authenticate(sock, b"\0alice\0alice-secret")
+            assert (again.error_code, again.error_message) == (
+                34, "SaslAuthenticate request received after successful authentication")
+            handshake = _call(sock, SASL_HANDSHAKE, 1, mechanism="PLAIN")
+            assert (handshake.error_code, handshake.mechanisms) == (34, [])
+            assert [b.node_id for b in _call(sock, 3, 12, topics=None).brokers] == [1]

@@ -5,11 +5,16 @@ from __future__ import annotations
 
 from .. import errors, protocol
 from ..sasl_mechanisms import AuthenticationRefused, InvalidCredentials, generic_failure_message, new_server
+from ..server import CloseConnection
 
 SASL_HANDSHAKE, SASL_AUTHENTICATE = 17, 36
 
 
 def sasl_handshake(ctx, request):
+    if ctx.connection.authenticated:
+        # KafkaApis answers once the connection is authenticated (no re-authentication by default).
+        return protocol.new_response(SASL_HANDSHAKE, ctx.version, error_code=errors.ILLEGAL_SASL_STATE,
+                                     mechanisms=[])
     enabled = ctx.settings.handshake_mechanisms
     if request.mechanism in enabled:
         ctx.connection.sasl_server = new_server(request.mechanism, ctx.settings.sasl_users or {})
@@ -25,12 +30,15 @@ def sasl_authenticate(ctx, request):
     conn = ctx.connection
     response = protocol.new_response(SASL_AUTHENTICATE, ctx.version, auth_bytes=b"",
                                      session_lifetime_ms=0, error_message=None)
-    server = conn.sasl_server
-    if server is None or server.complete:
+    if conn.authenticated:
         response.error_code = errors.ILLEGAL_SASL_STATE
-        response.error_message = "SaslAuthenticate before SaslHandshake"
-        ctx.close_after = True
+        response.error_message = "SaslAuthenticate request received after successful authentication"
         return response
+    server = conn.sasl_server
+    if server is None:
+        # SaslServerAuthenticator: "Unexpected Kafka request of type SASL_AUTHENTICATE during SASL
+        # handshake." is an InvalidRequestException, which closes the connection unanswered.
+        raise CloseConnection("SaslAuthenticate before SaslHandshake")
     try:
         response.auth_bytes = server.evaluate_response(bytes(request.auth_bytes))
     except (InvalidCredentials, AuthenticationRefused) as failure:
