@@ -2,10 +2,12 @@
 switch faults on. The helpers bypass the wire; clients use `bootstrap_servers`."""
 from __future__ import annotations
 
+import tempfile
 import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 from . import controller, errors
 from .authorizer import Acl, Authorizer
@@ -13,8 +15,10 @@ from .dispatch import ClusterSettings, Pipeline
 from .errors import KafkaApiError
 from .faults import Faults, RequestLog, delay_rule, drop_rule, error_rule
 from .retention import RetentionChecks
+from .sasl_mechanisms import SUPPORTED as SASL_MECHANISMS
 from .server import BrokerServer
 from .state import ClusterState, CommittedOffset
+from .tls import TestCertificates, generate_certificates, server_context
 
 HOST = "127.0.0.1"
 
@@ -45,11 +49,18 @@ class TestCluster:
     def __init__(self, brokers: int = 3, broker_configs: dict[str, str] | None = None,
                  disabled_apis=(), sasl_users: dict[str, str] | None = None,
                  metadata_propagation_delay: float = 0.0, ports=None, retention_checks: bool = False,
-                 acls: Iterable[Acl] | None = None, super_users: Iterable[str] | None = None):
-        """acls / super_users switch on an ACL authorizer with Kafka 4.0's rules (see authorizer.py):
+                 acls: Iterable[Acl] | None = None, super_users: Iterable[str] | None = None,
+                 tls: bool = False, ssl_client_auth: str = "none",
+                 sasl_mechanisms: Iterable[str] = SASL_MECHANISMS):
+        """sasl_users={user: password} makes the listener SASL (SASL_SSL with tls=True); each user
+        can log in with every mechanism in `sasl_mechanisms` (Kafka's sasl.enabled.mechanisms).
+        tls=True serves TLS with certificates made for this cluster (see `tls`); ssl_client_auth
+        is Kafka's ssl.client.auth: "none", "requested" or "required" (mutual TLS).
+
+        acls / super_users switch on an ACL authorizer with Kafka 4.0's rules (see authorizer.py):
         then only super users and what the ACLs allow get through, as with authorizer.class.name
-        set; without either every request is allowed. Principals are User:<SASL name>, or
-        User:ANONYMOUS without SASL; allow() and deny() add ACLs later.
+        set; without either every request is allowed. Principals are User:<SASL name>, the TLS
+        client certificate's subject, or User:ANONYMOUS; allow() and deny() add ACLs later.
 
         retention_checks=True runs Kafka's periodic retention check in the background (each
         broker log.initial.task.delay.ms after it starts, then every
@@ -60,8 +71,16 @@ class TestCluster:
         ids = list(range(1, brokers + 1))
         self._state = ClusterState(ids, broker_configs or {}, metadata_propagation_delay)
         authorizer = None if acls is None and super_users is None else Authorizer(acls or (), super_users or ())
+        mechanisms = tuple(sasl_mechanisms)
+        if not mechanisms or not set(mechanisms) <= set(SASL_MECHANISMS):
+            raise ValueError(f"sasl_mechanisms: a non-empty choice of {', '.join(SASL_MECHANISMS)}")
         self._settings = ClusterSettings(frozenset(disabled_apis), dict(sasl_users) if sasl_users else None,
-                                         authorizer)
+                                         authorizer=authorizer, sasl_mechanisms=mechanisms)
+        self._tls_directory = tempfile.TemporaryDirectory(prefix="test-cluster-tls-") if tls else None
+        self._certificates = (generate_certificates(Path(self._tls_directory.name))
+                              if self._tls_directory else None)
+        tls_context = (server_context(self._certificates, ssl_client_auth)
+                       if self._certificates else None)
         self._faults = Faults()
         self._log = RequestLog()
         self._servers: dict[int, BrokerServer] = {}
@@ -69,7 +88,7 @@ class TestCluster:
             stopped = threading.Event()
             pipeline = Pipeline(self._state, self._settings, self._faults, self._log, broker_id, stopped)
             self._servers[broker_id] = BrokerServer(broker_id, HOST, ports[i] if ports else 0,
-                                                    pipeline, stopped)
+                                                    pipeline, stopped, tls_context)
         self._retention = RetentionChecks(self._state) if retention_checks else None
         self._started = False
 
@@ -94,6 +113,8 @@ class TestCluster:
         for server in self._servers.values():
             server.stop()
         self._started = False
+        if self._tls_directory is not None:
+            self._tls_directory.cleanup()
 
     def __enter__(self) -> TestCluster:
         return self.start()
@@ -106,6 +127,19 @@ class TestCluster:
     @property
     def bootstrap_servers(self) -> str:
         return ",".join(f"{HOST}:{s.port}" for s in self._servers.values())
+
+    @property
+    def security_protocol(self) -> str:
+        """The listener's security.protocol, as a client must set it."""
+        sasl = self._settings.sasl_users is not None
+        if self._certificates is None:
+            return "SASL_PLAINTEXT" if sasl else "PLAINTEXT"
+        return "SASL_SSL" if sasl else "SSL"
+
+    @property
+    def tls(self) -> TestCertificates | None:
+        """The certificates of a TLS cluster (CA, client certificate and keys), else None."""
+        return self._certificates
 
     @property
     def cluster_id(self) -> str:

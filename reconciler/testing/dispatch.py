@@ -10,6 +10,8 @@ from .authorizer import SUPPORTED_OPERATIONS, Authorizer
 from .faults import Faults, RequestLog, inject_error
 from .handlers import HANDLERS
 from .handlers.cluster import api_versions_response
+from .sasl_mechanisms import SUPPORTED as SASL_MECHANISMS
+from .sasl_mechanisms import handshake_mechanisms
 from .server import CloseConnection, Connection
 from .state import ClusterState
 
@@ -27,6 +29,12 @@ class ClusterSettings:
     sasl_users: dict[str, str] | None = None
     # None: no authorizer configured, every request is allowed (Kafka without authorizer.class.name).
     authorizer: Authorizer | None = None
+    # sasl.enabled.mechanisms of the listener (used when sasl_users is set).
+    sasl_mechanisms: tuple[str, ...] = SASL_MECHANISMS
+
+    @property
+    def handshake_mechanisms(self) -> list[str]:
+        return handshake_mechanisms(self.sasl_mechanisms)
 
     @property
     def api_keys(self) -> list[int]:
@@ -114,6 +122,8 @@ class Pipeline:
                 raise CloseConnection("broker stopped")
             try:
                 response = HANDLERS[api_key](ctx, request)
+            except CloseConnection:
+                raise
             except Exception as exc:
                 # A bug in the test cluster: say so loudly, and drop the client as a broker
                 # that cannot answer would.

@@ -1,4 +1,5 @@
-"""TCP listeners and Kafka framing: one listening socket per broker, one thread per connection.
+"""TCP listeners and Kafka framing: one listening socket per broker, one thread per connection,
+TLS on the listener when the cluster has it.
 
 A connection is served strictly in order, one request at a time, as a Kafka broker does (it mutes
 a channel until the answer is sent), so a slow answer only holds up its own connection.
@@ -7,23 +8,30 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import ssl
 import struct
 import threading
+
+from .sasl_mechanisms import PlainServer, ScramServer
+from .tls import ANONYMOUS, accept_tls, linger
 
 # Kafka's socket.request.max.bytes default; larger frames close the connection.
 MAX_FRAME_BYTES = 100 * 1024 * 1024
 
 
 class Connection:
-    """Per-connection state the request pipeline needs (SASL progress)."""
+    """Per-connection state the request pipeline needs (who the client is, SASL progress)."""
 
     def __init__(self, sock: socket.socket, broker_id: int):
-        self.sock = sock
+        self.sock: socket.socket = sock
+        # A second handle on the same socket, so stop() can shut it down while the connection's
+        # thread replaces `sock` with its TLS wrapper.
+        self.control = sock.dup()
         self.broker_id = broker_id
-        self.sasl_mechanism: str | None = None
+        self.sasl_server: PlainServer | ScramServer | None = None
         self.authenticated = False
-        # The KafkaPrincipal ACLs are checked against; a SASL login replaces it with User:<name>.
-        self.principal = "User:ANONYMOUS"
+        # Kafka's principal: the SASL user, else the TLS client certificate's subject.
+        self.principal = ANONYMOUS
 
 
 class CloseConnection(Exception):
@@ -45,8 +53,10 @@ class BrokerServer:
     """The listener of one broker. `pipeline(connection, frame)` returns the bytes to send back,
     or None for no answer; it raises CloseConnection to drop the client."""
 
-    def __init__(self, broker_id: int, host: str, port: int, pipeline, stopped: threading.Event):
+    def __init__(self, broker_id: int, host: str, port: int, pipeline, stopped: threading.Event,
+                 tls: ssl.SSLContext | None = None):
         self.broker_id = broker_id
+        self._tls = tls
         self.host = host
         self.port = port
         self._pipeline = pipeline
@@ -81,7 +91,7 @@ class BrokerServer:
             connections, threads = list(self._connections), list(self._threads)
         for conn in connections:
             with contextlib.suppress(OSError):
-                conn.sock.shutdown(socket.SHUT_RDWR)
+                conn.control.shutdown(socket.SHUT_RDWR)
         for thread in threads:
             thread.join(timeout=5)
         with self._lock:
@@ -113,6 +123,15 @@ class BrokerServer:
 
     def _serve(self, conn: Connection) -> None:
         try:
+            if self._tls is not None:
+                try:
+                    accepted = accept_tls(conn.sock, self._tls)
+                except ssl.SSLError:
+                    accepted = None
+                if accepted is None:
+                    linger(conn.control)
+                    return
+                conn.sock, conn.principal = accepted
             while True:
                 size_bytes = _recv_exactly(conn.sock, 4)
                 if size_bytes is None:
@@ -132,3 +151,4 @@ class BrokerServer:
             with self._lock:
                 self._connections.discard(conn)
             conn.sock.close()
+            conn.control.close()

@@ -1,42 +1,54 @@
-"""SASL/PLAIN authentication (SaslHandshake v1 + SaslAuthenticate), for listeners started with
-`sasl_users`. Only PLAIN is offered."""
+"""SaslHandshake (v0-1) and SaslAuthenticate (v0-2) for listeners started with `sasl_users`, as
+Kafka's SaslServerAuthenticator answers them: the enabled mechanisms, PLAIN and SCRAM exchanges,
+and a failed step answered with SASL_AUTHENTICATION_FAILED before the connection is closed."""
 from __future__ import annotations
 
 from .. import errors, protocol
+from ..sasl_mechanisms import AuthenticationRefused, InvalidCredentials, generic_failure_message, new_server
+from ..server import CloseConnection
 
 SASL_HANDSHAKE, SASL_AUTHENTICATE = 17, 36
-MECHANISMS = ["PLAIN"]
 
 
 def sasl_handshake(ctx, request):
-    conn = ctx.connection
-    if request.mechanism in MECHANISMS:
-        conn.sasl_mechanism = request.mechanism
+    if ctx.connection.authenticated:
+        # KafkaApis answers once the connection is authenticated (no re-authentication by default).
+        return protocol.new_response(SASL_HANDSHAKE, ctx.version, error_code=errors.ILLEGAL_SASL_STATE,
+                                     mechanisms=[])
+    enabled = ctx.settings.handshake_mechanisms
+    if request.mechanism in enabled:
+        ctx.connection.sasl_server = new_server(request.mechanism, ctx.settings.sasl_users or {})
         code = errors.NONE
     else:
         code = errors.UNSUPPORTED_SASL_MECHANISM
-    return protocol.new_response(SASL_HANDSHAKE, ctx.version, error_code=code, mechanisms=MECHANISMS)
+        # UnsupportedSaslMechanismException is an authentication failure: answer, then close.
+        ctx.close_after = True
+    return protocol.new_response(SASL_HANDSHAKE, ctx.version, error_code=code, mechanisms=enabled)
 
 
 def sasl_authenticate(ctx, request):
     conn = ctx.connection
     response = protocol.new_response(SASL_AUTHENTICATE, ctx.version, auth_bytes=b"",
                                      session_lifetime_ms=0, error_message=None)
-    if conn.sasl_mechanism is None:
+    if conn.authenticated:
         response.error_code = errors.ILLEGAL_SASL_STATE
-        response.error_message = "SaslAuthenticate before SaslHandshake"
+        response.error_message = "SaslAuthenticate request received after successful authentication"
+        return response
+    server = conn.sasl_server
+    if server is None:
+        # SaslServerAuthenticator: "Unexpected Kafka request of type SASL_AUTHENTICATE during SASL
+        # handshake." is an InvalidRequestException, which closes the connection unanswered.
+        raise CloseConnection("SaslAuthenticate before SaslHandshake")
+    try:
+        response.auth_bytes = server.evaluate_response(bytes(request.auth_bytes))
+    except (InvalidCredentials, AuthenticationRefused) as failure:
+        response.error_code = errors.SASL_AUTHENTICATION_FAILED
+        response.error_message = (str(failure) if isinstance(failure, AuthenticationRefused)
+                                  else generic_failure_message(server.mechanism))
         ctx.close_after = True
         return response
-    # PLAIN (RFC 4616): authzid NUL authcid NUL password
-    parts = bytes(request.auth_bytes).split(b"\0")
-    users = ctx.settings.sasl_users or {}
-    if len(parts) == 3 and users.get(parts[1].decode("utf-8", "replace")) == parts[2].decode("utf-8", "replace"):
+    response.error_code = errors.NONE
+    if server.complete:
         conn.authenticated = True
-        conn.principal = "User:" + parts[1].decode("utf-8", "replace")
-        response.error_code = errors.NONE
-    else:
-        response.error_code = errors.SASL_AUTHENTICATION_FAILED
-        response.error_message = "Authentication failed: Invalid username or password"
-        # Kafka closes the connection after answering a failed authentication.
-        ctx.close_after = True
+        conn.principal = f"User:{server.authorization_id}"
     return response
