@@ -62,6 +62,7 @@ from reconciler.models.plan import (
     TruncateRecords,
 )
 from reconciler.policy import is_protected
+from reconciler.units import epoch_ms
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,7 @@ def plan(desired: DesiredState, observed: ObservedState, options: PlanOptions = 
     diagnostics: list[Diagnostic] = []
     taken = observed.taken_at
     context = _Context(desired, observed, retention.inherited_values(observed),
-                       retention.epoch_ms(taken) if taken is not None else None)
+                       epoch_ms(taken) if taken is not None else None)
     for name in sorted(desired.topics):
         topic_plan = _plan_topic(context, desired.topics[name], observed.topics.get(name))
         actions.extend(topic_plan.actions)

@@ -38,6 +38,7 @@ from reconciler.models.plan import (
     unhandled,
 )
 from reconciler.policy import is_protected
+from reconciler.units import epoch_ms
 
 
 def topic_changes(action: Action, now: ObservedState) -> list[str]:
@@ -134,7 +135,7 @@ def retention_problems(action: AlterConfigs, now: ObservedState, desired: Desire
         return []
     taken = now.taken_at
     planned = {p.partition: p for p in action.retention.partitions}
-    cut, unknown = retention.estimate_again(action.retention, topic, retention.epoch_ms(taken) if taken else None)
+    cut, unknown = retention.estimate_again(action.retention, topic, epoch_ms(taken) if taken else None)
     found = [f"{action.topic}-{p}: what it deletes cannot be estimated again ({why}), so the policy's "
              f"max_delete_fraction ({limit:.0%}) cannot be checked" for p, why in sorted(unknown.items())]
     for expiry in cut.partitions:

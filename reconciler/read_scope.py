@@ -39,6 +39,7 @@ from reconciler.models.desired import (
 )
 from reconciler.models.observed import ObservedState
 from reconciler.models.plan import AlterConfigs, Plan
+from reconciler.units import epoch_ms
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,7 @@ def step_scope(desired: DesiredState, seen: ObservedState, now_ms: int) -> ReadS
         except ValueError:
             continue
         step = max(wanted, retention.lowest_allowed(was, limit)) if was >= 0 else wanted
-        lookup = retention.time_lookup(retention.epoch_ms(seen.taken_at), step)
+        lookup = retention.time_lookup(epoch_ms(seen.taken_at), step)
         if step != wanted and any(lookup not in p.offsets_by_timestamp for p in have.partitions if not p.unreadable):
             steps[name] = step
     if not steps:

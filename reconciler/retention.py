@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
 from fractions import Fraction
 
 from reconciler import kafka_configs
@@ -40,16 +39,6 @@ _KEYS = (*RETENTION_KEYS, "delete.retention.ms", "min.compaction.lag.ms", "local
          "local.retention.bytes", "remote.storage.enable", "remote.log.delete.on.disable", "segment.ms",
          "segment.bytes")
 _INHERITED = (ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG, ConfigSource.STATIC_BROKER_CONFIG, ConfigSource.DEFAULT_CONFIG)
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-
-
-def epoch_ms(instant: datetime) -> int:
-    """Milliseconds since the epoch, exactly (no float rounding): Kafka's timestamps."""
-    return (instant - _EPOCH) // timedelta(milliseconds=1)
-
-
-def from_epoch_ms(ms: int) -> datetime:
-    return _EPOCH + timedelta(milliseconds=ms)
 
 
 def time_lookup(now_ms: int, retention_ms: int) -> int:

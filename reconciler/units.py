@@ -7,6 +7,7 @@ that `format_duration_ms(parse_duration_ms(x))` never changes a value's meaning.
 from __future__ import annotations
 
 import re
+from datetime import datetime, timedelta, timezone
 
 from reconciler.errors import shown
 
@@ -102,3 +103,15 @@ def human_bytes(n: int) -> str:
         if value < 1024 or unit == "PiB":
             return f"{value:.1f} {unit}"
     raise AssertionError("unreachable")
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def epoch_ms(instant: datetime) -> int:
+    """Milliseconds since the epoch, exactly (no float rounding): Kafka's timestamps."""
+    return (instant - _EPOCH) // timedelta(milliseconds=1)
+
+
+def from_epoch_ms(ms: int) -> datetime:
+    return _EPOCH + timedelta(milliseconds=ms)

@@ -54,14 +54,14 @@ def drift_report(manifests_dir: str, cluster: str | None, snapshot: str | None, 
         assert cluster is not None  # one of the three, checked above
         desired = manifests.desired_state(cluster)
         with connect(desired.cluster) as kafka:
-            from reconciler.drift.live import epoch_evidence, retention_reads, with_topics
+            from reconciler.drift.live import epoch_evidence, retention_reads
 
             observed = kafka.observe_desired(desired, sizes=sizes)
             _check_since(earlier, observed, since)
             cluster_plan = plan(desired, observed, options)
             missing = retention_reads(desired, observed, earlier, cluster_plan)
             if missing is not None:
-                observed = with_topics(observed, kafka.observe_scope(missing, sizes=sizes))
+                observed = observed.with_topics(kafka.observe_scope(missing, sizes=sizes))
                 cluster_plan = plan(desired, observed, options)
             if earlier is not None:
                 evidence = epoch_evidence(kafka, earlier, observed)

@@ -28,13 +28,13 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from reconciler import retention
 from reconciler.drift.lowered_retention import lowered_retention, missing_reads
 from reconciler.models.desired import DesiredState
 from reconciler.models.observed import ObservedState
 from reconciler.models.plan import Action, Plan
 from reconciler.ports import ClusterPort, EpochCheck
 from reconciler.read_scope import ReadScope
+from reconciler.units import epoch_ms
 
 TopicPartition = tuple[str, int]
 
@@ -112,10 +112,4 @@ def retention_reads(desired: DesiredState, observed: ObservedState, earlier: Obs
     if not topics:
         return None
     return ReadScope(topics=frozenset(topics), list_all=False, timestamps=timestamps,
-                     now_ms=retention.epoch_ms(observed.taken_at), size_topics=frozenset(topics))
-
-
-def with_topics(observed: ObservedState, reread: ObservedState) -> ObservedState:
-    """`observed` with the topics `reread` holds replaced by their fresh reading (whole topics:
-    configs, offsets, lookups and sizes from one read stay consistent)."""
-    return observed.model_copy(update={"topics": {**observed.topics, **reread.topics}})
+                     now_ms=epoch_ms(observed.taken_at), size_topics=frozenset(topics))

@@ -23,6 +23,7 @@ from reconciler.models.desired import DesiredTopic
 from reconciler.models.observed import ObservedState, ObservedTopic
 from reconciler.models.plan import Action, AlterConfigs, ConfigChange
 from reconciler.retention import Classification, Settings
+from reconciler.units import epoch_ms
 
 
 def lowered_retention(observed: ObservedTopic | None, desired: DesiredTopic | None, actions: list[Action],
@@ -54,7 +55,7 @@ def lowered_retention(observed: ObservedTopic | None, desired: DesiredTopic | No
         effects=tuple(e for _, c in cuts for e in c.effects),
         retention_ms=next((c.retention_ms for _, c in cuts if c.retention_ms is not None), None),
         retention_bytes=next((c.retention_bytes for _, c in cuts if c.retention_bytes is not None), None))
-    now_ms = retention.epoch_ms(observed_at) if observed_at is not None else None
+    now_ms = epoch_ms(observed_at) if observed_at is not None else None
     cut, unknown = retention.retention_cut(merged, observed, now_ms)
     return RetentionLowered(topic=observed.name, against=[name for name, _ in cuts], cut=cut, unknown=unknown,
                             records_since=_records_since(observed, earlier) if "earlier" in dict(cuts) else None)
@@ -67,7 +68,7 @@ def missing_reads(found: RetentionLowered, observed: ObservedTopic,
     cut = found.cut
     lookup = None
     if cut.retention_ms is not None and observed_at is not None:
-        at = retention.time_lookup(retention.epoch_ms(observed_at), cut.retention_ms)
+        at = retention.time_lookup(epoch_ms(observed_at), cut.retention_ms)
         if any(p.unreadable is None and at not in p.offsets_by_timestamp for p in observed.partitions):
             lookup = at
     sizes = cut.retention_bytes is not None and any(

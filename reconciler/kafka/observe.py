@@ -33,7 +33,7 @@ from reconciler.models.desired import ClusterSpec, DesiredState
 from reconciler.models.observed import ConfigSource, ObservedConfig, ObservedPartition, ObservedState, ObservedTopic
 from reconciler.models.plan import Plan
 from reconciler.read_scope import ReadScope, desired_scope, plan_scope, step_scope, timestamp_slots, topics_scope
-from reconciler.retention import epoch_ms, from_epoch_ms
+from reconciler.units import epoch_ms, from_epoch_ms
 
 TopicPartition = tuple[str, int]
 CONFIG_CHUNK = 1000

@@ -13,6 +13,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
+from reconciler.units import epoch_ms
+
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -53,7 +55,7 @@ class BeforeTime(_Rule):
 
     @property
     def timestamp_ms(self) -> int:
-        return int(self.timestamp.timestamp() * 1000)
+        return epoch_ms(self.timestamp)
 
     def describe(self) -> str:
         return f"before {self.timestamp.isoformat().replace('+00:00', 'Z')}"

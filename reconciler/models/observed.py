@@ -291,6 +291,12 @@ class ObservedState(_Model):
             raise _problems("ObservedState", problems)
         return self
 
+    def with_topics(self, reread: ObservedState) -> ObservedState:
+        """This state with the topics `reread` holds replaced by their fresh reading (whole topics:
+        configs, offsets, lookups and sizes from one read stay consistent), for a second read
+        decided from the first."""
+        return self.model_copy(update={"topics": {**self.topics, **reread.topics}})
+
     def to_json(self) -> str:
         data = self.model_dump(mode="json")
         data["topics"] = dict(sorted(data["topics"].items()))

@@ -15,6 +15,7 @@ from reconciler.preconditions import (
     topic_changes,
     truncation_partition_problems,
 )
+from reconciler.units import epoch_ms
 from reconciler.validation import _key_named
 from tests.factories import desired, have, observed, partition, want
 
@@ -107,7 +108,7 @@ def test_the_key_a_broker_names_is_found_only_when_it_is_one_of_the_actions_keys
 def _retention_cut(limit=None):
     """A plan cutting t's retention.ms 30d -> 1d, each of 2 partitions deleting 300 of 1000 records."""
     now = datetime(2026, 11, 20, tzinfo=timezone.utc)
-    lookup = retention.time_lookup(retention.epoch_ms(now), 86_400_000)
+    lookup = retention.time_lookup(epoch_ms(now), 86_400_000)
     wants = desired(want("t", partitions=2, configs={"retention.ms": "86400000"}), policy=Policy(max_delete_fraction=limit))
     seen = observed(have("t", partitions=2, hw=1000, set_on_topic={"retention.ms": "2592000000"},
                          offsets_by_timestamp={lookup: 300})).model_copy(update={"taken_at": now})
@@ -152,7 +153,7 @@ def test_a_retention_cut_checks_the_retention_keys_and_the_manifests_still_askin
 def _retention_step():
     """A plan stepping t's retention.ms 30d -> 15d toward 1d (max_retention_decrease 0.5)."""
     now = datetime(2026, 11, 20, tzinfo=timezone.utc)
-    lookup = retention.time_lookup(retention.epoch_ms(now), 15 * 86_400_000)
+    lookup = retention.time_lookup(epoch_ms(now), 15 * 86_400_000)
     wants = desired(want("t", partitions=2, configs={"retention.ms": "86400000"}, retention_stepping="gradual"),
                     policy=Policy(max_retention_decrease=0.5))
     seen = observed(have("t", partitions=2, hw=1000, set_on_topic={"retention.ms": "2592000000"},

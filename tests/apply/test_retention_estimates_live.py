@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 
-from reconciler.retention import epoch_ms
+from reconciler.units import epoch_ms
 from tests.apply.test_apply_live import HOUR, Repo, outcome
 
 DAY = 24 * HOUR

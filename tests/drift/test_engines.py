@@ -94,7 +94,8 @@ def test_both_engines_report_retention_lowered_out_of_band_alike(spark, tmp_path
     partition) and against the earlier run (size cut, log start moved), in reports and tables."""
     from reconciler.drift.tables import read_table_rows
     from reconciler.files.fleet import write_fleet_snapshot
-    from reconciler.retention import epoch_ms, time_lookup
+    from reconciler.retention import time_lookup
+    from reconciler.units import epoch_ms
     from tests.factories import desired, have, observed, partition, want
 
     day, month = 86_400_000, 2_592_000_000

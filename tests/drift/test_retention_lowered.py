@@ -6,13 +6,14 @@ import json
 from datetime import datetime, timedelta, timezone
 
 from reconciler.drift.engine import drift_for_cluster, report_of
-from reconciler.drift.live import retention_reads, with_topics
+from reconciler.drift.live import retention_reads
 from reconciler.drift.render import render_report, summary_line
 from reconciler.drift.tables import read_table_rows, write_tables_local
 from reconciler.models.desired import UndeclaredConfigs
 from reconciler.models.observed import ConfigSource, ObservedConfig
 from reconciler.planner import plan
-from reconciler.retention import epoch_ms, time_lookup
+from reconciler.retention import time_lookup
+from reconciler.units import epoch_ms
 from tests.factories import desired, have, observed, partition, want
 
 WHEN = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
@@ -162,6 +163,6 @@ def test_a_live_read_is_asked_only_for_the_lookups_it_lacks():
     assert scope is not None and scope.topics == frozenset({"orders"}) and scope.timestamps == {"orders": (LOOKUP,)}
     assert scope.now_ms == epoch_ms(WHEN) and scope.size_topics == frozenset({"orders"})
     read = _at(observed(_lowered_to_a_day()))
-    merged = with_topics(o, read)
+    merged = o.with_topics(read)
     assert merged.topics["orders"] == read.topics["orders"] and "calm" in merged.topics
     assert retention_reads(d, merged, None, plan(d, merged)) is None

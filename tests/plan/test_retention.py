@@ -12,10 +12,11 @@ from reconciler.models.observed import ConfigSource, ObservedConfig
 from reconciler.models.plan import AlterConfigs, ConfigChange, Plan, TopicPreconditions
 from reconciler.planner import plan
 from reconciler.render import render_plan
+from reconciler.units import epoch_ms
 from tests.factories import desired, have, observed, partition, want
 
 NOW = datetime(2026, 11, 20, 9, 0, tzinfo=timezone.utc)
-NOW_MS = retention.epoch_ms(NOW)
+NOW_MS = epoch_ms(NOW)
 HOUR, DAY = 3_600_000, 86_400_000
 INHERITED = retention.inherited_values(observed())  # Kafka's defaults: delete, 7d, unlimited
 

@@ -14,10 +14,11 @@ from reconciler.models.plan import AlterConfigs, Plan, RetentionStep
 from reconciler.planner import plan
 from reconciler.read_scope import step_scope
 from reconciler.render import render_plan
+from reconciler.units import epoch_ms
 from tests.factories import desired, have, observed, partition, want
 
 NOW = datetime(2026, 11, 20, 9, 0, tzinfo=timezone.utc)
-NOW_MS = retention.epoch_ms(NOW)
+NOW_MS = epoch_ms(NOW)
 DAY = 86_400_000
 HALF = Policy(max_retention_decrease=0.5)
 GRADUAL = RetentionStepping.GRADUAL
