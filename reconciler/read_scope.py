@@ -94,15 +94,16 @@ def desired_scope(desired: DesiredState, now_ms: int | None = None) -> ReadScope
         now_ms=now_ms, size_topics=frozenset(size_topics))
 
 
-def step_scope(desired: DesiredState, seen: ObservedState, now_ms: int) -> ReadScope | None:
-    """What to read again so that the retention.ms steps due on `seen` can be estimated: the scope
-    of `desired` with the lookup of each step at `now_ms`; None when no step needs a lookup `seen`
-    does not hold."""
+def step_scope(desired: DesiredState, seen: ObservedState) -> ReadScope | None:
+    """What to read again so that the retention.ms steps due on `seen` can be estimated: the
+    stepping topics, with everything planning them needs plus each step's lookup, measured from
+    `seen`'s instant (the fresh topics replace the old ones whole: `ObservedState.with_topics`);
+    None when no step needs a lookup `seen` does not hold."""
     limit = desired.policy.max_retention_decrease
     if limit is None or seen.taken_at is None:
         return None
-    steps: dict[str, int] = {}
-    inherited = retention.inherited_values(seen)
+    steps: dict[str, int] = {}  # topic -> the lookup its step needs
+    inherited, now_ms = retention.inherited_values(seen), epoch_ms(seen.taken_at)
     for name, topic in desired.topics.items():
         have = seen.topics.get(name)
         wanted = _time_limit_after(topic)
@@ -114,16 +115,16 @@ def step_scope(desired: DesiredState, seen: ObservedState, now_ms: int) -> ReadS
         except ValueError:
             continue
         step = max(wanted, retention.lowest_allowed(was, limit)) if was >= 0 else wanted
-        lookup = retention.time_lookup(epoch_ms(seen.taken_at), step)
+        lookup = retention.time_lookup(now_ms, step)
         if step != wanted and any(lookup not in p.offsets_by_timestamp for p in have.partitions if not p.unreadable):
-            steps[name] = step
+            steps[name] = lookup
     if not steps:
         return None
-    scope = desired_scope(desired, now_ms)
-    timestamps = {name: tuple(sorted({*scope.timestamps.get(name, ()), retention.time_lookup(now_ms, step)}))
-                  for name, step in steps.items()}
-    return ReadScope(topics=scope.topics, list_all=scope.list_all, timestamps={**scope.timestamps, **timestamps},
-                     epoch_topics=scope.epoch_topics, groups=scope.groups, now_ms=now_ms, size_topics=scope.size_topics)
+    scope, names = desired_scope(desired, now_ms), frozenset(steps)
+    # Group offsets are the cluster's, not a topic's: the first read's stay.
+    return ReadScope(topics=names, list_all=False, now_ms=now_ms,
+                     timestamps={n: tuple(sorted({*scope.timestamps.get(n, ()), lookup})) for n, lookup in steps.items()},
+                     epoch_topics=scope.epoch_topics & names, size_topics=scope.size_topics & names)
 
 
 def _may_change_retention(topic: DesiredTopic) -> bool:

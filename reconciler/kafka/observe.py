@@ -52,9 +52,9 @@ class Observer:
 
     def observe_desired(self, desired: DesiredState, sizes: bool = False) -> ObservedState:
         observed = self._observe(desired_scope(desired, _now_ms()), sizes)
-        # A retention step's lookup depends on the value just read: read again with it, when one is due.
-        again = step_scope(desired, observed, _now_ms())
-        return observed if again is None else self._observe(again, sizes)
+        # A retention step's lookup depends on the value just read: read those topics again with it.
+        again = step_scope(desired, observed)
+        return observed if again is None else observed.with_topics(self._observe(again, sizes))
 
     def observe_topics(self, names: Iterable[str] | None = None, sizes: bool = False) -> ObservedState:
         """The named topics (None: every topic) with all their configs."""

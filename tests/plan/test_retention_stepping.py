@@ -210,14 +210,13 @@ def test_a_second_read_is_asked_only_for_a_step_whose_lookup_is_missing():
     seen = _observed(have("a", partitions=1, set_on_topic={"retention.ms": str(30 * DAY)},
                           offsets_by_timestamp=_lookups(DAY)),
                      have("b", partitions=1, set_on_topic={"retention.ms": str(30 * DAY)}))
-    later = NOW_MS + 5
-    scope = step_scope(wants, seen, later)
-    assert scope is not None and scope.now_ms == later
-    # a's step (15d) and its declared value, at the second read's instant; b does not step.
-    assert scope.timestamps == {"a": tuple(sorted({later - 15 * DAY, later - DAY})), "b": (later - DAY,)}
-    assert scope.size_topics == {"a", "b"}
+    scope = step_scope(wants, seen)
+    assert scope is not None and scope.now_ms == NOW_MS  # measured from the first read's instant
+    # Only a is read again: its step (15d) and its declared value; b does not step.
+    assert (scope.topics, scope.list_all) == ({"a"}, False)
+    assert scope.timestamps == {"a": tuple(sorted({NOW_MS - 15 * DAY, NOW_MS - DAY}))}
+    assert scope.size_topics == {"a"}
     # Read already, or nothing to step: no second read.
-    assert step_scope(wants, _observed(_cluster_at(30 * DAY).model_copy(update={"name": "a"})), later) is None
-    assert step_scope(desired(*wants.topics.values()), seen, later) is None
-    assert step_scope(wants, _observed(have("a", partitions=1, set_on_topic={"retention.ms": str(2 * DAY)})),
-                      later) is None
+    assert step_scope(wants, _observed(_cluster_at(30 * DAY).model_copy(update={"name": "a"}))) is None
+    assert step_scope(desired(*wants.topics.values()), seen) is None
+    assert step_scope(wants, _observed(have("a", partitions=1, set_on_topic={"retention.ms": str(2 * DAY)}))) is None
