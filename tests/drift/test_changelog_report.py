@@ -97,7 +97,7 @@ def test_html_shows_the_change_log_escaped_and_redacted():
 
 
 def test_no_change_log_section_without_an_earlier_observation_or_without_changes():
-    before, now = _states()
+    now = _states()[1]
     d = desired()
     for report in (report_of([drift_for_cluster(d, now)], "local"), report_of([drift_for_cluster(d, now, now)], "local")):
         assert report.clusters[0].change_log == []
