@@ -73,8 +73,7 @@ def topic_changes(name: str, before: ObservedTopic | None, now: ObservedTopic | 
         entries.append(ChangeLogEntry(topic=name, kind="topic-recreated", old=was.topic_id, new=this.topic_id))
     replicas_moved = was.replicas != this.replicas
     configs_moved = was.configs is not None and this.configs is not None and was.configs != this.configs
-    partitions, keys = _moved(was, this, replicas_moved, configs_moved) if replicas_moved or configs_moved \
-        else (set(), set())
+    partitions, keys = _moved(was, this, replicas_moved, configs_moved)
     if replicas_moved:
         entries += _partition_changes(name, before, now, partitions)
     leaders = sum(a != b for a, b in zip(was.leaders, this.leaders))
@@ -89,6 +88,8 @@ def topic_changes(name: str, before: ObservedTopic | None, now: ObservedTopic | 
 
 def _moved(was: Fingerprint, this: Fingerprint, replicas: bool, configs: bool) -> tuple[set[int], set[str]]:
     """The partitions (by index) and config keys deepdiff finds moved, in the parts that moved."""
+    if not (replicas or configs):
+        return set(), set()
     # Imported here: deepdiff takes ~0.5 s to import (with pandas and numpy when they are
     # installed), which only a report with a changed topic pays.
     from deepdiff import DeepDiff

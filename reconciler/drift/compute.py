@@ -5,9 +5,9 @@ the observed state and classifies what it finds. The unit of work is one topic o
 `topic_drift` computes everything for one topic from the plan's actions and diagnostics for that
 topic, and `assemble` puts a cluster's topics together. The local engine plans a whole cluster at
 once and splits the plan by topic; the Spark engine plans each topic on its own
-(`plan_one_topic`); both end in `assemble`, so equal inputs give equal reports. Against an earlier observation, each
-topic also carries its change log (`reconciler.drift.changelog`), which both engines compute
-per topic alike.
+(`plan_one_topic`); both end in `assemble`, so equal inputs give equal reports. Against an
+earlier observation each topic also carries its change log (`reconciler.drift.changelog`), which
+both engines compute per topic alike.
 """
 from __future__ import annotations
 

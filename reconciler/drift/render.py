@@ -3,9 +3,9 @@ no script, nothing fetched). Pure: report in, string out.
 
 Text, Markdown and HTML list at most `max_rows` rows per section and cluster and say how many
 more there are; JSON (and the Parquet tables) hold everything. The change log against an earlier
-observation is one more section, after the findings, and one more sentence of the summary. The page is a Jinja2 template
-(templates/report.html.j2) with autoescaping on, so no topic name, config value or message can
-become markup; Jinja2 is imported only when a page is rendered.
+observation is one more section, after the findings, and one more sentence of the summary. The
+page is a Jinja2 template (templates/report.html.j2) with autoescaping on, so no topic name,
+config value or message can become markup; Jinja2 is imported only when a page is rendered.
 """
 from __future__ import annotations
 
@@ -165,8 +165,7 @@ def _sections(cluster: ClusterDrift) -> list[_Section]:
             "Config drift", ["topic", "key", "drift", "current", "where from", "manifest"],
             [[c.topic, c.key, c.drift + (" (will be removed)" if c.will_remove else ""),
               "(sensitive)" if c.sensitive else "-" if c.current is None else c.current,
-              {"topic": "set on topic", "broker": f"broker ({c.source})", "default": "Kafka default",
-               "absent": "-"}[c.origin], "-" if c.desired is None else c.desired] for c in cluster.config]))
+              _where_from(c.source), "-" if c.desired is None else c.desired] for c in cluster.config]))
     if cluster.unmanaged_topics:
         out.append(_Section("Unmanaged topics", ["topic"], [[t] for t in cluster.unmanaged_topics]))
     problems = [d for d in cluster.diagnostics if d.severity in ("error", "warning")]
@@ -194,7 +193,7 @@ def _change_row(e: ChangeLogEntry) -> list[str]:
 
 
 def _where_from(source: str | None) -> str:
-    """A ConfigSource name as the config drift section says it."""
+    """Where a config value comes from, by its ConfigSource name (None: the key is not reported)."""
     if source is None:
         return "-"
     return {ConfigSource.DYNAMIC_TOPIC_CONFIG.name: "set on topic",
