@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import Any
 
 from reconciler.kafka_configs import TOPIC_CONFIGS
 from reconciler.models.desired import ClusterSpec, DesiredState, DesiredTopic
@@ -99,7 +100,7 @@ def observations(topics: int, partitions: int, changed: float) -> tuple[Observed
     return earlier, ObservedState(cluster="bench", cluster_id="c", topics=dict(sorted(now.items()))), moved
 
 
-def _cpu(fn, repeat: int) -> tuple[float, object]:
+def _cpu(fn, repeat: int) -> tuple[float, Any]:
     best, result = float("inf"), None
     for _ in range(repeat):
         start = time.process_time()
@@ -142,9 +143,9 @@ def main() -> None:
                            configs={"retention.ms": "604800000"}) for name in list(earlier.topics)[: args.topics // 2]})
     without_cpu, _ = _cpu(lambda: drift_for_cluster(desired, now), max(1, args.repeat // 2))
     with_cpu, report = _cpu(lambda: drift_for_cluster(desired, now, earlier), max(1, args.repeat // 2))
-    entries = sum(len(v) for v in log.values())  # type: ignore[union-attr]
+    entries = sum(len(v) for v in log.values())
     print(f"{args.topics:,} topics x {args.partitions} partitions, {len(TOPIC_CONFIGS)} configs each; "
-          f"{moved} topics moved in shape or configs, {len(log):,} topics in the change log "  # type: ignore[arg-type]
+          f"{moved} topics moved in shape or configs, {len(log):,} topics in the change log "
           f"({entries:,} entries), {diffs} DeepDiff calls\n")
     print("| step | CPU s |\n|---|---:|")
     print(f"| import deepdiff (once per process, only when a topic moved) | {imported:.3f} |")
@@ -152,7 +153,7 @@ def main() -> None:
     print(f"| change_log, nothing changed: fingerprints only | {same_cpu:.3f} |")
     print(f"| drift_for_cluster without an earlier observation | {without_cpu:.3f} |")
     print(f"| drift_for_cluster with it (data loss, retention, change log) | {with_cpu:.3f} |")
-    assert report.counts.change_log == entries  # type: ignore[attr-defined]
+    assert report.counts.change_log == entries
 
 
 if __name__ == "__main__":
