@@ -282,12 +282,14 @@ def apply(plan_file: str | None, manifests_dir: str, cluster: str | None, bootst
 @click.option("--snapshot", type=click.Path(), help="Report on a saved snapshot (JSON or Parquet).")
 @click.option("--fleet", type=click.Path(), help="Report on every cluster's latest snapshot under this directory.")
 @click.option("--since", type=click.Path(),
-              help="Earlier snapshot of the cluster, for data-loss signals (fleet: each cluster's previous run).")
+              help="Earlier snapshot of the cluster, for data-loss signals and a change log (fleet: each cluster's "
+                   "previous run).")
 @BOOTSTRAP_OPTION
 @click.option("--engine", type=click.Choice(["local", "spark", "auto"]), default="auto", show_default=True,
               help="Fleet engine: local (in-process), spark (PySpark), auto (by fleet size).")
 @click.option("--master", help="Spark master URL (spark://host:7077, yarn, local[4]); implies the Spark engine.")
-@click.option("--tables", type=click.Path(), help="Write Parquet tables (drift_items/, pending_truncations/) to DIR.")
+@click.option("--tables", type=click.Path(), help="Write Parquet tables (drift_items/, pending_truncations/, retention_lowered/, "
+                                                   "changes/) to DIR.")
 @click.option("--sizes/--no-sizes", default=True, show_default=True,
               help="Live: read partition sizes (DescribeLogDirs) to estimate the bytes truncations would free.")
 @click.option("--ignore-topic", "ignore_topics", multiple=True, metavar="REGEX",

@@ -48,6 +48,7 @@ ONLY_IN = {
     "kafka": ("reconciler.kafka", TEST_CLUSTER),  # kafka-python: the adapter, and the test cluster
     "click": ("reconciler.cli",),
     "pyspark": ("reconciler.drift.spark_job",),
+    "deepdiff": ("reconciler.drift.changelog",),  # the change log's structural diff
 }
 # Imported when a Parquet file is read or written, never when a module is imported (Spark's job excepted).
 LAZY_ONLY = {"pyarrow": ("reconciler.drift.spark_job",)}
@@ -144,9 +145,10 @@ def test_third_party_clients_stay_where_they_belong(package):
     assert not wrong, "\n".join(wrong)
 
 
-def test_the_cli_starts_without_the_kafka_client_pyarrow_or_pyspark():
+def test_the_cli_starts_without_the_kafka_client_pyarrow_pyspark_or_deepdiff():
     """`reconcile --help` imports the CLI; the heavy clients wait for the command that needs them."""
     code = ("import sys, reconciler.cli; print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in "
-            "('kafka', 'pyarrow', 'pyspark') or m.startswith(('reconciler.kafka', 'reconciler.drift.spark_job')))))")
+            "('kafka', 'pyarrow', 'pyspark', 'deepdiff') or m.startswith(('reconciler.kafka', "
+            "'reconciler.drift.spark_job')))))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
     assert loaded.split() == []

@@ -1,5 +1,5 @@
 """`reconcile drift`: where a live cluster, a saved snapshot or a fleet of snapshots moved away
-from Git, with data-loss signals against an earlier snapshot."""
+from Git, with data-loss signals and a change log against an earlier snapshot."""
 from __future__ import annotations
 
 from collections.abc import Sequence

@@ -5,7 +5,9 @@ the observed state and classifies what it finds. The unit of work is one topic o
 `topic_drift` computes everything for one topic from the plan's actions and diagnostics for that
 topic, and `assemble` puts a cluster's topics together. The local engine plans a whole cluster at
 once and splits the plan by topic; the Spark engine plans each topic on its own
-(`plan_one_topic`); both end in `assemble`, so equal inputs give equal reports.
+(`plan_one_topic`); both end in `assemble`, so equal inputs give equal reports. Against an
+earlier observation each topic also carries its change log (`reconciler.drift.changelog`), which
+both engines compute per topic alike.
 """
 from __future__ import annotations
 
@@ -13,9 +15,11 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 
+from reconciler.drift import changelog
 from reconciler.drift.lowered_retention import lowered_retention
 from reconciler.drift.model import (
     ITEM_KINDS,
+    ChangeLogEntry,
     ClusterDrift,
     ConfigDrift,
     DataLossSignal,
@@ -72,11 +76,15 @@ def plan_one_topic(desired: DesiredState, observed: ObservedState, topic: str,
 
 def drift_one_topic(desired: DesiredState, observed: ObservedState, topic: str,
                     earlier: ObservedTopic | None = None, epoch_end_offsets: Mapping[int, int] | None = None,
-                    options: PlanOptions = PlanOptions()) -> TopicDrift:
-    """Plan one topic on its own and classify what the plan and the snapshots show."""
+                    options: PlanOptions = PlanOptions(), compare: bool = False) -> TopicDrift:
+    """Plan one topic on its own and classify what the plan and the snapshots show. `compare`:
+    there is an earlier observation of the cluster (`earlier` None: the topic was not in it), so
+    the topic gets its change log."""
     p = plan_one_topic(desired, observed, topic, options)
-    return topic_drift(topic, desired.topics.get(topic), observed.topics.get(topic), p.actions, p.diagnostics,
-                       topic in p.unmanaged_topics, earlier, epoch_end_offsets, observed_at=observed.taken_at)
+    now = observed.topics.get(topic)
+    return topic_drift(topic, desired.topics.get(topic), now, p.actions, p.diagnostics,
+                       topic in p.unmanaged_topics, earlier, epoch_end_offsets, observed_at=observed.taken_at,
+                       change_log=changelog.topic_changes(topic, earlier, now) if compare else None)
 
 
 # --- one topic ------------------------------------------------------------------------------------
@@ -85,7 +93,7 @@ def topic_drift(topic: str, desired: DesiredTopic | None, observed: ObservedTopi
                 diagnostics: list[Diagnostic], unmanaged: bool, earlier: ObservedTopic | None = None,
                 epoch_end_offsets: Mapping[int, int] | None = None,
                 epoch_unanswered: Mapping[int, str] | None = None,
-                observed_at: datetime | None = None) -> TopicDrift:
+                observed_at: datetime | None = None, change_log: list[ChangeLogEntry] | None = None) -> TopicDrift:
     """Everything found for one topic, from the plan's actions and diagnostics for this topic and
     whether the plan lists it as unmanaged. `observed_at`: when the cluster was read, the instant
     a retention lowered out of band is measured back from.
@@ -93,6 +101,7 @@ def topic_drift(topic: str, desired: DesiredTopic | None, observed: ObservedTopi
     `epoch_end_offsets` maps a partition to the end offset the current leader reported
     (OffsetForLeaderEpoch) for the leader epoch seen in `earlier`; -1 means unknown.
     `epoch_unanswered` maps a partition that was asked about but gave no usable answer to why.
+    `change_log`: what moved on the topic since the earlier observation (`reconciler.drift.changelog`).
     """
     changes = [_summarise(a) for a in actions]
     data_loss, unverified = (_data_loss(observed, earlier, epoch_end_offsets or {}, epoch_unanswered or {})
@@ -113,6 +122,7 @@ def topic_drift(topic: str, desired: DesiredTopic | None, observed: ObservedTopi
         truncation_rows=rows, replicas=_replica_problems(observed) if observed else [],
         data_loss=data_loss, unverified=unverified,
         retention=lowered_retention(observed, desired, actions, earlier, observed_at),
+        change_log=change_log or [],
         diagnostics=[PlanDiagnostic(severity=d.severity.value, code=d.code, message=d.message, topic=d.topic,
                                     partition=d.partition) for d in diagnostics])
 
@@ -273,6 +283,7 @@ def assemble(cluster: str, cluster_id: str | None, observed_at: datetime | None,
                          key=lambda d: ([s.value for s in Severity].index(d.severity), d.topic or "",
                                         -1 if d.partition is None else d.partition, d.code, d.message))
     unmanaged = [t.topic for t in topics if t.unmanaged]
+    change_log = [e for t in topics for e in t.change_log]
     items = _items(cluster, changes, unmanaged, config, truncations, replicas, data_loss, diagnostics, retention)
     counts = DriftCounts(
         pending_changes=len(changes), unmanaged_topics=len(unmanaged), config_drift=len(config),
@@ -282,7 +293,7 @@ def assemble(cluster: str, cluster_id: str | None, observed_at: datetime | None,
         offline=sum(r.state == "offline" for r in replicas), data_loss=len(data_loss),
         retention_lowered=len(retention), retention_records=sum(r.cut.known_records for r in retention),
         retention_bytes=sum(p.bytes_to_delete or 0 for r in retention for p in r.cut.partitions),
-        unverified=len(unverified),
+        unverified=len(unverified), change_log=len(change_log), changed_topics=sum(bool(t.change_log) for t in topics),
         plan_errors=sum(d.severity == Severity.ERROR.value for d in diagnostics), items=len(items))
     return ClusterDrift(
         cluster=cluster, cluster_id=cluster_id, observed_at=observed_at, since=since,
@@ -290,7 +301,7 @@ def assemble(cluster: str, cluster_id: str | None, observed_at: datetime | None,
         partitions_observed=sum(t.partitions for t in topics), counts=counts, changes=changes,
         unmanaged_topics=unmanaged, config=config, truncations=truncations, truncation_rows=rows,
         replicas=replicas, data_loss=data_loss, retention=retention, unverified=unverified, diagnostics=diagnostics,
-        items=items)
+        items=items, change_log=change_log)
 
 
 def _items(cluster, changes, unmanaged, config, truncations, replicas, data_loss, diagnostics,
@@ -367,7 +378,8 @@ def cluster_drift(desired: DesiredState, observed: ObservedState, cluster_plan: 
                   earlier: ObservedState | None = None,
                   epoch_end_offsets: Mapping[tuple[str, int], int] | None = None,
                   epoch_unanswered: Mapping[tuple[str, int], str] | None = None) -> ClusterDrift:
-    """A cluster's report from its whole plan (what the local engine does)."""
+    """A cluster's report from its whole plan (what the local engine does); with `earlier`, also
+    its change log, which lists the topics only `earlier` holds (deleted since)."""
     actions: defaultdict[str, list[Action]] = defaultdict(list)
     diagnostics: defaultdict[str | None, list[Diagnostic]] = defaultdict(list)
     ends: defaultdict[str, dict[int, int]] = defaultdict(dict)
@@ -381,10 +393,11 @@ def cluster_drift(desired: DesiredState, observed: ObservedState, cluster_plan: 
     for (t, p), reason in (epoch_unanswered or {}).items():
         unanswered[t][p] = reason
     unmanaged = set(cluster_plan.unmanaged_topics)
-    names = sorted(set(desired.topics) | set(observed.topics))
+    names = sorted(desired.topics.keys() | observed.topics.keys() | (earlier.topics.keys() if earlier else set()))
+    changes = changelog.change_log(earlier, observed) if earlier else {}
     topics = [topic_drift(
         name, desired.topics.get(name), observed.topics.get(name), actions.get(name, []),
         diagnostics.get(name, []), name in unmanaged, earlier.topics.get(name) if earlier else None,
-        ends.get(name), unanswered.get(name), observed.taken_at) for name in names]
+        ends.get(name), unanswered.get(name), observed.taken_at, changes.get(name)) for name in names]
     return assemble(observed.cluster, observed.cluster_id, observed.taken_at, earlier.taken_at if earlier else None,
                     topics)

@@ -3,8 +3,10 @@
 
 A report has one `ClusterDrift` per cluster. Inside it every finding is also one flat `DriftItem`
 (one row of the `drift_items` Parquet table), each partition a pending truncation would cut is
-one `TruncationRow` (one row of the `pending_truncations` table), and each partition of a topic
-whose retention was lowered out of band is one row of the `retention_lowered` table.
+one `TruncationRow` (one row of the `pending_truncations` table), each partition of a topic
+whose retention was lowered out of band is one row of the `retention_lowered` table, and each
+entry of the change log against an earlier observation is one `ChangeLogEntry` (one row of the
+`changes` table).
 """
 from __future__ import annotations
 
@@ -22,6 +24,12 @@ ItemKind = Literal[
     "data-loss", "retention-lowered", "offline-partition", "under-replicated", "plan-error", "pending-change",
     "pending-truncation", "config-drift", "unmanaged-topic"]
 ITEM_KINDS: tuple[ItemKind, ...] = get_args(ItemKind)
+
+# Every kind of change-log entry, in the order a topic's entries are listed.
+ChangeKind = Literal[
+    "topic-created", "topic-deleted", "topic-recreated", "partitions-added", "partitions-removed",
+    "replication-factor", "replicas", "leaders", "config-set", "config-changed", "config-removed"]
+CHANGE_KINDS: tuple[ChangeKind, ...] = get_args(ChangeKind)
 
 
 class _Model(BaseModel):
@@ -141,6 +149,27 @@ class UnverifiedPartition(_Model):
     reason: str
 
 
+class ChangeLogEntry(_Model):
+    """One thing that moved on a topic between the earlier observation and this one
+    (`reconciler.drift.changelog`). Not a finding: what differs from Git is the rest of the report.
+
+    `old` and `new` are the values before and now, as text: a topic's shape ("3 partitions,
+    replication factor 3") for topic-created / topic-deleted, its ids for topic-recreated, counts
+    for partitions-* and replication-factor, broker ids ("1,2,3") for replicas, config values for
+    config-*. None where there is none, and always for a `sensitive` key.
+    """
+
+    topic: str
+    kind: ChangeKind
+    partition: int | None = None  # replicas
+    key: str | None = None  # config-*
+    old: str | None = None
+    new: str | None = None
+    source: str | None = None  # config-*: where `new` comes from (a ConfigSource name); None when the key is gone
+    count: int | None = None  # leaders: how many partitions have another leader
+    sensitive: bool = False  # config-*: sensitive in either observation, so neither value is shown
+
+
 class PlanDiagnostic(_Model):
     severity: str
     code: str
@@ -179,11 +208,12 @@ class TopicDrift(_Model):
     retention: RetentionLowered | None = None
     unverified: list[UnverifiedPartition] = Field(default_factory=list)
     diagnostics: list[PlanDiagnostic] = Field(default_factory=list)
+    change_log: list[ChangeLogEntry] = Field(default_factory=list)
 
     @property
     def empty(self) -> bool:
         return not (self.unmanaged or self.changes or self.config or self.truncation or self.replicas
-                    or self.data_loss or self.retention or self.unverified or self.diagnostics)
+                    or self.data_loss or self.retention or self.unverified or self.diagnostics or self.change_log)
 
 
 class DriftCounts(_Model):
@@ -202,6 +232,9 @@ class DriftCounts(_Model):
     retention_records: int = 0
     retention_bytes: int = 0
     unverified: int = 0  # partitions without leader-epoch evidence (not findings)
+    # The change log against the earlier observation (not findings): entries, and topics with any.
+    change_log: int = 0
+    changed_topics: int = 0
     plan_errors: int = 0
     items: int = 0
 
@@ -226,6 +259,8 @@ class ClusterDrift(_Model):
     unverified: list[UnverifiedPartition] = Field(default_factory=list)
     diagnostics: list[PlanDiagnostic] = Field(default_factory=list)
     items: list[DriftItem] = Field(default_factory=list)
+    # What moved since `since`, topic by topic; not drift by itself (`has_drift` is the items').
+    change_log: list[ChangeLogEntry] = Field(default_factory=list)
 
     @property
     def has_drift(self) -> bool:

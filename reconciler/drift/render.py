@@ -2,9 +2,10 @@
 no script, nothing fetched). Pure: report in, string out.
 
 Text, Markdown and HTML list at most `max_rows` rows per section and cluster and say how many
-more there are; JSON (and the Parquet tables) hold everything. The page is a Jinja2 template
-(templates/report.html.j2) with autoescaping on, so no topic name, config value or message can
-become markup; Jinja2 is imported only when a page is rendered.
+more there are; JSON (and the Parquet tables) hold everything. The change log against an earlier
+observation is one more section, after the findings, and one more sentence of the summary. The
+page is a Jinja2 template (templates/report.html.j2) with autoescaping on, so no topic name,
+config value or message can become markup; Jinja2 is imported only when a page is rendered.
 """
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from reconciler.drift.model import ITEM_KINDS, ClusterDrift, DriftReport, ItemKind, RetentionLowered
+from reconciler.drift.model import ITEM_KINDS, ChangeLogEntry, ClusterDrift, DriftReport, ItemKind, RetentionLowered
+from reconciler.models.observed import ConfigSource
 from reconciler.render.table import markdown_cell, markdown_table, text_columns
 from reconciler.render.values import size
 
@@ -47,10 +49,17 @@ def _unverified_note(cluster: ClusterDrift) -> str:
             "OffsetForLeaderEpoch answer.")
 
 
+def _changes_note(cluster: ClusterDrift) -> str:
+    n, topics = cluster.counts.change_log, cluster.counts.changed_topics
+    if not n:
+        return ""
+    return f" Since the earlier observation: {n:,} change{'s' if n != 1 else ''} to {topics:,} topic{'s' if topics != 1 else ''}."
+
+
 def summary_line(cluster: ClusterDrift) -> str:
     c = cluster.counts
     if not cluster.has_drift:
-        return "No drift." + _unverified_note(cluster)
+        return "No drift." + _unverified_note(cluster) + _changes_note(cluster)
     parts = [(c.pending_changes, "planned action"), (c.unmanaged_topics, "unmanaged topic"),
              (c.config_drift, "config drift"), (c.pending_truncations, "pending truncation"),
              (c.under_replicated, "under-replicated partition"), (c.offline, "offline partition"),
@@ -69,7 +78,7 @@ def summary_line(cluster: ClusterDrift) -> str:
         text += f"; truncations would free {c.truncation_records:,} records ({freed})"
     if c.retention_lowered:
         text += "; " + _retention_total(cluster)
-    return "Drift: " + text + "." + _unverified_note(cluster)
+    return "Drift: " + text + "." + _unverified_note(cluster) + _changes_note(cluster)
 
 
 def _retention_total(cluster: ClusterDrift) -> str:
@@ -103,7 +112,7 @@ def _when(value: datetime | None) -> str:
 _NUMERIC = frozenset({"partition", "partitions", "leader", "records", "would free", "records lost", "deletes up to",
                       "bytes up to", "gone since"})
 # Short identifiers that read badly when wrapped (HTML).
-_NOWRAP = frozenset({"severity", "code", "state", "evidence", "drift", "replicas", "in sync"})
+_NOWRAP = frozenset({"severity", "code", "state", "evidence", "drift", "replicas", "in sync", "change"})
 
 
 @dataclass(frozen=True)
@@ -156,15 +165,39 @@ def _sections(cluster: ClusterDrift) -> list[_Section]:
             "Config drift", ["topic", "key", "drift", "current", "where from", "manifest"],
             [[c.topic, c.key, c.drift + (" (will be removed)" if c.will_remove else ""),
               "(sensitive)" if c.sensitive else "-" if c.current is None else c.current,
-              {"topic": "set on topic", "broker": f"broker ({c.source})", "default": "Kafka default",
-               "absent": "-"}[c.origin], "-" if c.desired is None else c.desired] for c in cluster.config]))
+              _where_from(c.source), "-" if c.desired is None else c.desired] for c in cluster.config]))
     if cluster.unmanaged_topics:
         out.append(_Section("Unmanaged topics", ["topic"], [[t] for t in cluster.unmanaged_topics]))
     problems = [d for d in cluster.diagnostics if d.severity in ("error", "warning")]
     if problems:
         out.append(_Section("Plan diagnostics", ["severity", "code", "message"],
                             [[d.severity, d.code, d.message] for d in problems]))
+    if cluster.change_log:
+        out.append(_Section(f"Changed since {_when(cluster.since)} (not drift by itself)",
+                            ["topic", "change", "what", "before", "now", "where from"],
+                            [_change_row(e) for e in cluster.change_log]))
     return out
+
+
+def _change_row(e: ChangeLogEntry) -> list[str]:
+    """One change-log entry; a sensitive key's values are never shown, whatever the entry holds."""
+    if e.kind == "leaders":
+        what = f"{e.count:,} partition{'s' if e.count != 1 else ''}"
+    elif e.partition is not None:
+        what = f"partition {e.partition}"
+    else:
+        what = e.key or "-"
+    before, now = ("(sensitive)", "(sensitive)") if e.sensitive else (
+        "-" if e.old is None else e.old, "-" if e.new is None else e.new)
+    return [e.topic, e.kind, what, before, now, _where_from(e.source)]
+
+
+def _where_from(source: str | None) -> str:
+    """Where a config value comes from, by its ConfigSource name (None: the key is not reported)."""
+    if source is None:
+        return "-"
+    return {ConfigSource.DYNAMIC_TOPIC_CONFIG.name: "set on topic",
+            ConfigSource.DEFAULT_CONFIG.name: "Kafka default"}.get(source, f"broker ({source})")
 
 
 def _retention_row(r: RetentionLowered) -> list[str]:

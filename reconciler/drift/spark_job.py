@@ -1,12 +1,13 @@
 """The fleet drift pipeline on Apache Spark: the only module that imports pyspark.
 
 Data flow: the fleet's Parquet snapshots (one row per topic, see `columnar`) -> the latest run of
-each cluster, joined with the previous run's partitions (for data-loss signals) and with the
-manifests' topics the cluster lacks -> `mapInArrow`: for every row, i.e. one (cluster, topic),
-the pure planner runs on the cluster restricted to that topic and `compute.topic_drift`
-classifies the result -> per-topic findings. The driver collects only topics with findings plus
-per-cluster totals and assembles the same `DriftReport` the local engine builds; the flat
-tables are written by Spark from the executors.
+each cluster, joined (outer) with the previous run's topics (for data-loss signals and the change
+log, which lists topics deleted since) and with the manifests' topics the cluster lacks ->
+`mapInArrow`: for every row, i.e. one (cluster, topic), the pure planner runs on the cluster
+restricted to that topic and `compute.topic_drift` classifies the result -> per-topic findings.
+The driver collects only topics with findings (or changes) plus per-cluster totals and assembles
+the same `DriftReport` the local engine builds; the flat tables are written by Spark from the
+executors.
 
 No Python UDF runs per topic: each Arrow batch (thousands of topics) is one Python call.
 
@@ -44,7 +45,8 @@ _OUT_FIELDS = ("cluster string, topic string, observed boolean, managed boolean,
                "leader_epoch:int,log_start_offset:bigint,high_watermark:bigint,target_offset:bigint,records:bigint,"
                "estimated_bytes:bigint>>, retention array<struct<topic:string,partition:int,against:string,"
                "log_start_offset:bigint,high_watermark:bigint,keep_from_offset:bigint,records:bigint,bytes:bigint,"
-               "unknown:string>>")
+               "unknown:string>>, changes array<struct<kind:string,topic:string,partition:int,key:string,old:string,"
+               "new:string,source:string,count:int,sensitive:boolean>>")
 
 TOPICS_PER_TASK = 20_000  # ~200k partitions: one task's result stays in the tens of MiB
 
@@ -117,7 +119,8 @@ def run(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: 
     desired_json = {c: d.model_dump_json() for c, d in desired.items()}
     shared = spark.sparkContext.broadcast({
         "desired": desired_json, "ignore": list(options.ignore_topics),
-        "meta": {c: {"cluster_id": m.cluster_id, "run": m.run.isoformat()} for c, m in meta.items()}})
+        "meta": {c: {"cluster_id": m.cluster_id, "run": m.run.isoformat(), "compare": m.since is not None}
+                 for c, m in meta.items()}})
     results = rows.mapInArrow(_drift_batches(shared), _OUT_FIELDS).persist()
     try:
         return _collect(results, meta, tables, generated_at)
@@ -135,7 +138,7 @@ def run(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: 
 
 @dataclass(frozen=True)
 class _ClusterRun:
-    """The run a cluster is reported on, and the run before it (data-loss signals)."""
+    """The run a cluster is reported on, and the run before it (data-loss signals, the change log)."""
 
     run: datetime
     cluster_id: str | None
@@ -168,8 +171,9 @@ def _collect(results: DataFrame, meta: Mapping[str, _ClusterRun], tables: str | 
 
 def _inputs(spark: SparkSession, snapshots: DataFrame, desired: Mapping[str, DesiredState],
             meta: Mapping[str, _ClusterRun], topics: int) -> DataFrame:
-    """One row per (cluster, topic): the latest run's topic row, the previous run's partitions,
-    and a row for every declared topic the cluster does not have."""
+    """One row per (cluster, topic): the latest run's topic row, the previous run's (a topic only
+    that run has gets a row of its own: deleted since), and a row for every declared topic the
+    cluster has in neither."""
     latest = spark.createDataFrame([(c, m.run) for c, m in meta.items()], "cluster string, run timestamp")
     earlier_runs = [(c, m.since) for c, m in meta.items() if m.since is not None]
     current = snapshots.join(F.broadcast(latest), ["cluster", "run"])
@@ -179,15 +183,17 @@ def _inputs(spark: SparkSession, snapshots: DataFrame, desired: Mapping[str, Des
                   .select("cluster", "topic", F.col("topic_id").alias("earlier_topic_id"),
                           F.col("configs").alias("earlier_configs"),
                           F.transform("partitions", lambda p: F.struct(
-                              p["partition"].alias("partition"), p["leader_epoch"].alias("leader_epoch"),
+                              p["partition"].alias("partition"), p["leader"].alias("leader"),
+                              p["leader_epoch"].alias("leader_epoch"), p["replicas"].alias("replicas"),
                               p["log_start_offset"].alias("log_start_offset"),
                               p["high_watermark"].alias("high_watermark"))).alias("earlier_partitions")))
-        current = current.join(before, ["cluster", "topic"], "left")
+        current = current.join(before, ["cluster", "topic"], "full")
     else:
         current = (current.withColumn("earlier_topic_id", F.lit(None).cast("string"))
                    .withColumn("earlier_configs", F.lit(None).cast(snapshots.schema["configs"].dataType))
                    .withColumn("earlier_partitions", F.lit(None).cast(
-                       "array<struct<partition:int,leader_epoch:int,log_start_offset:bigint,high_watermark:bigint>>")))
+                       "array<struct<partition:int,leader:int,leader_epoch:int,replicas:array<int>,"
+                       "log_start_offset:bigint,high_watermark:bigint>>")))
     declared = [(c, t) for c, d in desired.items() for t in d.topics]
     if declared:
         wanted = spark.createDataFrame(declared, "cluster string, topic string")
@@ -206,7 +212,7 @@ def _drift_batches(shared) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.R
 
     def run_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from reconciler.drift.compute import _items, drift_one_topic
-        from reconciler.drift.tables import item_dict, retention_dicts, truncation_dict
+        from reconciler.drift.tables import change_dict, item_dict, retention_dicts, truncation_dict
         from reconciler.files.snapshot_parquet import topic_from_row
         from reconciler.models.observed import ObservedState
 
@@ -231,12 +237,12 @@ def _drift_batches(shared) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.R
                                          topics={name: topic} if topic else {}, group_offsets=groups)
                 earlier = None
                 if row["earlier_partitions"] is not None:
-                    # What the earlier run's partitions need for data-loss signals and out-of-band
-                    # retention changes (no leader: the earlier leader is not compared).
+                    # What data-loss signals, out-of-band retention changes and the change log
+                    # read of the earlier run's topic.
                     earlier = topic_from_row({
                         "topic": name, "topic_id": row["earlier_topic_id"], "configs": row["earlier_configs"],
-                        "partitions": [{**p, "leader": -1} for p in row["earlier_partitions"]]})
-                drift = drift_one_topic(desired, observed, name, earlier, None, options)
+                        "partitions": row["earlier_partitions"]})
+                drift = drift_one_topic(desired, observed, name, earlier, None, options, compare=meta["compare"])
                 items = _items(cluster, drift.changes, [name] if drift.unmanaged else [], drift.config,
                                [drift.truncation] if drift.truncation else [], drift.replicas, drift.data_loss,
                                drift.diagnostics, [drift.retention] if drift.retention else [])
@@ -246,7 +252,8 @@ def _drift_batches(shared) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.R
                     "drift": "" if drift.empty else drift.model_dump_json(),
                     "items": [item_dict(i) for i in items],
                     "truncations": [truncation_dict(r) for r in drift.truncation_rows],
-                    "retention": retention_dicts(drift.retention) if drift.retention else []})
+                    "retention": retention_dicts(drift.retention) if drift.retention else [],
+                    "changes": [change_dict(e) for e in drift.change_log]})
             if schema is None:
                 schema = _arrow_out_schema()
             yield pa.RecordBatch.from_pylist(out, schema=schema)
@@ -264,22 +271,27 @@ def _arrow_out_schema() -> pa.Schema:
                            ("log_start_offset", pa.int64()), ("high_watermark", pa.int64()),
                            ("keep_from_offset", pa.int64()), ("records", pa.int64()), ("bytes", pa.int64()),
                            ("unknown", pa.string())])
+    change = pa.struct([("kind", pa.string()), ("topic", pa.string()), ("partition", pa.int32()), ("key", pa.string()),
+                        ("old", pa.string()), ("new", pa.string()), ("source", pa.string()), ("count", pa.int32()),
+                        ("sensitive", pa.bool_())])
     return pa.schema([("cluster", pa.string()), ("topic", pa.string()), ("observed", pa.bool_()),
                       ("managed", pa.bool_()), ("partitions", pa.int32()), ("empty", pa.bool_()),
                       ("drift", pa.string()), ("items", pa.list_(item)), ("truncations", pa.list_(trunc)),
-                      ("retention", pa.list_(retention))])
+                      ("retention", pa.list_(retention)), ("changes", pa.list_(change))])
 
 
 def _write_tables(results: DataFrame, directory: str, generated_at: datetime, meta: Mapping[str, _ClusterRun]) -> None:
     spark = results.sparkSession
     # Standard Parquet timestamps (UTC-adjusted micros), not Spark's legacy INT96.
     spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
-    observed_at = spark.createDataFrame([(c, m.run) for c, m in meta.items()], "cluster string, observed_at timestamp")
-    base = results.join(F.broadcast(observed_at), "cluster").withColumn(
+    runs = spark.createDataFrame([(c, m.run, m.since) for c, m in meta.items()],
+                                 "cluster string, observed_at timestamp, since timestamp")
+    base = results.join(F.broadcast(runs), "cluster").withColumn(
         "generated_at", F.lit(generated_at).cast("timestamp"))
-    for name, column in (("drift_items", "items"), ("pending_truncations", "truncations"),
-                         ("retention_lowered", "retention")):
-        exploded = base.select("generated_at", "cluster", "observed_at", F.explode(column).alias("row"))
-        (exploded.select("generated_at", "cluster", "observed_at", "row.*").coalesce(max(1, min(8, len(meta))))
+    common = ["generated_at", "cluster", "observed_at"]
+    for name, column, times in (("drift_items", "items", common), ("pending_truncations", "truncations", common),
+                                ("retention_lowered", "retention", common), ("changes", "changes", [*common, "since"])):
+        exploded = base.select(*times, F.explode(column).alias("row"))
+        (exploded.select(*times, "row.*").coalesce(max(1, min(8, len(meta))))
          .write.mode("overwrite").parquet(f"{directory.rstrip('/')}/{name}"))
 

@@ -9,6 +9,10 @@
   generated_at, cluster, observed_at, topic, partition, against (`manifests`, `earlier` or both,
   comma-separated), log_start_offset, high_watermark, keep_from_offset, records, bytes (up to what
   the brokers delete at their next retention check; null: unknown, never 0), unknown (why).
+- `changes`: one row per entry of the change log against the earlier observation: generated_at,
+  cluster, observed_at, since (when the earlier observation was taken), kind, topic, partition,
+  key, old, new, source, count, sensitive (`reconciler.drift.model.ChangeLogEntry`; no value of
+  a sensitive key). Empty when no earlier observation was given.
 
 Each is a directory of Parquet part files (Spark writes many, the local engine one), readable
 as one dataset by Spark, pyarrow, DuckDB or pandas. Timestamps are UTC.
@@ -23,7 +27,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from reconciler.drift.model import DriftItem, DriftReport, RetentionLowered, TruncationRow
+from reconciler.drift.model import ChangeLogEntry, DriftItem, DriftReport, RetentionLowered, TruncationRow
 from reconciler.files.snapshot_parquet import require_pyarrow
 
 ITEM_FIELDS = [("kind", "string"), ("topic", "string"), ("partition", "int"), ("key", "string"),
@@ -34,6 +38,8 @@ TRUNCATION_FIELDS = [("topic", "string"), ("partition", "int"), ("leader", "int"
 RETENTION_FIELDS = [("topic", "string"), ("partition", "int"), ("against", "string"),
                     ("log_start_offset", "bigint"), ("high_watermark", "bigint"), ("keep_from_offset", "bigint"),
                     ("records", "bigint"), ("bytes", "bigint"), ("unknown", "string")]
+CHANGE_FIELDS = [("kind", "string"), ("topic", "string"), ("partition", "int"), ("key", "string"), ("old", "string"),
+                 ("new", "string"), ("source", "string"), ("count", "int"), ("sensitive", "boolean")]
 COMMON_FIELDS = [("generated_at", "timestamp"), ("cluster", "string"), ("observed_at", "timestamp")]
 
 
@@ -49,6 +55,10 @@ def truncation_dict(row: TruncationRow) -> dict[str, Any]:
     return {name: getattr(row, name) for name, _ in TRUNCATION_FIELDS}
 
 
+def change_dict(entry: ChangeLogEntry) -> dict[str, Any]:
+    return {name: getattr(entry, name) for name, _ in CHANGE_FIELDS}
+
+
 def retention_dicts(found: RetentionLowered) -> list[dict[str, Any]]:
     """One row per partition of the cut's estimate."""
     return [{"topic": found.topic, "partition": p.partition, "against": ",".join(found.against),
@@ -57,30 +67,33 @@ def retention_dicts(found: RetentionLowered) -> list[dict[str, Any]]:
              "unknown": found.unknown.get(p.partition)} for p in found.cut.partitions]
 
 
-def report_rows(report: DriftReport) -> tuple[list[dict], list[dict], list[dict]]:
-    items, truncations, retention = [], [], []
+def report_rows(report: DriftReport) -> tuple[list[dict], list[dict], list[dict], list[dict]]:
+    items, truncations, retention, changes = [], [], [], []
     for c in report.clusters:
         common = {"generated_at": report.generated_at, "cluster": c.cluster, "observed_at": c.observed_at}
         items += [{**common, **item_dict(i)} for i in c.items]
         truncations += [{**common, **truncation_dict(r)} for r in c.truncation_rows]
         retention += [{**common, **row} for r in c.retention for row in retention_dicts(r)]
-    return items, truncations, retention
+        changes += [{**common, "since": c.since, **change_dict(e)} for e in c.change_log]
+    return items, truncations, retention, changes
 
 
 def _arrow_schema(fields: list[tuple[str, str]]) -> Any:
     import pyarrow as pa
 
-    types = {"string": pa.string(), "int": pa.int32(), "bigint": pa.int64(), "timestamp": pa.timestamp("us", tz="UTC")}
+    types = {"string": pa.string(), "int": pa.int32(), "bigint": pa.int64(), "boolean": pa.bool_(),
+             "timestamp": pa.timestamp("us", tz="UTC")}
     return pa.schema([(name, types[kind]) for name, kind in fields])
 
 
 def write_tables_local(report: DriftReport, directory: str | Path) -> Path:
     pa = require_pyarrow()
     directory = Path(directory)
-    items, truncations, retention = report_rows(report)
+    items, truncations, retention, changes = report_rows(report)
     for name, fields, rows in (("drift_items", COMMON_FIELDS + ITEM_FIELDS, items),
                                ("pending_truncations", COMMON_FIELDS + TRUNCATION_FIELDS, truncations),
-                               ("retention_lowered", COMMON_FIELDS + RETENTION_FIELDS, retention)):
+                               ("retention_lowered", COMMON_FIELDS + RETENTION_FIELDS, retention),
+                               ("changes", [*COMMON_FIELDS, ("since", "timestamp"), *CHANGE_FIELDS], changes)):
         target = directory / name
         if target.exists():
             shutil.rmtree(target)
