@@ -18,9 +18,11 @@ from reconciler.models.plan import ActionKind, RetentionCut
 DRIFT_FORMAT_VERSION = 1
 
 # Every kind of finding, in the order reports list them.
+# not-visible: a declared topic the principal may not DESCRIBE, so whether it exists (and what it
+# holds) is unknown: said as itself, never as a topic to create.
 ItemKind = Literal[
-    "data-loss", "retention-lowered", "offline-partition", "under-replicated", "plan-error", "pending-change",
-    "pending-truncation", "config-drift", "unmanaged-topic"]
+    "data-loss", "retention-lowered", "offline-partition", "under-replicated", "not-visible", "plan-error",
+    "pending-change", "pending-truncation", "config-drift", "unmanaged-topic"]
 ITEM_KINDS: tuple[ItemKind, ...] = get_args(ItemKind)
 
 
@@ -168,6 +170,7 @@ class TopicDrift(_Model):
     topic: str
     managed: bool  # declared in the manifests (present or absent)
     observed: bool  # on the cluster
+    hidden: bool = False  # declared, and the principal may not DESCRIBE it (whether it exists is unknown)
     partitions: int = 0  # observed partitions
     unmanaged: bool = False  # on the cluster, in no manifest, not excluded
     changes: list[PendingChange] = Field(default_factory=list)
@@ -182,7 +185,7 @@ class TopicDrift(_Model):
 
     @property
     def empty(self) -> bool:
-        return not (self.unmanaged or self.changes or self.config or self.truncation or self.replicas
+        return not (self.hidden or self.unmanaged or self.changes or self.config or self.truncation or self.replicas
                     or self.data_loss or self.retention or self.unverified or self.diagnostics)
 
 
@@ -202,7 +205,8 @@ class DriftCounts(_Model):
     retention_records: int = 0
     retention_bytes: int = 0
     unverified: int = 0  # partitions without leader-epoch evidence (not findings)
-    plan_errors: int = 0
+    not_visible: int = 0  # declared topics the principal may not see
+    plan_errors: int = 0  # besides those of topics not visible
     items: int = 0
 
 
@@ -214,9 +218,13 @@ class ClusterDrift(_Model):
     topics_observed: int = 0
     topics_managed: int = 0
     partitions_observed: int = 0
+    # Why partition sizes are unknown (the error DescribeLogDirs answered), said once; None: read
+    # or not asked for.
+    sizes_refused: str | None = None
     counts: DriftCounts = DriftCounts()
     changes: list[PendingChange] = Field(default_factory=list)
     unmanaged_topics: list[str] = Field(default_factory=list)
+    not_visible_topics: list[str] = Field(default_factory=list)
     config: list[ConfigDrift] = Field(default_factory=list)
     truncations: list[PendingTruncation] = Field(default_factory=list)
     truncation_rows: list[TruncationRow] = Field(default_factory=list)
