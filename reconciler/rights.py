@@ -70,7 +70,7 @@ def lacking(kind: ActionKind, topic: str, observed: ObservedState) -> str | None
 
 def missing_right_message(kind: ActionKind, topic: str, operation: str, spec: ClusterSpec) -> str:
     where = f"on the cluster or on topic {topic}" if kind is ActionKind.CREATE_TOPIC else f"on topic {topic}"
-    return (f"not authorised to {kind.facts.label} {topic}: the principal lacks {operation} {where}, so the "
+    return (f"not authorised to {kind.facts.heading} {topic}: the principal lacks {operation} {where}, so the "
             f"brokers would refuse it; grant it ({grant(spec, operation, topic)}) and plan again")
 
 

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from reconciler.drift.model import ITEM_KINDS, ClusterDrift, DriftReport, ItemKind, RetentionLowered
+from reconciler.models.plan import DiagnosticCode
 from reconciler.render.table import markdown_cell, markdown_table, text_columns
 from reconciler.render.values import size
-from reconciler.rights import hidden_topics_line, sizes_refused_line
+from reconciler.rights import sizes_refused_line
 
 FORMATS = ("text", "json", "markdown", "html")
 MAX_ROWS = 50
@@ -141,8 +142,8 @@ def _sections(cluster: ClusterDrift) -> list[_Section]:
               f"HW {u.current_high_watermark:,} @ epoch {u.current_epoch}", u.reason] for u in cluster.unverified]))
     if cluster.not_visible_topics:
         unseen = {i.topic: i.detail for i in cluster.items if i.kind == "not-visible"}
-        out.append(_Section("Declared topics not visible (not authorised: whether they exist is unknown)",
-                            ["topic", "why"], [[t, unseen.get(t, "")] for t in cluster.not_visible_topics]))
+        out.append(_Section("Not authorised to see these declared topics (grant DESCRIBE; whether they exist is "
+                            "unknown)", ["topic", "why"], [[t, unseen.get(t, "")] for t in cluster.not_visible_topics]))
     if cluster.replicas:
         out.append(_Section(
             "Under-replicated and offline partitions", ["topic", "partition", "state", "leader", "replicas", "in sync"],
@@ -165,7 +166,9 @@ def _sections(cluster: ClusterDrift) -> list[_Section]:
                "absent": "-"}[c.origin], "-" if c.desired is None else c.desired] for c in cluster.config]))
     if cluster.unmanaged_topics:
         out.append(_Section("Unmanaged topics", ["topic"], [[t] for t in cluster.unmanaged_topics]))
-    problems = [d for d in cluster.diagnostics if d.severity in ("error", "warning")]
+    # A hidden topic's diagnostic is its not-visible finding, listed above.
+    problems = [d for d in cluster.diagnostics
+                if d.severity in ("error", "warning") and d.code != DiagnosticCode.NOT_AUTHORISED]
     if problems:
         out.append(_Section("Plan diagnostics", ["severity", "code", "message"],
                             [[d.severity, d.code, d.message] for d in problems]))
@@ -201,9 +204,8 @@ def _cluster_stats(c: ClusterDrift) -> str:
 
 
 def _notes(c: ClusterDrift) -> list[str]:
-    """What the read could not see, said once per cluster."""
-    notes = [hidden_topics_line(c.not_visible_topics)] if c.not_visible_topics else []
-    return notes + ([sizes_refused_line(c.sizes_refused)] if c.sizes_refused else [])
+    """What the read could not see for the whole cluster, said once (hidden topics have their section)."""
+    return [sizes_refused_line(c.sizes_refused)] if c.sizes_refused else []
 
 
 # --- text -----------------------------------------------------------------------------------------
