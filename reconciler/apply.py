@@ -4,11 +4,12 @@ Safety rules, in the order they act:
 1. A plan with error diagnostics is refused whole.
 2. The cluster is read again before anything is written, and every action's preconditions are
    checked against it and against the current manifests (reconciler.preconditions). An action
-   the cluster moved away from, or that the manifests no longer ask for or allow (protection,
-   policy, rules changed, `state: absent` gone), is refused, and so are the later actions on the
-   same topic; actions on other topics still run. The result says which. A config change that
-   cuts retention is estimated again from the re-read and refused when it now deletes more than
-   the policy allows.
+   the cluster moved away from, that the manifests no longer ask for or allow (protection,
+   policy, rules changed, `state: absent` gone), or that the principal is not authorised to make
+   (its topic is hidden now, or the re-read shows the ACL operation missing: reconciler.rights),
+   is refused, and so are the later actions on the same topic; actions on other topics still
+   run. The result says which. A config change that cuts retention is estimated again from the
+   re-read and refused when it now deletes more than the policy allows.
 3. Before the first write, every create, partition increase and config change still to run is
    validated by the brokers (validate_only). If they would refuse any, nothing is written: an
    irreversible partition increase must not be stranded by a config the brokers refuse later.
@@ -26,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from reconciler import rights
 from reconciler.errors import PlanRejected
 from reconciler.models.desired import DesiredState
 from reconciler.models.observed import ObservedState
@@ -85,9 +87,12 @@ def apply_plan(plan: Plan, cluster: ClusterPort, desired: DesiredState, options:
     run = _Run(plan, progress)
     for index, action in enumerate(plan.actions):
         forbidden = manifest_refusals(action, desired)
+        denied = rights.refusal(action.kind, action.topic, now, desired.cluster)
         moved = topic_changes(action, now)
         if forbidden:
             run.refuse(index, "the manifests no longer allow it: " + "; ".join(forbidden) + ". Plan again")
+        elif denied:
+            run.refuse(index, denied)
         elif moved:
             run.refuse(index, "the cluster moved since the plan: " + "; ".join(moved))
         elif isinstance(action, AlterConfigs) and (grown := retention_problems(action, now, desired)):

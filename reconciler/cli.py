@@ -216,6 +216,8 @@ def snapshot(manifests_dir: str, cluster: str, bootstrap_servers: list[str] | No
                             parquet=snapshot_format == "parquet", sizes=sizes)
     click.echo(f"{outcome.path}: {outcome.topics} topics, {outcome.partitions} partitions of {outcome.cluster}.",
                err=True)
+    for warning in outcome.warnings:
+        click.echo(f"warning: {warning}", err=True)
     return outcome.kind
 
 

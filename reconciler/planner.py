@@ -16,6 +16,10 @@ Decisions worth knowing:
   or, for a topic with `retention_stepping: gradual`, planned as one allowed step (the estimate is
   the step's) with the number of applies still to come. A cut from no limit (unlimited, or
   retention switched on) has no bounded step: it passes only while its estimate deletes nothing.
+- A declared topic the principal may not DESCRIBE (hidden) is an error, and nothing is planned
+  for it: whether it exists is unknown, so it is never created. An action whose ACL operation the
+  read shows missing (`reconciler.rights`) is an error under that action; it stays in the plan,
+  which cannot be applied, so the reviewer sees what the grant would let it do.
 - Each truncation rule says "records before X may go"; several rules on one topic combine to
   the largest X per partition. A target at or below the log start is already satisfied; one
   above the high watermark is an error. A time rule that finds no record at or after its time
@@ -27,7 +31,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from reconciler import kafka_configs, retention
+from reconciler import kafka_configs, retention, rights
 from reconciler.kafka_configs import same_config_value
 from reconciler.models.desired import (
     BeforeOffset,
@@ -91,10 +95,20 @@ def plan(desired: DesiredState, observed: ObservedState, options: PlanOptions = 
     taken = observed.taken_at
     context = _Context(desired, observed, retention.inherited_values(observed),
                        epoch_ms(taken) if taken is not None else None)
+    hidden = set(observed.hidden_topics)
     for name in sorted(desired.topics):
-        topic_plan = _plan_topic(context, desired.topics[name], observed.topics.get(name))
+        if name in hidden:
+            topic_plan = _TopicPlan()
+            topic_plan.diag(Severity.ERROR, DiagnosticCode.NOT_AUTHORISED,
+                            rights.hidden_topic_message(name, desired.cluster), desired.topics[name])
+        else:
+            topic_plan = _plan_topic(context, desired.topics[name], observed.topics.get(name))
+            _check_rights(context, desired.topics[name], topic_plan)
         actions.extend(topic_plan.actions)
         diagnostics.extend(topic_plan.diagnostics)
+    if observed.sizes_refused and any(_estimates_bytes(a) for a in actions):
+        diagnostics.append(Diagnostic(severity=Severity.INFO, code=DiagnosticCode.SIZES_UNKNOWN,
+                                      message=rights.sizes_refused_line(observed.sizes_refused)))
     actions.sort(key=lambda a: (a.kind.order, a.topic))
     diagnostics.sort(key=lambda d: (list(Severity).index(d.severity), d.topic or "", d.partition or -1, d.code))
     return Plan(
@@ -119,6 +133,22 @@ class _Context:
     observed: ObservedState
     inherited: dict[str, str]  # key -> what a topic inherits once its override goes
     now_ms: int | None  # the instant retention is measured back from: when the cluster was read
+
+
+def _check_rights(context: _Context, want: DesiredTopic, out: _TopicPlan) -> None:
+    """An error under each action whose ACL operation the read shows the principal lacks."""
+    for action in out.actions:
+        operation = rights.lacking(action.kind, want.name, context.observed)
+        if operation is not None:
+            out.diag(Severity.ERROR, DiagnosticCode.MISSING_RIGHT,
+                     rights.missing_right_message(action.kind, want.name, operation, context.desired.cluster),
+                     want, action=action.kind)
+
+
+def _estimates_bytes(action: Action) -> bool:
+    """Whether the action's estimate would show bytes, given partition sizes."""
+    return isinstance(action, TruncateRecords) or (
+        isinstance(action, AlterConfigs) and action.retention is not None and action.retention.counted)
 
 
 def _plan_topic(context: _Context, want: DesiredTopic, have: ObservedTopic | None) -> _TopicPlan:

@@ -17,6 +17,8 @@ testable without a cluster and keeps the adapter free of manifest knowledge.
   requests: one more timestamp slot at most, never one more request per topic).
 - `size_topics`: topics whose partition sizes (DescribeLogDirs) a retention estimate needs, read
   even when sizes were not asked for.
+- `cluster_operations`: read the cluster's authorized operations (DescribeCluster), which tell
+  whether the principal may create topics: for reads that may plan creations.
 
 A topic lowering retention.ms step by step (`retention_stepping: gradual`) is estimated at the
 step, which depends on the value on the cluster: `step_scope` asks for those lookups in a second
@@ -38,7 +40,7 @@ from reconciler.models.desired import (
     UndeclaredConfigs,
 )
 from reconciler.models.observed import ObservedState
-from reconciler.models.plan import AlterConfigs, Plan
+from reconciler.models.plan import ActionKind, AlterConfigs, Plan
 from reconciler.units import epoch_ms
 
 
@@ -51,6 +53,7 @@ class ReadScope:
     groups: Mapping[str, frozenset[str]] = field(default_factory=dict)
     now_ms: int | None = None
     size_topics: frozenset[str] = frozenset()
+    cluster_operations: bool = False
 
     def wants(self, topic: str) -> bool:
         """Whether the read depends on this topic (its configs are read, its errors count)."""
@@ -91,7 +94,8 @@ def desired_scope(desired: DesiredState, now_ms: int | None = None) -> ReadScope
         timestamps={t: tuple(sorted(s)) for t, s in sorted(timestamps.items())},
         epoch_topics=frozenset(epoch_topics),
         groups={g: frozenset(t) for g, t in sorted(groups.items())},
-        now_ms=now_ms, size_topics=frozenset(size_topics))
+        now_ms=now_ms, size_topics=frozenset(size_topics),
+        cluster_operations=any(t.state is TopicState.PRESENT for t in desired.topics.values()))
 
 
 def step_scope(desired: DesiredState, seen: ObservedState) -> ReadScope | None:
@@ -175,7 +179,8 @@ def plan_scope(plan: Plan, now_ms: int | None = None) -> ReadScope:
     return ReadScope(
         topics=frozenset(a.topic for a in plan.actions), list_all=False,
         epoch_topics=frozenset(a.topic for a in plan.actions if a.kind.facts.epoch_fenced),
-        timestamps=dict(sorted(timestamps.items())), now_ms=now_ms, size_topics=frozenset(size_topics))
+        timestamps=dict(sorted(timestamps.items())), now_ms=now_ms, size_topics=frozenset(size_topics),
+        cluster_operations=any(a.kind is ActionKind.CREATE_TOPIC for a in plan.actions))
 
 
 def timestamp_slots(timestamps: Mapping[str, tuple[int, ...]]) -> int:

@@ -1,4 +1,9 @@
-"""`reconcile snapshot`: a live cluster's observed state saved for offline planning and drift."""
+"""`reconcile snapshot`: a live cluster's observed state saved for offline planning and drift.
+
+A read with too few rights still writes its snapshot (what was seen is still worth planning and
+reporting on, and the file says what was not: `hidden_topics`, `sizes_refused`), and the outcome
+carries one warning per thing not seen, so the command says so while it succeeds.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -6,6 +11,8 @@ from dataclasses import dataclass
 from reconciler.app.connection import Connect
 from reconciler.app.outcome import Outcome
 from reconciler.manifests import load_manifests
+from reconciler.models.observed import ObservedState
+from reconciler.rights import hidden_topics_line, sizes_refused_line
 
 
 @dataclass(frozen=True)
@@ -15,6 +22,7 @@ class SnapshotOutcome:
     topics: int
     partitions: int
     kind: Outcome = Outcome.DONE
+    warnings: tuple[str, ...] = ()  # what the principal could not see
 
 
 def take_snapshot(manifests_dir: str, cluster: str, output: str, connect: Connect, parquet: bool = False,
@@ -32,4 +40,11 @@ def take_snapshot(manifests_dir: str, cluster: str, output: str, connect: Connec
 
         write_snapshot_json(observed, output)
     partitions = sum(len(t.partitions) for t in observed.topics.values())
-    return SnapshotOutcome(path=output, cluster=cluster, topics=len(observed.topics), partitions=partitions)
+    return SnapshotOutcome(path=output, cluster=cluster, topics=len(observed.topics), partitions=partitions,
+                           warnings=unseen(observed))
+
+
+def unseen(observed: ObservedState) -> tuple[str, ...]:
+    """One line per thing the read could not see for want of rights."""
+    found = [hidden_topics_line(observed.hidden_topics)] if observed.hidden_topics else []
+    return (*found, *([sizes_refused_line(observed.sizes_refused)] if observed.sizes_refused else []))

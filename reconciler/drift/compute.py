@@ -65,7 +65,10 @@ def restrict_desired(desired: DesiredState, topic: str) -> DesiredState:
 def restrict_observed(observed: ObservedState, topic: str) -> ObservedState:
     topics = {topic: observed.topics[topic]} if topic in observed.topics else {}
     groups = {g: {topic: offsets[topic]} for g, offsets in observed.group_offsets.items() if topic in offsets}
-    return observed.model_copy(update={"topics": topics, "group_offsets": groups})
+    absent = observed.absent_topic_operations
+    return observed.model_copy(update={
+        "topics": topics, "group_offsets": groups, "hidden_topics": [t for t in observed.hidden_topics if t == topic],
+        "absent_topic_operations": {topic: absent[topic]} if topic in absent else {}})
 
 
 def plan_one_topic(desired: DesiredState, observed: ObservedState, topic: str,
@@ -84,7 +87,8 @@ def drift_one_topic(desired: DesiredState, observed: ObservedState, topic: str,
     now = observed.topics.get(topic)
     return topic_drift(topic, desired.topics.get(topic), now, p.actions, p.diagnostics,
                        topic in p.unmanaged_topics, earlier, epoch_end_offsets, observed_at=observed.taken_at,
-                       change_log=changelog.topic_changes(topic, earlier, now) if compare else None)
+                       change_log=changelog.topic_changes(topic, earlier, now) if compare else None,
+                       hidden=topic in observed.hidden_topics)
 
 
 # --- one topic ------------------------------------------------------------------------------------
@@ -93,10 +97,11 @@ def topic_drift(topic: str, desired: DesiredTopic | None, observed: ObservedTopi
                 diagnostics: list[Diagnostic], unmanaged: bool, earlier: ObservedTopic | None = None,
                 epoch_end_offsets: Mapping[int, int] | None = None,
                 epoch_unanswered: Mapping[int, str] | None = None,
-                observed_at: datetime | None = None, change_log: list[ChangeLogEntry] | None = None) -> TopicDrift:
+                observed_at: datetime | None = None, change_log: list[ChangeLogEntry] | None = None,
+                hidden: bool = False) -> TopicDrift:
     """Everything found for one topic, from the plan's actions and diagnostics for this topic and
     whether the plan lists it as unmanaged. `observed_at`: when the cluster was read, the instant
-    a retention lowered out of band is measured back from.
+    a retention lowered out of band is measured back from. `hidden`: the principal may not see it.
 
     `epoch_end_offsets` maps a partition to the end offset the current leader reported
     (OffsetForLeaderEpoch) for the leader epoch seen in `earlier`; -1 means unknown.
@@ -116,7 +121,7 @@ def topic_drift(topic: str, desired: DesiredTopic | None, observed: ObservedTopi
                 topic=topic, rules=list(action.rules), partitions=len(action.partitions),
                 records=action.records_to_delete, estimated_bytes=action.estimated_bytes)
     return TopicDrift(
-        topic=topic, managed=desired is not None, observed=observed is not None,
+        topic=topic, managed=desired is not None, observed=observed is not None, hidden=hidden,
         partitions=len(observed.partitions) if observed else 0,
         unmanaged=unmanaged, changes=changes, config=config, truncation=truncation,
         truncation_rows=rows, replicas=_replica_problems(observed) if observed else [],
@@ -268,8 +273,8 @@ def _data_loss(observed: ObservedTopic, earlier: ObservedTopic, epoch_end_offset
 # --- a cluster ------------------------------------------------------------------------------------
 
 def assemble(cluster: str, cluster_id: str | None, observed_at: datetime | None, since: datetime | None,
-             topics: Iterable[TopicDrift]) -> ClusterDrift:
-    """A cluster's report from its topics' findings, in any order."""
+             topics: Iterable[TopicDrift], sizes_refused: str | None = None) -> ClusterDrift:
+    """A cluster's report from its topics' findings, in any order. `sizes_refused`: the snapshot's."""
     topics = sorted(topics, key=lambda t: t.topic)
     changes = [c for t in topics for c in t.changes]
     config = [c for t in topics for c in t.config]
@@ -284,7 +289,9 @@ def assemble(cluster: str, cluster_id: str | None, observed_at: datetime | None,
                                         -1 if d.partition is None else d.partition, d.code, d.message))
     unmanaged = [t.topic for t in topics if t.unmanaged]
     change_log = [e for t in topics for e in t.change_log]
-    items = _items(cluster, changes, unmanaged, config, truncations, replicas, data_loss, diagnostics, retention)
+    hidden = [t.topic for t in topics if t.hidden]
+    items = _items(cluster, changes, unmanaged, config, truncations, replicas, data_loss, diagnostics, retention,
+                   hidden)
     counts = DriftCounts(
         pending_changes=len(changes), unmanaged_topics=len(unmanaged), config_drift=len(config),
         pending_truncations=len(truncations), truncation_records=sum(r.records for r in rows),
@@ -294,18 +301,20 @@ def assemble(cluster: str, cluster_id: str | None, observed_at: datetime | None,
         retention_lowered=len(retention), retention_records=sum(r.cut.known_records for r in retention),
         retention_bytes=sum(p.bytes_to_delete or 0 for r in retention for p in r.cut.partitions),
         unverified=len(unverified), change_log=len(change_log), changed_topics=sum(bool(t.change_log) for t in topics),
-        plan_errors=sum(d.severity == Severity.ERROR.value for d in diagnostics), items=len(items))
+        not_visible=len(hidden),
+        plan_errors=sum(d.severity == Severity.ERROR.value and d.code != DiagnosticCode.NOT_AUTHORISED
+                        for d in diagnostics), items=len(items))
     return ClusterDrift(
         cluster=cluster, cluster_id=cluster_id, observed_at=observed_at, since=since,
         topics_observed=sum(t.observed for t in topics), topics_managed=sum(t.managed for t in topics),
-        partitions_observed=sum(t.partitions for t in topics), counts=counts, changes=changes,
-        unmanaged_topics=unmanaged, config=config, truncations=truncations, truncation_rows=rows,
-        replicas=replicas, data_loss=data_loss, retention=retention, unverified=unverified, diagnostics=diagnostics,
-        items=items, change_log=change_log)
+        partitions_observed=sum(t.partitions for t in topics), sizes_refused=sizes_refused, counts=counts,
+        changes=changes, unmanaged_topics=unmanaged, not_visible_topics=hidden, config=config,
+        truncations=truncations, truncation_rows=rows, replicas=replicas, data_loss=data_loss, retention=retention,
+        unverified=unverified, diagnostics=diagnostics, items=items, change_log=change_log)
 
 
 def _items(cluster, changes, unmanaged, config, truncations, replicas, data_loss, diagnostics,
-           retention=()) -> list[DriftItem]:
+           retention=(), hidden=()) -> list[DriftItem]:
     items = [DriftItem(cluster=cluster, kind="data-loss", topic=s.topic, partition=s.partition,
                        records=s.records_lost,
                        detail=f"log ends below offset {s.earlier_high_watermark:,} seen under epoch {s.earlier_epoch} "
@@ -319,9 +328,15 @@ def _items(cluster, changes, unmanaged, config, truncations, replicas, data_loss
                         detail=(f"no leader; replicas {r.replicas}" if r.state == "offline"
                                 else f"in-sync {r.isr} of replicas {r.replicas}"))
               for r in replicas]
+    # A hidden topic's one diagnostic says why it is not visible: its item, not a plan error besides.
+    unseen = {d.topic: d.message for d in diagnostics if d.code == DiagnosticCode.NOT_AUTHORISED}
+    items += [DriftItem(cluster=cluster, kind="not-visible", topic=name,
+                        detail=unseen.get(name, "not authorised to see it: grant DESCRIBE on the topic (whether it "
+                                                "exists is unknown)"))
+              for name in hidden]
     items += [DriftItem(cluster=cluster, kind="plan-error", topic=d.topic or "", partition=d.partition, key=d.code,
                         detail=d.message)
-              for d in diagnostics if d.severity == Severity.ERROR.value]
+              for d in diagnostics if d.severity == Severity.ERROR.value and d.code != DiagnosticCode.NOT_AUTHORISED]
     items += [DriftItem(cluster=cluster, kind="pending-change", topic=c.topic, key=c.kind,
                         detail=f"{c.symbol} {c.summary}")
               for c in changes if c.kind.facts.drift_finding == "pending-change"]
@@ -395,9 +410,11 @@ def cluster_drift(desired: DesiredState, observed: ObservedState, cluster_plan: 
     unmanaged = set(cluster_plan.unmanaged_topics)
     names = sorted(desired.topics.keys() | observed.topics.keys() | (earlier.topics.keys() if earlier else set()))
     changes = changelog.change_log(earlier, observed) if earlier else {}
+    hidden = set(observed.hidden_topics)
     topics = [topic_drift(
         name, desired.topics.get(name), observed.topics.get(name), actions.get(name, []),
         diagnostics.get(name, []), name in unmanaged, earlier.topics.get(name) if earlier else None,
-        ends.get(name), unanswered.get(name), observed.taken_at, changes.get(name)) for name in names]
+        ends.get(name), unanswered.get(name), observed.taken_at, changes.get(name),
+        hidden=name in hidden and name in desired.topics) for name in names]
     return assemble(observed.cluster, observed.cluster_id, observed.taken_at, earlier.taken_at if earlier else None,
-                    topics)
+                    topics, observed.sizes_refused)

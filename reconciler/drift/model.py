@@ -20,9 +20,11 @@ from reconciler.models.plan import ActionKind, RetentionCut
 DRIFT_FORMAT_VERSION = 1
 
 # Every kind of finding, in the order reports list them.
+# not-visible: a declared topic the principal may not DESCRIBE, so whether it exists (and what it
+# holds) is unknown: said as itself, never as a topic to create.
 ItemKind = Literal[
-    "data-loss", "retention-lowered", "offline-partition", "under-replicated", "plan-error", "pending-change",
-    "pending-truncation", "config-drift", "unmanaged-topic"]
+    "data-loss", "retention-lowered", "offline-partition", "under-replicated", "not-visible", "plan-error",
+    "pending-change", "pending-truncation", "config-drift", "unmanaged-topic"]
 ITEM_KINDS: tuple[ItemKind, ...] = get_args(ItemKind)
 
 # Every kind of change-log entry, in the order a topic's entries are listed.
@@ -197,6 +199,7 @@ class TopicDrift(_Model):
     topic: str
     managed: bool  # declared in the manifests (present or absent)
     observed: bool  # on the cluster
+    hidden: bool = False  # declared, and the principal may not DESCRIBE it (whether it exists is unknown)
     partitions: int = 0  # observed partitions
     unmanaged: bool = False  # on the cluster, in no manifest, not excluded
     changes: list[PendingChange] = Field(default_factory=list)
@@ -212,7 +215,7 @@ class TopicDrift(_Model):
 
     @property
     def empty(self) -> bool:
-        return not (self.unmanaged or self.changes or self.config or self.truncation or self.replicas
+        return not (self.hidden or self.unmanaged or self.changes or self.config or self.truncation or self.replicas
                     or self.data_loss or self.retention or self.unverified or self.diagnostics or self.change_log)
 
 
@@ -235,7 +238,8 @@ class DriftCounts(_Model):
     # The change log against the earlier observation (not findings): entries, and topics with any.
     change_log: int = 0
     changed_topics: int = 0
-    plan_errors: int = 0
+    not_visible: int = 0  # declared topics the principal may not see
+    plan_errors: int = 0  # besides those of topics not visible
     items: int = 0
 
 
@@ -247,9 +251,13 @@ class ClusterDrift(_Model):
     topics_observed: int = 0
     topics_managed: int = 0
     partitions_observed: int = 0
+    # Why partition sizes are unknown (the error DescribeLogDirs answered), said once; None: read
+    # or not asked for.
+    sizes_refused: str | None = None
     counts: DriftCounts = DriftCounts()
     changes: list[PendingChange] = Field(default_factory=list)
     unmanaged_topics: list[str] = Field(default_factory=list)
+    not_visible_topics: list[str] = Field(default_factory=list)
     config: list[ConfigDrift] = Field(default_factory=list)
     truncations: list[PendingTruncation] = Field(default_factory=list)
     truncation_rows: list[TruncationRow] = Field(default_factory=list)

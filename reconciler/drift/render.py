@@ -16,8 +16,10 @@ from datetime import datetime
 
 from reconciler.drift.model import ITEM_KINDS, ChangeLogEntry, ClusterDrift, DriftReport, ItemKind, RetentionLowered
 from reconciler.models.observed import ConfigSource
+from reconciler.models.plan import DiagnosticCode
 from reconciler.render.table import markdown_cell, markdown_table, text_columns
 from reconciler.render.values import size
+from reconciler.rights import sizes_refused_line
 
 FORMATS = ("text", "json", "markdown", "html")
 MAX_ROWS = 50
@@ -25,7 +27,7 @@ MAX_ROWS = 50
 # Colour per finding kind (charts and HTML badges), readable on white and for common colour blindness.
 KIND_COLOURS: dict[ItemKind, str] = {
     "data-loss": "#b2182b", "retention-lowered": "#67001f", "offline-partition": "#d6604d", "under-replicated": "#f4a582",
-    "plan-error": "#762a83", "pending-change": "#2166ac", "pending-truncation": "#e08214",
+    "not-visible": "#40004b", "plan-error": "#762a83", "pending-change": "#2166ac", "pending-truncation": "#e08214",
     "config-drift": "#4393c3", "unmanaged-topic": "#878787"}
 
 
@@ -64,7 +66,7 @@ def summary_line(cluster: ClusterDrift) -> str:
              (c.config_drift, "config drift"), (c.pending_truncations, "pending truncation"),
              (c.under_replicated, "under-replicated partition"), (c.offline, "offline partition"),
              (c.data_loss, "data-loss signal"), (c.retention_lowered, "retention lowered out of band"),
-             (c.plan_errors, "plan error")]
+             (c.not_visible, "declared topic not visible"), (c.plan_errors, "plan error")]
     text = ", ".join(f"{n:,} {label}{'s' if n != 1 and not label.endswith(('drift', 'band')) else ''}"
                      for n, label in parts if n)
     if c.truncation_records:
@@ -147,6 +149,10 @@ def _sections(cluster: ClusterDrift) -> list[_Section]:
             ["topic", "partition", "seen before", "now", "why"],
             [[u.topic, str(u.partition), f"HW {u.earlier_high_watermark:,} @ epoch {u.earlier_epoch}",
               f"HW {u.current_high_watermark:,} @ epoch {u.current_epoch}", u.reason] for u in cluster.unverified]))
+    if cluster.not_visible_topics:
+        unseen = {i.topic: i.detail for i in cluster.items if i.kind == "not-visible"}
+        out.append(_Section("Not authorised to see these declared topics (grant DESCRIBE; whether they exist is "
+                            "unknown)", ["topic", "why"], [[t, unseen.get(t, "")] for t in cluster.not_visible_topics]))
     if cluster.replicas:
         out.append(_Section(
             "Under-replicated and offline partitions", ["topic", "partition", "state", "leader", "replicas", "in sync"],
@@ -168,7 +174,9 @@ def _sections(cluster: ClusterDrift) -> list[_Section]:
               _where_from(c.source), "-" if c.desired is None else c.desired] for c in cluster.config]))
     if cluster.unmanaged_topics:
         out.append(_Section("Unmanaged topics", ["topic"], [[t] for t in cluster.unmanaged_topics]))
-    problems = [d for d in cluster.diagnostics if d.severity in ("error", "warning")]
+    # A hidden topic's diagnostic is its not-visible finding, listed above.
+    problems = [d for d in cluster.diagnostics
+                if d.severity in ("error", "warning") and d.code != DiagnosticCode.NOT_AUTHORISED]
     if problems:
         out.append(_Section("Plan diagnostics", ["severity", "code", "message"],
                             [[d.severity, d.code, d.message] for d in problems]))
@@ -228,12 +236,17 @@ def _cluster_stats(c: ClusterDrift) -> str:
             f"{c.partitions_observed:,} partitions")
 
 
+def _notes(c: ClusterDrift) -> list[str]:
+    """What the read could not see for the whole cluster, said once (hidden topics have their section)."""
+    return [sizes_refused_line(c.sizes_refused)] if c.sizes_refused else []
+
+
 # --- text -----------------------------------------------------------------------------------------
 
 def _text(report: DriftReport, max_rows: int) -> str:
     lines = ["Drift report: " + _header(report), ""]
     for c in report.clusters:
-        lines += [f"== {_cluster_title(c)}", _cluster_stats(c)]
+        lines += [f"== {_cluster_title(c)}", _cluster_stats(c), *_notes(c)]
         for section in _sections(c):
             lines.append(f"{section.title} ({len(section.rows):,}):")
             lines += ["  " + line for line in text_columns(section.columns, section.rows[:max_rows], section.numeric)]
@@ -257,6 +270,7 @@ def _markdown(report: DriftReport, max_rows: int) -> str:
         lines.append("")
     for c in report.clusters:
         lines += [f"## {markdown_cell(_cluster_title(c))}", "", _cluster_stats(c) + ". **" + summary_line(c) + "**", ""]
+        lines += [line for note in _notes(c) for line in (markdown_cell(note), "")]
         for section in _sections(c):
             lines += [f"### {section.title} ({len(section.rows):,})", "",
                       *markdown_table(section.columns, section.rows[:max_rows], section.numeric)]
@@ -315,6 +329,7 @@ class _ClusterPage:
     anchor: str
     title: str
     stats: str
+    notes: list[str]
     summary: str
     drifted: bool
     findings: str
@@ -402,7 +417,7 @@ def _html(report: DriftReport, max_rows: int) -> str:
     env = jinja2.Environment(loader=jinja2.PackageLoader("reconciler.drift", "templates"), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     clusters = [_ClusterPage(name=c.cluster, anchor=f"c-{c.cluster}", title=_cluster_title(c), stats=_cluster_stats(c),
-                             summary=summary_line(c), drifted=c.has_drift, findings=f"{c.counts.items:,}",
+                             notes=_notes(c), summary=summary_line(c), drifted=c.has_drift, findings=f"{c.counts.items:,}",
                              sections=_sections(c)) for c in report.clusters]
     return env.get_template("report.html.j2").render(
         header=_header(report), charts=_charts(report), clusters=clusters, max_rows=max_rows,

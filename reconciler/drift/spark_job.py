@@ -96,9 +96,11 @@ def run(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: 
 
     spark = session(master, conf)
     generated_at = generated_at or datetime.now(timezone.utc)
-    snapshots = (spark.read.option("recursiveFileLookup", "true").option("pathGlobFilter", "*.parquet")
-                 .parquet(str(fleet)))
-    counted = snapshots.groupBy("cluster", "run", "cluster_id").count().collect()
+    # mergeSchema: files written before the rights columns existed read them as null.
+    snapshots = _with_rights_columns(spark.read.option("recursiveFileLookup", "true")
+                                     .option("pathGlobFilter", "*.parquet").option("mergeSchema", "true")
+                                     .parquet(str(fleet)))
+    counted = snapshots.groupBy("cluster", "run", "cluster_id", "sizes_refused").count().collect()
     if not counted:
         raise SnapshotError(f"{fleet} holds no Parquet snapshots; the Spark engine reads "
                             "<cluster>/<run>.parquet files written by `reconcile snapshot --format parquet`.")
@@ -107,11 +109,12 @@ def run(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: 
         raise SnapshotError(f"{fleet} holds Parquet snapshots without a run time (column `run`) for "
                             f"{shown_text(', '.join(map(str, undated)), 200)}; write snapshots with "
                             "`reconcile snapshot --format parquet`.")
-    by_cluster: dict[str, list[tuple[datetime, str | None]]] = {}
+    by_cluster: dict[str, list[tuple[datetime, str | None, str | None]]] = {}
     for r in sorted(counted, key=lambda r: (r["cluster"], utc(r["run"]), r["cluster_id"] or "")):
-        by_cluster.setdefault(r["cluster"], []).append((utc(r["run"]), r["cluster_id"]))
+        by_cluster.setdefault(r["cluster"], []).append((utc(r["run"]), r["cluster_id"], r["sizes_refused"]))
     desired = {cluster: desired_for(cluster) for cluster in by_cluster}  # fails early on unknown clusters
-    meta = {c: _ClusterRun(run=r[-1][0], cluster_id=r[-1][1], since=r[-2][0] if len(r) > 1 else None)
+    meta = {c: _ClusterRun(run=r[-1][0], cluster_id=r[-1][1], since=r[-2][0] if len(r) > 1 else None,
+                           sizes_refused=r[-1][2])
             for c, r in by_cluster.items()}
 
     topics = sum(r["count"] for r in counted if utc(r["run"]) == meta[r["cluster"]].run)
@@ -136,6 +139,18 @@ def run(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: 
         shared.unpersist()
 
 
+_RIGHTS_COLUMNS = {"authorized_operations": "array<string>", "status": "string",
+                   "cluster_authorized_operations": "array<string>", "sizes_refused": "string"}
+
+
+def _with_rights_columns(snapshots: DataFrame) -> DataFrame:
+    """A fleet of snapshots all from before the rights columns: the columns, null."""
+    for name, kind in _RIGHTS_COLUMNS.items():
+        if name not in snapshots.columns:
+            snapshots = snapshots.withColumn(name, F.lit(None).cast(kind))
+    return snapshots
+
+
 @dataclass(frozen=True)
 class _ClusterRun:
     """The run a cluster is reported on, and the run before it (data-loss signals, the change log)."""
@@ -143,6 +158,7 @@ class _ClusterRun:
     run: datetime
     cluster_id: str | None
     since: datetime | None
+    sizes_refused: str | None = None  # the latest run's
 
 
 def _collect(results: DataFrame, meta: Mapping[str, _ClusterRun], tables: str | Path | None,
@@ -158,7 +174,7 @@ def _collect(results: DataFrame, meta: Mapping[str, _ClusterRun], tables: str | 
         found[r["cluster"]].append(TopicDrift.model_validate_json(r["drift"]))
     clusters = []
     for cluster, m in sorted(meta.items()):
-        report = assemble(cluster, m.cluster_id, m.run, m.since, found[cluster])
+        report = assemble(cluster, m.cluster_id, m.run, m.since, found[cluster], m.sizes_refused)
         t = totals.get(cluster)
         clusters.append(report.model_copy(update={
             "topics_observed": int(t["observed"] or 0) if t else 0,
@@ -203,7 +219,8 @@ def _inputs(spark: SparkSession, snapshots: DataFrame, desired: Mapping[str, Des
     # a fleet of millions of partitions loses results in the block manager, so tasks stay bounded.
     parallelism = max(spark.sparkContext.defaultParallelism * 2, 2, -(-topics // TOPICS_PER_TASK))
     return current.select("cluster", "topic", "topic_id", "internal", "configs", "partitions", "group_offsets",
-                          "earlier_topic_id", "earlier_configs", "earlier_partitions").repartition(
+                          *_RIGHTS_COLUMNS, "earlier_topic_id", "earlier_configs",
+                          "earlier_partitions").repartition(
                               parallelism, "cluster", "topic")
 
 
@@ -213,7 +230,7 @@ def _drift_batches(shared) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.R
     def run_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from reconciler.drift.compute import _items, drift_one_topic
         from reconciler.drift.tables import change_dict, item_dict, retention_dicts, truncation_dict
-        from reconciler.files.snapshot_parquet import topic_from_row
+        from reconciler.files.snapshot_parquet import ABSENT, HIDDEN, topic_from_row
         from reconciler.models.observed import ObservedState
 
         value = shared.value
@@ -228,13 +245,18 @@ def _drift_batches(shared) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.R
                 if desired is None:
                     desired = desired_cache[cluster] = DesiredState.model_validate_json(value["desired"][cluster])
                 meta = value["meta"][cluster]
-                topic = topic_from_row(row) if row["partitions"] is not None else None
+                status = row["status"]
+                topic = topic_from_row(row) if row["partitions"] is not None and status is None else None
                 groups: dict[str, dict[str, dict[int, int]]] = {}
                 for g in row["group_offsets"] or []:
                     groups.setdefault(g["group"], {}).setdefault(name, {})[g["partition"]] = g["offset"]
-                observed = ObservedState(cluster=cluster, cluster_id=meta["cluster_id"],
-                                         taken_at=datetime.fromisoformat(meta["run"]),
-                                         topics={name: topic} if topic else {}, group_offsets=groups)
+                observed = ObservedState(
+                    cluster=cluster, cluster_id=meta["cluster_id"], taken_at=datetime.fromisoformat(meta["run"]),
+                    topics={name: topic} if topic else {}, group_offsets=groups,
+                    hidden_topics=[name] if status == HIDDEN else [],
+                    absent_topic_operations={name: row["authorized_operations"] or []} if status == ABSENT else {},
+                    cluster_authorized_operations=row["cluster_authorized_operations"],
+                    sizes_refused=row["sizes_refused"])
                 earlier = None
                 if row["earlier_partitions"] is not None:
                     # What data-loss signals, out-of-band retention changes and the change log
@@ -245,7 +267,8 @@ def _drift_batches(shared) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.R
                 drift = drift_one_topic(desired, observed, name, earlier, None, options, compare=meta["compare"])
                 items = _items(cluster, drift.changes, [name] if drift.unmanaged else [], drift.config,
                                [drift.truncation] if drift.truncation else [], drift.replicas, drift.data_loss,
-                               drift.diagnostics, [drift.retention] if drift.retention else [])
+                               drift.diagnostics, [drift.retention] if drift.retention else [],
+                               [name] if drift.hidden else [])
                 out.append({
                     "cluster": cluster, "topic": name, "observed": drift.observed, "managed": drift.managed,
                     "partitions": drift.partitions, "empty": drift.empty,

@@ -10,11 +10,18 @@ Snapshot-as-Parquet format (version 1), one file per cluster and run. One row pe
         isr list<int32>, offline_replicas list<int32>, log_start_offset int64, high_watermark int64,
         size_bytes int64, epoch_end_offset int64,
         offsets_by_timestamp list<struct<timestamp int64, offset int64>>>>,
-    group_offsets list<struct<group string, partition int32, offset int64>>  (commits on this topic)
+    group_offsets list<struct<group string, partition int32, offset int64>>  (commits on this topic),
+    authorized_operations list<string>  (the topic's KIP-430 operations; null: not known),
+    status string  (null: a topic read; "hidden": a declared topic the principal may not DESCRIBE;
+        "absent": a declared topic that does not exist, with the operations reported for it.
+        Such rows have no partitions or configs: with them the Spark engine sees, one row at a
+        time, what the JSON's `hidden_topics` and `absent_topic_operations` say),
+    cluster_authorized_operations list<string>, sizes_refused string  (the snapshot's, on every row)
 
 The file's key-value metadata `reconciler.snapshot` holds the rest of the snapshot as JSON
 (format version, brokers, commits on topics the snapshot does not list), so JSON -> Parquet ->
-JSON is lossless. `source` is the DescribeConfigs source number (1 = set on the topic).
+JSON is lossless. `source` is the DescribeConfigs source number (1 = set on the topic). Files
+written before the last four columns existed read as "not known" and nothing hidden.
 
 The row helpers here are plain Python (the Spark job uses them on Arrow batches); pyarrow is
 imported only by the functions that read or write files (`require_pyarrow`).
@@ -45,15 +52,31 @@ def utc(value: datetime) -> datetime:
 
 # --- rows <-> models ------------------------------------------------------------------------------
 
+HIDDEN, ABSENT = "hidden", "absent"
+
+
+def _cluster_columns(state: ObservedState) -> dict[str, Any]:
+    return {"cluster": state.cluster, "cluster_id": state.cluster_id,
+            "run": utc(state.taken_at) if state.taken_at else None, "controller_id": state.controller_id,
+            "cluster_authorized_operations": state.cluster_authorized_operations,
+            "sizes_refused": state.sizes_refused}
+
+
+def status_rows(state: ObservedState) -> list[dict[str, Any]]:
+    """The rows of declared topics not read: hidden ones, and absent ones with their operations."""
+    rows = [{**_cluster_columns(state), "topic": name, "status": HIDDEN} for name in state.hidden_topics]
+    rows += [{**_cluster_columns(state), "topic": name, "status": ABSENT, "authorized_operations": ops}
+             for name, ops in state.absent_topic_operations.items()]
+    return rows
+
+
 def topic_row(state: ObservedState, topic: ObservedTopic) -> dict[str, Any]:
     groups = [{"group": g, "partition": p, "offset": o}
               for g, by_topic in sorted(state.group_offsets.items())
               for p, o in sorted(by_topic.get(topic.name, {}).items())]
     return {
-        "cluster": state.cluster, "cluster_id": state.cluster_id,
-        "run": utc(state.taken_at) if state.taken_at else None,
-        "controller_id": state.controller_id, "topic": topic.name, "topic_id": topic.topic_id,
-        "internal": topic.internal,
+        **_cluster_columns(state), "topic": topic.name, "topic_id": topic.topic_id,
+        "internal": topic.internal, "authorized_operations": topic.authorized_operations,
         "configs": [{"key": k, "value": c.value, "source": int(c.source), "sensitive": c.sensitive,
                      "read_only": c.read_only} for k, c in sorted(topic.configs.items())],
         "partitions": [{
@@ -78,7 +101,7 @@ def topic_from_row(row: dict[str, Any]) -> ObservedTopic:
         "name": row["topic"], "topic_id": row.get("topic_id"), "internal": bool(row.get("internal")),
         "configs": {c["key"]: {k: c[k] for k in ("value", "source", "sensitive", "read_only")}
                     for c in row.get("configs") or []},
-        "partitions": partitions})
+        "partitions": partitions, "authorized_operations": row.get("authorized_operations")})
 
 
 # --- files ----------------------------------------------------------------------------------------
@@ -98,7 +121,9 @@ def arrow_schema() -> Any:
     return pa.schema([
         ("cluster", pa.string()), ("cluster_id", pa.string()), ("run", pa.timestamp("us", tz="UTC")),
         ("controller_id", pa.int32()), ("topic", pa.string()), ("topic_id", pa.string()), ("internal", pa.bool_()),
-        ("configs", pa.list_(config)), ("partitions", pa.list_(partition)), ("group_offsets", pa.list_(group))])
+        ("configs", pa.list_(config)), ("partitions", pa.list_(partition)), ("group_offsets", pa.list_(group)),
+        ("authorized_operations", pa.list_(pa.string())), ("status", pa.string()),
+        ("cluster_authorized_operations", pa.list_(pa.string())), ("sizes_refused", pa.string())])
 
 
 def require_pyarrow(path: str | Path | None = None) -> Any:
@@ -116,8 +141,8 @@ def write_snapshot_parquet(state: ObservedState, path: str | Path) -> None:
     """Write one snapshot to the Parquet file `path` (its directory must exist); a state without
     `taken_at` must be given one first, since `run` is how a fleet orders its snapshots."""
     pa = require_pyarrow()
-    rows = [topic_row(state, state.topics[name]) for name in sorted(state.topics)]
-    header = state.model_dump(mode="json", exclude={"topics"})
+    rows = [topic_row(state, state.topics[name]) for name in sorted(state.topics)] + status_rows(state)
+    header = state.model_dump(mode="json", exclude={"topics", "hidden_topics", "absent_topic_operations"})
     header["group_offsets"] = {g: {t: o for t, o in by_topic.items() if t not in state.topics}
                                for g, by_topic in state.group_offsets.items()}
     header["group_offsets"] = {g: v for g, v in header["group_offsets"].items() if v}
@@ -159,6 +184,8 @@ def read_snapshot_parquet(path: str | Path) -> ObservedState:
     first = rows[0] if rows else {}
     cluster = header.get("cluster", first.get("cluster"))
     topics: dict[Any, dict] = {}
+    hidden: list[Any] = []
+    absent: dict[Any, Any] = {}
     row_of: dict[Any, int] = {}
     for i, row in enumerate(rows):
         name = row.get("topic")
@@ -169,7 +196,16 @@ def read_snapshot_parquet(path: str | Path) -> ObservedState:
             problems.append(f"row {i}: topic {shown_text(repr(name), 60)} is also in row {row_of[name]}")
             continue
         row_of[name] = i
-        topics[name] = _topic_data(row)
+        status = row.get("status")
+        if status is None:
+            topics[name] = _topic_data(row)
+        elif status not in (HIDDEN, ABSENT) or row.get("partitions"):
+            problems.append(f"row {i} (topic {shown_text(repr(name), 60)}): status {shown_text(repr(status), 40)} "
+                            f"is null for a topic read, or {HIDDEN!r} or {ABSENT!r} (without partitions)")
+        elif status == HIDDEN:
+            hidden.append(name)
+        else:
+            absent[name] = row.get("authorized_operations") or []
     groups = header.get("group_offsets") or {}
     if isinstance(groups, dict):
         groups = {g: dict(by_topic) if isinstance(by_topic, dict) else by_topic for g, by_topic in groups.items()}
@@ -185,7 +221,10 @@ def read_snapshot_parquet(path: str | Path) -> ObservedState:
             "cluster_id": header.get("cluster_id", first.get("cluster_id")),
             "controller_id": header.get("controller_id", first.get("controller_id")),
             "taken_at": header.get("taken_at", first.get("run")), "brokers": header.get("brokers", []),
-            "topics": topics, "group_offsets": groups}
+            "topics": topics, "group_offsets": groups, "hidden_topics": hidden, "absent_topic_operations": absent,
+            "cluster_authorized_operations": header.get("cluster_authorized_operations",
+                                                        first.get("cluster_authorized_operations")),
+            "sizes_refused": header.get("sizes_refused", first.get("sizes_refused"))}
     unknown = sorted(set(header) - set(data) - {"parquet_format_version"})
     if unknown:
         problems.append(f"header: unknown key{'s' if len(unknown) > 1 else ''} {shown_text(', '.join(map(str, unknown)), 200)}")
@@ -229,7 +268,7 @@ def _topic_data(row: dict[str, Any]) -> dict[str, Any]:
     elif configs is None:
         configs = {}
     return {"name": row.get("topic"), "topic_id": row.get("topic_id"), "internal": bool(row.get("internal")),
-            "configs": configs, "partitions": partitions}
+            "configs": configs, "partitions": partitions, "authorized_operations": row.get("authorized_operations")}
 
 
 def _partition_data(p: Any) -> Any:

@@ -3,6 +3,11 @@
 A view is what the adapter routes by: partition leaders and their epochs. It is refreshed for
 just the topics whose partitions answered "ask again", and merged, so a retry never re-reads
 the whole cluster.
+
+Each topic comes with its KIP-430 authorized operations. A topic the principal may not DESCRIBE
+is left out of an all-topics answer and answers TOPIC_AUTHORIZATION_FAILED when named (existing
+or not): a read that names topics (`hidden_ok`) records such names as hidden; the writers' reads
+refuse them, since no write to such a topic can be checked.
 """
 from __future__ import annotations
 
@@ -20,6 +25,15 @@ from reconciler.ports import ErrorKind
 TopicPartition = tuple[str, int]
 METADATA_ATTEMPTS = 4
 _ZERO_UUID = "00000000-0000-0000-0000-000000000000"
+# org.apache.kafka.common.acl.AclOperation: the codes a KIP-430 bitfield can hold.
+OPERATIONS = {3: "READ", 4: "WRITE", 5: "CREATE", 6: "DELETE", 7: "ALTER", 8: "DESCRIBE", 9: "CLUSTER_ACTION",
+              10: "DESCRIBE_CONFIGS", 11: "ALTER_CONFIGS", 12: "IDEMPOTENT_WRITE", 13: "CREATE_TOKENS",
+              14: "DESCRIBE_TOKENS"}
+
+
+def operation_names(bits: Iterable[int] | None) -> list[str] | None:
+    """A decoded KIP-430 bitfield as sorted operation names; None stays "not provided"."""
+    return None if bits is None else sorted(OPERATIONS[b] for b in bits if b in OPERATIONS)
 
 
 @dataclass
@@ -38,6 +52,7 @@ class TopicMeta:
     topic_id: str | None
     internal: bool
     partitions: dict[int, PartitionMeta]
+    authorized_operations: list[str] | None = None
 
 
 @dataclass
@@ -46,6 +61,10 @@ class ClusterView:
     controller_id: int | None = None
     brokers: dict[int, Broker] = field(default_factory=dict)
     topics: dict[str, TopicMeta] = field(default_factory=dict)
+    # Named topics that answered TOPIC_AUTHORIZATION_FAILED (only with `hidden_ok`).
+    hidden: set[str] = field(default_factory=set)
+    # Named topics that answered UNKNOWN_TOPIC_OR_PARTITION -> the operations reported for them.
+    absent: dict[str, list[str] | None] = field(default_factory=dict)
 
     def partition(self, tp: TopicPartition) -> PartitionMeta | None:
         topic = self.topics.get(tp[0])
@@ -62,6 +81,12 @@ class ClusterView:
                 self.topics[name] = newer.topics[name]
             else:
                 self.topics.pop(name, None)
+            self.hidden.discard(name)
+            self.absent.pop(name, None)
+            if name in newer.hidden:
+                self.hidden.add(name)
+            if name in newer.absent:
+                self.absent[name] = newer.absent[name]
         if newer.brokers:
             self.brokers = newer.brokers
         self.controller_id = newer.controller_id if newer.controller_id is not None else self.controller_id
@@ -71,13 +96,16 @@ class ClusterView:
 def _request(names: list[str] | None) -> MetadataRequest:
     topics = None if names is None else [MetadataRequest.MetadataRequestTopic(name=n) for n in names]
     # Never let a read create a topic (allow.auto.create.topics defaults to true on brokers).
+    # The cluster's operations come from DescribeCluster (Metadata v11+ no longer carries them).
     return MetadataRequest(topics=topics, allow_auto_topic_creation=False,
                            include_cluster_authorized_operations=False,
-                           include_topic_authorized_operations=False)
+                           include_topic_authorized_operations=True)
 
 
-def parse(response, cluster: str) -> tuple[ClusterView, set[str]]:
-    """The view, and the asked topics that answered "ask again" (e.g. leader being elected)."""
+def parse(response, cluster: str, hidden_ok: bool = False) -> tuple[ClusterView, set[str]]:
+    """The view, and the asked topics that answered "ask again" (e.g. leader being elected).
+    `hidden_ok`: a topic the principal may not describe is recorded in `hidden` rather than
+    failing the read."""
     top_level = getattr(response, "error_code", 0) or 0
     if top_level:
         raise _Retry(codes.error_name(top_level)) if codes.is_retriable(top_level) else ClusterError(
@@ -91,6 +119,11 @@ def parse(response, cluster: str) -> tuple[ClusterView, set[str]]:
     retry = set()
     for t in response.topics:
         if t.error_code in codes.TOPIC_ABSENT:
+            if t.error_code == codes.UNKNOWN_TOPIC_OR_PARTITION and t.name is not None:
+                view.absent[t.name] = operation_names(getattr(t, "authorized_operations", None))
+            continue
+        if t.error_code == codes.TOPIC_AUTHORIZATION_FAILED and hidden_ok and t.name is not None:
+            view.hidden.add(t.name)  # not "absent": whether it exists is not known
             continue
         if codes.error_kind(t.error_code) is ErrorKind.NOT_AUTHORISED:  # we must not guess the topic is absent
             raise ClusterError(f"{cluster}: not authorized to describe topic {t.name}; grant the reconciler's "
@@ -111,7 +144,9 @@ def parse(response, cluster: str) -> tuple[ClusterView, set[str]]:
                 replicas=list(p.replica_nodes), isr=list(p.isr_nodes),
                 offline=list(getattr(p, "offline_replicas", None) or []))
         view.topics[t.name] = TopicMeta(name=t.name, topic_id=None if topic_id == _ZERO_UUID else topic_id,
-                                        internal=bool(getattr(t, "is_internal", False)), partitions=partitions)
+                                        internal=bool(getattr(t, "is_internal", False)), partitions=partitions,
+                                        authorized_operations=operation_names(getattr(t, "authorized_operations",
+                                                                                      None)))
     return view, retry
 
 
@@ -120,10 +155,11 @@ class _Retry(Exception):
 
 
 async def fetch(client: Client, names: list[str] | None,
-                retry_leaderless: Callable[[str], bool] = lambda _: True) -> ClusterView:
+                retry_leaderless: Callable[[str], bool] = lambda _: True, hidden_ok: bool = False) -> ClusterView:
     """Metadata for `names` (None: every topic). Topics still being set up, and partitions
     without a leader of topics `retry_leaderless` cares about, are asked about again a few times
-    with backoff; what is still leaderless after that is returned as leader -1 to report."""
+    with backoff; what is still leaderless after that is returned as leader -1 to report.
+    `hidden_ok`: named topics the principal may not describe go to `hidden` (see `parse`)."""
     nodes = _nodes(client)
     view: ClusterView | None = None
     pending: list[str] | None = names
@@ -131,13 +167,13 @@ async def fetch(client: Client, names: list[str] | None,
         try:
             start = attempt % len(nodes)  # a broker that failed to answer is not asked first again
             response = await client.request(_request(pending), nodes[start:] + nodes[:start])
-            fresh, retry = parse(response, client.name)
+            fresh, retry = parse(response, client.name, hidden_ok)
         except _Retry:
             continue
         if view is None:
             view = fresh
         else:
-            view.merge(fresh, fresh.topics.keys() | set(pending or ()))
+            view.merge(fresh, fresh.topics.keys() | fresh.hidden | fresh.absent.keys() | set(pending or ()))
         await client.know_brokers(view.brokers)
         retry |= {t.name for t in fresh.topics.values()
                   if retry_leaderless(t.name) and any(p.leader < 0 for p in t.partitions.values())}
@@ -157,4 +193,4 @@ def _nodes(client: Client) -> list[int]:
     return brokers
 
 
-__all__ = ["ClusterView", "PartitionMeta", "TopicMeta", "fetch", "parse"]
+__all__ = ["OPERATIONS", "ClusterView", "PartitionMeta", "TopicMeta", "fetch", "operation_names", "parse"]

@@ -1,7 +1,11 @@
 """Reading a cluster into an ObservedState, batched so the number of requests does not grow with
 the number of topics:
 
-- one Metadata (every topic, so unmanaged ones are listed too);
+- one Metadata (every topic, so unmanaged ones are listed too), with each topic's authorized
+  operations; the declared topics it does not list are asked for by name in one more (usually
+  topics to create): a topic the principal may not DESCRIBE is left out of an all-topics answer,
+  and only a named one answers TOPIC_AUTHORIZATION_FAILED (hidden) rather than "unknown" (absent);
+- DescribeCluster once, for the cluster's authorized operations, when creations may be planned;
 - DescribeConfigs for the managed topics that exist, `CONFIG_CHUNK` resources per request;
 - ListOffsets earliest and latest: one request each per leader broker, covering every
   partition, unmanaged ones too: it costs no extra request, and a snapshot with made-up
@@ -10,7 +14,8 @@ the number of topics:
   request per leader per timestamp slot;
 - OffsetForLeaderEpoch for partitions of topics with truncation rules: one per leader;
 - FindCoordinator once, then OffsetFetch once per group coordinator, for `consumed_by` groups;
-- DescribeLogDirs once per broker when sizes are asked for, or a retention estimate needs them.
+- DescribeLogDirs once per broker when sizes are asked for, or a retention estimate needs them
+  (refused without DESCRIBE on the cluster: said once, in `sizes_refused`).
 
 All of these are in flight together. What to read is decided by `reconciler.read_scope`.
 """
@@ -19,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
 
-from kafka.protocol.admin import DescribeConfigsRequest, DescribeLogDirsRequest
+from kafka.protocol.admin import DescribeClusterRequest, DescribeConfigsRequest, DescribeLogDirsRequest
 from kafka.protocol.consumer import OffsetFetchRequest
 from kafka.protocol.metadata import FindCoordinatorRequest
 
@@ -32,6 +37,7 @@ from reconciler.kafka.partitions import EARLIEST, LATEST, PartitionResults, Read
 from reconciler.models.desired import ClusterSpec, DesiredState
 from reconciler.models.observed import ConfigSource, ObservedConfig, ObservedPartition, ObservedState, ObservedTopic
 from reconciler.models.plan import Plan
+from reconciler.ports import ErrorKind
 from reconciler.read_scope import ReadScope, desired_scope, plan_scope, step_scope, timestamp_slots, topics_scope
 from reconciler.units import epoch_ms, from_epoch_ms
 
@@ -40,6 +46,8 @@ CONFIG_CHUNK = 1000
 TOPIC_RESOURCE = 2
 GROUP_ROUNDS = 5
 LIST_OFFSETS_TIMEOUT_MS = 10_000
+DESCRIBE_CLUSTER = 60
+BROKER_ENDPOINTS = 1
 
 
 class Observer:
@@ -77,16 +85,21 @@ class Observer:
         client = self._client
         # The instant the read stands for: the one retention lookups were computed from, if any.
         taken_at = from_epoch_ms(scope.now_ms if scope.now_ms is not None else _now_ms())
-        view = await metadata.fetch(client, scope.metadata_topics, retry_leaderless=scope.wants)
+        view = await metadata.fetch(client, scope.metadata_topics, retry_leaderless=scope.wants, hidden_ok=True)
+        unlisted = sorted(scope.topics - set(view.topics)) if scope.list_all and scope.topics is not None else []
+        if unlisted:  # hidden or absent: only a request by name tells which
+            view.merge(await metadata.fetch(client, unlisted, retry_leaderless=scope.wants, hidden_ok=True), unlisted)
         self._view = view
         wanted = sorted(name for name in view.topics if scope.wants(name))
-        configs, results, groups, size_of = await client.gather([
+        configs, results, groups, sized, cluster_operations = await client.gather([
             _describe_configs(client, view, wanted),
             partitions.read(client, view, _partition_reads(view, scope)),
             _group_offsets(client, view, scope.groups),
-            _log_dir_sizes(client, view, scope, every=sizes) if sizes or scope.size_topics else _nothing(),
+            _log_dir_sizes(client, view, scope, every=sizes) if sizes or scope.size_topics else _nothing(({}, None)),
+            _cluster_operations(client, view) if scope.cluster_operations else _nothing(None),
         ])
         topic_configs, deleted = configs
+        size_of, sizes_refused = sized
         topics = {}
         for name in sorted(view.topics):
             if name in deleted:
@@ -98,7 +111,11 @@ class Observer:
         return ObservedState(
             cluster=self._spec.name, cluster_id=view.cluster_id, controller_id=view.controller_id,
             taken_at=taken_at, brokers=[view.brokers[b] for b in sorted(view.brokers)],
-            topics=topics, group_offsets=groups)
+            topics=topics, group_offsets=groups,
+            hidden_topics=sorted(name for name in view.hidden if scope.wants(name)),
+            absent_topic_operations={name: ops for name, ops in sorted(view.absent.items())
+                                     if ops is not None and scope.wants(name) and name not in topics},
+            cluster_authorized_operations=cluster_operations, sizes_refused=sizes_refused)
 
     def _report_unreadable(self, scope: ReadScope, topics: dict[str, ObservedTopic], results: PartitionResults) -> None:
         refused = {}
@@ -120,8 +137,8 @@ class Observer:
             self._progress(f"{len(offline)} partition(s) have no usable leader and are reported offline: {shown}")
 
 
-async def _nothing():
-    return {}
+async def _nothing(value):
+    return value
 
 
 def _now_ms() -> int:
@@ -165,7 +182,22 @@ def _topic(view: ClusterView, name: str, scope: ReadScope, results: PartitionRes
             epoch_end_offset=epoch_answer[1] if epoch_answer and readable else None,
             offsets_by_timestamp=by_time if readable else {}))
     return ObservedTopic(name=name, topic_id=meta.topic_id, internal=meta.internal, partitions=observed,
-                         configs=configs)
+                         configs=configs, authorized_operations=meta.authorized_operations)
+
+
+async def _cluster_operations(client: Client, view: ClusterView) -> list[str] | None:
+    """The cluster's KIP-430 operations (DescribeCluster), or None when not known: a broker
+    without DescribeCluster, or a principal without DESCRIBE on the cluster (Kafka then reports
+    none at all, so a missing right cannot be told from a hidden one)."""
+    nodes = sorted(view.brokers)
+    if DESCRIBE_CLUSTER not in await client.api_versions(nodes[0]):
+        return None
+    answer = await client.request(DescribeClusterRequest(include_cluster_authorized_operations=True,
+                                                         endpoint_type=BROKER_ENDPOINTS), nodes)
+    if answer.error_code != codes.NONE:
+        return None
+    operations = metadata.operation_names(answer.authorized_operations)
+    return operations if operations and "DESCRIBE" in operations else None
 
 
 # -- configs ---------------------------------------------------------------------------------
@@ -298,9 +330,10 @@ def _offset_fetch(view: ClusterView, groups: Mapping[str, frozenset[str]]) -> Of
 # -- sizes -----------------------------------------------------------------------------------
 
 async def _log_dir_sizes(client: Client, view: ClusterView, scope: ReadScope,
-                         every: bool) -> dict[TopicPartition, int]:
+                         every: bool) -> tuple[dict[TopicPartition, int], str | None]:
     """Partition sizes on disk: the leader's replica, else the largest replica that answered.
-    `every`: of every topic read; otherwise only of the scope's `size_topics`."""
+    `every`: of every topic read; otherwise only of the scope's `size_topics`. With them the
+    error a broker refused the request with for want of a right (None: none did)."""
     T = DescribeLogDirsRequest.DescribableLogDirTopic
     if every and (scope.list_all or scope.topics is None):
         topics = None
@@ -309,13 +342,19 @@ async def _log_dir_sizes(client: Client, view: ClusterView, scope: ReadScope,
         topics = [T(topic=name, partitions=sorted(view.topics[name].partitions))
                   for name in sorted(view.topics) if wanted(name)]
         if not topics:
-            return {}
+            return {}, None
     nodes = sorted(view.brokers)
     answers = await client.request_each([(node, DescribeLogDirsRequest(topics=topics)) for node in nodes], attempts=2)
     replicas: dict[TopicPartition, dict[int, int]] = {}
+    refused = None
     for node, answer in zip(nodes, answers):
-        if isinstance(answer, NoAnswer) or getattr(answer, "error_code", codes.NONE) != codes.NONE:
+        if isinstance(answer, NoAnswer):
             continue  # that broker's replicas are not sized
+        error = getattr(answer, "error_code", codes.NONE)
+        if error != codes.NONE:
+            if codes.error_kind(error) is ErrorKind.NOT_AUTHORISED:
+                refused = codes.error_name(error)
+            continue
         for result in answer.results:
             if result.error_code:
                 continue  # an offline log directory: its replicas are not sized
@@ -327,4 +366,4 @@ async def _log_dir_sizes(client: Client, view: ClusterView, scope: ReadScope,
     for tp, by_node in replicas.items():
         leader = view.leader(tp)
         sizes[tp] = by_node[leader] if leader in by_node else max(by_node.values())
-    return sizes
+    return sizes, refused

@@ -36,6 +36,21 @@ and deleting records cannot be undone, so a value Kafka could not have reported 
 - Brokers: distinct `node_id`s >= 0; `controller_id` null or a broker id >= 0; `cluster` not empty.
 - `format_version` is the one this code reads (`SNAPSHOT_FORMAT_VERSION`).
 
+What the principal may see and do (least privilege), all optional, so snapshots written before
+them still load (and left out of the JSON when empty or unknown):
+- `hidden_topics`: declared topics asked for by name that answered TOPIC_AUTHORIZATION_FAILED:
+  the principal may not DESCRIBE them, so whether they exist is unknown (never "absent").
+- `ObservedTopic.authorized_operations`: the topic's KIP-430 authorized operations ("DELETE",
+  "ALTER_CONFIGS", ...), sorted; null when not known (a broker before Kafka 2.3, a snapshot from
+  before, or the broker's "not provided").
+- `absent_topic_operations`: the same for declared topics that do not exist (asked for by name,
+  answered UNKNOWN_TOPIC_OR_PARTITION): whether the principal may CREATE them.
+- `cluster_authorized_operations`: the cluster's, from DescribeCluster; null when not known (no
+  DescribeCluster, or no DESCRIBE on the cluster: Kafka then reports none at all).
+- `sizes_refused`: why DescribeLogDirs gave no partition sizes (a broker answered
+  CLUSTER_AUTHORIZATION_FAILED), said once for the cluster rather than "size unknown" per partition.
+A topic is in at most one of `topics`, `hidden_topics` and `absent_topic_operations`.
+
 The rules hold for states built in memory too (the live reader's), except where noted. Reading
 files (format detection, parse errors, messages) is `reconciler.files.snapshot.load_snapshot`.
 """
@@ -44,18 +59,20 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from enum import IntEnum
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
+    SerializerFunctionWrapHandler,
     StrictBool,
     StrictStr,
     ValidationError,
     ValidationInfo,
     field_validator,
+    model_serializer,
     model_validator,
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
@@ -82,6 +99,9 @@ Size = Annotated[int, Field(strict=True, ge=0, le=INT64_MAX)]
 PartitionKey = Annotated[int, Field(ge=0, le=INT32_MAX)]
 TimestampKey = Annotated[int, Field(ge=INT64_MIN, le=INT64_MAX)]
 NonEmptyStr = Annotated[StrictStr, Field(min_length=1)]
+# What KIP-430's authorized-operations bitfields can hold (org.apache.kafka.common.acl.AclOperation).
+AclOperation = Literal["READ", "WRITE", "CREATE", "DELETE", "ALTER", "DESCRIBE", "CLUSTER_ACTION", "DESCRIBE_CONFIGS",
+                       "ALTER_CONFIGS", "IDEMPOTENT_WRITE", "CREATE_TOKENS", "DESCRIBE_TOKENS"]
 
 
 # Passed as `context` when validating a snapshot file: the rules that only a file can break (the
@@ -232,6 +252,7 @@ class ObservedTopic(_Model):
     internal: StrictBool = False
     partitions: list[ObservedPartition] = Field(min_length=1)
     configs: dict[NonEmptyStr, ObservedConfig] = Field(default_factory=dict)
+    authorized_operations: list[AclOperation] | None = None  # KIP-430; None: not known
 
     @model_validator(mode="after")
     def _partitions_in_order(self) -> ObservedTopic:
@@ -254,6 +275,14 @@ class ObservedTopic(_Model):
     def explicit_configs(self) -> dict[str, ObservedConfig]:
         return {k: c for k, c in self.configs.items() if c.set_on_topic}
 
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # A topic whose operations are not known is written as snapshots were before they were read.
+        data = handler(self)
+        if self.authorized_operations is None and isinstance(data, dict):
+            data.pop("authorized_operations", None)
+        return data
+
 
 class ObservedState(_Model):
     format_version: Annotated[int, Field(strict=True)] = SNAPSHOT_FORMAT_VERSION
@@ -265,6 +294,11 @@ class ObservedState(_Model):
     topics: dict[StrictStr, ObservedTopic] = Field(default_factory=dict)
     # group -> topic -> partition -> committed offset (only partitions with a commit)
     group_offsets: dict[NonEmptyStr, dict[TopicName, dict[PartitionKey, Offset]]] = Field(default_factory=dict)
+    # What the principal may see and do: see the module docstring.
+    hidden_topics: list[TopicName] = Field(default_factory=list)
+    absent_topic_operations: dict[TopicName, list[AclOperation]] = Field(default_factory=dict)
+    cluster_authorized_operations: list[AclOperation] | None = None
+    sizes_refused: NonEmptyStr | None = None
 
     @field_validator("format_version")
     @classmethod
@@ -287,15 +321,44 @@ class ObservedState(_Model):
             if broker.node_id in seen:
                 problems.append((("brokers", i, "node_id"), f"broker {broker.node_id} is listed twice", broker.node_id))
             seen.add(broker.node_id)
+        for i, name in enumerate(self.hidden_topics):
+            if name in self.topics:
+                problems.append((("hidden_topics", i), "a topic read (in `topics`) is not hidden", name))
+        for name in self.absent_topic_operations:
+            if name in self.topics or name in self.hidden_topics:
+                problems.append((("absent_topic_operations", name),
+                                 "a topic read or hidden is not absent", name))
         if problems:
             raise _problems("ObservedState", problems)
         return self
 
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # What was not read (or nothing hidden) is left out: such snapshots keep the JSON they had.
+        data = handler(self)
+        if isinstance(data, dict):
+            for key in ("hidden_topics", "absent_topic_operations", "cluster_authorized_operations", "sizes_refused"):
+                if data.get(key) in (None, [], {}):
+                    data.pop(key, None)
+        return data
+
+    def operations(self, topic: str) -> frozenset[str] | None:
+        """The principal's known operations on `topic` (read, or absent), or None: not known."""
+        found = self.topics.get(topic)
+        ops = found.authorized_operations if found is not None else self.absent_topic_operations.get(topic)
+        return None if ops is None else frozenset(ops)
+
     def with_topics(self, reread: ObservedState) -> ObservedState:
         """This state with the topics `reread` holds replaced by their fresh reading (whole topics:
         configs, offsets, lookups and sizes from one read stay consistent), for a second read
-        decided from the first."""
-        return self.model_copy(update={"topics": {**self.topics, **reread.topics}})
+        decided from the first. What the re-read found hidden or absent replaces the same topics' state."""
+        again = set(reread.topics) | set(reread.hidden_topics) | set(reread.absent_topic_operations)
+        return self.model_copy(update={
+            "topics": {**{n: t for n, t in self.topics.items() if n not in again}, **reread.topics},
+            "hidden_topics": sorted({*(n for n in self.hidden_topics if n not in again), *reread.hidden_topics}),
+            "absent_topic_operations": {**{n: o for n, o in self.absent_topic_operations.items() if n not in again},
+                                        **reread.absent_topic_operations},
+            "sizes_refused": self.sizes_refused or reread.sizes_refused})
 
     def to_json(self) -> str:
         data = self.model_dump(mode="json")

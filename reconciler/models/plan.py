@@ -118,6 +118,9 @@ class DiagnosticCode(_Name):
     PARTITION_OFFLINE = "partition-offline"  # its planning waits until it is back
     SENSITIVE_CONFIG_UNKNOWN = "sensitive-config-unknown"
     UNDECLARED_CONFIG = "undeclared-config"
+    NOT_AUTHORISED = "not-authorised"  # a declared topic the principal may not DESCRIBE: nothing is planned for it
+    MISSING_RIGHT = "missing-right"  # the principal lacks the ACL operation an action needs
+    SIZES_UNKNOWN = "sizes-unknown"  # DescribeLogDirs was refused: estimates have no bytes
 
 
 def broker_refusal(error_name: str) -> str:
