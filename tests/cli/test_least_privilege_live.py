@@ -118,6 +118,10 @@ def test_a_config_change_without_alter_configs_is_a_plan_error(tmp_path):
         assert ("error[missing-right] not authorised to alter configs of orders: the principal lacks ALTER_CONFIGS "
                 "on topic orders, so the brokers would refuse it; grant it (kafka-acls --add --allow-principal "
                 "<principal> --operation AlterConfigs --topic orders)") in plan.stdout
+        # Validated on the brokers, the action is not asked about again: one error, not two.
+        validated = reconcile("plan", root, "--cluster", CLUSTER, "--no-color")
+        assert validated.exit_code == 1 and validated.stdout.count("error[") == 1, validated.stdout
+        assert "error[missing-right]" in validated.stdout
 
 
 def test_without_cluster_describe_the_reason_sizes_are_unknown_is_said_once(tmp_path):
