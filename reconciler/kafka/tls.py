@@ -106,8 +106,8 @@ def _load_client_certificate(cluster: str, context: ssl.SSLContext, certfile: st
                               "Set ssl_certfile and ssl_keyfile to a certificate and its own key.") from e
         if encrypted:
             raise _file_error(cluster, key_field, key_path, "holds an encrypted private key that security.ssl_password "
-                              "does not decrypt", "Check the password in the environment variable ssl_password "
-                              "refers to.") from e
+                              "does not decrypt", "Check the password in the environment variable that "
+                              f"security.ssl_password of {cluster} refers to.") from e
         raise _file_error(cluster, key_field, key_path, f"could not be loaded as a PEM private key ({_reason(e)})",
                           "Set it to the PEM file of the client certificate's private key.") from e
 

@@ -38,10 +38,8 @@ class ClusterSettings:
 
     @property
     def api_keys(self) -> list[int]:
-        keys = set(HANDLERS) - set(self.disabled_apis)
-        if self.sasl_users is None:
-            keys -= {SASL_HANDSHAKE, SASL_AUTHENTICATE}
-        return sorted(keys)
+        # Every listener lists the SASL APIs: KafkaApis answers them where no SASL authenticator did.
+        return sorted(set(HANDLERS) - set(self.disabled_apis))
 
 
 @dataclass
