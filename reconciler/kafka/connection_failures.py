@@ -38,7 +38,7 @@ def connection_failure(cluster: str, failures: Sequence[Failure], settings: Mapp
     reached says why (they are usually alike); when none was reached, all are listed."""
     reached = [f for f in failures if f.reached]
     if not reached:
-        reasons = "; ".join(f"{f.server}: {describe(f.error)}" for f in failures)
+        reasons = "; ".join(f"{f.server}: {_describe(f.error)}" for f in failures)
         return ClusterError(
             f"cannot reach cluster {cluster}: none of its bootstrap servers answered ({reasons}). Check the host "
             "names and ports (or --bootstrap-servers / RECONCILE_BOOTSTRAP_SERVERS), that the brokers are running, "
@@ -57,7 +57,7 @@ def _explain(cluster: str, f: Failure, settings: Mapping[str, Any]) -> tuple[str
             return _client_certificate(cluster, f, settings), False
         if tls and not settings.get("ssl_certfile") and isinstance(f.error, _CLOSED):
             return (f"cluster {cluster}: {f.server} closed the connection right after the TLS handshake, before "
-                    f"answering ({describe(f.error)}). A broker that requires a client certificate (mutual TLS, "
+                    f"answering ({_describe(f.error)}). A broker that requires a client certificate (mutual TLS, "
                     f"ssl.client.auth=required) does this: set security.ssl_certfile and ssl_keyfile for {cluster}. "
                     "Otherwise the brokers' logs say why.", False)
         if isinstance(f.error, TlsRecordReceived):
@@ -94,10 +94,10 @@ def _tls_handshake(cluster: str, f: Failure, settings: Mapping[str, Any]) -> str
     if _client_certificate_alert(e):
         return _client_certificate(cluster, f, settings)
     if isinstance(e, (*_CLOSED, TimeoutError)) or (isinstance(e, ssl.SSLError) and e.reason in _NOT_TLS_REASONS):
-        return (f"cluster {cluster}: {f.server} did not answer the TLS handshake ({describe(e)}): the port does not "
+        return (f"cluster {cluster}: {f.server} did not answer the TLS handshake ({_describe(e)}): the port does not "
                 f"speak TLS. If it is a plaintext listener set security.protocol to PLAINTEXT (or SASL_PLAINTEXT) for "
                 f"{cluster}; otherwise use the port of the brokers' TLS listener.")
-    return (f"cluster {cluster}: the TLS handshake with {f.server} failed ({describe(e)}). Check that the brokers "
+    return (f"cluster {cluster}: the TLS handshake with {f.server} failed ({_describe(e)}). Check that the brokers "
             "and this client share a TLS version (1.2 or 1.3) and, with mutual TLS, security.ssl_certfile and "
             "ssl_keyfile.")
 
@@ -106,10 +106,10 @@ def _client_certificate(cluster: str, f: Failure, settings: Mapping[str, Any]) -
     certfile = settings.get("ssl_certfile")
     if not certfile:
         return (f"cluster {cluster}: {f.server} requires a client certificate (mutual TLS) and refused the "
-                f"connection without one ({describe(f.error)}). Set security.ssl_certfile and ssl_keyfile for "
+                f"connection without one ({_describe(f.error)}). Set security.ssl_certfile and ssl_keyfile for "
                 f"{cluster} to the client's certificate and key (PEM files).")
     return (f"cluster {cluster}: {f.server} refused the client certificate in security.ssl_certfile ({certfile}) "
-            f"({describe(f.error)}). It must be signed by a CA the brokers trust (their ssl.truststore) and be "
+            f"({_describe(f.error)}). It must be signed by a CA the brokers trust (their ssl.truststore) and be "
             "valid now.")
 
 
@@ -146,14 +146,14 @@ def _client_certificate_alert(error: BaseException | None) -> bool:
 
 
 def _answer(f: Failure) -> str:
-    return _error_name(f.error_code) if f.error_code else describe(f.error)
+    return _error_name(f.error_code) if f.error_code else _describe(f.error)
 
 
 def _error_name(code: int) -> str:
     return f"{Errors.for_code(code).__name__}, error {code}"
 
 
-def describe(error: BaseException | None) -> str:
+def _describe(error: BaseException | None) -> str:
     """A short reason: the OS's words and errno name, OpenSSL's reason, or the exception's text."""
     if error is None:
         return "no answer in time"

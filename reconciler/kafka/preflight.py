@@ -34,8 +34,6 @@ from reconciler import __version__
 # a TLS listener answers a plaintext client with (KAFKA-4493), never the start of a Kafka frame
 # of a sane size.
 _TLS_RECORD_TYPES, _TLS_MAJOR_VERSION = (0x15, 0x16), 0x03
-
-
 UNSUPPORTED_VERSION = 35
 # Far above any answer in a preflight (the Metadata asked for names no topic).
 _MAX_RESPONSE_BYTES = 100 * 1024 * 1024
@@ -162,23 +160,19 @@ class _Conversation:
         return None
 
     def _api_versions(self):
-        """The broker's ApiVersions answer, asked in the highest version kafka-python speaks; a
-        broker that does not know it answers in v0 with its own range (KIP-511), and is asked again."""
+        """The broker's ApiVersions answer, asked in the highest version kafka-python speaks. A
+        broker that does not know that version answers in v0 with its own range (KIP-511)."""
         version = ApiVersionsRequest.max_version
         while True:
             frame = self._exchange(ApiVersionsRequest(
                 version=version, client_software_name=self.client_id, client_software_version=__version__))
-            try:
-                answer = ApiVersionsResponse.decode(frame, version=version, header=True)
-                if answer.error_code != UNSUPPORTED_VERSION:
-                    return answer
-            except Exception:  # noqa: BLE001 - a v0 body, not readable as the version asked
-                pass
+            # Every version's body starts with the error code, right after the correlation id.
+            (error_code,) = struct.unpack_from(">h", frame, 4)
+            if error_code != UNSUPPORTED_VERSION or version == 0:
+                return ApiVersionsResponse.decode(frame, version=version, header=True)
             answer = ApiVersionsResponse.decode(frame, version=0, header=True)
-            supported = {k.api_key: k.max_version for k in answer.api_keys}
-            if version == 0 or answer.error_code != UNSUPPORTED_VERSION or ApiVersionsRequest.API_KEY not in supported:
-                return answer
-            version = min(version - 1, supported[ApiVersionsRequest.API_KEY])
+            version = min([version - 1] + [k.max_version for k in answer.api_keys
+                                           if k.api_key == ApiVersionsRequest.API_KEY])
 
     def _sasl(self, broker: BrokerVersionData) -> Failure | None:
         mechanism = self.settings["sasl_mechanism"]

@@ -5,7 +5,9 @@ the adapter and through `reconcile plan` / `apply` (exit 1, nothing changed)."""
 from __future__ import annotations
 
 import re
+import socket
 import subprocess
+import threading
 
 import pytest
 from click.testing import CliRunner
@@ -15,6 +17,7 @@ from reconciler.errors import ClusterError, ReconcilerError
 from reconciler.kafka_cluster import connect
 from reconciler.models.desired import ClientSecurity, ClusterSpec
 from reconciler.testing import TestCluster
+from reconciler.testing.tls import server_context
 from tests.kafka.helpers import CLUSTER, kafka_of, write_manifests
 
 USERS = {"alice": "alice-secret"}
@@ -107,6 +110,27 @@ def test_a_host_name_the_certificate_does_not_list(mutual_tls):
     unchecked = spec.model_copy(update={"security": security.model_copy(update={"ssl_check_hostname": False})})
     with connect(unchecked, bootstrap_timeout_s=5.0) as kafka:
         assert kafka.observe_topics().cluster_id == mutual_tls.cluster_id
+
+
+def test_a_broker_that_closes_right_after_the_handshake_may_want_a_client_certificate(mutual_tls):
+    """Some brokers drop a client without a certificate instead of sending the TLS alert."""
+    certs = mutual_tls.tls
+    assert certs is not None
+    context = server_context(certs, "none")
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        def accept_and_close() -> None:
+            sock, _ = listener.accept()
+            with context.wrap_socket(sock, server_side=True):
+                pass
+        threading.Thread(target=accept_and_close, daemon=True).start()
+        spec = ClusterSpec(name=CLUSTER, bootstrap_servers=[f"127.0.0.1:{listener.getsockname()[1]}"],
+                           security=ClientSecurity(**client_certificate(mutual_tls)))
+        with pytest.raises(ClusterError) as raised:
+            with connect(spec, bootstrap_timeout_s=5.0):
+                pass
+    message = str(raised.value)
+    assert "closed the connection right after the TLS handshake, before answering" in message
+    assert "set security.ssl_certfile and ssl_keyfile for test" in message
 
 
 def test_a_plaintext_client_on_a_tls_port(mutual_tls):
