@@ -38,10 +38,8 @@ class ClusterSettings:
 
     @property
     def api_keys(self) -> list[int]:
-        keys = set(HANDLERS) - set(self.disabled_apis)
-        if self.sasl_users is None:
-            keys -= {SASL_HANDSHAKE, SASL_AUTHENTICATE}
-        return sorted(keys)
+        # Every listener lists the SASL APIs: KafkaApis answers them where no SASL authenticator did.
+        return sorted(set(HANDLERS) - set(self.disabled_apis))
 
 
 @dataclass
@@ -139,11 +137,10 @@ class Pipeline:
                 response.throttle_time_ms = plan.error.throttle_time_ms
         answer = protocol.encode_response(response, correlation_id)
         if ctx.close_after:
-            conn.sock.sendall(answer)
-            # Like connection.failed.authentication.delay.ms (100 ms by default): the client gets
-            # to read the SASL_AUTHENTICATION_FAILED answer before the connection goes.
+            # connection.failed.authentication.delay.ms (100 ms by default): Kafka holds the answer
+            # to a failed authentication that long, then sends it and closes the connection at once.
             time.sleep(FAILED_AUTHENTICATION_DELAY_S)
-            raise CloseConnection("closing after failed authentication")
+            raise CloseConnection("closing after failed authentication", answer)
         return answer
 
     def _api_versions_error(self):

@@ -35,7 +35,12 @@ class Connection:
 
 
 class CloseConnection(Exception):
-    """Raised by the pipeline when Kafka would drop the connection (bad request, SASL state)."""
+    """Raised by the pipeline when Kafka would drop the connection (bad request, SASL state);
+    `answer`, when given, is sent first, together with the close (a failed authentication)."""
+
+    def __init__(self, reason: str, answer: bytes | None = None):
+        super().__init__(reason)
+        self.answer = answer
 
 
 def _recv_exactly(sock: socket.socket, n: int) -> bytes | None:
@@ -49,9 +54,20 @@ def _recv_exactly(sock: socket.socket, n: int) -> bytes | None:
     return b"".join(chunks)
 
 
+def _answer_and_close(conn: Connection, answer: bytes) -> None:
+    """Send a last answer and close, as Kafka's Selector does after a failed authentication: the
+    answer and the close leave together (corked into one segment where TCP_CORK exists), so a
+    client reads the answer and the end of the connection at once."""
+    cork = getattr(socket, "TCP_CORK", None)
+    if cork is not None:
+        conn.control.setsockopt(socket.IPPROTO_TCP, cork, 1)
+    conn.sock.sendall(answer)
+    linger(conn.control)  # shuts down the sending side (the FIN goes out with the corked answer)
+
+
 class BrokerServer:
     """The listener of one broker. `pipeline(connection, frame)` returns the bytes to send back,
-    or None for no answer; it raises CloseConnection to drop the client."""
+    or None for no answer; it raises CloseConnection to drop the client (after a last answer)."""
 
     def __init__(self, broker_id: int, host: str, port: int, pipeline, stopped: threading.Event,
                  tls: ssl.SSLContext | None = None):
@@ -142,7 +158,12 @@ class BrokerServer:
                 frame = _recv_exactly(conn.sock, size)
                 if frame is None:
                     return
-                answer = self._pipeline(conn, frame)
+                try:
+                    answer = self._pipeline(conn, frame)
+                except CloseConnection as close:
+                    if close.answer is not None:
+                        _answer_and_close(conn, close.answer)
+                    return
                 if answer is not None:
                     conn.sock.sendall(answer)
         except (OSError, CloseConnection):

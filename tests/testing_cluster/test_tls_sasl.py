@@ -3,9 +3,13 @@ with kafka-python's clients and on the wire against what a Kafka 4.0 broker answ
 from __future__ import annotations
 
 import base64
+import contextlib
 import socket
 import ssl
 import struct
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -13,7 +17,10 @@ from kafka import KafkaAdminClient
 from kafka.admin import NewTopic
 from kafka.net.sasl.scram import ScramClient
 
+from reconciler.kafka_cluster import connect
+from reconciler.models.desired import ClientSecurity, ClusterSpec
 from reconciler.testing import TestCluster
+from reconciler.testing.__main__ import main as serve
 from reconciler.testing.protocol import request_class, response_class
 
 USERS = {"alice": "alice-secret", "bob": "bob-secret"}
@@ -211,6 +218,28 @@ def test_scram_exchange_on_the_wire(mechanism):
         assert len(salts) == 1  # one stored credential per user, as kafka-configs.sh keeps it
 
 
+def test_a_failed_authentication_is_answered_late_and_closed_with_the_answer():
+    """connection.failed.authentication.delay.ms: Kafka holds the answer, then sends it and closes
+    at once, so a client finds the end of the connection right behind the answer."""
+    with TestCluster(brokers=1, sasl_users=USERS) as c, _connect(c) as sock:
+        _call(sock, SASL_HANDSHAKE, 1, mechanism="PLAIN")
+        started = time.monotonic()
+        answer = _authenticate(sock, b"\0alice\0wrong")
+        assert answer.error_code == 58 and time.monotonic() - started >= 0.1
+        sock.setblocking(False)
+        assert sock.recv(1) == b""  # already there: no wait for a later close
+
+
+def test_a_listener_without_sasl_answers_the_sasl_apis_as_kafkaapis_does():
+    with TestCluster(brokers=1) as c, _connect(c) as sock:
+        listed = {k.api_key for k in _call(sock, 18, 3).api_keys}
+        assert {SASL_HANDSHAKE, SASL_AUTHENTICATE} <= listed
+        handshake = _call(sock, SASL_HANDSHAKE, 1, mechanism="PLAIN")
+        assert (handshake.error_code, handshake.mechanisms) == (34, [])
+        assert _authenticate(sock, b"\0alice\0alice-secret").error_code == 34
+        assert [b.node_id for b in _call(sock, 3, 12, topics=None).brokers] == [1]  # still open
+
+
 @pytest.mark.parametrize("mechanism", ["SCRAM-SHA-256", "SCRAM-SHA-512"])
 def test_a_wrong_scram_password_gets_kafkas_generic_answer_then_a_close(mechanism):
     with TestCluster(brokers=1, tls=True, sasl_users=USERS) as c, _connect(c) as sock:
@@ -268,3 +297,53 @@ def test_sasl_requests_out_of_order_get_kafkas_answers():
             handshake = _call(sock, SASL_HANDSHAKE, 1, mechanism="PLAIN")
             assert (handshake.error_code, handshake.mechanisms) == (34, [])
             assert [b.node_id for b in _call(sock, 3, 12, topics=None).brokers] == [1]
+
+
+# -- python -m reconciler.testing -------------------------------------------------------------
+
+@contextlib.contextmanager
+def _served(*flags: str, told_lines: int):
+    """The command line cluster, running: its bootstrap servers (stdout) and what it tells a
+    client (stderr, written before the bootstrap servers)."""
+    process = subprocess.Popen([sys.executable, "-m", "reconciler.testing", "--brokers", "2", *flags],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stdout is not None and process.stderr is not None
+    try:
+        bootstrap = process.stdout.readline().strip()
+        told = dict(process.stderr.readline().strip().split(": ", 1) for _ in range(told_lines))
+        yield bootstrap, told
+    finally:
+        process.terminate()
+        assert process.wait(timeout=10) == 0
+
+
+def _product_sees(bootstrap: str, **security) -> str:
+    spec = ClusterSpec(name="served", bootstrap_servers=bootstrap.split(","), security=ClientSecurity(**security))
+    with connect(spec, bootstrap_timeout_s=10.0) as kafka:
+        return kafka.observe_topics().cluster_id
+
+
+def test_the_command_line_serves_tls_and_tells_the_client_its_ca():
+    with _served("--tls", told_lines=2) as (bootstrap, told):
+        assert told["security.protocol"] == "SSL" and set(told) == {"security.protocol", "security.ssl_cafile"}
+        assert _product_sees(bootstrap, protocol="SSL", ssl_cafile=told["security.ssl_cafile"])
+    assert not Path(told["security.ssl_cafile"]).exists()  # made for the run, gone with it
+
+
+def test_the_command_line_serves_mutual_tls_with_sasl(monkeypatch):
+    monkeypatch.setenv("SERVED_PASSWORD", "carol-secret")
+    with _served("--mutual-tls", "--sasl", "carol:carol-secret", "--sasl", "dave:x", "--sasl-mechanisms",
+                 "SCRAM-SHA-512,PLAIN", told_lines=5) as (bootstrap, told):
+        assert told["security.protocol"] == "SASL_SSL"
+        assert told["security.sasl_mechanism"] == "one of SCRAM-SHA-512, PLAIN"
+        assert _product_sees(bootstrap, protocol="SASL_SSL", sasl_mechanism="SCRAM-SHA-512", username="carol",
+                             password="${SERVED_PASSWORD}", ssl_cafile=told["security.ssl_cafile"],
+                             ssl_certfile=told["security.ssl_certfile"], ssl_keyfile=told["security.ssl_keyfile"])
+
+
+@pytest.mark.parametrize("flags", [["--sasl", "carol"], ["--sasl", "carol:x", "--sasl-mechanisms", "GSSAPI"],
+                                   ["--tls", "--mutual-tls"]])
+def test_the_command_line_refuses_what_it_cannot_serve(flags, capsys):
+    with pytest.raises(SystemExit) as exited:
+        serve(["--brokers", "1", *flags])
+    assert exited.value.code == 2 and "error:" in capsys.readouterr().err

@@ -1,6 +1,7 @@
 """SaslHandshake (v0-1) and SaslAuthenticate (v0-2) for listeners started with `sasl_users`, as
 Kafka's SaslServerAuthenticator answers them: the enabled mechanisms, PLAIN and SCRAM exchanges,
-and a failed step answered with SASL_AUTHENTICATION_FAILED before the connection is closed."""
+and a failed step answered with SASL_AUTHENTICATION_FAILED before the connection is closed.
+Once authenticated, or on a listener without SASL, KafkaApis answers both with ILLEGAL_SASL_STATE."""
 from __future__ import annotations
 
 from .. import errors, protocol
@@ -11,7 +12,7 @@ SASL_HANDSHAKE, SASL_AUTHENTICATE = 17, 36
 
 
 def sasl_handshake(ctx, request):
-    if ctx.connection.authenticated:
+    if ctx.connection.authenticated or ctx.settings.sasl_users is None:
         # KafkaApis answers once the connection is authenticated (no re-authentication by default).
         return protocol.new_response(SASL_HANDSHAKE, ctx.version, error_code=errors.ILLEGAL_SASL_STATE,
                                      mechanisms=[])
@@ -30,7 +31,7 @@ def sasl_authenticate(ctx, request):
     conn = ctx.connection
     response = protocol.new_response(SASL_AUTHENTICATE, ctx.version, auth_bytes=b"",
                                      session_lifetime_ms=0, error_message=None)
-    if conn.authenticated:
+    if conn.authenticated or ctx.settings.sasl_users is None:
         response.error_code = errors.ILLEGAL_SASL_STATE
         response.error_message = "SaslAuthenticate request received after successful authentication"
         return response
