@@ -120,6 +120,8 @@ def _send(cluster: ClusterPort, actions: list[Action], options: ApplyOptions) ->
             return answers
         case ActionKind.DELETE_TOPIC:
             return cluster.delete_topics([a.topic for a in actions])
+        case ActionKind.REASSIGN_REPLICAS:
+            raise NotImplementedError("TODO(c15-apply): AlterPartitionReassignments with throttles, waiting, resume")
         case ActionKind.TRUNCATE:
             raise ValueError("truncations are written per partition, fenced (_truncate)")
         case _:

@@ -33,6 +33,7 @@ from reconciler.models.plan import (
     ConfigChange,
     CreateTopic,
     DeleteTopic,
+    ReassignReplicas,
     RetentionStep,
     TruncateRecords,
     unhandled,
@@ -108,7 +109,7 @@ def manifest_refusals(action: Action, desired: DesiredState) -> list[str]:
             found = [f"the manifests no longer ask for {_change(c)} on {action.topic}"
                      for c in action.changes if c.key not in steps and not _still_declared(c.key, c.after, topic)]
             found += [problem for step in steps.values() for problem in _step_refusals(action.topic, step, topic, desired)]
-        case CreateTopic() | AddPartitions() | AlterConfigs():
+        case CreateTopic() | AddPartitions() | ReassignReplicas() | AlterConfigs():
             return []  # nothing is lost if the manifests changed since: the next plan undoes it
         case _:
             unhandled(action)

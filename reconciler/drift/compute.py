@@ -41,11 +41,13 @@ from reconciler.models.plan import (
     Diagnostic,
     DiagnosticCode,
     Plan,
+    ReassignReplicas,
     Severity,
     TruncateRecords,
     unhandled,
 )
 from reconciler.planner import PlanOptions, plan, same_config_value
+from reconciler.render.values import reassignment_headline
 
 _BROKER_SOURCES = {ConfigSource.DYNAMIC_BROKER_CONFIG.name, ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG.name,
                    ConfigSource.STATIC_BROKER_CONFIG.name}
@@ -124,6 +126,8 @@ def _summarise(action: Action) -> PendingChange:
                        + (f", {len(action.configs)} configs" if action.configs else ""))
         case AddPartitions():
             summary = f"partitions {action.before} -> {action.after}"
+        case ReassignReplicas():
+            summary = reassignment_headline(action)
         case AlterConfigs():
             summary = ", ".join(f"set {c.key}={'(sensitive)' if c.sensitive else c.after}" if c.op == "set"
                                 else f"delete {c.key}" for c in action.changes)

@@ -185,7 +185,7 @@ def read_snapshot_parquet(path: str | Path) -> ObservedState:
             "cluster_id": header.get("cluster_id", first.get("cluster_id")),
             "controller_id": header.get("controller_id", first.get("controller_id")),
             "taken_at": header.get("taken_at", first.get("run")), "brokers": header.get("brokers", []),
-            "topics": topics, "group_offsets": groups}
+            "topics": topics, "group_offsets": groups, "reassignments": header.get("reassignments", {})}
     unknown = sorted(set(header) - set(data) - {"parquet_format_version"})
     if unknown:
         problems.append(f"header: unknown key{'s' if len(unknown) > 1 else ''} {shown_text(', '.join(map(str, unknown)), 200)}")

@@ -255,6 +255,14 @@ class ObservedTopic(_Model):
         return {k: c for k, c in self.configs.items() if c.set_on_topic}
 
 
+class PartitionReassignment(_Model):
+    """A replica reassignment in progress (ListPartitionReassignments, KIP-455). While it runs the
+    partition's `replicas` are the target followed by the replicas being removed."""
+
+    adding_replicas: list[BrokerId] = Field(default_factory=list)
+    removing_replicas: list[BrokerId] = Field(default_factory=list)
+
+
 class ObservedState(_Model):
     format_version: Annotated[int, Field(strict=True)] = SNAPSHOT_FORMAT_VERSION
     cluster: NonEmptyStr  # the cluster's name in the manifests
@@ -265,6 +273,8 @@ class ObservedState(_Model):
     topics: dict[StrictStr, ObservedTopic] = Field(default_factory=dict)
     # group -> topic -> partition -> committed offset (only partitions with a commit)
     group_offsets: dict[NonEmptyStr, dict[TopicName, dict[PartitionKey, Offset]]] = Field(default_factory=dict)
+    # topic -> partition -> the reassignment in progress; only partitions with one.
+    reassignments: dict[TopicName, dict[PartitionKey, PartitionReassignment]] = Field(default_factory=dict)
 
     @field_validator("format_version")
     @classmethod
@@ -287,18 +297,43 @@ class ObservedState(_Model):
             if broker.node_id in seen:
                 problems.append((("brokers", i, "node_id"), f"broker {broker.node_id} is listed twice", broker.node_id))
             seen.add(broker.node_id)
+        for name, moving in self.reassignments.items():
+            owner = self.topics.get(name)
+            for partition, reassignment in moving.items():
+                where = ("reassignments", name, partition)
+                if owner is None or partition >= len(owner.partitions):
+                    problems.append((where, "a reassignment of a partition that is not in `topics`", partition))
+                    continue
+                replicas = owner.partitions[partition].replicas
+                for field in ("adding_replicas", "removing_replicas"):
+                    outside = [b for b in getattr(reassignment, field) if b not in replicas]
+                    if outside:
+                        problems.append((where + (field,), f"brokers {outside} are not among the replicas {replicas}",
+                                         outside))
         if problems:
             raise _problems("ObservedState", problems)
         return self
+
+    def target_replicas(self, topic: str, partition: int) -> list[int]:
+        """The replicas the partition will have: its replicas without those a reassignment is removing."""
+        replicas = self.topics[topic].partitions[partition].replicas
+        moving = self.reassignments.get(topic, {}).get(partition)
+        return replicas if moving is None else [b for b in replicas if b not in moving.removing_replicas]
 
     def with_topics(self, reread: ObservedState) -> ObservedState:
         """This state with the topics `reread` holds replaced by their fresh reading (whole topics:
         configs, offsets, lookups and sizes from one read stay consistent), for a second read
         decided from the first."""
-        return self.model_copy(update={"topics": {**self.topics, **reread.topics}})
+        return self.model_copy(update={"topics": {**self.topics, **reread.topics},
+                                       "reassignments": {**{t: r for t, r in self.reassignments.items()
+                                                            if t not in reread.topics}, **reread.reassignments}})
 
     def to_json(self) -> str:
         data = self.model_dump(mode="json")
         data["topics"] = dict(sorted(data["topics"].items()))
         data["group_offsets"] = dict(sorted(data["group_offsets"].items()))
+        if not self.reassignments:  # snapshots without reassignments keep the JSON they had before
+            data.pop("reassignments")
+        else:
+            data["reassignments"] = dict(sorted(data["reassignments"].items()))
         return json.dumps(data, indent=2) + "\n"

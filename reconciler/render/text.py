@@ -10,6 +10,7 @@ from reconciler.models.plan import (
     DeleteTopic,
     Diagnostic,
     Plan,
+    ReassignReplicas,
     Severity,
     TruncateRecords,
     unhandled,
@@ -24,7 +25,10 @@ from reconciler.render.values import (
     estimate_bound,
     expiry_rows,
     more_applies,
+    moved,
     plural,
+    reassignment_headline,
+    replica_list,
     retention_estimate,
     size,
     stepping,
@@ -115,6 +119,10 @@ def _describe(action: Action) -> tuple[str, list[str]]:
             return action.topic, lines + (text_columns(["Key", "Value"], rows) if rows else [])
         case AddPartitions():
             return f"{action.topic}: {action.before} -> {action.after}", []
+        case ReassignReplicas():
+            rows = [[str(p.partition), replica_list(p.before), replica_list(p.after), moved(p)] for p in action.partitions]
+            return (f"{action.topic}: {reassignment_headline(action)}",
+                    text_columns(["Partition", "Replicas now", "Replicas after", "Change"], rows, right=(0,)))
         case AlterConfigs():
             rows = [[c.key,
                      config_value(c.key, c.before, c.sensitive) + (f" [{c.before_source}]" if c.before_source else ""),
