@@ -29,7 +29,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("load", ("reconciler.yaml_source", "reconciler.manifest_docs", "reconciler.manifests")),
     ("plan", ("reconciler.retention", "reconciler.preconditions", "reconciler.read_scope", "reconciler.planner")),
     ("validate", ("reconciler.validation",)),
-    ("apply", ("reconciler.apply",)),
+    ("apply", ("reconciler.apply", "reconciler.reassign")),
     ("import", ("reconciler.importer",)),
     ("files", ("reconciler.files",)),
     ("render", ("reconciler.render",)),

@@ -19,8 +19,8 @@ from reconciler.errors import ClusterError
 from reconciler.kafka.client import Client, describe_error
 from reconciler.kafka.metadata import ClusterView
 from reconciler.kafka.observe import Observer
+from reconciler.kafka.reassign import Reassigner
 from reconciler.kafka.settings import bootstrap_servers, client_settings
-from reconciler.kafka.write import Writer
 from reconciler.models.desired import ClusterSpec
 
 Progress = Callable[[str], None]
@@ -33,8 +33,8 @@ _AUTH_ERRORS = (Errors.SaslAuthenticationFailedError, Errors.UnsupportedSaslMech
                 Errors.IllegalSaslStateError)
 
 
-class KafkaCluster(Observer, Writer):
-    """A live connection to one cluster: reads (Observer) and apply's writes (Writer)."""
+class KafkaCluster(Observer, Reassigner):
+    """A live connection to one cluster: reads (Observer) and apply's writes (Reassigner, a Writer)."""
 
     def __init__(self, spec: ClusterSpec, client: Client, progress: Progress | None = None):
         self._spec = spec
