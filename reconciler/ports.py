@@ -120,6 +120,8 @@ class ClusterPort(Protocol):
         """Start (replicas) or cancel (None) reassignments. A cancel of a partition with none in
         progress is no error (None): the partition's replicas tell what happened."""
     def partition_replicas(self, topics: list[str]) -> dict[TopicPartition, list[int]]: ...
+    def live_brokers(self) -> list[int]:
+        """The brokers Metadata lists (a stopped one is not among them)."""
     def replica_sizes(self, replicas: dict[TopicPartition, list[int]]) -> dict[tuple[TopicPartition, int], int]:
         """Bytes on disk of each (partition, broker) replica asked for that answered."""
     def elect_preferred_leaders(self, partitions: list[TopicPartition]) -> dict[TopicPartition, BrokerError | None]:

@@ -113,14 +113,18 @@ def reassign(actions: list[ReassignReplicas], now: ObservedState, cluster: Clust
     one outcome per topic."""
     settled: dict[TopicPartition, PartitionOutcome] = {}
     moves: list[Move] = []
+    arrived: list[Move] = []  # resumed ones that finished since the plan: only their throttles are left to remove
     for action in actions:
         for planned in action.partitions:
             index, after = planned.partition, tuple(planned.after)
             replicas = now.topics[action.topic].partitions[index].replicas
             running = now.reassignments.get(action.topic, {}).get(index)
             if running is None and replicas == planned.after:
-                settled[(action.topic, index)] = _partition(index, Status.ALREADY_SATISFIED, planned.after,
-                                                            "already has these replicas")
+                settled[(action.topic, index)] = _partition(
+                    index, Status.ALREADY_SATISFIED, planned.after,
+                    "finished since the plan" if planned.in_progress else "already has these replicas")
+                if planned.in_progress:
+                    arrived.append(Move(action.topic, index, tuple(planned.before), after, resumed=True))
             elif running is not None:  # toward `after`: the preconditions checked it
                 original = tuple(b for b in replicas if b not in running.adding_replicas)
                 moves.append(Move(action.topic, index, original, after, planned.bytes_to_copy, resumed=True))
@@ -128,8 +132,8 @@ def reassign(actions: list[ReassignReplicas], now: ObservedState, cluster: Clust
                 moves.append(Move(action.topic, index, tuple(planned.before), after, planned.bytes_to_copy))
     rates = [a.throttle_bytes_per_s for a in actions if a.throttle_bytes_per_s]
     rate = options.throttle_bytes_per_s or (min(rates) if rates else None)
-    throttles = Throttles(cluster, rate)
-    notes: list[str] = []
+    throttles = Throttles(cluster, rate, {b.node_id for b in now.brokers})
+    notes = throttles.claim(arrived) if arrived else []
     if moves:
         problems = throttles.start(moves)
         if problems:
@@ -178,7 +182,7 @@ def cancel(topics: list[str], cluster: ClusterPort, rate: int | None, progress: 
         return []
     progress(f"cancelling the reassignments of {len(running)} partition(s)")
     moves = [Move(t, p, tuple(r.original), tuple(r.target), resumed=True) for (t, p), r in sorted(running.items())]
-    throttles = Throttles(cluster, rate)
+    throttles = Throttles(cluster, rate, set(cluster.live_brokers()))
     notes = throttles.claim(moves)
     answers = cluster.alter_reassignments({m.tp: None for m in moves})
     replicas = cluster.partition_replicas(sorted({m.topic for m in moves}))
@@ -208,6 +212,7 @@ class Throttles:
 
     cluster: ClusterPort
     rate: int | None
+    live: set[int]  # brokers whose rates can be set: a stopped one cannot (and needs none)
     # topic -> key -> the "partition:broker" entries this apply owns
     entries: dict[str, dict[str, set[str]]] = field(default_factory=dict)
     # broker -> key -> the value before this apply (None: unset), for each rate it owns
@@ -240,7 +245,7 @@ class Throttles:
                         into.setdefault(m.topic, {}).setdefault(key, set()).update(found)
         resumed = {m.tp for m in moves if m.resumed}
         resumed_brokers = {b for b, tps in self.brokers.items() if tps & resumed}
-        rate_brokers = sorted(self.brokers if add else resumed_brokers) if self.rate is not None else []
+        rate_brokers = sorted((set(self.brokers) if add else resumed_brokers) & self.live) if self.rate else []
         resources = [ConfigResource("topic", t) for t in sorted(wanted.keys() | earlier.keys())]
         resources += [ConfigResource("broker", str(b)) for b in rate_brokers]
         if not resources:

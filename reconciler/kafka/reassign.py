@@ -102,6 +102,11 @@ class Reassigner(Writer):
                     for p, meta in topic.partitions.items()}
         return self._client.run(run)
 
+    def live_brokers(self) -> list[int]:
+        async def run():
+            return sorted((await metadata.fetch(self._client, [])).brokers)
+        return self._client.run(run)
+
     def replica_sizes(self, replicas: dict[TopicPartition, list[int]]) -> dict[tuple[TopicPartition, int], int]:
         """DescribeLogDirs to each broker asked about, for just its partitions; a broker that does
         not answer (or a replica it does not have yet) is left out."""
