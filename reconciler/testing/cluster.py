@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import controller, errors
+from . import controller, errors, reassignment, replication
 from .authorizer import Acl, Authorizer
 from .dispatch import ClusterSettings, Pipeline
 from .errors import KafkaApiError
@@ -39,10 +39,45 @@ class PartitionView:
     # The leader's segments: their bytes (what DescribeLogDirs reports) and base offsets.
     size_bytes: int
     segment_bases: tuple[int, ...]
+    # A reassignment in progress: replicas being added and removed (both empty when idle).
+    adding_replicas: tuple[int, ...] = ()
+    removing_replicas: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReassignmentView:
+    """One partition's reassignment in progress, as ListPartitionReassignments reports it."""
+    replicas: tuple[int, ...]
+    adding_replicas: tuple[int, ...]
+    removing_replicas: tuple[int, ...]
 
 
 class TestCluster:
-    """Brokers have ids 1..brokers. Use as a context manager (or call start()/close())."""
+    """Brokers have ids 1..brokers. Use as a context manager (or call start()/close()).
+
+    Reassignments (AlterPartitionReassignments / ListPartitionReassignments / ElectLeaders) follow
+    Kafka 4.0's controller. A replica a reassignment adds starts empty and copies the leader's
+    log over time before it joins the ISR; the reassignment completes when every target replica
+    is in sync. Helpers for tests:
+
+    - `reassignments()`: {(topic, partition): ReassignmentView} of what is in progress;
+      `replicas(topic)`: {partition: replica list}; `partition()` shows adding/removing too.
+    - `reassign(topic, {partition: [brokers] or None})`: start (or, with None, cancel) one as an
+      operator would, with AlterPartitionReassignments' checks (KafkaApiError on a refusal).
+    - `stall_reassignments(True)`: new replicas stop copying (a reassignment stays in progress)
+      until `stall_reassignments(False)`.
+    - `set_replication_rate(bytes_per_second)`: how fast an unthrottled new replica copies
+      (default None: at once, so it is in sync by the next request). Throttled replicas (topic
+      configs leader/follower.replication.throttled.replicas) copy at the brokers'
+      leader/follower.replication.throttled.rate, set with IncrementalAlterConfigs on BROKER "<id>".
+    - `tick(seconds)`: move the replication clock on without sleeping.
+    - `dynamic_broker_configs(broker)`: the dynamic configs set on a broker (None: the
+      cluster-wide default entity ""), e.g. to check that throttles were removed.
+    - `set_broker_rack(broker, rack)`; racks also from TestCluster(racks={1: "a", 2: "b"}) or a
+      list in broker order. Metadata and DescribeCluster report them.
+    - `stop_broker(id)` / `start_broker(id)`: a stopped broker stays registered (fenced); a
+      replica it was adding stays in adding_replicas and resumes copying once it is back.
+    """
 
     __test__ = False  # not a pytest test class despite its name
 
@@ -51,7 +86,9 @@ class TestCluster:
                  metadata_propagation_delay: float = 0.0, ports=None, retention_checks: bool = False,
                  acls: Iterable[Acl] | None = None, super_users: Iterable[str] | None = None,
                  tls: bool = False, ssl_client_auth: str = "none",
-                 sasl_mechanisms: Iterable[str] = SASL_MECHANISMS):
+                 sasl_mechanisms: Iterable[str] = SASL_MECHANISMS,
+                 racks: dict[int, str | None] | list[str | None] | None = None,
+                 replication_rate: float | None = None):
         """sasl_users={user: password} makes the listener SASL (SASL_SSL with tls=True); each user
         can log in with every mechanism in `sasl_mechanisms` (Kafka's sasl.enabled.mechanisms).
         tls=True serves TLS with certificates made for this cluster (see `tls`); ssl_client_auth
@@ -65,11 +102,19 @@ class TestCluster:
         retention_checks=True runs Kafka's periodic retention check in the background (each
         broker log.initial.task.delay.ms after it starts, then every
         log.retention.check.interval.ms; set both small in `broker_configs`). Off by default so
-        that only enforce_retention() deletes, at a time the test chooses."""
+        that only enforce_retention() deletes, at a time the test chooses.
+
+        racks: broker id -> rack (or a list, one per broker in id order); replication_rate: bytes/s
+        at which a new replica copies the log when no throttle applies (None: at once)."""
         if ports is not None and len(ports) != brokers:
             raise ValueError("give one port per broker")
         ids = list(range(1, brokers + 1))
-        self._state = ClusterState(ids, broker_configs or {}, metadata_propagation_delay)
+        if isinstance(racks, list):
+            if len(racks) != brokers:
+                raise ValueError("give one rack per broker")
+            racks = dict(zip(ids, racks, strict=True))
+        self._state = ClusterState(ids, broker_configs or {}, metadata_propagation_delay, racks)
+        self._state.replication_rate = replication_rate
         authorizer = None if acls is None and super_users is None else Authorizer(acls or (), super_users or ())
         mechanisms = tuple(sasl_mechanisms)
         if not mechanisms or not set(mechanisms) <= set(SASL_MECHANISMS):
@@ -249,6 +294,7 @@ class TestCluster:
         """
         at = now_ms if now_ms is not None else int(time.time() * 1000)
         with self._state.lock:
+            replication.catch_up(self._state)
             return self._state.enforce_retention(at, None if brokers is None else set(brokers))
 
     def commit_offsets(self, group_id: str, offsets: dict[tuple[str, int], int]) -> None:
@@ -278,11 +324,18 @@ class TestCluster:
 
     def partition(self, topic: str, partition: int) -> PartitionView:
         with self._state.lock:
+            replication.catch_up(self._state)
             p = self._partition(topic, partition)
             return PartitionView(topic, p.index, p.leader, p.leader_epoch, tuple(p.replicas),
                                  tuple(p.isr), p.log.log_start, p.high_watermark, p.log.end_offset,
                                  tuple(p.history.entries), p.log.size_bytes(p.leader),
-                                 p.log.segment_bases(p.leader))
+                                 p.log.segment_bases(p.leader), tuple(p.adding), tuple(p.removing))
+
+    def replicas(self, topic: str) -> dict[int, list[int]]:
+        """{partition: replica list} as Metadata shows it (target order, then replicas being removed)."""
+        with self._state.lock:
+            replication.catch_up(self._state)
+            return {p.index: list(p.replicas) for p in self._topic(topic).partitions}
 
     def topic_configs(self, topic: str) -> dict[str, str]:
         """The keys set on the topic itself (DYNAMIC_TOPIC_CONFIG)."""
@@ -310,11 +363,63 @@ class TestCluster:
         with self._state.lock:
             return {tp: c.offset for tp, c in self._state.groups.get(group_id, {}).items()}
 
+    # -- reassignment -------------------------------------------------------------------------
+
+    def reassignments(self) -> dict[tuple[str, int], ReassignmentView]:
+        """What ListPartitionReassignments with no topics would report, keyed by partition."""
+        with self._state.lock:
+            replication.catch_up(self._state)
+            return {(name, p.index): ReassignmentView(tuple(p.replicas), tuple(p.adding), tuple(p.removing))
+                    for name, partitions in reassignment.list_reassignments(self._state, None)
+                    for p in partitions}
+
+    def reassign(self, topic: str, assignments: dict[int, list[int] | None]) -> None:
+        """Start (a replica list) or cancel (None) reassignments as AlterPartitionReassignments
+        would, e.g. an operator's own; KafkaApiError with Kafka's code and message on the first
+        refused partition (the others still apply, as on the wire)."""
+        with self._state.lock:
+            replication.catch_up(self._state)
+            [(_, results)] = reassignment.alter_reassignments(
+                self._state, [(topic, [(i, None if r is None else list(r)) for i, r in assignments.items()])])
+        refused = [r for r in results if r.error != errors.NONE]
+        if refused:
+            raise KafkaApiError(refused[0].error, refused[0].message)
+
+    def stall_reassignments(self, stalled: bool = True) -> None:
+        """True: replicas being added stop copying, so reassignments stay in progress; False: on."""
+        with self._state.lock:
+            replication.catch_up(self._state)
+            self._state.reassignments_stalled = stalled
+
+    def set_replication_rate(self, bytes_per_second: float | None) -> None:
+        """How fast an unthrottled new replica copies the log (None: at once)."""
+        with self._state.lock:
+            replication.catch_up(self._state)
+            self._state.replication_rate = bytes_per_second
+
+    def tick(self, seconds: float) -> None:
+        """Move the replication clock `seconds` ahead: replicas copy as if that much time passed."""
+        with self._state.lock:
+            replication.catch_up(self._state)
+            self._state.clock_offset += seconds
+            replication.catch_up(self._state)
+
+    def dynamic_broker_configs(self, broker: int | None) -> dict[str, str]:
+        """The dynamic configs set with IncrementalAlterConfigs on BROKER "<broker>" (None: "")."""
+        with self._state.lock:
+            return dict(self._state.dynamic_broker_configs.get("" if broker is None else str(broker), {}))
+
+    def set_broker_rack(self, broker_id: int, rack: str | None) -> None:
+        with self._state.lock:
+            self._state.brokers[broker_id].rack = rack
+
     # -- faults: brokers and leadership ------------------------------------------------------
 
     def stop_broker(self, broker_id: int) -> None:
-        """Close the broker's port and connections; its partitions fail over (see ClusterState)."""
+        """Close the broker's port and connections; its partitions fail over (see ClusterState).
+        The broker stays registered (fenced): reassignments may still name it."""
         with self._state.lock:
+            replication.catch_up(self._state)
             self._state.stop_broker(broker_id)
         self._servers[broker_id].stop()
 
@@ -322,6 +427,7 @@ class TestCluster:
         server = self._servers[broker_id]
         server.start()
         with self._state.lock:
+            replication.catch_up(self._state)
             self._state.brokers[broker_id].port = server.port
             self._state.start_broker(broker_id)
         if self._retention is not None:

@@ -14,8 +14,19 @@ from .log_config import TOPIC_CONFIGS, Type
 
 # ConfigSource ids on the wire (DescribeConfigsResponse / CreateTopicsResponse).
 DYNAMIC_TOPIC_CONFIG = 1
+DYNAMIC_BROKER_CONFIG = 2
+DYNAMIC_DEFAULT_BROKER_CONFIG = 3
 STATIC_BROKER_CONFIG = 4
 DEFAULT_CONFIG = 5
+
+# The dynamic broker configs the test cluster models (QuotaConfig: LONG, atLeast(0), default
+# Long.MAX_VALUE = unthrottled). They throttle replicas listed in the topic configs
+# leader/follower.replication.throttled.replicas while those copy a log.
+THROTTLE_RATE_KEYS = ("leader.replication.throttled.rate", "follower.replication.throttled.rate")
+# Broker settings Kafka refuses to change at runtime (DynamicBrokerConfig.nonDynamicConfigs).
+NOT_DYNAMIC = ("log.initial.task.delay.ms", "log.retention.check.interval.ms", "num.partitions",
+               "default.replication.factor", "offsets.topic.num.partitions",
+               "offsets.topic.replication.factor")
 
 # Broker settings that are not topic-key synonyms but that the test cluster honours.
 BROKER_DEFAULTS = {
@@ -138,17 +149,66 @@ def broker_setting(broker_configs: Mapping[str, str], key: str) -> str:
     return broker_configs.get(key, BROKER_DEFAULTS.get(key, ""))
 
 
-def describe_broker(broker_configs: Mapping[str, str]) -> list[ConfigValue]:
-    """The broker-resource view: statically set keys (source 4) plus the defaults we model (5)."""
+def _broker_defaults() -> dict[str, str]:
     defaults = {spec.synonyms[0][0]: spec.default for spec in TOPIC_CONFIGS.values() if spec.synonyms}
     defaults.update(BROKER_DEFAULTS)
+    return defaults
+
+
+def _known_broker_key(key: str) -> bool:
+    return key in THROTTLE_RATE_KEYS or key in BROKER_DEFAULTS or any(
+        key == name for spec in TOPIC_CONFIGS.values() for name, _ in spec.synonyms)
+
+
+def describe_broker(broker_configs: Mapping[str, str], dynamic_default: Mapping[str, str] | None = None,
+                    dynamic_own: Mapping[str, str] | None = None) -> list[ConfigValue]:
+    """The broker-resource view: its own dynamic keys (source 2), the cluster-wide dynamic ones
+    (3), statically set keys (4) and the defaults we model (5). The throttle rates have no
+    default listed: Kafka leaves them out until set. A dynamic key no broker config defines is
+    listed as sensitive (value null), as KafkaConfig.maybeSensitive treats an unknown type."""
+    layers = ((dynamic_own or {}, DYNAMIC_BROKER_CONFIG), (dynamic_default or {}, DYNAMIC_DEFAULT_BROKER_CONFIG),
+              (broker_configs, STATIC_BROKER_CONFIG), (_broker_defaults(), DEFAULT_CONFIG))
     result = []
-    for key in sorted(set(broker_configs) | set(defaults)):
-        if key in broker_configs:
-            value, source = broker_configs[key], STATIC_BROKER_CONFIG
-        else:
-            value, source = defaults[key], DEFAULT_CONFIG
-        # Static broker configs are read-only over the wire unless dynamically updatable; the
-        # test cluster does not support dynamic broker configs, so report them read-only.
-        result.append(ConfigValue(key, value, source, ((key, value, source),), read_only=True))
+    for key in sorted(set().union(*(layer for layer, _ in layers))):
+        synonyms = tuple((key, layer[key], source) for layer, source in layers if key in layer)
+        _, value, source = synonyms[0]
+        unknown = source in (DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG) and not _known_broker_key(key)
+        # Only the keys the test cluster can change at runtime are writable over the wire.
+        result.append(ConfigValue(key, value, source, synonyms, read_only=key not in THROTTLE_RATE_KEYS,
+                                  sensitive=unknown))
     return result
+
+
+def dynamic_broker_config_error(key: str, value: str) -> str | None:
+    """Why a broker refuses to set `key` to `value` at runtime (DynamicBrokerConfig.validate,
+    answered as INVALID_REQUEST), or None. Keys no broker config defines are accepted and
+    stored, as Kafka does; known keys whose runtime change the test cluster does not model are
+    refused rather than silently ignored."""
+    if key in NOT_DYNAMIC:
+        return f"Cannot update these configs dynamically: Set({key})"
+    if key in THROTTLE_RATE_KEYS:
+        try:
+            rate = int(value.strip())
+        except ValueError:
+            return f"Invalid value {value} for configuration {key}: Not a number of type LONG"
+        if rate < 0:
+            return f"Invalid value {value} for configuration {key}: Value must be at least 0"
+        return None
+    if _known_broker_key(key):
+        return f"Setting the broker config {key} at runtime is not supported by the test cluster"
+    return None
+
+
+def throttle_rate(key: str, own: Mapping[str, str], cluster_default: Mapping[str, str],
+                  static: Mapping[str, str]) -> float:
+    """The rate in force for a broker, in bytes/s; unset is unthrottled (inf)."""
+    for layer in (own, cluster_default, static):
+        if key in layer:
+            return float(int(layer[key].strip()))
+    return float("inf")
+
+
+def throttled(replicas_config: str | None, partition: int, broker: int) -> bool:
+    """Whether leader/follower.replication.throttled.replicas lists the replica ("*": all)."""
+    items = [item.strip() for item in (replicas_config or "").split(",") if item.strip()]
+    return items == ["*"] or f"{partition}:{broker}" in {item.replace(" ", "") for item in items}

@@ -11,7 +11,14 @@ import uuid
 from dataclasses import dataclass, field
 
 from . import errors
-from .configs import ConfigValue, effective_topic_configs, is_list_config, list_parts, validate_topic_configs
+from .configs import (
+    ConfigValue,
+    dynamic_broker_config_error,
+    effective_topic_configs,
+    is_list_config,
+    list_parts,
+    validate_topic_configs,
+)
 from .errors import KafkaApiError
 from .state import ClusterState, Topic, unify_collision_chars
 
@@ -142,28 +149,39 @@ def _plan_assignments(state: ClusterState, t: NewTopic) -> list[list[int]]:
     return state.place_replicas(0, partitions, rf)
 
 
-def _check_manual_assignments(state: ClusterState, assignments: list[list[int]]) -> None:
-    for i, replicas in enumerate(assignments):
-        if not replicas:
+def check_manual_assignment(state: ClusterState, replicas: list[int],
+                            replication_factor: int | None = None) -> None:
+    """ReplicationControlManager.validateManualPartitionAssignment (CreateTopics, CreatePartitions
+    and AlterPartitionReassignments): the brokers are walked in sorted order. A registered but
+    stopped (fenced) broker passes."""
+    if not replicas:
+        raise KafkaApiError(errors.INVALID_REPLICA_ASSIGNMENT,
+                            "The manual partition assignment includes an empty replica list.")
+    previous = None
+    for broker in sorted(replicas):
+        if broker not in state.brokers:
             raise KafkaApiError(errors.INVALID_REPLICA_ASSIGNMENT,
-                                "The manual partition assignment includes an empty replica list.")
-        if len(set(replicas)) != len(replicas):
-            raise KafkaApiError(errors.INVALID_REPLICA_ASSIGNMENT,
-                                "The manual partition assignment includes the broker(s) more than once.")
-        unknown = [b for b in replicas if b not in state.brokers]
-        if unknown:
-            raise KafkaApiError(errors.INVALID_REPLICA_ASSIGNMENT,
-                                f"The manual partition assignment includes broker {unknown[0]}, but "
+                                f"The manual partition assignment includes broker {broker}, but "
                                 "no such broker is registered.")
+        if broker == previous:
+            raise KafkaApiError(errors.INVALID_REPLICA_ASSIGNMENT,
+                                f"The manual partition assignment includes the broker {broker} more than once.")
+        previous = broker
+    if replication_factor is not None and len(replicas) != replication_factor:
+        raise KafkaApiError(errors.INVALID_REPLICA_ASSIGNMENT,
+                            "The manual partition assignment includes a partition with "
+                            f"{len(replicas)} replica(s), but this is not consistent with "
+                            f"previous partitions, which have {replication_factor} replica(s).")
+
+
+def _check_manual_assignments(state: ClusterState, assignments: list[list[int]]) -> None:
+    """A new topic's or new partitions' assignments: each valid, and each with a live broker."""
+    for i, replicas in enumerate(assignments):
+        check_manual_assignment(state, replicas, len(assignments[0]))
         if not any(state.alive(b) for b in replicas):
             raise KafkaApiError(errors.INVALID_REPLICA_ASSIGNMENT,
                                 f"All brokers specified in the manual partition assignment for "
                                 f"partition {i} are fenced or in controlled shutdown.")
-        if len(replicas) != len(assignments[0]):
-            raise KafkaApiError(errors.INVALID_REPLICA_ASSIGNMENT,
-                                "The manual partition assignment includes a partition with "
-                                f"{len(replicas)} replica(s), but this is not consistent with "
-                                f"previous partitions, which have {len(assignments[0])} replica(s).")
 
 
 def create_partitions(state: ClusterState, name: str, count: int,
@@ -265,3 +283,48 @@ def alter_topic_configs(state: ClusterState, name: str, configs: dict[str, str |
         raise KafkaApiError(errors.INVALID_CONFIG, problem)
     if not validate_only:
         topic.configs = {key: value for key, value in configs.items() if value is not None}
+
+
+def check_broker_config_ops(broker_id: int, name: str, ops: list[tuple[str, int, str | None]]) -> None:
+    """ConfigAdminManager.preprocess for a BROKER resource, on the broker that received it: the
+    name is "" (cluster-wide default) or this broker's id, and DynamicBrokerConfig.validate
+    passes (its refusals come back as INVALID_REQUEST, KAFKA-13609)."""
+    if name != "":
+        try:
+            node = int(name)
+        except ValueError:
+            raise KafkaApiError(errors.INVALID_REQUEST, f"Node id must be an integer, but it is: {name}") from None
+        if node != broker_id:
+            raise KafkaApiError(errors.INVALID_REQUEST,
+                                f"Unexpected broker id, expected {broker_id}, but received {name}")
+    nulls = [key for key, op, value in ops if op != DELETE and value is None]
+    if nulls:
+        raise KafkaApiError(errors.INVALID_REQUEST, "Null value not supported for : " + ", ".join(nulls))
+    for key, op, value in ops:
+        if op not in (SET, DELETE, APPEND, SUBTRACT):
+            raise KafkaApiError(errors.INVALID_REQUEST, f"Unknown operations type {op}")
+        if op in (APPEND, SUBTRACT):
+            # prepareIncrementalConfigs looks the key up among topic configs to see if it is a list.
+            raise KafkaApiError(errors.INVALID_CONFIG, f"Unknown topic config name: {key}")
+        if op == SET and value is not None:
+            problem = dynamic_broker_config_error(key, value)
+            if problem:
+                raise KafkaApiError(errors.INVALID_REQUEST, problem)
+
+
+def incremental_alter_broker_configs(state: ClusterState, name: str, ops: list[tuple[str, int, str | None]],
+                                     validate_only: bool) -> None:
+    """ConfigurationControlManager for a BROKER entity ("" or "<id>"), already checked by the
+    receiving broker (check_broker_config_ops). DELETE of a key that is not set is no error."""
+    new = dict(state.dynamic_broker_configs.get(name, {}))
+    for key, op, value in ops:
+        if op == SET and value is not None:
+            new[key] = value
+        elif op == DELETE:
+            new.pop(key, None)
+    if validate_only:
+        return
+    if new:
+        state.dynamic_broker_configs[name] = new
+    else:
+        state.dynamic_broker_configs.pop(name, None)

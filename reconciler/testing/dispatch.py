@@ -5,7 +5,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 
-from . import errors, protocol
+from . import errors, protocol, replication
 from .authorizer import SUPPORTED_OPERATIONS, Authorizer
 from .faults import Faults, RequestLog, inject_error
 from .handlers import HANDLERS
@@ -120,6 +120,7 @@ class Pipeline:
         with self.state.lock:
             if not self.state.alive(self.broker_id):
                 raise CloseConnection("broker stopped")
+            replication.catch_up(self.state)
             try:
                 response = HANDLERS[api_key](ctx, request)
             except CloseConnection:

@@ -290,6 +290,26 @@ class PartitionLog:
     def segment_bases(self, replica: int) -> tuple[int, ...]:
         return tuple(s.base for s in self.segments[self._first_index(replica):])
 
+    def _start_segment(self) -> int:
+        """Index of the segment holding the log start offset."""
+        return max(0, bisect.bisect_right(self.segments, self.log_start, key=lambda s: s.base) - 1)
+
+    def copy_size(self) -> int:
+        """What a new replica must copy to be in sync: the segments from the one holding the log
+        start on. (A real new replica starts its first segment at the log start offset itself;
+        counting that segment whole keeps its size equal to the other replicas' once in sync.)"""
+        return sum(s.size for s in self.segments[self._start_segment():])
+
+    def hold_from_start(self, replica: int) -> None:
+        """A new replica finished copying: it holds the segments from the log start on."""
+        self.held_from[replica] = self.segments[self._start_segment()].base
+        self.ahead.pop(replica, None)
+
+    def forget(self, replica: int) -> None:
+        """The replica left the partition and deleted its log."""
+        self.held_from.pop(replica, None)
+        self.ahead.pop(replica, None)
+
     def lead(self, replica: int) -> None:
         """`replica` became leader: its own log start is now the partition's."""
         self.advance_start(self.start_of(replica))

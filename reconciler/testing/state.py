@@ -5,7 +5,9 @@ Replication is instantaneous: a live in-sync follower always has the leader's lo
 watermark equals the log end offset and the low watermark equals the log start offset. Replicas
 that fall out of the ISR (their broker stopped) remember the log end offset they had, which is
 what an unclean leader election truncates to. Retention is the exception: each replica deletes
-its own segments when a retention check runs on its broker (see PartitionLog).
+its own segments when a retention check runs on its broker (see PartitionLog). The other one is
+a replica a reassignment adds: it starts empty and copies the log over time (see replication.py)
+before it joins the ISR.
 """
 from __future__ import annotations
 
@@ -16,8 +18,9 @@ import uuid
 from dataclasses import dataclass
 
 from . import errors
-from .configs import broker_setting, retention_rules, segment_limits
+from .configs import THROTTLE_RATE_KEYS, broker_setting, retention_rules, segment_limits, throttle_rate
 from .log import EpochHistory, PartitionLog
+from .partition_change import PartitionChange, Registration, build
 
 OFFSETS_TOPIC = "__consumer_offsets"
 # Configs Kafka's group coordinator sets on the offsets topic when it creates it.
@@ -31,10 +34,13 @@ class Broker:
     host: str
     port: int
     alive: bool = True
+    rack: str | None = None
 
 
 class Partition:
     __slots__ = (
+        "adding",
+        "copied",
         "history",
         "index",
         "isr",
@@ -42,6 +48,7 @@ class Partition:
         "leader",
         "leader_epoch",
         "log",
+        "removing",
         "replicas",
         "unknown_epoch_answers",
     )
@@ -59,6 +66,23 @@ class Partition:
         # A just-elected leader that has not caught up with its new epoch yet answers
         # UNKNOWN_LEADER_EPOCH this many more times (see TestCluster.move_leader).
         self.unknown_epoch_answers = 0
+        # A reassignment in progress (KIP-455): replicas being added and being removed.
+        self.adding: list[int] = []
+        self.removing: list[int] = []
+        # Replicas a reassignment added that are still copying the log -> bytes copied so far.
+        self.copied: dict[int, float] = {}
+
+    def registration(self) -> Registration:
+        return Registration(tuple(self.replicas), tuple(self.isr), tuple(self.adding),
+                            tuple(self.removing), self.leader)
+
+    @property
+    def reassigning(self) -> bool:
+        return bool(self.adding or self.removing)
+
+    def holding_replicas(self) -> list[int]:
+        """Replicas whose log is complete enough to serve and to apply retention to."""
+        return [r for r in self.replicas if r not in self.copied]
 
     @property
     def high_watermark(self) -> int:
@@ -107,11 +131,24 @@ def new_cluster_id() -> str:
 
 
 class ClusterState:
-    def __init__(self, broker_ids, broker_configs, propagation_delay: float):
+    def __init__(self, broker_ids, broker_configs, propagation_delay: float,
+                 racks: dict[int, str | None] | None = None):
         self.lock = threading.RLock()
         self.cluster_id = new_cluster_id()
-        self.brokers: dict[int, Broker] = {b: Broker(b, "127.0.0.1", 0) for b in broker_ids}
+        self.brokers: dict[int, Broker] = {b: Broker(b, "127.0.0.1", 0, rack=(racks or {}).get(b))
+                                           for b in broker_ids}
         self.broker_configs: dict[str, str] = dict(broker_configs)
+        # Dynamic broker configs set with IncrementalAlterConfigs: entity "" (cluster default) or
+        # "<broker id>" -> key -> value.
+        self.dynamic_broker_configs: dict[str, dict[str, str]] = {}
+        # Replica catch-up (replication.py): bytes/s of an unthrottled copy (None: at once),
+        # whether reassignments are stalled, and the clock catch-up is measured on.
+        self.replication_rate: float | None = None
+        self.reassignments_stalled = False
+        self.clock_offset = 0.0
+        self.replicated_at = self.clock()
+        # Topics with a replica still copying the log (so catch-up need not scan every topic).
+        self.copying_topics: set[str] = set()
         self.propagation_delay = propagation_delay
         self.topics: dict[str, Topic] = {}
         self.topics_by_id: dict[uuid.UUID, Topic] = {}
@@ -138,6 +175,17 @@ class ClusterState:
 
     def setting(self, key: str) -> str:
         return broker_setting(self.broker_configs, key)
+
+    def throttle_rate(self, broker_id: int, key: str) -> float:
+        """A broker's leader/follower.replication.throttled.rate in bytes/s (inf: unthrottled):
+        its own dynamic entity, then the cluster default, then its static config."""
+        assert key in THROTTLE_RATE_KEYS
+        return throttle_rate(key, self.dynamic_broker_configs.get(str(broker_id), {}),
+                             self.dynamic_broker_configs.get("", {}), self.broker_configs)
+
+    def clock(self) -> float:
+        """Seconds on the replication clock: monotonic time plus what TestCluster.tick() added."""
+        return time.monotonic() + self.clock_offset
 
     # -- topics ------------------------------------------------------------------------------
 
@@ -237,10 +285,11 @@ class ClusterState:
             rules = retention_rules(topic.configs, self.broker_configs)
             for p in topic.partitions:
                 before = p.log.log_start
-                for replica in p.replicas:
+                holding = p.holding_replicas()
+                for replica in holding:
                     if self.alive(replica) and (brokers is None or replica in brokers):
                         p.log.check_retention(replica, replica == p.leader, now_ms, rules)
-                p.log.discard_unheld(p.replicas)
+                p.log.discard_unheld(holding)
                 if p.log.log_start != before:
                     p.history.truncate_from_start(p.log.log_start)
                     moved[(topic.name, p.index)] = (before, p.log.log_start)
@@ -262,6 +311,8 @@ class ClusterState:
     def move_leader(self, partition: Partition, to: int) -> None:
         if to not in partition.replicas or not self.alive(to):
             raise ValueError(f"broker {to} is not a live replica of partition {partition.index}")
+        if to in partition.copied:
+            raise ValueError(f"broker {to} is still copying partition {partition.index}'s log")
         if to not in partition.isr:
             partition.isr.append(to)
             partition.lagging.pop(to, None)
@@ -282,11 +333,11 @@ class ClusterState:
         partition.lagging.pop(to, None)
         self._become_leader(partition, to, epoch_bump)
         # Other live replicas truncate to the new leader's log and rejoin the ISR.
-        partition.isr = [to] + [r for r in partition.replicas if r != to and self.alive(r)]
+        partition.isr = [to] + [r for r in partition.holding_replicas() if r != to and self.alive(r)]
         for r in partition.isr:
             partition.lagging.pop(r, None)
 
-    def _unclean_allowed(self, topic: Topic) -> bool:
+    def unclean_allowed(self, topic: Topic) -> bool:
         value = topic.configs.get("unclean.leader.election.enable",
                                   self.broker_configs.get("unclean.leader.election.enable", "false"))
         return value.strip().lower() == "true"
@@ -323,13 +374,73 @@ class ClusterState:
                     if broker_id in p.isr:
                         p.isr = [broker_id]
                         self._become_leader(p, broker_id)
-                    elif self._unclean_allowed(topic):
+                    elif self.unclean_allowed(topic):
                         end = max(p.log.log_start, min(p.lagging.get(broker_id, 0), p.log.end_offset))
                         self.unclean_election(p, broker_id, end, epoch_bump=1)
-                elif broker_id not in p.isr:
+                elif broker_id not in p.isr and broker_id not in p.copied:
                     # Catches up with (or truncates to) the leader's log and rejoins the ISR.
                     p.lagging.pop(broker_id, None)
                     p.isr.append(broker_id)
+                    self.complete_reassignment(topic, p)
+
+    # -- reassignment --------------------------------------------------------------------------
+
+    def apply_change(self, topic: Topic, partition: Partition, change: PartitionChange) -> None:
+        """Replay one PartitionChangeRecord. Replicas that leave delete their log; replicas that
+        join start empty and copy the leader's log (replication.catch_up)."""
+        gone: list[int] = []
+        if change.replicas is not None:
+            gone = [r for r in partition.replicas if r not in change.replicas]
+            joined = [r for r in change.replicas if r not in partition.replicas]
+            partition.replicas = list(change.replicas)
+            for r in gone:
+                partition.copied.pop(r, None)
+                partition.lagging.pop(r, None)
+                partition.log.forget(r)
+            for r in joined:
+                partition.copied[r] = 0.0
+            if joined:
+                self.copying_topics.add(topic.name)
+        if change.isr is not None:
+            partition.isr = list(change.isr)
+        if change.adding is not None:
+            partition.adding = list(change.adding)
+        if change.removing is not None:
+            partition.removing = list(change.removing)
+        if change.leader is not None:
+            if change.leader == -1:
+                partition.leader = -1
+                partition.leader_epoch += 1
+            elif change.unclean:
+                # The new leader's log ends where it stopped (or, if it was still copying, at the
+                # log start): later records are lost.
+                end = partition.lagging.get(change.leader, partition.log.end_offset)
+                if partition.copied.pop(change.leader, None) is not None:
+                    end = partition.log.log_start
+                    partition.log.hold_from_start(change.leader)
+                self.unclean_election(partition, change.leader,
+                                      max(partition.log.log_start, min(end, partition.log.end_offset)), 1)
+            else:
+                self._become_leader(partition, change.leader)
+        if gone:
+            partition.log.discard_unheld(partition.holding_replicas())
+
+    def complete_reassignment(self, topic: Topic, partition: Partition) -> None:
+        """What the controller does when the leader reports a new ISR (AlterPartition): finish a
+        reassignment whose target replicas are all in sync."""
+        if partition.reassigning:
+            change = build(partition.registration(), self.alive)
+            if change is not None:
+                self.apply_change(topic, partition, change)
+
+    def join_isr(self, topic: Topic, partition: Partition, replica: int) -> None:
+        """A new replica has copied the whole log: it holds the leader's segments from the log
+        start on and joins the ISR."""
+        partition.copied.pop(replica, None)
+        partition.log.hold_from_start(replica)
+        if replica not in partition.isr:
+            partition.isr.append(replica)
+        self.complete_reassignment(topic, partition)
 
     # -- groups ------------------------------------------------------------------------------
 

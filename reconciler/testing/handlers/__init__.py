@@ -1,7 +1,7 @@
 """API key -> handler(ctx, request) returning the response object (None: no answer)."""
 from __future__ import annotations
 
-from . import cluster, configs, groups, offsets, produce, sasl, topics
+from . import cluster, configs, groups, offsets, produce, reassignment, sasl, topics
 
 HANDLERS = {
     0: produce.produce,
@@ -25,6 +25,9 @@ HANDLERS = {
     36: sasl.sasl_authenticate,
     37: topics.create_partitions,
     42: groups.delete_groups,
+    43: reassignment.elect_leaders,
     44: configs.incremental_alter_configs,
+    45: reassignment.alter_partition_reassignments,
+    46: reassignment.list_partition_reassignments,
     60: cluster.describe_cluster,
 }

@@ -26,7 +26,7 @@ def api_versions(ctx, request):
 
 
 def _broker_list(state, struct, **extra):
-    return [struct(node_id=b.id, host=b.host, port=b.port, rack=None, **extra) for b in state.live_brokers()]
+    return [struct(node_id=b.id, host=b.host, port=b.port, rack=b.rack, **extra) for b in state.live_brokers()]
 
 
 def _partition_metadata(live: set[int], p, struct):
@@ -123,7 +123,7 @@ def describe_cluster(ctx, request):
     # Stopped brokers stay registered but fenced in KRaft; v2 clients may ask to see them.
     brokers = [b for _, b in sorted(state.brokers.items())
                if b.alive or request.include_fenced_brokers]
-    response.brokers = [B(broker_id=b.id, host=b.host, port=b.port, rack=None, is_fenced=not b.alive)
+    response.brokers = [B(broker_id=b.id, host=b.host, port=b.port, rack=b.rack, is_fenced=not b.alive)
                         for b in brokers]
     return response
 
@@ -191,7 +191,9 @@ def describe_log_dirs(ctx, request):
         partitions = []
         for p in topic.partitions:
             if me in p.replicas and (indexes is None or p.index in indexes):
-                size = p.log.size_bytes(me)  # this replica's own segments
+                # This replica's own segments; a replica a reassignment is adding reports what it
+                # has copied so far (it is a new replica, not a future log: is_future_key false).
+                size = int(p.copied[me]) if me in p.copied else p.log.size_bytes(me)
                 used += size
                 partitions.append(P(partition_index=p.index, partition_size=size, offset_lag=0,
                                     is_future_key=False))

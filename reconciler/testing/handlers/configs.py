@@ -68,20 +68,44 @@ def _resource_configs(ctx, resource_type, name):
         if name not in ("", str(ctx.broker_id)):
             raise KafkaApiError(errors.INVALID_REQUEST,
                                 f"Unexpected broker id, expected {ctx.broker_id} but received {name}")
-        return describe_broker(state.broker_configs)
+        dynamic = state.dynamic_broker_configs
+        return describe_broker(state.broker_configs, dynamic.get("", {}), dynamic.get(name, {}) if name else {})
     raise KafkaApiError(errors.INVALID_REQUEST, f"Unsupported resource type {resource_type}")
 
 
 def incremental_alter_configs(ctx, request):
+    """KafkaApis.handleIncrementalAlterConfigsRequest: the receiving broker checks BROKER resources
+    itself first (ConfigAdminManager.preprocess: its own id or "", then the values, before any
+    authorization); what passes goes on to the controller, and the answers keep their places."""
     response = protocol.new_response(INCREMENTAL_ALTER_CONFIGS, ctx.version, throttle_time_ms=0)
     R = response.AlterConfigsResourceResponse
 
-    def change(resource):
-        ops = [(c.name, c.config_operation, c.value) for c in resource.configs]
-        controller.incremental_alter_topic_configs(ctx.state, resource.resource_name, ops,
-                                                   request.validate_only or not ctx.apply)
+    def ops(resource):
+        return [(c.name, c.config_operation, c.value) for c in resource.configs]
 
-    response.responses = _alter_all(ctx, R, request.resources, change)
+    preprocessed: dict[int, KafkaApiError] = {}
+    for i, resource in enumerate(request.resources):
+        if resource.resource_type == BROKER:
+            try:
+                controller.check_broker_config_ops(ctx.broker_id, resource.resource_name, ops(resource))
+            except KafkaApiError as e:
+                preprocessed[i] = e
+
+    def change(resource):
+        validate_only = request.validate_only or not ctx.apply
+        if resource.resource_type == BROKER:
+            controller.incremental_alter_broker_configs(ctx.state, resource.resource_name, ops(resource),
+                                                        validate_only)
+        else:
+            controller.incremental_alter_topic_configs(ctx.state, resource.resource_name, ops(resource),
+                                                       validate_only)
+
+    forwarded = [r for i, r in enumerate(request.resources) if i not in preprocessed]
+    answers = iter(_alter_all(ctx, R, forwarded, change, alterable=(TOPIC, BROKER)))
+    response.responses = [
+        R(error_code=preprocessed[i].code, error_message=preprocessed[i].message,
+          resource_type=r.resource_type, resource_name=r.resource_name) if i in preprocessed else next(answers)
+        for i, r in enumerate(request.resources)]
     return response
 
 
@@ -94,11 +118,11 @@ def alter_configs(ctx, request):
                                        {c.name: c.value for c in resource.configs},
                                        request.validate_only or not ctx.apply)
 
-    response.responses = _alter_all(ctx, R, request.resources, change)
+    response.responses = _alter_all(ctx, R, request.resources, change, alterable=(TOPIC,))
     return response
 
 
-def _alter_all(ctx, struct, resources, change):
+def _alter_all(ctx, struct, resources, change, alterable):
     """ControllerApis.handleIncrementalAlterConfigs: resources the principal may not ALTER_CONFIGS
     are refused before anything is validated (validate_only too), and listed first."""
     refused, results = [], []
@@ -108,15 +132,15 @@ def _alter_all(ctx, struct, resources, change):
             refused.append(struct(error_code=denied[0], error_message=denied[1],
                                   resource_type=resource.resource_type, resource_name=resource.resource_name))
         else:
-            results.append(_alter_one(struct, resource, change))
+            results.append(_alter_one(struct, resource, change, alterable))
     return refused + results
 
 
-def _alter_one(struct, resource, change):
+def _alter_one(struct, resource, change, alterable):
     """Apply one resource's change; each resource succeeds or fails on its own."""
     try:
-        if resource.resource_type != TOPIC:
-            # Dynamic broker configs are not modelled; the test cluster's broker configs are static.
+        if resource.resource_type not in alterable:
+            # Only topics, and (incrementally) the dynamic broker configs in configs.py.
             raise KafkaApiError(errors.INVALID_REQUEST,
                                 f"Altering resource type {resource.resource_type} is not supported "
                                 "by the test cluster")
