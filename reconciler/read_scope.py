@@ -17,6 +17,12 @@ testable without a cluster and keeps the adapter free of manifest knowledge.
   requests: one more timestamp slot at most, never one more request per topic).
 - `size_topics`: topics whose partition sizes (DescribeLogDirs) a retention estimate needs, read
   even when sizes were not asked for.
+- `reassignments`: read the reassignments in progress of the scope's topics (ListPartitionReassignments,
+  one request): planning a declared topic needs them, so does apply's re-read of a reassignment.
+- `replicas`: declared topic -> what its replicas must be (`ReplicaWant`), with the cluster's
+  `drain_brokers`. Whether a topic's replicas move shows only in Metadata, so `with_moving_sizes`
+  adds those topics to `size_topics` once it is read (a reassignment shows the data it copies),
+  in the same DescribeLogDirs requests.
 
 A topic lowering retention.ms step by step (`retention_stepping: gradual`) is estimated at the
 step, which depends on the value on the cluster: `step_scope` asks for those lookups in a second
@@ -24,8 +30,8 @@ read once the first has shown the value, and only when a step is due.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from reconciler import kafka_configs, retention
 from reconciler.models.desired import (
@@ -38,8 +44,16 @@ from reconciler.models.desired import (
     UndeclaredConfigs,
 )
 from reconciler.models.observed import ObservedState
-from reconciler.models.plan import AlterConfigs, Plan
+from reconciler.models.plan import AlterConfigs, Plan, ReassignReplicas
 from reconciler.units import epoch_ms
+
+
+@dataclass(frozen=True)
+class ReplicaWant:
+    """A declared topic's replication factor and pinned replica lists (partition -> brokers)."""
+
+    replication_factor: int
+    pinned: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -51,6 +65,16 @@ class ReadScope:
     groups: Mapping[str, frozenset[str]] = field(default_factory=dict)
     now_ms: int | None = None
     size_topics: frozenset[str] = frozenset()
+    reassignments: bool = False
+    replicas: Mapping[str, ReplicaWant] = field(default_factory=dict)
+    drain_brokers: frozenset[int] = frozenset()
+
+    def with_moving_sizes(self, replicas: Mapping[str, Sequence[Sequence[int]]]) -> ReadScope:
+        """This scope, also sizing the topics whose replicas (topic -> per partition, from Metadata)
+        are not what `replicas` declares, or sit on a drained broker."""
+        moving = {name for name, lists in replicas.items()
+                  if name in self.replicas and _replicas_move(self.replicas[name], lists, self.drain_brokers)}
+        return replace(self, size_topics=self.size_topics | moving) if moving - self.size_topics else self
 
     def wants(self, topic: str) -> bool:
         """Whether the read depends on this topic (its configs are read, its errors count)."""
@@ -91,7 +115,15 @@ def desired_scope(desired: DesiredState, now_ms: int | None = None) -> ReadScope
         timestamps={t: tuple(sorted(s)) for t, s in sorted(timestamps.items())},
         epoch_topics=frozenset(epoch_topics),
         groups={g: frozenset(t) for g, t in sorted(groups.items())},
-        now_ms=now_ms, size_topics=frozenset(size_topics))
+        now_ms=now_ms, size_topics=frozenset(size_topics), reassignments=True,
+        replicas={name: ReplicaWant(topic.replication_factor, {p: tuple(b) for p, b in topic.replica_assignment.items()})
+                  for name, topic in sorted(desired.topics.items()) if topic.state is TopicState.PRESENT},
+        drain_brokers=frozenset(desired.cluster.drain_brokers))
+
+
+def _replicas_move(want: ReplicaWant, replicas: Sequence[Sequence[int]], drain: frozenset[int]) -> bool:
+    return any(len(brokers) != want.replication_factor or not drain.isdisjoint(brokers)
+               or (i in want.pinned and tuple(brokers) != want.pinned[i]) for i, brokers in enumerate(replicas))
 
 
 def step_scope(desired: DesiredState, seen: ObservedState) -> ReadScope | None:
@@ -124,7 +156,9 @@ def step_scope(desired: DesiredState, seen: ObservedState) -> ReadScope | None:
     # Group offsets are the cluster's, not a topic's: the first read's stay.
     return ReadScope(topics=names, list_all=False, now_ms=now_ms,
                      timestamps={n: tuple(sorted({*scope.timestamps.get(n, ()), lookup})) for n, lookup in steps.items()},
-                     epoch_topics=scope.epoch_topics & names, size_topics=scope.size_topics & names)
+                     epoch_topics=scope.epoch_topics & names, size_topics=scope.size_topics & names,
+                     reassignments=True, replicas={n: w for n, w in scope.replicas.items() if n in names},
+                     drain_brokers=scope.drain_brokers)
 
 
 def _may_change_retention(topic: DesiredTopic) -> bool:
@@ -163,7 +197,7 @@ def plan_scope(plan: Plan, now_ms: int | None = None) -> ReadScope:
     """What apply re-reads before writing: the plan's topics, and leader-epoch proof for the
     topics it writes fenced by epoch (truncations). Truncation targets are fixed in the plan, so no
     truncation timestamps or groups; retention cuts are estimated again (with `now_ms`), so their
-    time lookups and sizes are read."""
+    time lookups and sizes are read; reassignments are checked against those in progress."""
     timestamps: dict[str, tuple[int, ...]] = {}
     size_topics = set()
     for action in plan.actions:
@@ -175,7 +209,8 @@ def plan_scope(plan: Plan, now_ms: int | None = None) -> ReadScope:
     return ReadScope(
         topics=frozenset(a.topic for a in plan.actions), list_all=False,
         epoch_topics=frozenset(a.topic for a in plan.actions if a.kind.facts.epoch_fenced),
-        timestamps=dict(sorted(timestamps.items())), now_ms=now_ms, size_topics=frozenset(size_topics))
+        timestamps=dict(sorted(timestamps.items())), now_ms=now_ms, size_topics=frozenset(size_topics),
+        reassignments=any(isinstance(a, ReassignReplicas) for a in plan.actions))
 
 
 def timestamp_slots(timestamps: Mapping[str, tuple[int, ...]]) -> int:

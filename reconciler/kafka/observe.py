@@ -10,7 +10,9 @@ the number of topics:
   request per leader per timestamp slot;
 - OffsetForLeaderEpoch for partitions of topics with truncation rules: one per leader;
 - FindCoordinator once, then OffsetFetch once per group coordinator, for `consumed_by` groups;
-- DescribeLogDirs once per broker when sizes are asked for, or a retention estimate needs them.
+- DescribeLogDirs once per broker when sizes are asked for, or a retention estimate or a
+  reassignment (a topic whose replicas Metadata shows must move) needs them;
+- ListPartitionReassignments once, to any broker, for the reassignments in progress.
 
 All of these are in flight together. What to read is decided by `reconciler.read_scope`.
 """
@@ -19,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
 
-from kafka.protocol.admin import DescribeConfigsRequest, DescribeLogDirsRequest
+from kafka.protocol.admin import DescribeConfigsRequest, DescribeLogDirsRequest, ListPartitionReassignmentsRequest
 from kafka.protocol.consumer import OffsetFetchRequest
 from kafka.protocol.metadata import FindCoordinatorRequest
 
@@ -30,7 +32,14 @@ from reconciler.kafka.client import IN_FLIGHT, Client, NoAnswer
 from reconciler.kafka.metadata import ClusterView
 from reconciler.kafka.partitions import EARLIEST, LATEST, PartitionResults, Reads
 from reconciler.models.desired import ClusterSpec, DesiredState
-from reconciler.models.observed import ConfigSource, ObservedConfig, ObservedPartition, ObservedState, ObservedTopic
+from reconciler.models.observed import (
+    ConfigSource,
+    ObservedConfig,
+    ObservedPartition,
+    ObservedState,
+    ObservedTopic,
+    PartitionReassignment,
+)
 from reconciler.models.plan import Plan
 from reconciler.read_scope import ReadScope, desired_scope, plan_scope, step_scope, timestamp_slots, topics_scope
 from reconciler.units import epoch_ms, from_epoch_ms
@@ -80,11 +89,14 @@ class Observer:
         view = await metadata.fetch(client, scope.metadata_topics, retry_leaderless=scope.wants)
         self._view = view
         wanted = sorted(name for name in view.topics if scope.wants(name))
-        configs, results, groups, size_of = await client.gather([
+        scope = scope.with_moving_sizes({name: [p.replicas for _, p in sorted(view.topics[name].partitions.items())]
+                                         for name in wanted if name in scope.replicas})
+        configs, results, groups, size_of, moving = await client.gather([
             _describe_configs(client, view, wanted),
             partitions.read(client, view, _partition_reads(view, scope)),
             _group_offsets(client, view, scope.groups),
             _log_dir_sizes(client, view, scope, every=sizes) if sizes or scope.size_topics else _nothing(),
+            _reassignments(client, view, scope) if scope.reassignments else _nothing(),
         ])
         topic_configs, deleted = configs
         topics = {}
@@ -98,7 +110,8 @@ class Observer:
         return ObservedState(
             cluster=self._spec.name, cluster_id=view.cluster_id, controller_id=view.controller_id,
             taken_at=taken_at, brokers=[view.brokers[b] for b in sorted(view.brokers)],
-            topics=topics, group_offsets=groups)
+            topics=topics, group_offsets=groups,
+            reassignments={name: found for name, found in moving.items() if name in topics})
 
     def _report_unreadable(self, scope: ReadScope, topics: dict[str, ObservedTopic], results: PartitionResults) -> None:
         refused = {}
@@ -293,6 +306,45 @@ def _offset_fetch(view: ClusterView, groups: Mapping[str, frozenset[str]]) -> Of
         groups=[G(group_id=group, topics=[T(name=t, partition_indexes=sorted(view.topics[t].partitions))
                                           for t in sorted(topics) if t in view.topics])
                 for group, topics in groups.items()])
+
+
+# -- reassignments ---------------------------------------------------------------------------
+
+async def _reassignments(client: Client, view: ClusterView, scope: ReadScope):
+    """topic -> partition -> the reassignment in progress, for the scope's topics: one
+    ListPartitionReassignments (the controller answers, through any broker)."""
+    T = ListPartitionReassignmentsRequest.ListPartitionReassignmentsTopics
+    topics = None if scope.topics is None else [
+        T(name=name, partition_indexes=sorted(view.topics[name].partitions))
+        for name in sorted(view.topics) if scope.wants(name)]
+    if topics == []:
+        return {}
+    response = await client.request(ListPartitionReassignmentsRequest(
+        timeout_ms=int(client.request_timeout_s * 1000), topics=topics), sorted(view.brokers))
+    if response.error_code == codes.CLUSTER_AUTHORIZATION_FAILED:
+        # Without DESCRIBE on the cluster there is no ALTER on it either (ALTER implies DESCRIBE),
+        # so no reassignment could be submitted over one this read cannot see.
+        return {}
+    if response.error_code:
+        raise ClusterError(f"{client.name}: ListPartitionReassignments failed with "
+                           f"{codes.error_name(response.error_code)}"
+                           + (f" ({response.error_message})" if response.error_message else "") + ". Run again.",
+                           retriable=codes.is_retriable(response.error_code))
+    out: dict[str, dict[int, PartitionReassignment]] = {}
+    for t in response.topics:
+        meta = view.topics.get(t.name)
+        for p in t.partitions:
+            partition = meta.partitions.get(p.partition_index) if meta is not None else None
+            if partition is None or not scope.wants(t.name):
+                continue
+            if not {*p.adding_replicas, *p.removing_replicas} <= set(partition.replicas):
+                raise ClusterError(
+                    f"{client.name}: {t.name}-{p.partition_index} is being reassigned (adding {list(p.adding_replicas)}, "
+                    f"removing {list(p.removing_replicas)}) and Metadata does not show it yet (replicas "
+                    f"{partition.replicas}); run again in a moment.", retriable=True)
+            out.setdefault(t.name, {})[p.partition_index] = PartitionReassignment(
+                adding_replicas=list(p.adding_replicas), removing_replicas=list(p.removing_replicas))
+    return out
 
 
 # -- sizes -----------------------------------------------------------------------------------

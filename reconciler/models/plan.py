@@ -114,6 +114,8 @@ class DiagnosticCode(_Name):
     REASSIGNMENT_IN_PROGRESS = "reassignment-in-progress"  # to a target other than the manifests': left alone
     REPLICA_ASSIGNMENT_INVALID = "replica-assignment-invalid"  # a pinned list names a broker that cannot take it
     MIN_INSYNC_ABOVE_REPLICATION = "min-insync-above-replication"  # acks=all writes would fail
+    POLICY_REPLICATION_FACTOR = "policy-replication-factor"  # a factor the policy's allowed list lacks
+    RACK_SPREAD = "rack-spread"  # replicas that must share a rack, or racks ignored
     PROTECTED_TOPIC_DELETE = "protected-topic-delete"
     PROTECTED_TOPIC_TRUNCATE = "protected-topic-truncate"
     PROTECTED_TOPIC_RETENTION_CUT = "protected-topic-retention-cut"

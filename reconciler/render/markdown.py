@@ -19,14 +19,14 @@ from reconciler.render.text import summary_line
 from reconciler.render.values import (
     EXPIRY_HEADER,
     EXPIRY_RIGHT,
+    REASSIGNMENT_HEADER,
     config_value,
     count,
     estimate_bound,
     expiry_rows,
-    moved,
     plural,
     reassignment_headline,
-    replica_list,
+    reassignment_rows,
     retention_estimate,
     stepping,
     where,
@@ -141,9 +141,7 @@ def _details(action: Action) -> list[str]:
                               *markdown_table(EXPIRY_HEADER, expiry_rows(cut), right=EXPIRY_RIGHT)]
             return lines
         case ReassignReplicas():
-            return markdown_table(["Partition", "Replicas now", "Replicas after", "Change"],
-                                  [[str(p.partition), replica_list(p.before), replica_list(p.after), moved(p)]
-                                   for p in action.partitions], right=(0,))
+            return markdown_table(REASSIGNMENT_HEADER, reassignment_rows(action), right=(0, 4))
         case TruncateRecords():
             return markdown_table(
                 ["Partition", "Log start", "Target", "High watermark", "Deleted", "Leader (epoch)"],

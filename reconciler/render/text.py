@@ -20,15 +20,15 @@ from reconciler.render.table import text_columns
 from reconciler.render.values import (
     EXPIRY_HEADER,
     EXPIRY_RIGHT,
+    REASSIGNMENT_HEADER,
     config_value,
     count,
     estimate_bound,
     expiry_rows,
     more_applies,
-    moved,
     plural,
     reassignment_headline,
-    replica_list,
+    reassignment_rows,
     retention_estimate,
     size,
     stepping,
@@ -120,9 +120,8 @@ def _describe(action: Action) -> tuple[str, list[str]]:
         case AddPartitions():
             return f"{action.topic}: {action.before} -> {action.after}", []
         case ReassignReplicas():
-            rows = [[str(p.partition), replica_list(p.before), replica_list(p.after), moved(p)] for p in action.partitions]
             return (f"{action.topic}: {reassignment_headline(action)}",
-                    text_columns(["Partition", "Replicas now", "Replicas after", "Change"], rows, right=(0,)))
+                    text_columns(REASSIGNMENT_HEADER, reassignment_rows(action), right=(0, 4)))
         case AlterConfigs():
             rows = [[c.key,
                      config_value(c.key, c.before, c.sensitive) + (f" [{c.before_source}]" if c.before_source else ""),

@@ -122,11 +122,21 @@ def moved(move: PartitionMove) -> str:
     return " ".join(parts) or "order only"
 
 
+REASSIGNMENT_HEADER = ["Partition", "Replicas now", "Replicas after", "Change", "Copies"]
+
+
+def reassignment_rows(action: ReassignReplicas) -> list[list[str]]:
+    """One row per moving partition; what it copies is its size times the replicas added."""
+    return [[str(p.partition), replica_list(p.before), replica_list(p.after), moved(p),
+             size(p.bytes_to_copy) if p.adding else "-"] for p in action.partitions]
+
+
 def reassignment_headline(action: ReassignReplicas) -> str:
     before, after = action.replication_factor_before, action.replication_factor_after
     what = f"replication factor {before} -> {after}" if before != after else "replicas moved"
     copied = action.bytes_to_copy
     copy = (f", copies {size(copied)}" if copied is not None and copied > 0
             else ", copy size unknown" if copied is None else "")
-    throttle = f", throttled at {size(action.throttle_bytes_per_s)}/s" if action.throttle_bytes_per_s else ""
+    throttle = (f", throttled at {size(action.throttle_bytes_per_s)}/s"
+                if action.throttle_bytes_per_s and copied != 0 else "")  # removals copy nothing
     return f"{what} in {plural(len(action.partitions), 'partition')}{copy}{throttle}"
