@@ -50,7 +50,7 @@ from reconciler.preconditions import (
     topic_changes,
     truncation_partition_problems,
 )
-from reconciler.reassign import ReassignOptions, reassign, with_reassignments
+from reconciler.reassign import ReassignOptions, reassign
 from reconciler.validation import broker_refusals, send_topic_requests
 
 # Bounded rounds for DeleteRecords partitions whose leader moved or whose request timed out.
@@ -84,10 +84,7 @@ def apply_plan(plan: Plan, cluster: ClusterPort, desired: DesiredState, options:
         raise PlanRejected(f"the plan is for cluster {plan.cluster}, the manifests given are {desired.cluster.name}'s; "
                            "nothing was changed.")
     progress(f"reading {plan.cluster} again to check the plan's preconditions")
-    now = cluster.observe_for_plan(plan)
-    moving = sorted({a.topic for a in plan.actions if a.kind is ActionKind.REASSIGN_REPLICAS})
-    if moving:
-        now = with_reassignments(now, cluster.list_reassignments(moving))
+    now = cluster.observe_for_plan(plan)  # with the reassignments in progress, when the plan has any
     if plan.cluster_id and now.cluster_id and plan.cluster_id != now.cluster_id:
         raise PlanRejected(
             f"the plan was made for cluster id {plan.cluster_id} but {plan.cluster} now answers as "

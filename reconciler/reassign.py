@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from reconciler import units
-from reconciler.models.observed import ObservedState, PartitionReassignment
+from reconciler.models.observed import ObservedState
 from reconciler.models.plan import ActionKind, ReassignReplicas
 from reconciler.models.result import ActionOutcome, PartitionOutcome, Status, worst
 from reconciler.ports import (
@@ -42,7 +42,6 @@ from reconciler.ports import (
     ConfigChangeOp,
     ConfigOp,
     ConfigResource,
-    Reassignment,
     TopicPartition,
 )
 
@@ -83,28 +82,6 @@ class Move:
     @property
     def adding(self) -> list[int]:
         return [b for b in self.target if b not in self.original]
-
-
-def with_reassignments(now: ObservedState, running: dict[TopicPartition, Reassignment]) -> ObservedState:
-    """`now` with the reassignments in progress as just listed (fresher than the read, which may
-    not have asked): each listed partition takes the listed replicas (target, then those being
-    removed), so the two answers agree even if one started between them."""
-    topics = dict(now.topics)
-    moving: dict[str, dict[int, PartitionReassignment]] = {}
-    for (name, index), r in sorted(running.items()):
-        topic = topics.get(name)
-        if topic is None or index >= len(topic.partitions):
-            continue
-        partitions = list(topic.partitions)
-        old = partitions[index]
-        replicas = list(r.replicas)
-        partitions[index] = old.model_copy(update={
-            "replicas": replicas, "isr": [b for b in old.isr if b in replicas],
-            "offline_replicas": [b for b in old.offline_replicas if b in replicas]})
-        topics[name] = topic.model_copy(update={"partitions": partitions})
-        moving.setdefault(name, {})[index] = PartitionReassignment(adding_replicas=list(r.adding),
-                                                                   removing_replicas=list(r.removing))
-    return now.model_copy(update={"topics": topics, "reassignments": moving})
 
 
 def reassign(actions: list[ReassignReplicas], now: ObservedState, cluster: ClusterPort, options: ReassignOptions,
@@ -388,4 +365,4 @@ def _entries(value: str | None) -> set[str]:
     return {e.strip() for e in (value or "").split(",") if e.strip()}
 
 
-__all__ = ["Move", "ReassignOptions", "Throttles", "cancel", "reassign", "with_reassignments"]
+__all__ = ["Move", "ReassignOptions", "Throttles", "cancel", "reassign"]

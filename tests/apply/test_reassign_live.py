@@ -238,6 +238,7 @@ def test_cancel_reverts_what_is_in_progress_on_managed_topics_and_removes_thrott
     assert throttles(c, "managed") == {"topic": {}, "brokers": {}}
     assert list(c.reassignments()) == [("foreign", 0)]
     assert lines == ["cancelling the reassignments of 2 partition(s)"]
+    assert outcome.result.converged is False  # the manifests still ask for replication factor 3
 
     again = cancel_reassignments(str(root), CLUSTER, lambda spec: connect(spec, request_timeout_s=5.0))
     assert again.result.outcomes == []
