@@ -54,6 +54,8 @@ RESUME = ("`reconcile apply` again waits for them (its plan marks them in progre
           "throttles; `reconcile apply --cancel-reassignments` cancels them")
 
 Progress = Callable[[str], None]
+# Something to tell in the result: for one topic's outcome, or (None) for every one.
+Note = tuple[str | None, str]
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,9 @@ def reassign(actions: list[ReassignReplicas], now: ObservedState, cluster: Clust
     rates = [a.throttle_bytes_per_s for a in actions if a.throttle_bytes_per_s]
     rate = options.throttle_bytes_per_s or (min(rates) if rates else None)
     throttles = Throttles(cluster, rate, {b.node_id for b in now.brokers})
-    notes = throttles.claim(arrived) if arrived else []
+    notes: list[Note] = []
+    if arrived:
+        throttles.claim(arrived)
     if moves:
         problems = throttles.start(moves)
         if problems:
@@ -160,10 +164,10 @@ def cancel(topics: list[str], cluster: ClusterPort, rate: int | None, progress: 
     progress(f"cancelling the reassignments of {len(running)} partition(s)")
     moves = [Move(t, p, tuple(r.original), tuple(r.target), resumed=True) for (t, p), r in sorted(running.items())]
     throttles = Throttles(cluster, rate, set(cluster.live_brokers()))
-    notes = throttles.claim(moves)
+    throttles.claim(moves)
     answers = cluster.alter_reassignments({m.tp: None for m in moves})
     replicas = cluster.partition_replicas(sorted({m.topic for m in moves}))
-    notes += throttles.release([])
+    notes = throttles.release([])
     by_topic: dict[str, list[PartitionOutcome]] = {}
     for m in moves:
         error, now = answers.get(m.tp), replicas.get(m.tp)
@@ -178,7 +182,8 @@ def cancel(topics: list[str], cluster: ClusterPort, rate: int | None, progress: 
         by_topic.setdefault(m.topic, []).append(outcome)
     return [ActionOutcome(kind=ActionKind.REASSIGN_REPLICAS, topic=topic, status=worst(p.status for p in parts),
                           message="; ".join([_counts(parts, {Status.APPLIED: "reverted",
-                                                             Status.ALREADY_SATISFIED: "already finished"}), *notes]),
+                                                             Status.ALREADY_SATISFIED: "already finished"}),
+                                              *_for(topic, notes)]),
                           partitions=parts)
             for topic, parts in by_topic.items()]
 
@@ -201,10 +206,10 @@ class Throttles:
         """Throttle `moves` (only when a rate is given); what could not be set."""
         return self._take(moves, add=True)
 
-    def claim(self, moves: list[Move]) -> list[str]:
+    def claim(self, moves: list[Move]) -> None:
         """Own, without setting anything, the throttles an earlier apply set for `moves` (which
-        are all resumed): for cancelling."""
-        return self._take(moves, add=False)
+        are all resumed): for cancelling, and for resumed ones that finished since the plan."""
+        self._take(moves, add=False)
 
     def _take(self, moves: list[Move], add: bool) -> list[str]:
         for m in moves:
@@ -256,7 +261,7 @@ class Throttles:
         answers = self.cluster.alter_config_ops(changes) if changes else {}
         return [f"{r.kind} {r.name}: {error}" for r, error in sorted(answers.items()) if error is not None]
 
-    def release(self, still_running: list[Move]) -> list[str]:
+    def release(self, still_running: list[Move]) -> list[Note]:
         """Remove what this apply owns, except what `still_running` still needs; what could not
         be removed, to tell."""
         busy_topics = {m.topic for m in still_running}
@@ -281,8 +286,9 @@ class Throttles:
                 changes.setdefault(ConfigResource("broker", str(b)), []).append(
                     ConfigChangeOp(key, ConfigOp.DELETE) if before is None else ConfigChangeOp(key, ConfigOp.SET, before))
         answers = self.cluster.alter_config_ops(changes) if changes else {}
-        return [f"the throttle on {r.kind} {r.name} could not be removed ({error}): remove "
-                + ", ".join(c.key for c in changes[r]) + " by hand" for r, error in sorted(answers.items()) if error]
+        return [(r.name if r.kind == "topic" else None,
+                 f"the throttle on {r.kind} {r.name} could not be removed ({error}): remove "
+                 + ", ".join(c.key for c in changes[r]) + " by hand") for r, error in sorted(answers.items()) if error]
 
 
 def _wait(moves: list[Move], cluster: ClusterPort, options: ReassignOptions, progress: Progress) -> list[Move]:
@@ -323,17 +329,16 @@ def _copied(moves: list[Move], remaining: list[Move], cluster: ClusterPort, tota
             else f"{units.human_bytes(copied)} copied")
 
 
-def _elect(moves: list[Move], cluster: ClusterPort, progress: Progress) -> list[str]:
+def _elect(moves: list[Move], cluster: ClusterPort, progress: Progress) -> list[Note]:
     if not moves:
         return []
     progress(f"electing the preferred leaders of {len(moves)} partition(s)")
     answers = cluster.elect_preferred_leaders([m.tp for m in moves])
-    failed = [f"{t}-{p}: {error}" for (t, p), error in sorted(answers.items()) if error is not None]
-    return [f"preferred leader not elected for {', '.join(failed)} (Kafka's auto.leader.rebalance.enable elects it "
-            "later)"] if failed else []
+    return [(t, f"preferred leader of partition {p} not elected ({error}); Kafka's auto.leader.rebalance.enable "
+                "elects it later") for (t, p), error in sorted(answers.items()) if error is not None]
 
 
-def _outcome(action: ReassignReplicas, settled: dict[TopicPartition, PartitionOutcome], notes: list[str],
+def _outcome(action: ReassignReplicas, settled: dict[TopicPartition, PartitionOutcome], notes: list[Note],
              options: ReassignOptions) -> ActionOutcome:
     parts = [settled[(action.topic, m.partition)] for m in action.partitions]
     status = worst(p.status for p in parts)
@@ -345,7 +350,11 @@ def _outcome(action: ReassignReplicas, settled: dict[TopicPartition, PartitionOu
     elif status is Status.APPLIED:
         message = f"{ActionKind.REASSIGN_REPLICAS.facts.done} ({message})"
     return ActionOutcome(kind=action.kind, topic=action.topic, status=status,
-                         message="; ".join([message, *notes]), partitions=parts)
+                         message="; ".join([message, *_for(action.topic, notes)]), partitions=parts)
+
+
+def _for(topic: str, notes: list[Note]) -> list[str]:
+    return [text for about, text in notes if about in (None, topic)]
 
 
 def _counts(parts: list[PartitionOutcome], words: dict[Status, str]) -> str:

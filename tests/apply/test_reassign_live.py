@@ -270,3 +270,18 @@ def test_six_brokers_with_and_without_racks(desired_for, racks):
         assert result.outcomes[0].status is Status.APPLIED
         assert c.replicas("wide") == targets
         assert throttles(c, "wide") == {"topic": {}, "brokers": {}}
+
+
+def test_a_throttle_that_cannot_be_set_stops_the_reassignment_before_it_starts(test_cluster, desired_for):
+    c = test_cluster
+    seeded(c, "guarded", [[1], [2]])
+    c.inject_error(api_key=44, error_code=44, times=1)  # IncrementalAlterConfigs: POLICY_VIOLATION, once
+    c.clear_request_log()
+    result = apply(c, desired_for(topics_yaml("guarded")), move_plan(c, "guarded", {0: [1, 2], 1: [2, 3]}, throttle=MiB))
+    [outcome] = result.outcomes
+    assert outcome.status is Status.FAILED
+    assert all(p.message.startswith("the replication throttle could not be set, so nothing was reassigned: topic "
+                                    "guarded: POLICY_VIOLATION") for p in outcome.partitions)
+    assert "AlterPartitionReassignments" not in api_counts(c)
+    assert c.replicas("guarded") == {0: [1], 1: [2]}
+    assert throttles(c, "guarded") == {"topic": {}, "brokers": {}}  # the rates that were set are taken back
