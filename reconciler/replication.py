@@ -103,7 +103,8 @@ class ReplicaPlanner:
             targets = placement.place(name, want.replication_factor, pinned,
                                       isr={p.partition: p.isr for p in have.partitions})
         except PlacementError as e:
-            out.error(DiagnosticCode.REPLICATION_FACTOR_CHANGE, f"{name}: {e}")
+            # Its message names the topic as the placement knows it; the plan names it once, first.
+            out.error(DiagnosticCode.REPLICATION_FACTOR_CHANGE, f"{name}: {str(e).removeprefix(f'topic {name!r}: ')}")
             return out.result()
         moves = self._moves(want, have, now, targets, out)
         if not moves:

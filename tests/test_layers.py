@@ -27,7 +27,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # the Policy document's rules: checked as the manifests load, and again by the planner and apply
     ("policy", ("reconciler.policy",)),
     ("load", ("reconciler.yaml_source", "reconciler.manifest_docs", "reconciler.manifests")),
-    ("plan", ("reconciler.retention", "reconciler.preconditions", "reconciler.read_scope",
+    ("plan", ("reconciler.retention", "reconciler.preconditions", "reconciler.read_scope", "reconciler.placement",
               "reconciler.replication", "reconciler.planner")),
     ("validate", ("reconciler.validation",)),
     ("apply", ("reconciler.apply", "reconciler.reassign")),

@@ -10,7 +10,7 @@ once and splits the plan by topic; the Spark engine plans each topic on its own
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
 from reconciler.drift.lowered_retention import lowered_retention
@@ -24,14 +24,16 @@ from reconciler.drift.model import (
     PendingChange,
     PendingTruncation,
     PlanDiagnostic,
+    ReplicaHealth,
     ReplicaProblem,
     RetentionLowered,
     TopicDrift,
     TruncationRow,
     UnverifiedPartition,
 )
+from reconciler.drift.replica_health import health_items, replica_health
 from reconciler.models.desired import DesiredState, DesiredTopic, UndeclaredConfigs
-from reconciler.models.observed import ConfigSource, ObservedState, ObservedTopic
+from reconciler.models.observed import ConfigSource, ObservedState, ObservedTopic, PartitionReassignment
 from reconciler.models.plan import (
     Action,
     AddPartitions,
@@ -63,7 +65,8 @@ def restrict_desired(desired: DesiredState, topic: str) -> DesiredState:
 def restrict_observed(observed: ObservedState, topic: str) -> ObservedState:
     topics = {topic: observed.topics[topic]} if topic in observed.topics else {}
     groups = {g: {topic: offsets[topic]} for g, offsets in observed.group_offsets.items() if topic in offsets}
-    return observed.model_copy(update={"topics": topics, "group_offsets": groups})
+    moving = {topic: observed.reassignments[topic]} if topic in observed.reassignments else {}
+    return observed.model_copy(update={"topics": topics, "group_offsets": groups, "reassignments": moving})
 
 
 def plan_one_topic(desired: DesiredState, observed: ObservedState, topic: str,
@@ -78,7 +81,8 @@ def drift_one_topic(desired: DesiredState, observed: ObservedState, topic: str,
     """Plan one topic on its own and classify what the plan and the snapshots show."""
     p = plan_one_topic(desired, observed, topic, options)
     return topic_drift(topic, desired.topics.get(topic), observed.topics.get(topic), p.actions, p.diagnostics,
-                       topic in p.unmanaged_topics, earlier, epoch_end_offsets, observed_at=observed.taken_at)
+                       topic in p.unmanaged_topics, earlier, epoch_end_offsets, observed_at=observed.taken_at,
+                       drain=desired.cluster.drain_brokers, reassigning=observed.reassignments.get(topic))
 
 
 # --- one topic ------------------------------------------------------------------------------------
@@ -87,10 +91,12 @@ def topic_drift(topic: str, desired: DesiredTopic | None, observed: ObservedTopi
                 diagnostics: list[Diagnostic], unmanaged: bool, earlier: ObservedTopic | None = None,
                 epoch_end_offsets: Mapping[int, int] | None = None,
                 epoch_unanswered: Mapping[int, str] | None = None,
-                observed_at: datetime | None = None) -> TopicDrift:
+                observed_at: datetime | None = None, drain: Sequence[int] = (),
+                reassigning: Mapping[int, PartitionReassignment] | None = None) -> TopicDrift:
     """Everything found for one topic, from the plan's actions and diagnostics for this topic and
     whether the plan lists it as unmanaged. `observed_at`: when the cluster was read, the instant
-    a retention lowered out of band is measured back from.
+    a retention lowered out of band is measured back from. `drain`: the cluster's drained
+    brokers; `reassigning`: the topic's reassignments in progress.
 
     `epoch_end_offsets` maps a partition to the end offset the current leader reported
     (OffsetForLeaderEpoch) for the leader epoch seen in `earlier`; -1 means unknown.
@@ -113,7 +119,7 @@ def topic_drift(topic: str, desired: DesiredTopic | None, observed: ObservedTopi
         partitions=len(observed.partitions) if observed else 0,
         unmanaged=unmanaged, changes=changes, config=config, truncation=truncation,
         truncation_rows=rows, replicas=_replica_problems(observed) if observed else [],
-        data_loss=data_loss, unverified=unverified,
+        health=replica_health(observed, drain, reassigning) if observed else None, data_loss=data_loss, unverified=unverified,
         retention=lowered_retention(observed, desired, actions, earlier, observed_at),
         diagnostics=[PlanDiagnostic(severity=d.severity.value, code=d.code, message=d.message, topic=d.topic,
                                     partition=d.partition) for d in diagnostics])
@@ -270,6 +276,7 @@ def assemble(cluster: str, cluster_id: str | None, observed_at: datetime | None,
     truncations = [t.truncation for t in topics if t.truncation is not None]
     rows = [r for t in topics for r in t.truncation_rows]
     replicas = [r for t in topics for r in t.replicas]
+    health = [t.health for t in topics if t.health is not None]
     data_loss = [s for t in topics for s in t.data_loss]
     retention = [t.retention for t in topics if t.retention is not None]
     unverified = [u for t in topics for u in t.unverified]
@@ -277,7 +284,8 @@ def assemble(cluster: str, cluster_id: str | None, observed_at: datetime | None,
                          key=lambda d: ([s.value for s in Severity].index(d.severity), d.topic or "",
                                         -1 if d.partition is None else d.partition, d.code, d.message))
     unmanaged = [t.topic for t in topics if t.unmanaged]
-    items = _items(cluster, changes, unmanaged, config, truncations, replicas, data_loss, diagnostics, retention)
+    items = _items(cluster, changes, unmanaged, config, truncations, replicas, data_loss, diagnostics, retention,
+                   health)
     counts = DriftCounts(
         pending_changes=len(changes), unmanaged_topics=len(unmanaged), config_drift=len(config),
         pending_truncations=len(truncations), truncation_records=sum(r.records for r in rows),
@@ -287,18 +295,20 @@ def assemble(cluster: str, cluster_id: str | None, observed_at: datetime | None,
         retention_lowered=len(retention), retention_records=sum(r.cut.known_records for r in retention),
         retention_bytes=sum(p.bytes_to_delete or 0 for r in retention for p in r.cut.partitions),
         unverified=len(unverified),
-        plan_errors=sum(d.severity == Severity.ERROR.value for d in diagnostics), items=len(items))
+        plan_errors=sum(d.severity == Severity.ERROR.value for d in diagnostics),
+        on_drained_brokers=sum(len(h.drained) for h in health), reassigning=sum(len(h.reassigning) for h in health),
+        leader_not_preferred=sum(len(h.not_preferred) for h in health), items=len(items))
     return ClusterDrift(
         cluster=cluster, cluster_id=cluster_id, observed_at=observed_at, since=since,
         topics_observed=sum(t.observed for t in topics), topics_managed=sum(t.managed for t in topics),
         partitions_observed=sum(t.partitions for t in topics), counts=counts, changes=changes,
         unmanaged_topics=unmanaged, config=config, truncations=truncations, truncation_rows=rows,
-        replicas=replicas, data_loss=data_loss, retention=retention, unverified=unverified, diagnostics=diagnostics,
-        items=items)
+        replicas=replicas, health=health, data_loss=data_loss, retention=retention, unverified=unverified,
+        diagnostics=diagnostics, items=items)
 
 
 def _items(cluster, changes, unmanaged, config, truncations, replicas, data_loss, diagnostics,
-           retention=()) -> list[DriftItem]:
+           retention=(), health: Sequence[ReplicaHealth] = ()) -> list[DriftItem]:
     items = [DriftItem(cluster=cluster, kind="data-loss", topic=s.topic, partition=s.partition,
                        records=s.records_lost,
                        detail=f"log ends below offset {s.earlier_high_watermark:,} seen under epoch {s.earlier_epoch} "
@@ -327,6 +337,7 @@ def _items(cluster, changes, unmanaged, config, truncations, replicas, data_loss
               for c in config]
     items += [DriftItem(cluster=cluster, kind="unmanaged-topic", topic=name, detail="in no manifest")
               for name in unmanaged]
+    items += health_items(cluster, health)
     order = {k: i for i, k in enumerate(ITEM_KINDS)}
     return sorted(items, key=lambda i: (order[i.kind], i.topic, -1 if i.partition is None else i.partition,
                                         i.key or ""))
@@ -389,6 +400,7 @@ def cluster_drift(desired: DesiredState, observed: ObservedState, cluster_plan: 
     topics = [topic_drift(
         name, desired.topics.get(name), observed.topics.get(name), actions.get(name, []),
         diagnostics.get(name, []), name in unmanaged, earlier.topics.get(name) if earlier else None,
-        ends.get(name), unanswered.get(name), observed.taken_at) for name in names]
+        ends.get(name), unanswered.get(name), observed.taken_at, desired.cluster.drain_brokers,
+        observed.reassignments.get(name)) for name in names]
     return assemble(observed.cluster, observed.cluster_id, observed.taken_at, earlier.taken_at if earlier else None,
                     topics)
