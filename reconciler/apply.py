@@ -13,9 +13,10 @@ Safety rules, in the order they act:
 3. Before the first write, every create, partition increase and config change still to run is
    validated by the brokers (validate_only). If they would refuse any, nothing is written: an
    irreversible partition increase must not be stranded by a config the brokers refuse later.
-4. Actions run in plan order: creates, partition increases, config changes, truncations, topic
-   deletions. A created topic is waited for in Metadata before anything else touches it. When an
-   action fails, the later actions on its topic are not sent.
+4. Actions run in plan order: creates, partition increases, replica reassignments, config
+   changes, truncations, topic deletions. A created topic is waited for in Metadata before
+   anything else touches it. When an action fails, the later actions on its topic are not sent;
+   nor while a reassignment is still in progress when apply stops waiting (reconciler.reassign).
 5. Truncation targets are the offsets fixed in the plan, never recomputed and never -1. Right
    before DeleteRecords each partition's current leader is asked OffsetForLeaderEpoch for the
    planned epoch; if that epoch now ends below the target, the log diverged after the plan and
@@ -38,10 +39,11 @@ from reconciler.models.plan import (
     CreateTopic,
     Diagnostic,
     Plan,
+    ReassignReplicas,
     TruncateRecords,
     unhandled,
 )
-from reconciler.models.result import ActionOutcome, ApplyResult, PartitionOutcome, Status
+from reconciler.models.result import ActionOutcome, ApplyResult, PartitionOutcome, Status, worst
 from reconciler.ports import BrokerError, ClusterPort, EpochCheck, ErrorKind
 from reconciler.preconditions import (
     delete_fraction_problems,
@@ -50,9 +52,9 @@ from reconciler.preconditions import (
     topic_changes,
     truncation_partition_problems,
 )
+from reconciler.reassign import ReassignOptions, reassign
 from reconciler.validation import broker_refusals, send_topic_requests
 
-_SEVERITY = [Status.ALREADY_SATISFIED, Status.APPLIED, Status.REFUSED, Status.FAILED]
 # Bounded rounds for DeleteRecords partitions whose leader moved or whose request timed out.
 LEADER_MOVE_ROUNDS = 3
 
@@ -61,6 +63,12 @@ LEADER_MOVE_ROUNDS = 3
 class ApplyOptions:
     allow_unfenced_truncation: bool = False  # for brokers without OffsetForLeaderEpoch
     topic_visible_timeout_s: float = 30.0
+    # Replica reassignments: a throttle rate overriding the plan's, how long to wait (None: the
+    # Cluster document's reassignment.wait), how often to look, and whether to elect preferred leaders.
+    throttle_bytes_per_s: int | None = None
+    reassignment_wait_s: float | None = None
+    reassignment_poll_s: float = 2.0
+    elect_leaders: bool = False
 
 
 Progress = Callable[[str], None]
@@ -78,7 +86,7 @@ def apply_plan(plan: Plan, cluster: ClusterPort, desired: DesiredState, options:
         raise PlanRejected(f"the plan is for cluster {plan.cluster}, the manifests given are {desired.cluster.name}'s; "
                            "nothing was changed.")
     progress(f"reading {plan.cluster} again to check the plan's preconditions")
-    now = cluster.observe_for_plan(plan)
+    now = cluster.observe_for_plan(plan)  # with the reassignments in progress, when the plan has any
     if plan.cluster_id and now.cluster_id and plan.cluster_id != now.cluster_id:
         raise PlanRejected(
             f"the plan was made for cluster id {plan.cluster_id} but {plan.cluster} now answers as "
@@ -104,7 +112,18 @@ def apply_plan(plan: Plan, cluster: ClusterPort, desired: DesiredState, options:
         return run.refuse_all(refusals)
 
     for kind in ActionKind:  # in apply order
-        if kind is ActionKind.TRUNCATE:  # one topic at a time, each partition fenced
+        if kind is ActionKind.REASSIGN_REPLICAS:  # started together, waited for together
+            items = run.pending(kind)
+            if items:
+                wait_s = (options.reassignment_wait_s if options.reassignment_wait_s is not None
+                          else desired.cluster.reassignment.wait_ms / 1000)
+                settings = ReassignOptions(throttle_bytes_per_s=options.throttle_bytes_per_s, wait_s=wait_s,
+                                           poll_s=options.reassignment_poll_s, elect_leaders=options.elect_leaders)
+                outcomes = reassign([a for _, a in items if isinstance(a, ReassignReplicas)], now, cluster, settings,
+                                    progress)
+                for index, action in items:
+                    run.settle(index, outcomes[action.topic])
+        elif kind is ActionKind.TRUNCATE:  # one topic at a time, each partition fenced
             for index, action in run.pending(kind):
                 assert isinstance(action, TruncateRecords)
                 progress(f"truncating {action.topic}: {len(action.partitions)} partition(s)")
@@ -125,8 +144,8 @@ def _send(cluster: ClusterPort, actions: list[Action], options: ApplyOptions) ->
             return answers
         case ActionKind.DELETE_TOPIC:
             return cluster.delete_topics([a.topic for a in actions])
-        case ActionKind.TRUNCATE:
-            raise ValueError("truncations are written per partition, fenced (_truncate)")
+        case ActionKind.REASSIGN_REPLICAS | ActionKind.TRUNCATE:
+            raise ValueError(f"{kind} is applied per partition (reconciler.reassign, _truncate)")
         case _:
             unhandled(kind)
 
@@ -146,9 +165,14 @@ class _Run:
 
     def settle(self, index: int, outcome: ActionOutcome) -> None:
         self.outcomes[index] = outcome
-        if outcome.status in (Status.REFUSED, Status.FAILED) and outcome.topic not in self.stopped:
-            earlier = outcome.kind.facts.label
+        if outcome.topic in self.stopped:
+            return
+        earlier = outcome.kind.facts.label
+        if outcome.status in (Status.REFUSED, Status.FAILED):
             self.stopped[outcome.topic] = f"not sent: the earlier {earlier} of {outcome.topic} was {outcome.status.value}"
+        elif outcome.status is Status.IN_PROGRESS:
+            self.stopped[outcome.topic] = (f"not sent: the earlier {earlier} of {outcome.topic} is still in progress; "
+                                           "the apply that finds it done sends this")
 
     def pending(self, kind: ActionKind | None = None) -> list[tuple[int, Action]]:
         """The actions (of this kind) still to run; those of a stopped topic are refused here."""
@@ -261,7 +285,7 @@ def _truncate(action: TruncateRecords, now: ObservedState, cluster: ClusterPort,
 
     partitions = [results[p] for p in sorted(results)]
     # The action is as bad as its worst partition (a partly refused truncation is refused).
-    status = max((r.status for r in partitions), key=_SEVERITY.index)
+    status = worst(r.status for r in partitions)
     counts = ", ".join(f"{sum(r.status is s for r in partitions)} {s.value}" for s in Status
                        if any(r.status is s for r in partitions))
     return ActionOutcome(kind=action.kind, topic=action.topic, status=status, message=counts, partitions=partitions)

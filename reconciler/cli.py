@@ -76,6 +76,35 @@ def _output_file(ctx, param, value: str | None) -> str | None:
     return value
 
 
+def _byte_rate(ctx, param, value: str | None) -> int | None:
+    """A size per second (50MiB, 10000000): a throttle of 0 would stop replication."""
+    if value is None:
+        return None
+    from reconciler.units import parse_bytes
+
+    try:
+        rate = parse_bytes(value)
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None
+    if rate < 1:
+        raise click.BadParameter("0 would stop replication; leave the option out for no throttle.")
+    return rate
+
+
+def _duration_s(ctx, param, value: str | None) -> float | None:
+    if value is None:
+        return None
+    from reconciler.units import parse_duration_ms
+
+    try:
+        ms = parse_duration_ms(value)
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None
+    if ms < 0:
+        raise click.BadParameter("a wait cannot be negative; 0 submits and does not wait.")
+    return ms / 1000
+
+
 def _server_list(ctx, param, value: str | None) -> list[str] | None:
     """host:port,... as a list; each is checked when connecting, where an empty one is refused."""
     return [s.strip() for s in value.split(",")] if value else None
@@ -250,6 +279,17 @@ class _TerminalReview:
 @click.option("--auto-approve", is_flag=True, help="Apply a freshly made plan without asking.")
 @click.option("--allow-unfenced-truncation", is_flag=True,
               help="Truncate even on brokers without OffsetForLeaderEpoch (a diverged log goes undetected).")
+@click.option("--throttle", "throttle", metavar="SIZE", callback=_byte_rate,
+              help="Replication throttle per broker while replicas are copied, e.g. 50MiB (per second); "
+                   "overrides the Cluster document's reassignment.throttle.")
+@click.option("--reassignment-wait", "reassignment_wait_s", metavar="DURATION", callback=_duration_s,
+              help="How long to wait for replica reassignments before reporting them in progress, e.g. 10m "
+                   "(default: the Cluster document's reassignment.wait, else 5m).")
+@click.option("--elect-leaders", is_flag=True,
+              help="After replicas are reassigned, elect each moved partition's preferred leader.")
+@click.option("--cancel-reassignments", is_flag=True,
+              help="Cancel the replica reassignments in progress on the managed topics (their replicas revert) "
+                   "and remove their throttles; plans nothing else. Needs --cluster, no PLAN_FILE.")
 @click.option("--format", "fmt", type=FORMATS, default="text", show_default=True, help="Format of the result.")
 @click.option("-o", "--output", type=click.Path(), callback=_output_file,
               help="Write the result in --format to FILE; the text result goes to stdout.")
@@ -257,21 +297,36 @@ class _TerminalReview:
 @handle_errors
 def apply(plan_file: str | None, manifests_dir: str, cluster: str | None, bootstrap_servers: list[str] | None,
           auto_approve: bool, allow_unfenced_truncation: bool, fmt: str, output: str | None,
-          color: bool | None = None) -> Outcome:
+          color: bool | None = None, throttle: int | None = None, reassignment_wait_s: float | None = None,
+          elect_leaders: bool = False, cancel_reassignments: bool = False) -> Outcome:
     """Apply a saved plan exactly, or plan, show, confirm and apply.
 
     Every action's preconditions are checked against a fresh read and the current manifests
     first; an action the cluster moved away from, or that the manifests no longer ask for or
     allow, is refused (and the later actions on its topic), the rest still run. The brokers
     validate every write (validate_only) before the first one is sent; if they would refuse any,
-    nothing is written. Exit 0 when every action applied (or was already satisfied), 1 otherwise.
+    nothing is written. Replica reassignments are throttled (--throttle), waited for up to
+    --reassignment-wait and otherwise reported in progress: apply again to wait for them and
+    remove the throttles. Exit 0 when every action applied, was already satisfied or is a
+    reassignment still in progress; 1 otherwise.
     """
-    from reconciler.app.apply import apply_changes
     from reconciler.render import render_apply_result
 
+    if cancel_reassignments:
+        from reconciler.app.apply import cancel_reassignments as cancel
+
+        if plan_file:
+            raise ReconcilerError("--cancel-reassignments takes no plan file: it cancels what is in progress on the "
+                                  "topics the manifests declare; name the cluster with --cluster.")
+        cancelled = cancel(manifests_dir, cluster, _connector(bootstrap_servers), throttle, progress=_progress)
+        _show(lambda f, c: render_apply_result(cancelled.result, f, color=c), fmt, output, use_color(color))
+        return cancelled.kind
+    from reconciler.app.apply import ApplyOptions, apply_changes
+
+    options = ApplyOptions(allow_unfenced_truncation=allow_unfenced_truncation, throttle_bytes_per_s=throttle,
+                           reassignment_wait_s=reassignment_wait_s, elect_leaders=elect_leaders)
     outcome = apply_changes(manifests_dir, plan_file, cluster, _connector(bootstrap_servers),
-                            _TerminalReview(auto_approve, use_color(color)), allow_unfenced_truncation,
-                            progress=_progress)
+                            _TerminalReview(auto_approve, use_color(color)), options, progress=_progress)
     result = outcome.result
     if result is not None:
         _show(lambda f, c: render_apply_result(result, f, color=c), fmt, output, use_color(color))

@@ -20,6 +20,8 @@ Decisions worth knowing:
   for it: whether it exists is unknown, so it is never created. An action whose ACL operation the
   read shows missing (`reconciler.rights`) is an error under that action; it stays in the plan,
   which cannot be applied, so the reviewer sees what the grant would let it do.
+- A replication-factor change, a pinned replica_assignment or a drained broker becomes one
+  reassignment per topic, placed and checked by `reconciler.replication`.
 - Each truncation rule says "records before X may go"; several rules on one topic combine to
   the largest X per partition. A target at or below the log start is already satisfied; one
   above the high watermark is an error. A time rule that finds no record at or after its time
@@ -66,6 +68,7 @@ from reconciler.models.plan import (
     TruncateRecords,
 )
 from reconciler.policy import is_protected
+from reconciler.replication import ReplicaPlanner
 from reconciler.units import epoch_ms
 
 
@@ -94,7 +97,7 @@ def plan(desired: DesiredState, observed: ObservedState, options: PlanOptions = 
     diagnostics: list[Diagnostic] = []
     taken = observed.taken_at
     context = _Context(desired, observed, retention.inherited_values(observed),
-                       epoch_ms(taken) if taken is not None else None)
+                       epoch_ms(taken) if taken is not None else None, ReplicaPlanner(desired, observed))
     hidden = set(observed.hidden_topics)
     for name in sorted(desired.topics):
         if name in hidden:
@@ -133,6 +136,7 @@ class _Context:
     observed: ObservedState
     inherited: dict[str, str]  # key -> what a topic inherits once its override goes
     now_ms: int | None  # the instant retention is measured back from: when the cluster was read
+    replicas: ReplicaPlanner  # one placement for the whole plan: topics share the balance
 
 
 def _check_rights(context: _Context, want: DesiredTopic, out: _TopicPlan) -> None:
@@ -192,13 +196,11 @@ def _plan_topic(context: _Context, want: DesiredTopic, have: ObservedTopic | Non
                  f"{want.name} has {current} partitions and the manifest asks for {want.partitions}; Kafka "
                  "cannot remove partitions. Set partitions to at least the current count, or recreate the "
                  "topic under a new name", want)
-    if want.replication_factor != have.replication_factor:
-        out.diag(Severity.ERROR, DiagnosticCode.REPLICATION_FACTOR_CHANGE,
-                 f"{want.name} has replication factor {have.replication_factor} and the manifest asks for "
-                 f"{want.replication_factor}; changing it is not supported yet (reassign replicas with "
-                 "kafka-reassign-partitions), so set the manifest to the current value for now", want)
-
     changes = _config_changes(want, have, out)
+    replicas = context.replicas.plan(want, have, changes)
+    out.diagnostics.extend(replicas.diagnostics)
+    if replicas.action is not None:
+        out.actions.append(replicas.action)
     if changes:
         out.actions.append(_alter_configs(context, want, have, changes, out))
 

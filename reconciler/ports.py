@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Protocol
+from typing import Literal, Protocol
 
 from reconciler.models.observed import ObservedState
 from reconciler.models.plan import AddPartitions, AlterConfigs, CreateTopic, Plan
@@ -57,6 +57,49 @@ class DeleteOutcome:
     error: BrokerError | None = None
 
 
+@dataclass(frozen=True)
+class Reassignment:
+    """One partition's reassignment in progress, as ListPartitionReassignments tells it (KIP-455):
+    `replicas` is the target followed by the replicas being removed."""
+
+    replicas: tuple[int, ...]
+    adding: tuple[int, ...]
+    removing: tuple[int, ...]
+
+    @property
+    def original(self) -> list[int]:
+        """The replicas before it started (what a cancel reverts to)."""
+        return [b for b in self.replicas if b not in self.adding]
+
+    @property
+    def target(self) -> list[int]:
+        return [b for b in self.replicas if b not in self.removing]
+
+
+class ConfigOp(str, Enum):
+    """IncrementalAlterConfigs' operations; APPEND and SUBTRACT change one entry of a list config."""
+
+    SET = "set"
+    DELETE = "delete"
+    APPEND = "append"
+    SUBTRACT = "subtract"
+
+
+@dataclass(frozen=True)
+class ConfigChangeOp:
+    key: str
+    op: ConfigOp
+    value: str | None = None  # None for DELETE
+
+
+@dataclass(frozen=True, order=True)
+class ConfigResource:
+    """A topic's configs, or one broker's own (sent to that broker: another refuses it)."""
+
+    kind: Literal["topic", "broker"]
+    name: str
+
+
 class ClusterPort(Protocol):
     """What apply and validation need from a cluster connection (implemented by the Kafka adapter)."""
 
@@ -70,6 +113,24 @@ class ClusterPort(Protocol):
     def delete_records(self, targets: dict[TopicPartition, int]) -> dict[TopicPartition, DeleteOutcome]: ...
     def log_start_offsets(self, partitions: list[TopicPartition]) -> dict[TopicPartition, int]: ...
     def delete_topics(self, names: list[str]) -> dict[str, BrokerError | None]: ...
+    # Replica reassignment (reconciler.reassign).
+    def list_reassignments(self, topics: list[str]) -> dict[TopicPartition, Reassignment]: ...
+    def alter_reassignments(self, targets: dict[TopicPartition, list[int] | None]
+                            ) -> dict[TopicPartition, BrokerError | None]:
+        """Start (replicas) or cancel (None) reassignments. A cancel of a partition with none in
+        progress is no error (None): the partition's replicas tell what happened."""
+    def partition_replicas(self, topics: list[str]) -> dict[TopicPartition, list[int]]: ...
+    def live_brokers(self) -> list[int]:
+        """The brokers Metadata lists (a stopped one is not among them)."""
+    def replica_sizes(self, replicas: dict[TopicPartition, list[int]]) -> dict[tuple[TopicPartition, int], int]:
+        """Bytes on disk of each (partition, broker) replica asked for that answered."""
+    def elect_preferred_leaders(self, partitions: list[TopicPartition]) -> dict[TopicPartition, BrokerError | None]:
+        """None where the preferred replica leads now (elected, or it already did)."""
+    def describe_config_values(self, resources: list[ConfigResource], keys: list[str]
+                               ) -> dict[ConfigResource, dict[str, str]]:
+        """The given keys' values that are set on each resource (an unset key is left out)."""
+    def alter_config_ops(self, changes: dict[ConfigResource, list[ConfigChangeOp]]
+                         ) -> dict[ConfigResource, BrokerError | None]: ...
 
 
 def create_topic_batches(actions: list[CreateTopic]) -> list[list[CreateTopic]]:

@@ -15,6 +15,11 @@ A retention step (a topic lowering retention gradually) must still follow from t
 effective limit now is the one it was planned from, the manifests still ask for the value it steps
 toward and still opt into stepping, and the policy's current max_retention_decrease still allows it.
 
+A replica reassignment must still start from the replicas the plan saw: each partition's replicas
+are its `before` with no reassignment in progress (or already its `after`: nothing left to do).
+A partition the plan found moving toward its target (`in_progress`) must still be moving there, or
+have arrived. Otherwise someone else moved it, and the whole action is refused, naming the partitions.
+
 A retention cut's estimate is made again from the fresh read: the brokers apply the new limit to
 the log as it is at apply time, which may hold older records than at plan time. It is refused when
 that estimate now passes the policy's max_delete_fraction, or cannot be made while a limit applies.
@@ -33,6 +38,7 @@ from reconciler.models.plan import (
     ConfigChange,
     CreateTopic,
     DeleteTopic,
+    ReassignReplicas,
     RetentionStep,
     TruncateRecords,
     unhandled,
@@ -59,6 +65,8 @@ def topic_changes(action: Action, now: ObservedState) -> list[str]:
         current = config.value if config is not None and config.set_on_topic else None
         if not same_config_value(key, planned, current):
             moved.append(f"{action.topic}: {key} is {_shown(current)} on the topic, the plan saw {_shown(planned)}")
+    if isinstance(action, ReassignReplicas):
+        moved += replica_changes(action, now)
     if isinstance(action, AlterConfigs) and action.retention is not None:
         for step in action.retention.steps:
             config = topic.configs.get(step.key)
@@ -69,6 +77,34 @@ def topic_changes(action: Action, now: ObservedState) -> list[str]:
                              f"{step.current}, so it no longer follows from the cluster's value. Plan again for the "
                              "next step")
     return moved
+
+
+def replica_changes(action: ReassignReplicas, now: ObservedState) -> list[str]:
+    """The partitions of a reassignment whose replicas moved since the plan."""
+    topic = now.topics[action.topic]
+    moving = now.reassignments.get(action.topic, {})
+    found = []
+    for move in action.partitions:
+        if move.partition >= len(topic.partitions):
+            found.append(f"{action.topic}-{move.partition} no longer exists")
+            continue
+        replicas = topic.partitions[move.partition].replicas
+        running = moving.get(move.partition)
+        target = now.target_replicas(action.topic, move.partition)
+        where = f"{action.topic}-{move.partition}"
+        if running is None and replicas == move.after:
+            continue  # already there: nothing left to do
+        if move.in_progress:
+            if running is None:
+                found.append(f"{where}: the reassignment to {move.after} that the plan saw running has ended with "
+                             f"replicas {replicas} (cancelled?)")
+            elif target != move.after:
+                found.append(f"{where} is now being reassigned to {target}, not to {move.after} as the plan saw")
+        elif running is not None:
+            found.append(f"{where}: a reassignment to {target} started since the plan (replicas now {replicas})")
+        elif replicas != move.before:
+            found.append(f"{where} has replicas {replicas}, the plan saw {move.before}")
+    return found
 
 
 def truncation_partition_problems(action: TruncateRecords, now: ObservedState) -> dict[int, str]:
@@ -108,7 +144,7 @@ def manifest_refusals(action: Action, desired: DesiredState) -> list[str]:
             found = [f"the manifests no longer ask for {_change(c)} on {action.topic}"
                      for c in action.changes if c.key not in steps and not _still_declared(c.key, c.after, topic)]
             found += [problem for step in steps.values() for problem in _step_refusals(action.topic, step, topic, desired)]
-        case CreateTopic() | AddPartitions() | AlterConfigs():
+        case CreateTopic() | AddPartitions() | ReassignReplicas() | AlterConfigs():
             return []  # nothing is lost if the manifests changed since: the next plan undoes it
         case _:
             unhandled(action)

@@ -19,6 +19,12 @@ testable without a cluster and keeps the adapter free of manifest knowledge.
   even when sizes were not asked for.
 - `cluster_operations`: read the cluster's authorized operations (DescribeCluster), which tell
   whether the principal may create topics: for reads that may plan creations.
+- `reassignments`: read the reassignments in progress of the scope's topics (ListPartitionReassignments,
+  one request): planning a declared topic needs them, so does apply's re-read of a reassignment.
+- `replicas`: declared topic -> what its replicas must be (`ReplicaWant`), with the cluster's
+  `drain_brokers`. Whether a topic's replicas move shows only in Metadata, so `with_moving_sizes`
+  adds those topics to `size_topics` once it is read (a reassignment shows the data it copies),
+  in the same DescribeLogDirs requests.
 
 A topic lowering retention.ms step by step (`retention_stepping: gradual`) is estimated at the
 step, which depends on the value on the cluster: `step_scope` asks for those lookups in a second
@@ -26,8 +32,8 @@ read once the first has shown the value, and only when a step is due.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from reconciler import kafka_configs, retention
 from reconciler.models.desired import (
@@ -40,8 +46,16 @@ from reconciler.models.desired import (
     UndeclaredConfigs,
 )
 from reconciler.models.observed import ObservedState
-from reconciler.models.plan import ActionKind, AlterConfigs, Plan
+from reconciler.models.plan import ActionKind, AlterConfigs, Plan, ReassignReplicas
 from reconciler.units import epoch_ms
+
+
+@dataclass(frozen=True)
+class ReplicaWant:
+    """A declared topic's replication factor and pinned replica lists (partition -> brokers)."""
+
+    replication_factor: int
+    pinned: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -54,6 +68,16 @@ class ReadScope:
     now_ms: int | None = None
     size_topics: frozenset[str] = frozenset()
     cluster_operations: bool = False
+    reassignments: bool = False
+    replicas: Mapping[str, ReplicaWant] = field(default_factory=dict)
+    drain_brokers: frozenset[int] = frozenset()
+
+    def with_moving_sizes(self, replicas: Mapping[str, Sequence[Sequence[int]]]) -> ReadScope:
+        """This scope, also sizing the topics whose replicas (topic -> per partition, from Metadata)
+        are not what `replicas` declares, or sit on a drained broker."""
+        moving = {name for name, lists in replicas.items()
+                  if name in self.replicas and _replicas_move(self.replicas[name], lists, self.drain_brokers)}
+        return replace(self, size_topics=self.size_topics | moving) if moving - self.size_topics else self
 
     def wants(self, topic: str) -> bool:
         """Whether the read depends on this topic (its configs are read, its errors count)."""
@@ -95,7 +119,15 @@ def desired_scope(desired: DesiredState, now_ms: int | None = None) -> ReadScope
         epoch_topics=frozenset(epoch_topics),
         groups={g: frozenset(t) for g, t in sorted(groups.items())},
         now_ms=now_ms, size_topics=frozenset(size_topics),
-        cluster_operations=any(t.state is TopicState.PRESENT for t in desired.topics.values()))
+        cluster_operations=any(t.state is TopicState.PRESENT for t in desired.topics.values()), reassignments=True,
+        replicas={name: ReplicaWant(topic.replication_factor, {p: tuple(b) for p, b in topic.replica_assignment.items()})
+                  for name, topic in sorted(desired.topics.items()) if topic.state is TopicState.PRESENT},
+        drain_brokers=frozenset(desired.cluster.drain_brokers))
+
+
+def _replicas_move(want: ReplicaWant, replicas: Sequence[Sequence[int]], drain: frozenset[int]) -> bool:
+    return any(len(brokers) != want.replication_factor or not drain.isdisjoint(brokers)
+               or (i in want.pinned and tuple(brokers) != want.pinned[i]) for i, brokers in enumerate(replicas))
 
 
 def step_scope(desired: DesiredState, seen: ObservedState) -> ReadScope | None:
@@ -128,7 +160,9 @@ def step_scope(desired: DesiredState, seen: ObservedState) -> ReadScope | None:
     # Group offsets are the cluster's, not a topic's: the first read's stay.
     return ReadScope(topics=names, list_all=False, now_ms=now_ms,
                      timestamps={n: tuple(sorted({*scope.timestamps.get(n, ()), lookup})) for n, lookup in steps.items()},
-                     epoch_topics=scope.epoch_topics & names, size_topics=scope.size_topics & names)
+                     epoch_topics=scope.epoch_topics & names, size_topics=scope.size_topics & names,
+                     reassignments=True, replicas={n: w for n, w in scope.replicas.items() if n in names},
+                     drain_brokers=scope.drain_brokers)
 
 
 def _may_change_retention(topic: DesiredTopic) -> bool:
@@ -167,7 +201,7 @@ def plan_scope(plan: Plan, now_ms: int | None = None) -> ReadScope:
     """What apply re-reads before writing: the plan's topics, and leader-epoch proof for the
     topics it writes fenced by epoch (truncations). Truncation targets are fixed in the plan, so no
     truncation timestamps or groups; retention cuts are estimated again (with `now_ms`), so their
-    time lookups and sizes are read."""
+    time lookups and sizes are read; reassignments are checked against those in progress."""
     timestamps: dict[str, tuple[int, ...]] = {}
     size_topics = set()
     for action in plan.actions:
@@ -180,7 +214,8 @@ def plan_scope(plan: Plan, now_ms: int | None = None) -> ReadScope:
         topics=frozenset(a.topic for a in plan.actions), list_all=False,
         epoch_topics=frozenset(a.topic for a in plan.actions if a.kind.facts.epoch_fenced),
         timestamps=dict(sorted(timestamps.items())), now_ms=now_ms, size_topics=frozenset(size_topics),
-        cluster_operations=any(a.kind is ActionKind.CREATE_TOPIC for a in plan.actions))
+        cluster_operations=any(a.kind in (ActionKind.CREATE_TOPIC, ActionKind.REASSIGN_REPLICAS) for a in plan.actions),
+        reassignments=any(isinstance(a, ReassignReplicas) for a in plan.actions))
 
 
 def timestamp_slots(timestamps: Mapping[str, tuple[int, ...]]) -> int:

@@ -7,6 +7,7 @@ from DescribeCluster), so a plan can say before anything is sent that an action 
 | --- | --- |
 | create topic | CREATE on the cluster or on the topic |
 | add partitions | ALTER on the topic |
+| reassign replicas | ALTER on the cluster (AlterPartitionReassignments) |
 | alter configs | ALTER_CONFIGS on the topic |
 | truncate (DeleteRecords) | DELETE on the topic |
 | delete topic | DELETE on the topic |
@@ -26,11 +27,12 @@ _ACL_TOOL_NAME = {"CREATE": "Create", "ALTER": "Alter", "ALTER_CONFIGS": "AlterC
 
 
 def needed(kind: ActionKind) -> str:
-    """The operation an action of this kind needs on its topic (for creation: or on the cluster)."""
+    """The operation an action of this kind needs on its topic (for creation: or on the cluster;
+    for a reassignment: on the cluster)."""
     match kind:
         case ActionKind.CREATE_TOPIC:
             return "CREATE"
-        case ActionKind.ADD_PARTITIONS:
+        case ActionKind.ADD_PARTITIONS | ActionKind.REASSIGN_REPLICAS:
             return "ALTER"
         case ActionKind.ALTER_CONFIGS:
             return "ALTER_CONFIGS"
@@ -60,6 +62,9 @@ def lacking(kind: ActionKind, topic: str, observed: ObservedState) -> str | None
     that is not known)."""
     operation = needed(kind)
     on_topic = observed.operations(topic)
+    if kind is ActionKind.REASSIGN_REPLICAS:
+        on_cluster = observed.cluster_authorized_operations
+        return None if on_cluster is None or operation in on_cluster else operation
     if kind is ActionKind.CREATE_TOPIC:
         on_cluster = observed.cluster_authorized_operations
         if on_topic is None or on_cluster is None:
@@ -69,9 +74,11 @@ def lacking(kind: ActionKind, topic: str, observed: ObservedState) -> str | None
 
 
 def missing_right_message(kind: ActionKind, topic: str, operation: str, spec: ClusterSpec) -> str:
-    where = f"on the cluster or on topic {topic}" if kind is ActionKind.CREATE_TOPIC else f"on topic {topic}"
+    on_cluster = kind is ActionKind.REASSIGN_REPLICAS
+    where = ("on the cluster" if on_cluster else f"on the cluster or on topic {topic}"
+             if kind is ActionKind.CREATE_TOPIC else f"on topic {topic}")
     return (f"not authorised to {kind.facts.heading} {topic}: the principal lacks {operation} {where}, so the "
-            f"brokers would refuse it; grant it ({grant(spec, operation, topic)}) and plan again")
+            f"brokers would refuse it; grant it ({grant(spec, operation, None if on_cluster else topic)}) and plan again")
 
 
 def refusal(kind: ActionKind, topic: str, observed: ObservedState, spec: ClusterSpec) -> str | None:

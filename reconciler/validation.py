@@ -21,6 +21,7 @@ from reconciler.models.plan import (
     Diagnostic,
     DiagnosticCode,
     Plan,
+    ReassignReplicas,
     Severity,
     TruncateRecords,
     broker_refusal,
@@ -44,7 +45,7 @@ def send_topic_requests(cluster: ClusterPort, actions: Sequence[Action],
                 grows.append(action)
             case AlterConfigs():
                 alters.append(action)
-            case TruncateRecords() | DeleteTopic():
+            case ReassignReplicas() | TruncateRecords() | DeleteTopic():
                 raise ValueError(f"{action.kind} has no validate_only request")
             case _:
                 unhandled(action)

@@ -1,5 +1,6 @@
 """`reconcile apply`: a saved plan applied exactly, or a fresh plan made, reviewed and applied;
-then planned again to tell whether the cluster converged."""
+then planned again to tell whether the cluster converged. `--cancel-reassignments` instead
+cancels the replica reassignments in progress on the managed topics."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from reconciler.manifests import load_manifests
 from reconciler.models.plan import Plan
 from reconciler.models.result import ApplyResult
 from reconciler.planner import plan as make_plan
+from reconciler.reassign import cancel
 from reconciler.validation import validate_on_brokers
 
 
@@ -39,8 +41,17 @@ class ApplyOutcome:
         return Outcome.DONE if self.result.succeeded else Outcome.FAILED
 
 
+@dataclass(frozen=True)
+class CancelOutcome:
+    result: ApplyResult  # one outcome per topic that had reassignments in progress
+
+    @property
+    def kind(self) -> Outcome:
+        return Outcome.DONE if self.result.succeeded else Outcome.FAILED
+
+
 def apply_changes(manifests_dir: str, plan_file: str | None, cluster: str | None, connect: Connect, review: Review,
-                  allow_unfenced_truncation: bool = False, progress: Progress = lambda _: None) -> ApplyOutcome:
+                  options: ApplyOptions | None = None, progress: Progress = lambda _: None) -> ApplyOutcome:
     """Every action's preconditions are checked against a fresh read and the current manifests
     first (see `reconciler.apply`); the brokers validate every write before the first one is sent."""
     manifests = load_manifests(manifests_dir)
@@ -66,7 +77,21 @@ def apply_changes(manifests_dir: str, plan_file: str | None, cluster: str | None
             if not to_apply.has_changes or to_apply.has_errors:
                 return ApplyOutcome(result=None, plan=to_apply)
             review.approve(to_apply, desired.cluster.name)
-        options = ApplyOptions(allow_unfenced_truncation=allow_unfenced_truncation)
-        result = apply_plan(to_apply, kafka, desired, options, progress=progress)
+        result = apply_plan(to_apply, kafka, desired, options or ApplyOptions(), progress=progress)
         follow_up = make_plan(desired, kafka.observe_desired(desired))
     return ApplyOutcome(result=result.model_copy(update={"follow_up": follow_up}), plan=to_apply)
+
+
+def cancel_reassignments(manifests_dir: str, cluster: str | None, connect: Connect,
+                         throttle_bytes_per_s: int | None = None, progress: Progress = lambda _: None) -> CancelOutcome:
+    """Cancel the reassignments in progress on the topics the manifests declare for `cluster`
+    (Kafka records no owner: these are the ones this tool may have started, and any other one
+    there works against the manifests too), remove their throttles, then plan again: the
+    manifests still ask for what was cancelled until they change."""
+    manifests = load_manifests(manifests_dir)
+    desired = manifests.desired_state(require_cluster(manifests, cluster))
+    rate = throttle_bytes_per_s or desired.cluster.reassignment.throttle_bytes_per_s
+    with connect(desired.cluster) as kafka:
+        outcomes = cancel(sorted(desired.topics), kafka, rate, progress)
+        follow_up = make_plan(desired, kafka.observe_desired(desired))
+    return CancelOutcome(ApplyResult(cluster=desired.cluster.name, outcomes=outcomes, follow_up=follow_up))

@@ -12,7 +12,7 @@ both engines compute per topic alike.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
 from reconciler.drift import changelog
@@ -28,14 +28,16 @@ from reconciler.drift.model import (
     PendingChange,
     PendingTruncation,
     PlanDiagnostic,
+    ReplicaHealth,
     ReplicaProblem,
     RetentionLowered,
     TopicDrift,
     TruncationRow,
     UnverifiedPartition,
 )
+from reconciler.drift.replica_health import health_items, replica_health
 from reconciler.models.desired import DesiredState, DesiredTopic, UndeclaredConfigs
-from reconciler.models.observed import ConfigSource, ObservedState, ObservedTopic
+from reconciler.models.observed import ConfigSource, ObservedState, ObservedTopic, PartitionReassignment
 from reconciler.models.plan import (
     Action,
     AddPartitions,
@@ -45,11 +47,13 @@ from reconciler.models.plan import (
     Diagnostic,
     DiagnosticCode,
     Plan,
+    ReassignReplicas,
     Severity,
     TruncateRecords,
     unhandled,
 )
 from reconciler.planner import PlanOptions, plan, same_config_value
+from reconciler.render.values import reassignment_headline
 
 _BROKER_SOURCES = {ConfigSource.DYNAMIC_BROKER_CONFIG.name, ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG.name,
                    ConfigSource.STATIC_BROKER_CONFIG.name}
@@ -66,9 +70,10 @@ def restrict_observed(observed: ObservedState, topic: str) -> ObservedState:
     topics = {topic: observed.topics[topic]} if topic in observed.topics else {}
     groups = {g: {topic: offsets[topic]} for g, offsets in observed.group_offsets.items() if topic in offsets}
     absent = observed.absent_topic_operations
+    moving = {topic: observed.reassignments[topic]} if topic in observed.reassignments else {}
     return observed.model_copy(update={
         "topics": topics, "group_offsets": groups, "hidden_topics": [t for t in observed.hidden_topics if t == topic],
-        "absent_topic_operations": {topic: absent[topic]} if topic in absent else {}})
+        "absent_topic_operations": {topic: absent[topic]} if topic in absent else {}, "reassignments": moving})
 
 
 def plan_one_topic(desired: DesiredState, observed: ObservedState, topic: str,
@@ -88,7 +93,8 @@ def drift_one_topic(desired: DesiredState, observed: ObservedState, topic: str,
     return topic_drift(topic, desired.topics.get(topic), now, p.actions, p.diagnostics,
                        topic in p.unmanaged_topics, earlier, epoch_end_offsets, observed_at=observed.taken_at,
                        change_log=changelog.topic_changes(topic, earlier, now) if compare else None,
-                       hidden=topic in observed.hidden_topics)
+                       hidden=topic in observed.hidden_topics, drain=desired.cluster.drain_brokers,
+                       reassigning=observed.reassignments.get(topic))
 
 
 # --- one topic ------------------------------------------------------------------------------------
@@ -98,10 +104,12 @@ def topic_drift(topic: str, desired: DesiredTopic | None, observed: ObservedTopi
                 epoch_end_offsets: Mapping[int, int] | None = None,
                 epoch_unanswered: Mapping[int, str] | None = None,
                 observed_at: datetime | None = None, change_log: list[ChangeLogEntry] | None = None,
-                hidden: bool = False) -> TopicDrift:
+                hidden: bool = False, drain: Sequence[int] = (),
+                reassigning: Mapping[int, PartitionReassignment] | None = None) -> TopicDrift:
     """Everything found for one topic, from the plan's actions and diagnostics for this topic and
     whether the plan lists it as unmanaged. `observed_at`: when the cluster was read, the instant
     a retention lowered out of band is measured back from. `hidden`: the principal may not see it.
+    `drain`: the cluster's drained brokers; `reassigning`: the topic's reassignments in progress.
 
     `epoch_end_offsets` maps a partition to the end offset the current leader reported
     (OffsetForLeaderEpoch) for the leader epoch seen in `earlier`; -1 means unknown.
@@ -125,7 +133,7 @@ def topic_drift(topic: str, desired: DesiredTopic | None, observed: ObservedTopi
         partitions=len(observed.partitions) if observed else 0,
         unmanaged=unmanaged, changes=changes, config=config, truncation=truncation,
         truncation_rows=rows, replicas=_replica_problems(observed) if observed else [],
-        data_loss=data_loss, unverified=unverified,
+        health=replica_health(observed, drain, reassigning) if observed else None, data_loss=data_loss, unverified=unverified,
         retention=lowered_retention(observed, desired, actions, earlier, observed_at),
         change_log=change_log or [],
         diagnostics=[PlanDiagnostic(severity=d.severity.value, code=d.code, message=d.message, topic=d.topic,
@@ -139,6 +147,8 @@ def _summarise(action: Action) -> PendingChange:
                        + (f", {len(action.configs)} configs" if action.configs else ""))
         case AddPartitions():
             summary = f"partitions {action.before} -> {action.after}"
+        case ReassignReplicas():
+            summary = reassignment_headline(action)
         case AlterConfigs():
             summary = ", ".join(f"set {c.key}={'(sensitive)' if c.sensitive else c.after}" if c.op == "set"
                                 else f"delete {c.key}" for c in action.changes)
@@ -281,6 +291,7 @@ def assemble(cluster: str, cluster_id: str | None, observed_at: datetime | None,
     truncations = [t.truncation for t in topics if t.truncation is not None]
     rows = [r for t in topics for r in t.truncation_rows]
     replicas = [r for t in topics for r in t.replicas]
+    health = [t.health for t in topics if t.health is not None]
     data_loss = [s for t in topics for s in t.data_loss]
     retention = [t.retention for t in topics if t.retention is not None]
     unverified = [u for t in topics for u in t.unverified]
@@ -291,7 +302,7 @@ def assemble(cluster: str, cluster_id: str | None, observed_at: datetime | None,
     change_log = [e for t in topics for e in t.change_log]
     hidden = [t.topic for t in topics if t.hidden]
     items = _items(cluster, changes, unmanaged, config, truncations, replicas, data_loss, diagnostics, retention,
-                   hidden)
+                   hidden, health)
     counts = DriftCounts(
         pending_changes=len(changes), unmanaged_topics=len(unmanaged), config_drift=len(config),
         pending_truncations=len(truncations), truncation_records=sum(r.records for r in rows),
@@ -303,18 +314,20 @@ def assemble(cluster: str, cluster_id: str | None, observed_at: datetime | None,
         unverified=len(unverified), change_log=len(change_log), changed_topics=sum(bool(t.change_log) for t in topics),
         not_visible=len(hidden),
         plan_errors=sum(d.severity == Severity.ERROR.value and d.code != DiagnosticCode.NOT_AUTHORISED
-                        for d in diagnostics), items=len(items))
+                        for d in diagnostics),
+        on_drained_brokers=sum(len(h.drained) for h in health), reassigning=sum(len(h.reassigning) for h in health),
+        leader_not_preferred=sum(len(h.not_preferred) for h in health), items=len(items))
     return ClusterDrift(
         cluster=cluster, cluster_id=cluster_id, observed_at=observed_at, since=since,
         topics_observed=sum(t.observed for t in topics), topics_managed=sum(t.managed for t in topics),
         partitions_observed=sum(t.partitions for t in topics), sizes_refused=sizes_refused, counts=counts,
         changes=changes, unmanaged_topics=unmanaged, not_visible_topics=hidden, config=config,
-        truncations=truncations, truncation_rows=rows, replicas=replicas, data_loss=data_loss, retention=retention,
-        unverified=unverified, diagnostics=diagnostics, items=items, change_log=change_log)
+        truncations=truncations, truncation_rows=rows, replicas=replicas, health=health, data_loss=data_loss,
+        retention=retention, unverified=unverified, diagnostics=diagnostics, items=items, change_log=change_log)
 
 
 def _items(cluster, changes, unmanaged, config, truncations, replicas, data_loss, diagnostics,
-           retention=(), hidden=()) -> list[DriftItem]:
+           retention=(), hidden=(), health: Sequence[ReplicaHealth] = ()) -> list[DriftItem]:
     items = [DriftItem(cluster=cluster, kind="data-loss", topic=s.topic, partition=s.partition,
                        records=s.records_lost,
                        detail=f"log ends below offset {s.earlier_high_watermark:,} seen under epoch {s.earlier_epoch} "
@@ -349,6 +362,7 @@ def _items(cluster, changes, unmanaged, config, truncations, replicas, data_loss
               for c in config]
     items += [DriftItem(cluster=cluster, kind="unmanaged-topic", topic=name, detail="in no manifest")
               for name in unmanaged]
+    items += health_items(cluster, health)
     order = {k: i for i, k in enumerate(ITEM_KINDS)}
     return sorted(items, key=lambda i: (order[i.kind], i.topic, -1 if i.partition is None else i.partition,
                                         i.key or ""))
@@ -415,6 +429,7 @@ def cluster_drift(desired: DesiredState, observed: ObservedState, cluster_plan: 
         name, desired.topics.get(name), observed.topics.get(name), actions.get(name, []),
         diagnostics.get(name, []), name in unmanaged, earlier.topics.get(name) if earlier else None,
         ends.get(name), unanswered.get(name), observed.taken_at, changes.get(name),
-        hidden=name in hidden and name in desired.topics) for name in names]
+        hidden=name in hidden and name in desired.topics, drain=desired.cluster.drain_brokers,
+        reassigning=observed.reassignments.get(name)) for name in names]
     return assemble(observed.cluster, observed.cluster_id, observed.taken_at, earlier.taken_at if earlier else None,
                     topics, observed.sizes_refused)

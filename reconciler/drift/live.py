@@ -111,5 +111,6 @@ def retention_reads(desired: DesiredState, observed: ObservedState, earlier: Obs
             topics.add(name)
     if not topics:
         return None
+    # The topics' reassignments are read again too: the second read replaces those topics whole.
     return ReadScope(topics=frozenset(topics), list_all=False, timestamps=timestamps,
-                     now_ms=epoch_ms(observed.taken_at), size_topics=frozenset(topics))
+                     now_ms=epoch_ms(observed.taken_at), size_topics=frozenset(topics), reassignments=True)

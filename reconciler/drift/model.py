@@ -7,6 +7,13 @@ one `TruncationRow` (one row of the `pending_truncations` table), each partition
 whose retention was lowered out of band is one row of the `retention_lowered` table, and each
 entry of the change log against an earlier observation is one `ChangeLogEntry` (one row of the
 `changes` table).
+
+Replica health (`ReplicaHealth`, one per topic) is reported in every format, but only replicas
+left on drained brokers count as drift (the cluster declares the brokers to empty, so it is drift
+from Git, like a replication factor other than the manifest's, which is a pending change). A
+reassignment in progress and a partition led by a replica other than its preferred leader are
+health findings (`HEALTH_KINDS`): items and table rows like the others, but they do not make a
+report "drifted" (exit code 3). Under-replicated and offline partitions count as drift, as before.
 """
 from __future__ import annotations
 
@@ -23,9 +30,12 @@ DRIFT_FORMAT_VERSION = 1
 # not-visible: a declared topic the principal may not DESCRIBE, so whether it exists (and what it
 # holds) is unknown: said as itself, never as a topic to create.
 ItemKind = Literal[
-    "data-loss", "retention-lowered", "offline-partition", "under-replicated", "not-visible", "plan-error",
-    "pending-change", "pending-truncation", "config-drift", "unmanaged-topic"]
+    "data-loss", "retention-lowered", "offline-partition", "under-replicated", "replicas-on-drained-broker",
+    "not-visible", "plan-error", "pending-change", "pending-truncation", "config-drift", "unmanaged-topic",
+    "reassignment-in-progress", "leader-not-preferred"]
 ITEM_KINDS: tuple[ItemKind, ...] = get_args(ItemKind)
+# Findings about the cluster's health that are not drift from the manifests: no exit code 3.
+HEALTH_KINDS: frozenset[ItemKind] = frozenset({"reassignment-in-progress", "leader-not-preferred"})
 
 # Every kind of change-log entry, in the order a topic's entries are listed.
 ChangeKind = Literal[
@@ -98,6 +108,33 @@ class ReplicaProblem(_Model):
     replicas: list[int]
     isr: list[int]
     offline_replicas: list[int] = Field(default_factory=list)
+
+
+class ReassigningPartition(_Model):
+    """A partition with a reassignment in progress: its replicas as Metadata shows them (the
+    target, then the replicas being removed) and the brokers being added and removed."""
+
+    partition: int
+    replicas: list[int]
+    adding: list[int] = Field(default_factory=list)
+    removing: list[int] = Field(default_factory=list)
+
+
+class ReplicaHealth(_Model):
+    """Where one topic's replicas stand, summarised: partitions being reassigned, partitions with a
+    replica on a broker the cluster drains, and partitions led by a replica other than the first
+    (the preferred leader) while not being reassigned."""
+
+    topic: str
+    partitions: int
+    reassigning: list[ReassigningPartition] = Field(default_factory=list)
+    drained: list[int] = Field(default_factory=list)  # partitions
+    drained_brokers: list[int] = Field(default_factory=list)
+    not_preferred: list[int] = Field(default_factory=list)  # partitions
+
+    @property
+    def empty(self) -> bool:
+        return not (self.reassigning or self.drained or self.not_preferred)
 
 
 class DataLossSignal(_Model):
@@ -207,6 +244,7 @@ class TopicDrift(_Model):
     truncation: PendingTruncation | None = None
     truncation_rows: list[TruncationRow] = Field(default_factory=list)
     replicas: list[ReplicaProblem] = Field(default_factory=list)
+    health: ReplicaHealth | None = None
     data_loss: list[DataLossSignal] = Field(default_factory=list)
     retention: RetentionLowered | None = None
     unverified: list[UnverifiedPartition] = Field(default_factory=list)
@@ -216,7 +254,8 @@ class TopicDrift(_Model):
     @property
     def empty(self) -> bool:
         return not (self.hidden or self.unmanaged or self.changes or self.config or self.truncation or self.replicas
-                    or self.data_loss or self.retention or self.unverified or self.diagnostics or self.change_log)
+                    or self.health or self.data_loss or self.retention or self.unverified or self.diagnostics
+                    or self.change_log)
 
 
 class DriftCounts(_Model):
@@ -240,6 +279,11 @@ class DriftCounts(_Model):
     changed_topics: int = 0
     not_visible: int = 0  # declared topics the principal may not see
     plan_errors: int = 0  # besides those of topics not visible
+    # Partitions: with a replica on a drained broker (drift), being reassigned and led by a
+    # replica other than the preferred one (health).
+    on_drained_brokers: int = 0
+    reassigning: int = 0
+    leader_not_preferred: int = 0
     items: int = 0
 
 
@@ -262,6 +306,7 @@ class ClusterDrift(_Model):
     truncations: list[PendingTruncation] = Field(default_factory=list)
     truncation_rows: list[TruncationRow] = Field(default_factory=list)
     replicas: list[ReplicaProblem] = Field(default_factory=list)
+    health: list[ReplicaHealth] = Field(default_factory=list)
     data_loss: list[DataLossSignal] = Field(default_factory=list)
     retention: list[RetentionLowered] = Field(default_factory=list)
     unverified: list[UnverifiedPartition] = Field(default_factory=list)
@@ -272,7 +317,7 @@ class ClusterDrift(_Model):
 
     @property
     def has_drift(self) -> bool:
-        return bool(self.items)
+        return any(i.kind not in HEALTH_KINDS for i in self.items)
 
 
 class DriftReport(_Model):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from reconciler.drift.model import ITEM_KINDS, ChangeLogEntry, ClusterDrift, DriftReport, ItemKind, RetentionLowered
+from reconciler.drift.replica_health import SHOWN, reassigning_text
 from reconciler.models.observed import ConfigSource
 from reconciler.models.plan import DiagnosticCode
 from reconciler.render.table import markdown_cell, markdown_table, text_columns
@@ -27,8 +28,9 @@ MAX_ROWS = 50
 # Colour per finding kind (charts and HTML badges), readable on white and for common colour blindness.
 KIND_COLOURS: dict[ItemKind, str] = {
     "data-loss": "#b2182b", "retention-lowered": "#67001f", "offline-partition": "#d6604d", "under-replicated": "#f4a582",
-    "not-visible": "#40004b", "plan-error": "#762a83", "pending-change": "#2166ac", "pending-truncation": "#e08214",
-    "config-drift": "#4393c3", "unmanaged-topic": "#878787"}
+    "replicas-on-drained-broker": "#8c510a", "not-visible": "#40004b", "plan-error": "#762a83",
+    "pending-change": "#2166ac", "pending-truncation": "#e08214", "config-drift": "#4393c3",
+    "unmanaged-topic": "#878787", "reassignment-in-progress": "#35978f", "leader-not-preferred": "#80cdc1"}
 
 
 def render_report(report: DriftReport, fmt: str, max_rows: int = MAX_ROWS) -> str:
@@ -58,10 +60,22 @@ def _changes_note(cluster: ClusterDrift) -> str:
     return f" Since the earlier observation: {n:,} change{'s' if n != 1 else ''} to {topics:,} topic{'s' if topics != 1 else ''}."
 
 
+def _partitions(n: int, what: str) -> str:
+    return f"{n:,} partition{'s' if n != 1 else ''} {what}"
+
+
+def _health_note(cluster: ClusterDrift) -> str:
+    """Replica health that is not drift: reassignments in progress, leaders not preferred."""
+    c = cluster.counts
+    found = [_partitions(n, what) for n, what in ((c.reassigning, "being reassigned"),
+                                                  (c.leader_not_preferred, "not led by their preferred replica")) if n]
+    return f" Replica health: {', '.join(found)}." if found else ""
+
+
 def summary_line(cluster: ClusterDrift) -> str:
     c = cluster.counts
     if not cluster.has_drift:
-        return "No drift." + _unverified_note(cluster) + _changes_note(cluster)
+        return "No drift." + _health_note(cluster) + _unverified_note(cluster) + _changes_note(cluster)
     parts = [(c.pending_changes, "planned action"), (c.unmanaged_topics, "unmanaged topic"),
              (c.config_drift, "config drift"), (c.pending_truncations, "pending truncation"),
              (c.under_replicated, "under-replicated partition"), (c.offline, "offline partition"),
@@ -69,6 +83,8 @@ def summary_line(cluster: ClusterDrift) -> str:
              (c.not_visible, "declared topic not visible"), (c.plan_errors, "plan error")]
     text = ", ".join(f"{n:,} {label}{'s' if n != 1 and not label.endswith(('drift', 'band')) else ''}"
                      for n, label in parts if n)
+    if c.on_drained_brokers:
+        text += (", " if text else "") + _partitions(c.on_drained_brokers, "on drained brokers")
     if c.truncation_records:
         unknown = sum(r.estimated_bytes is None for r in cluster.truncation_rows)
         if not unknown:
@@ -80,7 +96,7 @@ def summary_line(cluster: ClusterDrift) -> str:
         text += f"; truncations would free {c.truncation_records:,} records ({freed})"
     if c.retention_lowered:
         text += "; " + _retention_total(cluster)
-    return "Drift: " + text + "." + _unverified_note(cluster) + _changes_note(cluster)
+    return "Drift: " + text + "." + _health_note(cluster) + _unverified_note(cluster) + _changes_note(cluster)
 
 
 def _retention_total(cluster: ClusterDrift) -> str:
@@ -158,6 +174,14 @@ def _sections(cluster: ClusterDrift) -> list[_Section]:
             "Under-replicated and offline partitions", ["topic", "partition", "state", "leader", "replicas", "in sync"],
             [[r.topic, str(r.partition), r.state, str(r.leader), ",".join(map(str, r.replicas)),
               ",".join(map(str, r.isr))] for r in cluster.replicas]))
+    if cluster.health:
+        out.append(_Section(
+            "Replica health", ["topic", "partitions", "on drained brokers", "being reassigned", "leader not preferred"],
+            [[h.topic, str(h.partitions),
+              f"{_listed(h.drained)} (broker {','.join(map(str, h.drained_brokers))})" if h.drained else "-",
+              "; ".join(reassigning_text(r) for r in h.reassigning[:SHOWN])
+              + (f" and {len(h.reassigning) - SHOWN:,} more" if len(h.reassigning) > SHOWN else "") or "-",
+              _listed(h.not_preferred) or "-"] for h in cluster.health]))
     if cluster.changes:
         out.append(_Section("Managed topics with pending changes", ["", "topic", "change"],
                             [[c.symbol, c.topic, c.summary] for c in cluster.changes]))
@@ -206,6 +230,13 @@ def _where_from(source: str | None) -> str:
         return "-"
     return {ConfigSource.DYNAMIC_TOPIC_CONFIG.name: "set on topic",
             ConfigSource.DEFAULT_CONFIG.name: "Kafka default"}.get(source, f"broker ({source})")
+
+
+def _listed(partitions: list[int]) -> str:
+    if not partitions:
+        return ""
+    shown = f"partition{'s' if len(partitions) > 1 else ''} " + ",".join(map(str, partitions[:SHOWN]))
+    return shown + (f" and {len(partitions) - SHOWN:,} more" if len(partitions) > SHOWN else "")
 
 
 def _retention_row(r: RetentionLowered) -> list[str]:

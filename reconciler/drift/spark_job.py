@@ -268,7 +268,7 @@ def _drift_batches(shared) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.R
                 items = _items(cluster, drift.changes, [name] if drift.unmanaged else [], drift.config,
                                [drift.truncation] if drift.truncation else [], drift.replicas, drift.data_loss,
                                drift.diagnostics, [drift.retention] if drift.retention else [],
-                               [name] if drift.hidden else [])
+                               [name] if drift.hidden else [], [drift.health] if drift.health else [])
                 out.append({
                     "cluster": cluster, "topic": name, "observed": drift.observed, "managed": drift.managed,
                     "partitions": drift.partitions, "empty": drift.empty,

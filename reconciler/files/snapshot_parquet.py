@@ -224,7 +224,8 @@ def read_snapshot_parquet(path: str | Path) -> ObservedState:
             "topics": topics, "group_offsets": groups, "hidden_topics": hidden, "absent_topic_operations": absent,
             "cluster_authorized_operations": header.get("cluster_authorized_operations",
                                                         first.get("cluster_authorized_operations")),
-            "sizes_refused": header.get("sizes_refused", first.get("sizes_refused"))}
+            "sizes_refused": header.get("sizes_refused", first.get("sizes_refused")),
+            "reassignments": header.get("reassignments", {})}
     unknown = sorted(set(header) - set(data) - {"parquet_format_version"})
     if unknown:
         problems.append(f"header: unknown key{'s' if len(unknown) > 1 else ''} {shown_text(', '.join(map(str, unknown)), 200)}")

@@ -13,7 +13,7 @@ from reconciler.errors import SnapshotError, problem_report
 from reconciler.models.observed import INT32_MAX, INT64_MAX
 
 # The dict-valued fields of a snapshot, with how many levels of keys follow each (for JSON paths).
-SNAPSHOT_KEYS = {"topics": 1, "configs": 1, "offsets_by_timestamp": 1, "group_offsets": 3}
+SNAPSHOT_KEYS = {"topics": 1, "configs": 1, "offsets_by_timestamp": 1, "group_offsets": 3, "reassignments": 2}
 TAKE_A_NEW_ONE = "Take a new one with `reconcile snapshot`; do not edit snapshots by hand."
 
 

@@ -20,9 +20,9 @@ from reconciler.kafka.connection_failures import connection_failure
 from reconciler.kafka.metadata import ClusterView
 from reconciler.kafka.observe import Observer
 from reconciler.kafka.preflight import first_answering
+from reconciler.kafka.reassign import Reassigner
 from reconciler.kafka.settings import bootstrap_servers, client_settings
 from reconciler.kafka.tls import client_context
-from reconciler.kafka.write import Writer
 from reconciler.models.desired import ClusterSpec
 
 Progress = Callable[[str], None]
@@ -33,8 +33,8 @@ MAX_IN_FLIGHT = 64
 MAX_RESPONSE_BYTES = 1 << 30
 
 
-class KafkaCluster(Observer, Writer):
-    """A live connection to one cluster: reads (Observer) and apply's writes (Writer)."""
+class KafkaCluster(Observer, Reassigner):
+    """A live connection to one cluster: reads (Observer) and apply's writes (Reassigner, a Writer)."""
 
     def __init__(self, spec: ClusterSpec, client: Client, progress: Progress | None = None):
         self._spec = spec

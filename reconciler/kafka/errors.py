@@ -33,6 +33,8 @@ FENCED_LEADER_EPOCH = Errors.FencedLeaderEpochError.errno
 UNKNOWN_LEADER_EPOCH = Errors.UnknownLeaderEpochError.errno
 OFFSET_NOT_AVAILABLE = Errors.OffsetNotAvailableError.errno
 THROTTLING_QUOTA_EXCEEDED = Errors.ThrottlingQuotaExceededError.errno
+ELECTION_NOT_NEEDED = Errors.ElectionNotNeededError.errno
+NO_REASSIGNMENT_IN_PROGRESS = Errors.NoReassignmentInProgressError.errno
 # Not an answer from Kafka: a request, or one item of it, that got none.
 NO_ANSWER = -1
 

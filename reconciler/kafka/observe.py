@@ -14,8 +14,10 @@ the number of topics:
   request per leader per timestamp slot;
 - OffsetForLeaderEpoch for partitions of topics with truncation rules: one per leader;
 - FindCoordinator once, then OffsetFetch once per group coordinator, for `consumed_by` groups;
-- DescribeLogDirs once per broker when sizes are asked for, or a retention estimate needs them
-  (refused without DESCRIBE on the cluster: said once, in `sizes_refused`).
+- DescribeLogDirs once per broker when sizes are asked for, or a retention estimate or a
+  reassignment (a topic whose replicas Metadata shows must move) needs them (refused without
+  DESCRIBE on the cluster: said once, in `sizes_refused`);
+- ListPartitionReassignments once, to any broker, for the reassignments in progress.
 
 All of these are in flight together. What to read is decided by `reconciler.read_scope`.
 """
@@ -24,7 +26,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
 
-from kafka.protocol.admin import DescribeClusterRequest, DescribeConfigsRequest, DescribeLogDirsRequest
+from kafka.protocol.admin import (
+    DescribeClusterRequest,
+    DescribeConfigsRequest,
+    DescribeLogDirsRequest,
+    ListPartitionReassignmentsRequest,
+)
 from kafka.protocol.consumer import OffsetFetchRequest
 from kafka.protocol.metadata import FindCoordinatorRequest
 
@@ -35,7 +42,14 @@ from reconciler.kafka.client import IN_FLIGHT, Client, NoAnswer
 from reconciler.kafka.metadata import ClusterView
 from reconciler.kafka.partitions import EARLIEST, LATEST, PartitionResults, Reads
 from reconciler.models.desired import ClusterSpec, DesiredState
-from reconciler.models.observed import ConfigSource, ObservedConfig, ObservedPartition, ObservedState, ObservedTopic
+from reconciler.models.observed import (
+    ConfigSource,
+    ObservedConfig,
+    ObservedPartition,
+    ObservedState,
+    ObservedTopic,
+    PartitionReassignment,
+)
 from reconciler.models.plan import Plan
 from reconciler.ports import ErrorKind
 from reconciler.read_scope import ReadScope, desired_scope, plan_scope, step_scope, timestamp_slots, topics_scope
@@ -91,12 +105,15 @@ class Observer:
             view.merge(await metadata.fetch(client, unlisted, retry_leaderless=scope.wants, hidden_ok=True), unlisted)
         self._view = view
         wanted = sorted(name for name in view.topics if scope.wants(name))
-        configs, results, groups, sized, cluster_operations = await client.gather([
+        scope = scope.with_moving_sizes({name: [p.replicas for _, p in sorted(view.topics[name].partitions.items())]
+                                         for name in wanted if name in scope.replicas})
+        configs, results, groups, sized, cluster_operations, moving = await client.gather([
             _describe_configs(client, view, wanted),
             partitions.read(client, view, _partition_reads(view, scope)),
             _group_offsets(client, view, scope.groups),
             _log_dir_sizes(client, view, scope, every=sizes) if sizes or scope.size_topics else _nothing(({}, None)),
             _cluster_operations(client, view) if scope.cluster_operations else _nothing(None),
+            _reassignments(client, view, scope) if scope.reassignments else _nothing({}),
         ])
         topic_configs, deleted = configs
         size_of, sizes_refused = sized
@@ -115,7 +132,8 @@ class Observer:
             hidden_topics=sorted(name for name in view.hidden if scope.wants(name)),
             absent_topic_operations={name: ops for name, ops in sorted(view.absent.items())
                                      if ops is not None and scope.wants(name) and name not in topics},
-            cluster_authorized_operations=cluster_operations, sizes_refused=sizes_refused)
+            cluster_authorized_operations=cluster_operations, sizes_refused=sizes_refused,
+            reassignments={name: found for name, found in moving.items() if name in topics})
 
     def _report_unreadable(self, scope: ReadScope, topics: dict[str, ObservedTopic], results: PartitionResults) -> None:
         refused = {}
@@ -325,6 +343,45 @@ def _offset_fetch(view: ClusterView, groups: Mapping[str, frozenset[str]]) -> Of
         groups=[G(group_id=group, topics=[T(name=t, partition_indexes=sorted(view.topics[t].partitions))
                                           for t in sorted(topics) if t in view.topics])
                 for group, topics in groups.items()])
+
+
+# -- reassignments ---------------------------------------------------------------------------
+
+async def _reassignments(client: Client, view: ClusterView, scope: ReadScope):
+    """topic -> partition -> the reassignment in progress, for the scope's topics: one
+    ListPartitionReassignments (the controller answers, through any broker)."""
+    T = ListPartitionReassignmentsRequest.ListPartitionReassignmentsTopics
+    topics = None if scope.topics is None else [
+        T(name=name, partition_indexes=sorted(view.topics[name].partitions))
+        for name in sorted(view.topics) if scope.wants(name)]
+    if topics == []:
+        return {}
+    response = await client.request(ListPartitionReassignmentsRequest(
+        timeout_ms=int(client.request_timeout_s * 1000), topics=topics), sorted(view.brokers))
+    if response.error_code == codes.CLUSTER_AUTHORIZATION_FAILED:
+        # Without DESCRIBE on the cluster there is no ALTER on it either (ALTER implies DESCRIBE),
+        # so no reassignment could be submitted over one this read cannot see.
+        return {}
+    if response.error_code:
+        raise ClusterError(f"{client.name}: ListPartitionReassignments failed with "
+                           f"{codes.error_name(response.error_code)}"
+                           + (f" ({response.error_message})" if response.error_message else "") + ". Run again.",
+                           retriable=codes.is_retriable(response.error_code))
+    out: dict[str, dict[int, PartitionReassignment]] = {}
+    for t in response.topics:
+        meta = view.topics.get(t.name)
+        for p in t.partitions:
+            partition = meta.partitions.get(p.partition_index) if meta is not None else None
+            if partition is None or not scope.wants(t.name):
+                continue
+            if not {*p.adding_replicas, *p.removing_replicas} <= set(partition.replicas):
+                raise ClusterError(
+                    f"{client.name}: {t.name}-{p.partition_index} is being reassigned (adding {list(p.adding_replicas)}, "
+                    f"removing {list(p.removing_replicas)}) and Metadata does not show it yet (replicas "
+                    f"{partition.replicas}); run again in a moment.", retriable=True)
+            out.setdefault(t.name, {})[p.partition_index] = PartitionReassignment(
+                adding_replicas=list(p.adding_replicas), removing_replicas=list(p.removing_replicas))
+    return out
 
 
 # -- sizes -----------------------------------------------------------------------------------

@@ -14,7 +14,8 @@ log start offset to learn whether the deletion happened.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
+from typing import TypeVar
 
 from kafka.protocol.admin import CreatePartitionsRequest, CreateTopicsRequest, DeleteTopicsRequest, IncrementalAlterConfigsRequest
 
@@ -34,8 +35,10 @@ SET, DELETE = 0, 1
 OFFSET_FOR_LEADER_EPOCH = 23
 _NO_TOPIC_ID = uuid.UUID(int=0)
 
+# What an admin request's answers are keyed by: topic names, partitions, config resources.
+K = TypeVar("K", bound=Hashable)
 # A repeated request that reports one of these had, in fact, succeeded the first time.
-Resolver = Callable[[str, BrokerError], Awaitable[BrokerError | None]]
+Resolver = Callable[[K, BrokerError], Awaitable[BrokerError | None]]
 
 
 class Writer:
@@ -242,13 +245,14 @@ class Writer:
             return self._view.controller_id
         return min(self._view.brokers)
 
-    async def _admin(self, names: list[str], build, parse, resolve: Resolver | None = None
-                     ) -> dict[str, BrokerError | None]:
-        """Send a controller-bound request for `names`; retry the names that got a retriable
-        answer (or no answer) with backoff; per-name results."""
-        results: dict[str, BrokerError | None] = {}
-        last: dict[str, BrokerError] = {}
-        lost: set[str] = set()
+    async def _admin(self, names: list[K], build, parse, resolve: Resolver[K] | None = None
+                     ) -> dict[K, BrokerError | None]:
+        """Send a controller-bound request for `names` (topics, or whatever `parse` keys the
+        answers by); retry the names that got a retriable answer (or no answer) with backoff;
+        per-name results."""
+        results: dict[K, BrokerError | None] = {}
+        last: dict[K, BrokerError] = {}
+        lost: set[K] = set()
         pending, new_controller = list(names), False
         if not pending:
             return results

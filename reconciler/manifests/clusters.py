@@ -13,7 +13,8 @@ from reconciler.manifests.config_values import ConfigReader
 from reconciler.manifests.documents import ClusterDoc, PolicyDoc, split_servers
 from reconciler.manifests.problems import Problems
 from reconciler.manifests.validate import Entry, reference_problem, valid_regexes
-from reconciler.models.desired import ClientSecurity, ClusterSpec, Policy
+from reconciler.models.desired import ClientSecurity, ClusterSpec, Policy, ReassignmentSettings
+from reconciler.units import parse_bytes, parse_duration_ms
 
 
 def cluster_spec(entry: Entry[ClusterDoc], problems: Problems) -> ClusterSpec:
@@ -25,7 +26,30 @@ def cluster_spec(entry: Entry[ClusterDoc], problems: Problems) -> ClusterSpec:
             problems.add(doc.ref(("security", name)), problem)
     ignore = valid_regexes(doc, ("ignore_topics",), model.ignore_topics, problems)
     return ClusterSpec(name=model.name, bootstrap_servers=split_servers(model.bootstrap_servers), security=security,
-                       labels=model.labels, ignore_topics=ignore, source=doc.ref(("name",)))
+                       labels=model.labels, ignore_topics=ignore, drain_brokers=sorted(model.drain_brokers),
+                       reassignment=_reassignment(entry, problems), source=doc.ref(("name",)))
+
+
+def _reassignment(entry: Entry[ClusterDoc], problems: Problems) -> ReassignmentSettings:
+    given = entry.model.reassignment
+    if given is None:
+        return ReassignmentSettings()
+    settings: dict[str, int] = {}
+    for name, field, parse in (("throttle", "throttle_bytes_per_s", parse_bytes), ("wait", "wait_ms", parse_duration_ms)):
+        value = getattr(given, name)
+        if value is None:
+            continue
+        try:
+            number = value if isinstance(value, int) else parse(value)
+        except ValueError as e:
+            problems.add(entry.doc.ref(("reassignment", name)), f"reassignment.{name}: {e}")
+            continue
+        if name == "throttle" and number < 1:
+            problems.add(entry.doc.ref(("reassignment", name)),
+                         "reassignment.throttle: 0 would stop replication; leave it out for no throttle")
+            continue
+        settings[field] = number
+    return ReassignmentSettings(**settings)
 
 
 def unknown_clusters(entry: Entry[Any], names: list[str] | str | None, known: Mapping[str, object],

@@ -73,6 +73,13 @@ def _listed_once(what: str, each: str) -> AfterValidator:
     return AfterValidator(check)
 
 
+def _ids_once(ids: list[int]) -> list[int]:
+    problem = repeated_names([str(i) for i in ids], "the replica list", "broker")
+    if problem:
+        raise refusal(problem)
+    return ids
+
+
 def _is_true(value: bool) -> bool:
     if value is not True:
         raise refusal("everything: false means nothing; remove the rule instead")
@@ -157,6 +164,18 @@ GroupNames = Annotated[list[_Name], Field(min_length=1, json_schema_extra={"uniq
 # {partition: offset}; JSON object keys are text, so the schema says "digits" where YAML has a number.
 PartitionOffsets = Annotated[dict[PartitionNumber, Offset],
                              Field(min_length=1, json_schema_extra={"propertyNames": {"pattern": "^[0-9]+$"}})]
+BrokerId = Annotated[int, Field(ge=0, le=INT_MAX)]
+# Brokers in the order Kafka keeps them: the first is the partition's preferred leader.
+ReplicaList = Annotated[list[BrokerId], Field(min_length=1, json_schema_extra={"uniqueItems": True}),
+                        AfterValidator(_ids_once)]
+ReplicaAssignment = Annotated[dict[PartitionNumber, ReplicaList],
+                              Field(min_length=1, json_schema_extra={"propertyNames": {"pattern": "^[0-9]+$"}})]
+BrokerIds = Annotated[list[BrokerId], Field(json_schema_extra={"uniqueItems": True}), AfterValidator(_ids_once)]
+# A size per second (1 at least: a zero rate would stop replication) or a duration.
+ByteRate = Annotated[int, Field(ge=1, le=LONG_MAX)] | Annotated[str, Field(pattern=r"^\s*[0-9]+\s*[A-Za-z]*\s*$")]
+WaitDuration = Annotated[int, Field(ge=0, le=LONG_MAX)] | Annotated[str, Field(pattern=r"^\s*(?:[0-9]+(?:ms|s|m|h|d|w))+\s*$")]
+_ASSIGNMENT = ("Pinned replicas per partition ({partition: [broker, ...]}; the first broker is the preferred leader). "
+               "Partitions not listed are placed by the planner.")
 # Literal[True] would take 1 for true; a strict bool that must be true does not.
 OnlyTrue = Annotated[bool, AfterValidator(_is_true), Field(json_schema_extra={"const": True})]
 RFC3339Time = Annotated[str, Field(pattern=RFC3339_PATTERN), AfterValidator(_real_time)]
@@ -218,6 +237,7 @@ class TopicOverride(_Doc):
     undeclared_configs: UndeclaredName | None = None
     protected: bool | None = None
     retention_stepping: RetentionSteppingName | None = Field(None, description=_STEPPING)
+    replica_assignment: ReplicaAssignment | None = Field(None, description=_ASSIGNMENT)
     truncate: list[RuleEntry] | None = Field(None, description="Replaces the topic's rules on this cluster.")
 
 
@@ -240,6 +260,15 @@ class SecurityDoc(ClientSecurity):
     ssl_password: Secret | None = None
 
 
+class ReassignmentDoc(_Doc):
+    throttle: ByteRate | None = Field(
+        None, description="Replication throttle while replicas are copied, bytes per second (e.g. 50MiB); "
+                          "default: not throttled.")
+    wait: WaitDuration | None = Field(
+        None, description="How long apply waits for reassignments to finish before reporting them in progress "
+                          "(milliseconds or e.g. 10m); default 5m.")
+
+
 class ClusterDoc(_Doc):
     kind: Literal["Cluster"]
     name: str
@@ -249,6 +278,9 @@ class ClusterDoc(_Doc):
     labels: dict[str, str] = Field(default_factory=dict)
     ignore_topics: list[str] = Field(default_factory=list, description="Regexes never reported as unmanaged.")
     defaults: TopicDefaults = Field(default_factory=TopicDefaults)
+    drain_brokers: BrokerIds = Field(
+        default_factory=list, description="Brokers to empty: no replica is placed there and existing ones are moved off.")
+    reassignment: ReassignmentDoc | None = None
 
 
 class PolicyDoc(_Doc):
@@ -287,6 +319,7 @@ class TopicDoc(TopicSettings):
     name: TopicName = Field(examples=["orders.v1"])
     clusters: ClusterNames | Literal["all"] | None = Field(None, description="Default: every cluster.")
     template: str | None = None
+    replica_assignment: ReplicaAssignment | None = Field(None, description=_ASSIGNMENT)
     overrides: dict[str, TopicOverride] = Field(default_factory=dict, description="Per cluster name.")
 
 

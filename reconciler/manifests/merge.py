@@ -19,7 +19,7 @@ from reconciler.models.desired import RetentionStepping, SourceRef, TopicState, 
 from reconciler.yaml_source import Path_
 
 SETTINGS = ("partitions", "replication_factor", "state", "undeclared_configs", "protected", "retention_stepping",
-            "truncate")
+            "replica_assignment", "truncate")
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,7 @@ class Merged:
     undeclared_configs: UndeclaredConfigs = UndeclaredConfigs.REPORT
     protected: bool = False
     retention_stepping: RetentionStepping = RetentionStepping.REFUSE
+    replica_assignment: dict[int, list[int]] = field(default_factory=dict)  # an override replaces it whole
     truncate: list[RuleEntry] = field(default_factory=list)
     configs: dict[str, str] = field(default_factory=dict)
     set_at: dict[str, Place] = field(default_factory=dict)  # per setting in effect

@@ -145,8 +145,8 @@ class Resolver:
                 name=topic.name, state=merged.state, partitions=merged.partitions,
                 replication_factor=merged.replication_factor, configs=dict(sorted(merged.configs.items())),
                 undeclared_configs=merged.undeclared_configs, protected=merged.protected,
-                retention_stepping=merged.retention_stepping, truncate=truncate,
-                source=doc.ref(("name",)))
+                retention_stepping=merged.retention_stepping, replica_assignment=merged.replica_assignment,
+                truncate=truncate, source=doc.ref(("name",)))
 
     def _layers(self, entry: Entry[TopicDoc], template: Entry[TopicTemplateDoc] | None, cluster: str) -> list[Layer]:
         """The layers of `entry` on `cluster`, lowest first (reconciler.manifests.merge)."""
@@ -178,6 +178,8 @@ class Resolver:
                                           f"{rf} ({other[0]} set at {other[1].ref()}), so every write with acks=all "
                                           f"would fail; set min.insync.replicas to at most {rf} or raise "
                                           "replication_factor")
+        if merged.replica_assignment and rf is not None and merged.partitions is not None:
+            self._assignment_clashes(named, merged, rf, merged.partitions)
         policy = merged.configs.get("cleanup.policy")
         if policy is not None and merged.truncate and not kafka_configs.cleanup_policy_allows_delete(policy):
             self.problems.add(merged.set_at["truncate"].ref(),
@@ -185,6 +187,17 @@ class Resolver:
                               f"{merged.config_set_at['cleanup.policy'].ref()}), and Kafka deletes records only from "
                               "topics whose cleanup.policy includes delete; write cleanup.policy: compact,delete or "
                               "remove the rules")
+
+    def _assignment_clashes(self, named: str, merged: Merged, rf: int, partitions: int) -> None:
+        at = merged.set_at["replica_assignment"]
+        for partition, brokers in sorted(merged.replica_assignment.items()):
+            where = at.entry.doc.ref(at.path + (partition,))
+            if partition >= partitions:
+                self.problems.add(where, f"{named}: replica_assignment pins partition {partition}, but the topic has "
+                                         f"{partitions} partition(s) (0 to {partitions - 1}); remove it or raise partitions")
+            elif len(brokers) != rf:
+                self.problems.add(where, f"{named}: replica_assignment of partition {partition} lists {len(brokers)} "
+                                         f"broker(s) and the replication_factor is {rf}; list exactly {rf}")
 
     def _collisions(self, cluster: str, topics: dict[str, DesiredTopic]) -> None:
         seen: dict[str, str] = {}

@@ -118,6 +118,8 @@ class DesiredTopic(_Model):
     undeclared_configs: UndeclaredConfigs = UndeclaredConfigs.REPORT
     protected: bool = False
     retention_stepping: RetentionStepping = RetentionStepping.REFUSE
+    # partition -> brokers (first: preferred leader), pinned by the manifest; other partitions are placed.
+    replica_assignment: dict[int, list[int]] = Field(default_factory=dict)
     truncate: list[TruncationRule] = Field(default_factory=list)
     source: SourceRef | None = None
 
@@ -181,6 +183,16 @@ HOST_OR_REFERENCE = rf"{_HOST}|{ENV_REFERENCE.pattern}"
 HOST_PORT_OR_REFERENCE = re.compile(rf"^(?:{HOST_OR_REFERENCE}):(?P<port>[0-9]{{1,5}})$")
 
 
+DEFAULT_REASSIGNMENT_WAIT_MS = 300_000
+
+
+class ReassignmentSettings(_Model):
+    """How apply runs replica reassignments on a cluster."""
+
+    throttle_bytes_per_s: int | None = None  # leader/follower.replication.throttled.rate; None: not throttled
+    wait_ms: int = DEFAULT_REASSIGNMENT_WAIT_MS  # how long apply waits before reporting them in progress
+
+
 class ClusterSpec(_Model):
     name: str
     bootstrap_servers: list[str]
@@ -188,6 +200,8 @@ class ClusterSpec(_Model):
     labels: dict[str, str] = Field(default_factory=dict)
     # Topic names matching these are never reported as unmanaged (besides internal `__*` ones).
     ignore_topics: list[str] = Field(default_factory=list)
+    drain_brokers: list[int] = Field(default_factory=list)  # no replica placed there; existing ones moved off
+    reassignment: ReassignmentSettings = ReassignmentSettings()
     source: SourceRef | None = None
 
 

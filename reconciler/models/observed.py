@@ -284,6 +284,14 @@ class ObservedTopic(_Model):
         return data
 
 
+class PartitionReassignment(_Model):
+    """A replica reassignment in progress (ListPartitionReassignments, KIP-455). While it runs the
+    partition's `replicas` are the target followed by the replicas being removed."""
+
+    adding_replicas: list[BrokerId] = Field(default_factory=list)
+    removing_replicas: list[BrokerId] = Field(default_factory=list)
+
+
 class ObservedState(_Model):
     format_version: Annotated[int, Field(strict=True)] = SNAPSHOT_FORMAT_VERSION
     cluster: NonEmptyStr  # the cluster's name in the manifests
@@ -299,6 +307,8 @@ class ObservedState(_Model):
     absent_topic_operations: dict[TopicName, list[AclOperation]] = Field(default_factory=dict)
     cluster_authorized_operations: list[AclOperation] | None = None
     sizes_refused: NonEmptyStr | None = None
+    # topic -> partition -> the reassignment in progress; only partitions with one.
+    reassignments: dict[TopicName, dict[PartitionKey, PartitionReassignment]] = Field(default_factory=dict)
 
     @field_validator("format_version")
     @classmethod
@@ -328,6 +338,19 @@ class ObservedState(_Model):
             if name in self.topics or name in self.hidden_topics:
                 problems.append((("absent_topic_operations", name),
                                  "a topic read or hidden is not absent", name))
+        for name, moving in self.reassignments.items():
+            owner = self.topics.get(name)
+            for partition, reassignment in moving.items():
+                where = ("reassignments", name, partition)
+                if owner is None or partition >= len(owner.partitions):
+                    problems.append((where, "a reassignment of a partition that is not in `topics`", partition))
+                    continue
+                replicas = owner.partitions[partition].replicas
+                for field in ("adding_replicas", "removing_replicas"):
+                    outside = [b for b in getattr(reassignment, field) if b not in replicas]
+                    if outside:
+                        problems.append((where + (field,), f"brokers {outside} are not among the replicas {replicas}",
+                                         outside))
         if problems:
             raise _problems("ObservedState", problems)
         return self
@@ -337,7 +360,8 @@ class ObservedState(_Model):
         # What was not read (or nothing hidden) is left out: such snapshots keep the JSON they had.
         data = handler(self)
         if isinstance(data, dict):
-            for key in ("hidden_topics", "absent_topic_operations", "cluster_authorized_operations", "sizes_refused"):
+            for key in ("hidden_topics", "absent_topic_operations", "cluster_authorized_operations", "sizes_refused",
+                        "reassignments"):
                 if data.get(key) in (None, [], {}):
                     data.pop(key, None)
         return data
@@ -347,6 +371,12 @@ class ObservedState(_Model):
         found = self.topics.get(topic)
         ops = found.authorized_operations if found is not None else self.absent_topic_operations.get(topic)
         return None if ops is None else frozenset(ops)
+
+    def target_replicas(self, topic: str, partition: int) -> list[int]:
+        """The replicas the partition will have: its replicas without those a reassignment is removing."""
+        replicas = self.topics[topic].partitions[partition].replicas
+        moving = self.reassignments.get(topic, {}).get(partition)
+        return replicas if moving is None else [b for b in replicas if b not in moving.removing_replicas]
 
     def with_topics(self, reread: ObservedState) -> ObservedState:
         """This state with the topics `reread` holds replaced by their fresh reading (whole topics:
@@ -358,10 +388,14 @@ class ObservedState(_Model):
             "hidden_topics": sorted({*(n for n in self.hidden_topics if n not in again), *reread.hidden_topics}),
             "absent_topic_operations": {**{n: o for n, o in self.absent_topic_operations.items() if n not in again},
                                         **reread.absent_topic_operations},
-            "sizes_refused": self.sizes_refused or reread.sizes_refused})
+            "sizes_refused": self.sizes_refused or reread.sizes_refused,
+            "reassignments": {**{n: r for n, r in self.reassignments.items() if n not in again},
+                              **reread.reassignments}})
 
     def to_json(self) -> str:
         data = self.model_dump(mode="json")
         data["topics"] = dict(sorted(data["topics"].items()))
         data["group_offsets"] = dict(sorted(data["group_offsets"].items()))
+        if "reassignments" in data:
+            data["reassignments"] = dict(sorted(data["reassignments"].items()))
         return json.dumps(data, indent=2) + "\n"

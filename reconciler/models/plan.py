@@ -29,13 +29,14 @@ class _Name(str, Enum):
 
 
 class ActionKind(_Name):
-    """The five things a plan can do, in apply order. What a layer needs to know about a kind is
+    """The six things a plan can do, in apply order. What a layer needs to know about a kind is
     in its `KindFacts` (below); code that must act differently per kind matches on the action (or
     the kind) with `unhandled` as the last case, so the type checker names every place a new kind
     needs."""
 
     CREATE_TOPIC = "create_topic"
     ADD_PARTITIONS = "add_partitions"
+    REASSIGN_REPLICAS = "reassign_replicas"
     ALTER_CONFIGS = "alter_configs"
     TRUNCATE = "truncate"
     DELETE_TOPIC = "delete_topic"
@@ -46,7 +47,9 @@ class ActionKind(_Name):
 
     @property
     def order(self) -> int:
-        """Apply order: creates, partition increases, config changes, truncations, deletions last."""
+        """Apply order: creates, partition increases, replica reassignments (new partitions get the
+        new replicas too; a min.insync.replicas raise waits for the replicas it needs), config
+        changes, truncations, deletions last."""
         return list(ActionKind).index(self)
 
 
@@ -75,6 +78,9 @@ KIND_FACTS: dict[ActionKind, KindFacts] = {
     ActionKind.ADD_PARTITIONS: KindFacts(
         symbol="~", label="add partitions", heading="add partitions to", done="partitions added", destructive=False,
         summary="change", broker_verb="add partitions to", epoch_fenced=False, drift_finding="pending-change"),
+    ActionKind.REASSIGN_REPLICAS: KindFacts(
+        symbol="~", label="reassign replicas", heading="reassign replicas of", done="replicas reassigned",
+        destructive=False, summary="change", broker_verb=None, epoch_fenced=False, drift_finding="pending-change"),
     ActionKind.ALTER_CONFIGS: KindFacts(
         symbol="~", label="alter configs", heading="alter configs of", done="configs changed", destructive=False,
         summary="change", broker_verb="change the configs of", epoch_fenced=False, drift_finding="config-drift"),
@@ -104,7 +110,12 @@ class DiagnosticCode(_Name):
     brokers has the code `broker_refusal(error name)`, one per Kafka error."""
 
     PARTITION_DECREASE = "partition-decrease"
-    REPLICATION_FACTOR_CHANGE = "replication-factor-change"
+    REPLICATION_FACTOR_CHANGE = "replication-factor-change"  # one the planner cannot place (which brokers, why)
+    REASSIGNMENT_IN_PROGRESS = "reassignment-in-progress"  # to a target other than the manifests': left alone
+    REPLICA_ASSIGNMENT_INVALID = "replica-assignment-invalid"  # a pinned list names a broker that cannot take it
+    MIN_INSYNC_ABOVE_REPLICATION = "min-insync-above-replication"  # acks=all writes would fail
+    POLICY_REPLICATION_FACTOR = "policy-replication-factor"  # a factor the policy's allowed list lacks
+    RACK_SPREAD = "rack-spread"  # replicas that must share a rack, or racks ignored
     PROTECTED_TOPIC_DELETE = "protected-topic-delete"
     PROTECTED_TOPIC_TRUNCATE = "protected-topic-truncate"
     PROTECTED_TOPIC_RETENTION_CUT = "protected-topic-retention-cut"
@@ -179,6 +190,53 @@ class AddPartitions(_Action):
     kind: Literal[ActionKind.ADD_PARTITIONS] = ActionKind.ADD_PARTITIONS
     before: int
     after: int
+
+
+class PartitionMove(_Model):
+    """One partition's replicas, before (as seen when planning: apply refuses the move if they
+    changed) and after (the first is the preferred leader)."""
+
+    partition: int = Field(ge=0)
+    before: list[int] = Field(min_length=1)
+    after: list[int] = Field(min_length=1)
+    # The partition's size on disk times the replicas added: what replication copies. None: unknown.
+    bytes_to_copy: int | None = Field(default=None, ge=0)
+    # Already being reassigned to `after` (started by an earlier apply): apply waits for it and
+    # sends nothing new.
+    in_progress: bool = False
+
+    @model_validator(mode="after")
+    def _distinct_brokers(self) -> PartitionMove:
+        for name, brokers in (("before", self.before), ("after", self.after)):
+            if len(set(brokers)) != len(brokers):
+                raise ValueError(f"partition {self.partition}: {name} lists a broker twice: {brokers}")
+        return self
+
+    @property
+    def adding(self) -> list[int]:
+        return [b for b in self.after if b not in self.before]
+
+    @property
+    def removing(self) -> list[int]:
+        return [b for b in self.before if b not in self.after]
+
+
+class ReassignReplicas(_Action):
+    """A replication-factor change or a move off drained brokers: AlterPartitionReassignments for
+    the partitions whose replicas change. Kafka has no validate_only for it: the planner checks
+    brokers, racks, min.insync.replicas and the policy itself."""
+
+    kind: Literal[ActionKind.REASSIGN_REPLICAS] = ActionKind.REASSIGN_REPLICAS
+    replication_factor_before: int = Field(ge=1)
+    replication_factor_after: int = Field(ge=1)
+    partitions: list[PartitionMove] = Field(min_length=1)
+    # leader/follower.replication.throttled.rate while copying; None: not throttled.
+    throttle_bytes_per_s: int | None = Field(default=None, ge=1)
+
+    @property
+    def bytes_to_copy(self) -> int | None:
+        sizes = [p.bytes_to_copy for p in self.partitions if p.adding]
+        return None if None in sizes else sum(s for s in sizes if s is not None)
 
 
 def delete_fraction_excess(records: int, present: int, limit: float, up_to: bool = False) -> str:
@@ -379,7 +437,7 @@ class DeleteTopic(_Action):
 
 
 Action = Annotated[
-    CreateTopic | AddPartitions | AlterConfigs | TruncateRecords | DeleteTopic,
+    CreateTopic | AddPartitions | ReassignReplicas | AlterConfigs | TruncateRecords | DeleteTopic,
     Field(discriminator="kind")]
 
 

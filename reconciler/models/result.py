@@ -1,6 +1,8 @@
-"""What applying a plan did: one outcome per action (and per partition for truncations)."""
+"""What applying a plan did: one outcome per action (and per partition for truncations and
+replica reassignments)."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import Enum
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -13,8 +15,18 @@ RESULT_FORMAT_VERSION = 1
 class Status(str, Enum):
     APPLIED = "applied"
     ALREADY_SATISFIED = "already_satisfied"
+    # Started (or found running) and not finished within the wait: a later apply waits for it.
+    IN_PROGRESS = "in_progress"
     REFUSED = "refused"  # not attempted: a precondition or safety check failed
     FAILED = "failed"  # attempted, the broker said no (or did not answer)
+
+
+# Best first: an action is as bad as its worst partition.
+SEVERITY = [Status.ALREADY_SATISFIED, Status.APPLIED, Status.IN_PROGRESS, Status.REFUSED, Status.FAILED]
+
+
+def worst(statuses: Iterable[Status]) -> Status:
+    return max(statuses, key=SEVERITY.index)
 
 
 class PartitionOutcome(BaseModel):
@@ -22,8 +34,9 @@ class PartitionOutcome(BaseModel):
 
     partition: int
     status: Status
-    target_offset: int
+    target_offset: int | None = None  # a truncation's target
     low_watermark: int | None = None  # the log start offset the broker reported afterwards
+    replicas: list[int] | None = None  # a reassignment's: the replicas the partition has (or gets)
     message: str = ""
 
 
@@ -48,7 +61,15 @@ class ApplyResult(BaseModel):
 
     @property
     def succeeded(self) -> bool:
-        return all(o.status in (Status.APPLIED, Status.ALREADY_SATISFIED) for o in self.outcomes)
+        """Nothing refused or failed. A reassignment still in progress is no failure: Kafka took
+        it and is copying; the convergence line says it is not done, and a later apply waits for it."""
+        return all(o.status in (Status.APPLIED, Status.ALREADY_SATISFIED, Status.IN_PROGRESS) for o in self.outcomes)
+
+    @property
+    def in_progress(self) -> list[str]:
+        """topic-partition of every reassignment still running when apply stopped waiting."""
+        return [f"{o.topic}-{p.partition}" for o in self.outcomes for p in o.partitions
+                if p.status is Status.IN_PROGRESS]
 
     @property
     def converged(self) -> bool | None:

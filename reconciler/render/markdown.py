@@ -9,6 +9,7 @@ from reconciler.models.plan import (
     DeleteTopic,
     Diagnostic,
     Plan,
+    ReassignReplicas,
     Severity,
     TruncateRecords,
     unhandled,
@@ -18,11 +19,14 @@ from reconciler.render.text import summary_line
 from reconciler.render.values import (
     EXPIRY_HEADER,
     EXPIRY_RIGHT,
+    REASSIGNMENT_HEADER,
     config_value,
     count,
     estimate_bound,
     expiry_rows,
     plural,
+    reassignment_headline,
+    reassignment_rows,
     retention_estimate,
     stepping,
     where,
@@ -86,6 +90,8 @@ def _headline(action: Action, code: bool = True) -> str:
                     f"{plural(len(action.partitions), 'partition')} ({'; '.join(action.rules)})")
         case DeleteTopic():
             return f"{head} ({plural(action.partitions, 'partition')}, {plural(action.records, 'record')})"
+        case ReassignReplicas():
+            return f"{head}: {reassignment_headline(action)}"
         case AlterConfigs() if action.retention is not None:
             return f"{head}: {retention_estimate(action.retention)}; {'; '.join(action.retention.effects)}"
         case CreateTopic() | AddPartitions() | AlterConfigs():
@@ -100,6 +106,8 @@ def _change(action: Action) -> str:
             return f"{action.partitions} partitions, replication factor {action.replication_factor}"
         case AddPartitions():
             return f"partitions {action.before} → {action.after}"
+        case ReassignReplicas():
+            return reassignment_headline(action)
         case AlterConfigs():
             keys = ", ".join(f"{'delete ' if c.op == 'delete' else ''}{c.key}" for c in action.changes)
             return keys + (f"; {retention_estimate(action.retention)}" if action.retention else "")
@@ -132,6 +140,8 @@ def _details(action: Action) -> list[str]:
                     lines += ["", f"Estimate: {estimate_bound(cut)}.", "",
                               *markdown_table(EXPIRY_HEADER, expiry_rows(cut), right=EXPIRY_RIGHT)]
             return lines
+        case ReassignReplicas():
+            return markdown_table(REASSIGNMENT_HEADER, reassignment_rows(action), right=(0, 4))
         case TruncateRecords():
             return markdown_table(
                 ["Partition", "Log start", "Target", "High watermark", "Deleted", "Leader (epoch)"],

@@ -20,8 +20,8 @@ class Style(Enum):
 
 
 SEVERITY_STYLE = {Severity.ERROR: Style.RED_BOLD, Severity.WARNING: Style.YELLOW, Severity.INFO: Style.DIM}
-STATUS_STYLE = {Status.APPLIED: Style.GREEN, Status.ALREADY_SATISFIED: Style.DIM, Status.REFUSED: Style.YELLOW_BOLD,
-                Status.FAILED: Style.RED_BOLD}
+STATUS_STYLE = {Status.APPLIED: Style.GREEN, Status.ALREADY_SATISFIED: Style.DIM, Status.IN_PROGRESS: Style.YELLOW,
+                Status.REFUSED: Style.YELLOW_BOLD, Status.FAILED: Style.RED_BOLD}
 DESTRUCTIVE_STYLE = Style.RED_BOLD
 
 

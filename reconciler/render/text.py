@@ -10,6 +10,7 @@ from reconciler.models.plan import (
     DeleteTopic,
     Diagnostic,
     Plan,
+    ReassignReplicas,
     Severity,
     TruncateRecords,
     unhandled,
@@ -19,12 +20,15 @@ from reconciler.render.table import text_columns
 from reconciler.render.values import (
     EXPIRY_HEADER,
     EXPIRY_RIGHT,
+    REASSIGNMENT_HEADER,
     config_value,
     count,
     estimate_bound,
     expiry_rows,
     more_applies,
     plural,
+    reassignment_headline,
+    reassignment_rows,
     retention_estimate,
     size,
     stepping,
@@ -115,6 +119,9 @@ def _describe(action: Action) -> tuple[str, list[str]]:
             return action.topic, lines + (text_columns(["Key", "Value"], rows) if rows else [])
         case AddPartitions():
             return f"{action.topic}: {action.before} -> {action.after}", []
+        case ReassignReplicas():
+            return (f"{action.topic}: {reassignment_headline(action)}",
+                    text_columns(REASSIGNMENT_HEADER, reassignment_rows(action), right=(0, 4)))
         case AlterConfigs():
             rows = [[c.key,
                      config_value(c.key, c.before, c.sensitive) + (f" [{c.before_source}]" if c.before_source else ""),

@@ -4,7 +4,7 @@ from __future__ import annotations
 from reconciler import kafka_configs, retention, units
 from reconciler.kafka_configs import Unit
 from reconciler.models.desired import SourceRef
-from reconciler.models.plan import RetentionCut
+from reconciler.models.plan import PartitionMove, ReassignReplicas, RetentionCut
 
 UNKNOWN = "unknown"
 REDACTED = "(sensitive)"
@@ -106,3 +106,37 @@ def expiry_rows(cut: RetentionCut) -> list[list[str]]:
 
     return [[str(p.partition), known(p.log_start_offset), known(p.keep_from_offset), known(p.high_watermark),
              known(p.records_to_delete), size(p.bytes_to_delete)] for p in cut.partitions]
+
+
+def replica_list(brokers: list[int]) -> str:
+    return "[" + ", ".join(map(str, brokers)) + "]"
+
+
+def moved(move: PartitionMove) -> str:
+    """What changes for one partition: "+3 -1", "leader 1 -> 2", "in progress"."""
+    parts = [f"+{b}" for b in move.adding] + [f"-{b}" for b in move.removing]
+    if move.before[0] != move.after[0]:
+        parts.append(f"preferred leader {move.before[0]} -> {move.after[0]}")
+    if move.in_progress:
+        parts.append("in progress")
+    return " ".join(parts) or "order only"
+
+
+REASSIGNMENT_HEADER = ["Partition", "Replicas now", "Replicas after", "Change", "Copies"]
+
+
+def reassignment_rows(action: ReassignReplicas) -> list[list[str]]:
+    """One row per moving partition; what it copies is its size times the replicas added."""
+    return [[str(p.partition), replica_list(p.before), replica_list(p.after), moved(p),
+             size(p.bytes_to_copy) if p.adding else "-"] for p in action.partitions]
+
+
+def reassignment_headline(action: ReassignReplicas) -> str:
+    before, after = action.replication_factor_before, action.replication_factor_after
+    what = f"replication factor {before} -> {after}" if before != after else "replicas moved"
+    copied = action.bytes_to_copy
+    copy = (f", copies {size(copied)}" if copied is not None and copied > 0
+            else ", copy size unknown" if copied is None else "")
+    throttle = (f", throttled at {size(action.throttle_bytes_per_s)}/s"
+                if action.throttle_bytes_per_s and copied != 0 else "")  # removals copy nothing
+    return f"{what} in {plural(len(action.partitions), 'partition')}{copy}{throttle}"

@@ -148,7 +148,8 @@ def test_drift_since_exits_zero_when_only_the_change_log_has_entries(tmp_path):
     r = CliRunner().invoke(main, ["drift", str(tmp_path / "m"), "--snapshot", str(tmp_path / "now.json"),
                                   "--since", str(tmp_path / "before.json")], catch_exceptions=False)
     assert r.exit_code == 0, r.output
-    assert "No drift. Since the earlier observation: 1 change to 1 topic." in r.output
+    assert ("No drift. Replica health: 3 partitions not led by their preferred replica. Since the earlier "
+            "observation: 1 change to 1 topic.") in r.output
     assert "Changed since 2026-11-21T06:00:00Z (not drift by itself) (1)" in r.output
 
 

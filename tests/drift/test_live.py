@@ -57,6 +57,12 @@ def _other_replica(cluster, partition: int) -> int:
     return next(r for r in p.replicas if r != p.leader)
 
 
+def _health(cluster) -> list[str]:
+    """The health item a leader change makes: a partition led by another than its first replica."""
+    partitions = [cluster.partition("orders.v1", p) for p in (0, 1)]
+    return ["leader-not-preferred"] if any(p.leader != p.replicas[0] for p in partitions) else []
+
+
 def test_unclean_election_is_a_data_loss_signal_a_clean_leader_change_is_not(test_cluster, tmp_path):
     manifests = _setup(tmp_path, test_cluster)
     _snapshot(manifests, test_cluster, tmp_path / "before.json")
@@ -77,7 +83,8 @@ def test_unclean_election_is_a_data_loss_signal_a_clean_leader_change_is_not(tes
         "topic": "orders.v1", "partition": 0, "evidence": "leader-epoch", "earlier_epoch": before.leader_epoch,
         "earlier_high_watermark": 100, "current_epoch": before.leader_epoch + 2, "current_high_watermark": 140,
         "epoch_end_offset": 60, "records_lost": 40}]
-    assert report["unverified"] == [] and [i["kind"] for i in report["items"]] == ["data-loss"]
+    # A partition led by another than its preferred replica is reported as health, not drift.
+    assert report["unverified"] == [] and [i["kind"] for i in report["items"]] == ["data-loss"] + _health(test_cluster)
     assert "Data-loss signals (1)" in r.output and "1 data-loss signal" in r.output
 
     # Since a snapshot taken after the election, only clean leader changes happen: no drift at all.
@@ -87,7 +94,8 @@ def test_unclean_election_is_a_data_loss_signal_a_clean_leader_change_is_not(tes
     test_cluster.produce_many({("orders.v1", 0): 5, ("orders.v1", 1): 5})
     r, report = _drift(manifests, test_cluster, tmp_path / "after.json", tmp_path / "clean.json")
     assert r.exit_code == 0, r.output
-    assert report["data_loss"] == [] and report["unverified"] == [] and report["items"] == []
+    assert report["data_loss"] == [] and report["unverified"] == [] and [i["kind"] for i in report["items"]] == \
+        _health(test_cluster)
     assert "No drift." in r.output
 
 
@@ -102,7 +110,7 @@ def test_an_unanswered_leader_epoch_check_is_no_evidence_and_the_report_says_so(
     # Nothing shows the truncation (the high watermark is past the old one again), so no finding;
     # but the partition is listed as not verified, with the broker's error.
     assert r.exit_code == 0, r.output
-    assert report["data_loss"] == [] and report["items"] == []
+    assert report["data_loss"] == [] and [i["kind"] for i in report["items"]] == _health(test_cluster)
     [unverified] = report["unverified"]
     assert (unverified["topic"], unverified["partition"], unverified["earlier_high_watermark"]) == ("orders.v1", 0, 100)
     assert "TOPIC_AUTHORIZATION_FAILED" in unverified["reason"]

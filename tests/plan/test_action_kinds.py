@@ -21,6 +21,6 @@ def test_every_kind_has_its_facts_and_one_model_class():
 
 def test_apply_order_and_symbols():
     assert [k.value for k in sorted(ActionKind, key=lambda k: k.order)] == [
-        "create_topic", "add_partitions", "alter_configs", "truncate", "delete_topic"]
-    assert "".join(k.facts.symbol for k in ActionKind) == "+~~x-"
+        "create_topic", "add_partitions", "reassign_replicas", "alter_configs", "truncate", "delete_topic"]
+    assert "".join(k.facts.symbol for k in ActionKind) == "+~~~x-"
     assert f"{ActionKind.TRUNCATE}" == str(ActionKind.TRUNCATE) == "truncate"

@@ -47,11 +47,12 @@ def test_partition_increase_is_an_action_and_decrease_an_error():
     assert shrink.has_errors
 
 
-def test_replication_factor_change_is_reported_as_unsupported():
+def test_replication_factor_change_needs_the_brokers_in_the_observation():
+    # Planned as a reassignment (tests/plan/test_replication.py); a state without brokers cannot be placed on.
     result = plan(desired(want("a", replication_factor=3)), observed(have("a", replication_factor=2)))
     assert not result.actions
     assert codes(result) == [("error", "replication-factor-change", None)]
-    assert "not supported yet" in result.diagnostics[0].message
+    assert "lists no brokers" in result.diagnostics[0].message
 
 
 def test_config_set_records_before_value_and_source_and_precondition():

@@ -8,6 +8,7 @@ import pytest
 
 from reconciler import rights
 from reconciler.models.desired import ClientSecurity, KeepLast, TopicState
+from reconciler.models.observed import Broker
 from reconciler.models.plan import ActionKind, DiagnosticCode, Severity
 from reconciler.planner import plan
 from tests.factories import desired, have, observed, want
@@ -112,3 +113,22 @@ def test_apply_refuses_by_the_re_read():
     assert rights.refusal(ActionKind.TRUNCATE, "a", state, spec).startswith(
         "not authorised to truncate a: the principal lacks DELETE on topic a")
     assert "nothing was sent" in rights.refusal(ActionKind.TRUNCATE, "b", state, spec)
+
+
+def test_a_reassignment_needs_alter_on_the_cluster():
+    brokers = [Broker(node_id=i, host="b", port=9092) for i in (1, 2, 3)]
+    topic = have("a", partitions=1, replication_factor=1).model_copy(update={"authorized_operations": EVERYTHING})
+
+    def planned(cluster_operations):
+        state = observed(topic).model_copy(update={"brokers": brokers,
+                                                   "cluster_authorized_operations": cluster_operations})
+        return plan(desired(want("a", partitions=1, replication_factor=3)), state)
+
+    for known in (None, ["ALTER", "DESCRIBE"]):  # unknown never blocks
+        result = planned(known)
+        assert [a.kind for a in result.actions] == [ActionKind.REASSIGN_REPLICAS] and not errors(result)
+    refused = planned(["DESCRIBE"])
+    assert [a.kind for a in refused.actions] == [ActionKind.REASSIGN_REPLICAS]
+    [(code, action, message)] = errors(refused)
+    assert (code, action) == (DiagnosticCode.MISSING_RIGHT, ActionKind.REASSIGN_REPLICAS)
+    assert "the principal lacks ALTER on the cluster" in message and "--operation Alter --cluster" in message

@@ -1,0 +1,377 @@
+"""Replica reassignments applied the way Kafka's own tool (kafka-reassign-partitions.sh) runs
+them, through the ClusterPort; and cancelled.
+
+1. **Throttle**, only when a rate is given (the plan's, from the Cluster document, or
+   `--throttle`): on each topic, `leader.replication.throttled.replicas` gains "partition:broker"
+   for every current replica of a moving partition and `follower.replication.throttled.replicas`
+   for every replica being added; on each broker involved (a current or a target replica), its own
+   `leader/follower.replication.throttled.rate`. The topic lists are changed with APPEND and
+   SUBTRACT, one entry at a time, never rewritten whole: entries others set (for other
+   partitions, or a reassignment of their own) stay as they are, and "*" (every replica already
+   throttled) is left alone. A throttle that cannot be set stops the reassignment before it starts.
+2. **Submit** AlterPartitionReassignments for the partitions not already moving (the adapter
+   sends one request per 1,000 partitions). A partition the plan found moving toward its target
+   (`in_progress`, started by an earlier apply) is only waited for.
+3. **Wait**, up to the bounded time, polling ListPartitionReassignments; progress on stderr
+   (partitions done, bytes copied from DescribeLogDirs when the plan knew the sizes).
+4. **Done**: the replicas are checked against the target, the throttles this apply owns are
+   removed, and with `elect_leaders` the preferred leaders are elected. **Not done in time**:
+   "in progress", the throttles stay (the copy still needs them) and the later actions on the
+   topic wait too (a min.insync.replicas raise needs the new replicas). The next apply's plan marks
+   the partitions `in_progress`: it waits for them and then removes the throttles.
+
+Which throttles are this apply's (Kafka records no owner): the throttled-replica entries it
+appended, plus those of partitions it found already moving toward the planned target (an earlier
+apply's, since that apply could not remove them); a broker rate it changed, restored to what it
+was (removed when it was unset), plus a rate equal to its own on a broker of a reassignment it
+resumes. Entries that were there before it started a new reassignment, and rates of another
+value, are someone else's and stay.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from reconciler import units
+from reconciler.models.observed import ObservedState
+from reconciler.models.plan import ActionKind, ReassignReplicas
+from reconciler.models.result import ActionOutcome, PartitionOutcome, Status, worst
+from reconciler.ports import (
+    ClusterPort,
+    ConfigChangeOp,
+    ConfigOp,
+    ConfigResource,
+    TopicPartition,
+)
+
+LEADER_REPLICAS, FOLLOWER_REPLICAS = "leader.replication.throttled.replicas", "follower.replication.throttled.replicas"
+THROTTLE_RATES = ("leader.replication.throttled.rate", "follower.replication.throttled.rate")
+EVERY_REPLICA = "*"
+# A progress line at least this often while nothing visibly changes.
+PROGRESS_EVERY_S = 10.0
+RESUME = ("`reconcile apply` again waits for them (its plan marks them in progress) and then removes the "
+          "throttles; `reconcile apply --cancel-reassignments` cancels them")
+
+Progress = Callable[[str], None]
+# Something to tell in the result: for one topic's outcome, or (None) for every one.
+Note = tuple[str | None, str]
+
+
+@dataclass(frozen=True)
+class ReassignOptions:
+    throttle_bytes_per_s: int | None = None  # overrides the plan's
+    wait_s: float = 300.0
+    poll_s: float = 2.0
+    elect_leaders: bool = False
+
+
+@dataclass(frozen=True)
+class Move:
+    """One partition this apply moves or waits for."""
+
+    topic: str
+    partition: int
+    original: tuple[int, ...]  # the replicas before: they lead the copying (leader-throttled)
+    target: tuple[int, ...]
+    bytes_to_copy: int | None = None
+    resumed: bool = False  # already moving toward `target` when this apply started
+
+    @property
+    def tp(self) -> TopicPartition:
+        return (self.topic, self.partition)
+
+    @property
+    def adding(self) -> list[int]:
+        return [b for b in self.target if b not in self.original]
+
+
+def reassign(actions: list[ReassignReplicas], now: ObservedState, cluster: ClusterPort, options: ReassignOptions,
+             progress: Progress) -> dict[str, ActionOutcome]:
+    """Run the reassignments of `actions` (their preconditions already checked against `now`);
+    one outcome per topic."""
+    settled: dict[TopicPartition, PartitionOutcome] = {}
+    moves: list[Move] = []
+    arrived: list[Move] = []  # resumed ones that finished since the plan: only their throttles are left to remove
+    for action in actions:
+        for planned in action.partitions:
+            index, after = planned.partition, tuple(planned.after)
+            replicas = now.topics[action.topic].partitions[index].replicas
+            running = now.reassignments.get(action.topic, {}).get(index)
+            if running is None and replicas == planned.after:
+                settled[(action.topic, index)] = _partition(
+                    index, Status.ALREADY_SATISFIED, planned.after,
+                    "finished since the plan" if planned.in_progress else "already has these replicas")
+                if planned.in_progress:
+                    arrived.append(Move(action.topic, index, tuple(planned.before), after, resumed=True))
+            elif running is not None:  # toward `after`: the preconditions checked it
+                original = tuple(b for b in replicas if b not in running.adding_replicas)
+                moves.append(Move(action.topic, index, original, after, planned.bytes_to_copy, resumed=True))
+            else:
+                moves.append(Move(action.topic, index, tuple(planned.before), after, planned.bytes_to_copy))
+    rates = [a.throttle_bytes_per_s for a in actions if a.throttle_bytes_per_s]
+    rate = options.throttle_bytes_per_s or (min(rates) if rates else None)
+    throttles = Throttles(cluster, rate, {b.node_id for b in now.brokers})
+    notes: list[Note] = []
+    if arrived:
+        throttles.claim(arrived)
+    if moves:
+        problems = throttles.start(moves)
+        if problems:
+            notes += throttles.release([])
+            why = "the replication throttle could not be set, so nothing was reassigned: " + "; ".join(problems)
+            for m in moves:
+                settled[m.tp] = _partition(m.partition, Status.FAILED, list(m.original), why)
+            moves = []
+    fresh = [m for m in moves if not m.resumed]
+    if fresh:
+        progress(f"reassigning replicas of {len(fresh)} partition(s)"
+                 + (f", throttled at {units.human_bytes(rate)}/s" if rate else ""))
+        answers = cluster.alter_reassignments({m.tp: list(m.target) for m in fresh})
+        for m in fresh:
+            error = answers.get(m.tp)
+            if error is not None:
+                settled[m.tp] = _partition(m.partition, Status.FAILED, list(m.original), f"the broker refused: {error}")
+        moves = [m for m in moves if m.tp not in settled]
+    remaining = _wait(moves, cluster, options, progress) if moves else []
+    still = {m.tp for m in remaining}
+    finished = [m for m in moves if m.tp not in still]
+    ended = cluster.partition_replicas(sorted({m.topic for m in finished})) if finished else {}
+    for m in finished:
+        now_replicas = ended.get(m.tp)
+        if now_replicas == list(m.target):
+            settled[m.tp] = _partition(m.partition, Status.APPLIED, list(m.target), "")
+        else:
+            settled[m.tp] = _partition(m.partition, Status.FAILED, now_replicas, f"the reassignment ended with replicas "
+                                       f"{now_replicas}, not {list(m.target)} (cancelled outside this apply?)")
+    for m in remaining:
+        settled[m.tp] = _partition(m.partition, Status.IN_PROGRESS, list(m.target),
+                                   "still copying" + (f": {_missing(m)}" if m.adding else ""))
+    notes += throttles.release(remaining)
+    if options.elect_leaders:
+        notes += _elect([m for m in finished if settled[m.tp].status is Status.APPLIED], cluster, progress)
+    return {a.topic: _outcome(a, settled, notes, options) for a in actions}
+
+
+def cancel(topics: list[str], cluster: ClusterPort, rate: int | None, progress: Progress) -> list[ActionOutcome]:
+    """Cancel the reassignments in progress on these topics: the replicas revert to the original
+    set, and the throttles of those partitions (and rates equal to `rate` on their brokers) are
+    removed. One outcome per topic that had any."""
+    running = cluster.list_reassignments(topics)
+    if not running:
+        progress("no reassignment in progress on the managed topics")
+        return []
+    progress(f"cancelling the reassignments of {len(running)} partition(s)")
+    moves = [Move(t, p, tuple(r.original), tuple(r.target), resumed=True) for (t, p), r in sorted(running.items())]
+    throttles = Throttles(cluster, rate, set(cluster.live_brokers()))
+    throttles.claim(moves)
+    answers = cluster.alter_reassignments({m.tp: None for m in moves})
+    replicas = cluster.partition_replicas(sorted({m.topic for m in moves}))
+    notes = throttles.release([])
+    by_topic: dict[str, list[PartitionOutcome]] = {}
+    for m in moves:
+        error, now = answers.get(m.tp), replicas.get(m.tp)
+        if error is not None:
+            outcome = _partition(m.partition, Status.FAILED, now, f"the broker refused: {error}")
+        elif now == list(m.original):
+            outcome = _partition(m.partition, Status.APPLIED, now, f"reverted to {list(m.original)} (it was moving to "
+                                                                   f"{list(m.target)})")
+        else:
+            outcome = _partition(m.partition, Status.ALREADY_SATISFIED, now,
+                                 f"finished moving to {now} before it could be cancelled")
+        by_topic.setdefault(m.topic, []).append(outcome)
+    return [ActionOutcome(kind=ActionKind.REASSIGN_REPLICAS, topic=topic, status=worst(p.status for p in parts),
+                          message="; ".join([_counts(parts, {Status.APPLIED: "reverted",
+                                                             Status.ALREADY_SATISFIED: "already finished"}),
+                                              *_for(topic, notes)]),
+                          partitions=parts)
+            for topic, parts in by_topic.items()]
+
+
+@dataclass
+class Throttles:
+    """The replication throttles of one apply: what it set, so that exactly that is removed."""
+
+    cluster: ClusterPort
+    rate: int | None
+    live: set[int]  # brokers whose rates can be set: a stopped one cannot (and needs none)
+    # topic -> key -> the "partition:broker" entries this apply owns
+    entries: dict[str, dict[str, set[str]]] = field(default_factory=dict)
+    # broker -> key -> the value before this apply (None: unset), for each rate it owns
+    rates: dict[int, dict[str, str | None]] = field(default_factory=dict)
+    # broker -> the moves it takes part in, for removing its rates once they are all done
+    brokers: dict[int, set[TopicPartition]] = field(default_factory=dict)
+
+    def start(self, moves: list[Move]) -> list[str]:
+        """Throttle `moves` (only when a rate is given); what could not be set."""
+        return self._take(moves, add=True)
+
+    def claim(self, moves: list[Move]) -> None:
+        """Own, without setting anything, the throttles an earlier apply set for `moves` (which
+        are all resumed): for cancelling, and for resumed ones that finished since the plan."""
+        self._take(moves, add=False)
+
+    def _take(self, moves: list[Move], add: bool) -> list[str]:
+        for m in moves:
+            for b in {*m.original, *m.target}:
+                self.brokers.setdefault(b, set()).add(m.tp)
+        # topic -> key -> entries: of every move this apply throttles, and of the resumed ones
+        wanted: dict[str, dict[str, set[str]]] = {}
+        earlier: dict[str, dict[str, set[str]]] = {}
+        for m in moves:
+            entries = {LEADER_REPLICAS: {f"{m.partition}:{b}" for b in m.original},
+                       FOLLOWER_REPLICAS: {f"{m.partition}:{b}" for b in m.adding}}
+            for into, wanted_here in ((wanted, add and self.rate is not None), (earlier, m.resumed)):
+                if wanted_here:
+                    for key, found in entries.items():
+                        into.setdefault(m.topic, {}).setdefault(key, set()).update(found)
+        resumed = {m.tp for m in moves if m.resumed}
+        resumed_brokers = {b for b, tps in self.brokers.items() if tps & resumed}
+        rate_brokers = sorted((set(self.brokers) if add else resumed_brokers) & self.live) if self.rate else []
+        resources = [ConfigResource("topic", t) for t in sorted(wanted.keys() | earlier.keys())]
+        resources += [ConfigResource("broker", str(b)) for b in rate_brokers]
+        if not resources:
+            return []
+        current = self.cluster.describe_config_values(resources, [LEADER_REPLICAS, FOLLOWER_REPLICAS, *THROTTLE_RATES])
+        changes: dict[ConfigResource, list[ConfigChangeOp]] = {}
+        for resource in resources:
+            if resource.kind != "topic":
+                continue
+            for key in (LEADER_REPLICAS, FOLLOWER_REPLICAS):
+                present = _entries(current.get(resource, {}).get(key))
+                if EVERY_REPLICA in present:
+                    continue  # every replica is throttled already: someone else's setting, left alone
+                new = wanted.get(resource.name, {}).get(key, set()) - present
+                owned = new | (earlier.get(resource.name, {}).get(key, set()) & present)
+                if owned:
+                    self.entries.setdefault(resource.name, {})[key] = owned
+                if new:
+                    changes.setdefault(resource, []).append(ConfigChangeOp(key, ConfigOp.APPEND, ",".join(sorted(new))))
+        value = str(self.rate)
+        for b in rate_brokers:
+            resource = ConfigResource("broker", str(b))
+            for key in THROTTLE_RATES:
+                before = current.get(resource, {}).get(key)
+                if before == value:
+                    if b in resumed_brokers:  # an earlier apply's, like the reassignment it throttles
+                        self.rates.setdefault(b, {})[key] = None
+                elif add:
+                    self.rates.setdefault(b, {})[key] = before
+                    changes.setdefault(resource, []).append(ConfigChangeOp(key, ConfigOp.SET, value))
+        answers = self.cluster.alter_config_ops(changes) if changes else {}
+        return [f"{r.kind} {r.name}: {error}" for r, error in sorted(answers.items()) if error is not None]
+
+    def release(self, still_running: list[Move]) -> list[Note]:
+        """Remove what this apply owns, except what `still_running` still needs; what could not
+        be removed, to tell."""
+        busy_topics = {m.topic for m in still_running}
+        busy_tps = {m.tp for m in still_running}
+        topics = [t for t in sorted(self.entries) if t not in busy_topics]
+        brokers = [b for b in sorted(self.rates) if not self.brokers.get(b, set()) & busy_tps]
+        changes: dict[ConfigResource, list[ConfigChangeOp]] = {}
+        if topics:
+            resources = [ConfigResource("topic", t) for t in topics]
+            current = self.cluster.describe_config_values(resources, [LEADER_REPLICAS, FOLLOWER_REPLICAS])
+            for resource in resources:
+                for key, owned in self.entries.pop(resource.name).items():
+                    present = _entries(current.get(resource, {}).get(key))
+                    if not present & owned:
+                        continue
+                    # Emptied lists are deleted, not left set to "" (which would read as a config set on the topic).
+                    op = (ConfigChangeOp(key, ConfigOp.DELETE) if not present - owned
+                          else ConfigChangeOp(key, ConfigOp.SUBTRACT, ",".join(sorted(present & owned))))
+                    changes.setdefault(resource, []).append(op)
+        for b in brokers:
+            for key, before in self.rates.pop(b).items():
+                changes.setdefault(ConfigResource("broker", str(b)), []).append(
+                    ConfigChangeOp(key, ConfigOp.DELETE) if before is None else ConfigChangeOp(key, ConfigOp.SET, before))
+        answers = self.cluster.alter_config_ops(changes) if changes else {}
+        return [(r.name if r.kind == "topic" else None,
+                 f"the throttle on {r.kind} {r.name} could not be removed ({error}): remove "
+                 + ", ".join(c.key for c in changes[r]) + " by hand") for r, error in sorted(answers.items()) if error]
+
+
+def _wait(moves: list[Move], cluster: ClusterPort, options: ReassignOptions, progress: Progress) -> list[Move]:
+    """Poll until every move is done or the wait is over; the moves still running."""
+    topics = sorted({m.topic for m in moves})
+    start = time.monotonic()
+    deadline = start + options.wait_s
+    sizes_known = all(m.bytes_to_copy is not None for m in moves)
+    total_bytes = sum(m.bytes_to_copy or 0 for m in moves)
+    last: tuple[int, float] | None = None
+    while True:
+        running = cluster.list_reassignments(topics)
+        remaining = [m for m in moves if m.tp in running]
+        now = time.monotonic()
+        done = len(moves) - len(remaining)
+        if last is None or done != last[0] or now - last[1] >= PROGRESS_EVERY_S or not remaining:
+            copied = ""
+            if total_bytes and remaining:
+                copied = ", " + _copied(moves, remaining, cluster, total_bytes if sizes_known else None)
+            left = "" if not remaining else f" ({units.human_duration(int(max(0.0, deadline - now) * 1000))} left to wait)"
+            progress(f"reassigning replicas: {done} of {len(moves)} partition(s) done{copied}{left}")
+            last = (done, now)
+        if not remaining or now >= deadline:
+            return remaining
+        time.sleep(max(0.0, min(options.poll_s, deadline - now)))
+
+
+def _copied(moves: list[Move], remaining: list[Move], cluster: ClusterPort, total: int | None) -> str:
+    """Bytes copied so far: the finished moves whole, the running ones as far as their new
+    replicas have grown (DescribeLogDirs of just those replicas)."""
+    running = {m.tp for m in remaining}
+    sizes = cluster.replica_sizes({m.tp: m.adding for m in remaining if m.adding})
+    copied = sum(m.bytes_to_copy or 0 for m in moves if m.tp not in running)
+    for m in remaining:
+        grown = sum(sizes.get((m.tp, b), 0) for b in m.adding)
+        copied += grown if m.bytes_to_copy is None else min(grown, m.bytes_to_copy)
+    return (f"{units.human_bytes(copied)} of {units.human_bytes(total)} copied" if total is not None
+            else f"{units.human_bytes(copied)} copied")
+
+
+def _elect(moves: list[Move], cluster: ClusterPort, progress: Progress) -> list[Note]:
+    if not moves:
+        return []
+    progress(f"electing the preferred leaders of {len(moves)} partition(s)")
+    answers = cluster.elect_preferred_leaders([m.tp for m in moves])
+    return [(t, f"preferred leader of partition {p} not elected ({error}); Kafka's auto.leader.rebalance.enable "
+                "elects it later") for (t, p), error in sorted(answers.items()) if error is not None]
+
+
+def _outcome(action: ReassignReplicas, settled: dict[TopicPartition, PartitionOutcome], notes: list[Note],
+             options: ReassignOptions) -> ActionOutcome:
+    parts = [settled[(action.topic, m.partition)] for m in action.partitions]
+    status = worst(p.status for p in parts)
+    words = {Status.APPLIED: "reassigned", Status.ALREADY_SATISFIED: "already there",
+             Status.IN_PROGRESS: "in progress", Status.FAILED: "failed"}
+    message = _counts(parts, words)
+    if status is Status.IN_PROGRESS:
+        message += (f"; not finished within {units.human_duration(int(options.wait_s * 1000))}: {RESUME}")
+    elif status is Status.APPLIED:
+        message = f"{ActionKind.REASSIGN_REPLICAS.facts.done} ({message})"
+    return ActionOutcome(kind=action.kind, topic=action.topic, status=status,
+                         message="; ".join([message, *_for(action.topic, notes)]), partitions=parts)
+
+
+def _for(topic: str, notes: list[Note]) -> list[str]:
+    return [text for about, text in notes if about in (None, topic)]
+
+
+def _counts(parts: list[PartitionOutcome], words: dict[Status, str]) -> str:
+    return ", ".join(f"{sum(p.status is s for p in parts)} {word}" for s, word in words.items()
+                     if any(p.status is s for p in parts))
+
+
+def _partition(partition: int, status: Status, replicas: list[int] | None, message: str) -> PartitionOutcome:
+    return PartitionOutcome(partition=partition, status=status, replicas=replicas, message=message)
+
+
+def _missing(m: Move) -> str:
+    return f"broker(s) {', '.join(map(str, m.adding))} catching up"
+
+
+def _entries(value: str | None) -> set[str]:
+    return {e.strip() for e in (value or "").split(",") if e.strip()}
+
+
+__all__ = ["Move", "ReassignOptions", "Throttles", "cancel", "reassign"]
