@@ -95,6 +95,9 @@ TOPIC_CONFIGS: dict[str, TopicConfigKey] = {c.name: c for c in [
     _k("unclean.leader.election.enable", B, "false", broker="unclean.leader.election.enable"),
 ]}
 
+# The topic configs a reassignment throttles its replicas with (set by Kafka's tool and by apply).
+REPLICATION_THROTTLE_LISTS = frozenset({"leader.replication.throttled.replicas", "follower.replication.throttled.replicas"})
+
 INT_RANGE = (-(2 ** 31), INT_MAX)
 LONG_RANGE = (-(2 ** 63), LONG_MAX)
 

@@ -196,7 +196,7 @@ def _plan_topic(context: _Context, want: DesiredTopic, have: ObservedTopic | Non
                  f"{want.name} has {current} partitions and the manifest asks for {want.partitions}; Kafka "
                  "cannot remove partitions. Set partitions to at least the current count, or recreate the "
                  "topic under a new name", want)
-    changes = _config_changes(want, have, out)
+    changes = _config_changes(want, have, bool(context.observed.reassignments.get(want.name)), out)
     replicas = context.replicas.plan(want, have, changes)
     out.diagnostics.extend(replicas.diagnostics)
     if replicas.action is not None:
@@ -338,6 +338,9 @@ def _preconditions(have: ObservedTopic, keys: Sequence[str] = ()) -> TopicPrecon
 
 
 def _change_reason(change: ConfigChange) -> str:
+    if change.op == "delete" and change.key in kafka_configs.REPLICATION_THROTTLE_LISTS:
+        return ("a replication throttle left behind: no reassignment of the topic is in progress (Kafka's "
+                "reassignment tool removes it the same way once one is done)")
     if change.op == "delete":
         return "set on the cluster, not declared, and the topic opts in to removing such keys"
     if change.before_source and change.before_source != "DYNAMIC_TOPIC_CONFIG" and change.before == change.after:
@@ -345,7 +348,11 @@ def _change_reason(change: ConfigChange) -> str:
     return "differs from the manifest"
 
 
-def _config_changes(want: DesiredTopic, have: ObservedTopic, out: _TopicPlan) -> list[ConfigChange]:
+def _config_changes(want: DesiredTopic, have: ObservedTopic, reassigning: bool, out: _TopicPlan) -> list[ConfigChange]:
+    """Declared keys that differ, and undeclared ones set on the topic: removed (opted in) or
+    reported. An undeclared replication throttle belongs to a reassignment: left alone while one
+    is in progress (removing it mid-copy would unthrottle the copy), removed once none is, as it
+    would otherwise throttle the replicas' catching up for good."""
     changes = []
     for key, value in sorted(want.configs.items()):
         now = have.configs.get(key)
@@ -360,9 +367,9 @@ def _config_changes(want: DesiredTopic, have: ObservedTopic, out: _TopicPlan) ->
             key=key, op="set", before=now.value if now else None, after=value,
             before_source=now.source.name if now else None))
     for key, now in sorted(have.explicit_configs().items()):
-        if key in want.configs:
+        if key in want.configs or (reassigning and key in kafka_configs.REPLICATION_THROTTLE_LISTS):
             continue
-        if want.undeclared_configs is UndeclaredConfigs.REMOVE:
+        if want.undeclared_configs is UndeclaredConfigs.REMOVE or key in kafka_configs.REPLICATION_THROTTLE_LISTS:
             changes.append(ConfigChange(key=key, op="delete", before=now.value, before_source=now.source.name,
                                         sensitive=now.sensitive))
         else:

@@ -12,10 +12,10 @@ from reconciler.models.observed import (
     ObservedTopic,
     PartitionReassignment,
 )
-from reconciler.models.plan import ReassignReplicas
+from reconciler.models.plan import AlterConfigs, ReassignReplicas
 from reconciler.planner import plan
 from reconciler.render import render_plan
-from tests.factories import want
+from tests.factories import have, observed, want
 
 MiB = 2 ** 20
 
@@ -251,3 +251,21 @@ def test_the_plan_shows_each_moving_partition_in_text_markdown_and_json():
     assert "0  [1]           [1, 3, 2]       +3 +2   20.0 MiB" in text
     assert "| 0 | [1] | [1, 3, 2] | +3 +2 | 20.0 MiB |" in render_plan(result, "markdown")
     assert '"bytes_to_copy": 20971520' in render_plan(result, "json")
+
+
+def test_a_replication_throttle_is_left_alone_while_a_reassignment_runs_and_removed_once_none_does():
+    throttled = {"leader.replication.throttled.replicas": "0:1", "follower.replication.throttled.replicas": "0:2"}
+    topic = have("a", partitions=1, replication_factor=1, set_on_topic=throttled)
+    brokers = [Broker(node_id=i, host="b", port=9092) for i in (1, 2, 3)]
+    idle = observed(topic).model_copy(update={"brokers": brokers})
+    [cleanup] = plan(desired(want("a", partitions=1, replication_factor=1)), idle).actions
+    assert isinstance(cleanup, AlterConfigs)
+    assert [(c.key, c.op) for c in cleanup.changes] == [("follower.replication.throttled.replicas", "delete"),
+                                                       ("leader.replication.throttled.replicas", "delete")]
+    assert "replication throttle left behind" in cleanup.reason
+    moving = topic.model_copy(update={"partitions": [topic.partitions[0].model_copy(update={"replicas": [1, 2]})]})
+    running = observed(moving).model_copy(update={
+        "brokers": brokers, "reassignments": {"a": {0: PartitionReassignment(adding_replicas=[2])}}})
+    result = plan(desired(want("a", partitions=1, replication_factor=2)), running)
+    assert not [a for a in result.actions if isinstance(a, AlterConfigs)]
+    assert not [d for d in result.diagnostics if d.code == "undeclared-config"]
