@@ -20,6 +20,7 @@ from reconciler.errors import shown, shown_text
 from reconciler.kafka_configs import INT_MAX, LONG_MAX
 from reconciler.manifests.config_values import configs_schema
 from reconciler.models.desired import ENV_REFERENCE, HOST_OR_REFERENCE, ClientSecurity
+from reconciler.units import parse_duration_ms
 
 __all__ = ["DOC_MODELS", "RULE_KINDS", "ClusterDoc", "PolicyDoc", "RuleEntry", "TopicDoc", "TopicTemplateDoc",
            "TruncationRuleDoc", "manifest_json_schema"]
@@ -73,11 +74,21 @@ def _listed_once(what: str, each: str) -> AfterValidator:
     return AfterValidator(check)
 
 
-def _ids_once(ids: list[int]) -> list[int]:
-    problem = repeated_names([str(i) for i in ids], "the replica list", "broker")
-    if problem:
-        raise refusal(problem)
-    return ids
+def _ids_once(what: str) -> AfterValidator:
+    def check(ids: list[int]) -> list[int]:
+        problem = repeated_names([str(i) for i in ids], what, "broker")
+        if problem:
+            raise refusal(problem)
+        return ids
+    return AfterValidator(check)
+
+
+def _wait_duration(text: str) -> str:
+    try:
+        parse_duration_ms(text)
+    except ValueError as e:
+        raise refusal(f"reassignment.wait: {e}") from None
+    return text
 
 
 def _is_true(value: bool) -> bool:
@@ -167,13 +178,15 @@ PartitionOffsets = Annotated[dict[PartitionNumber, Offset],
 BrokerId = Annotated[int, Field(ge=0, le=INT_MAX)]
 # Brokers in the order Kafka keeps them: the first is the partition's preferred leader.
 ReplicaList = Annotated[list[BrokerId], Field(min_length=1, json_schema_extra={"uniqueItems": True}),
-                        AfterValidator(_ids_once)]
+                        _ids_once("the replica list")]
 ReplicaAssignment = Annotated[dict[PartitionNumber, ReplicaList],
                               Field(min_length=1, json_schema_extra={"propertyNames": {"pattern": "^[0-9]+$"}})]
-BrokerIds = Annotated[list[BrokerId], Field(json_schema_extra={"uniqueItems": True}), AfterValidator(_ids_once)]
+BrokerIds = Annotated[list[BrokerId], Field(json_schema_extra={"uniqueItems": True}), _ids_once("drain_brokers")]
 # A size per second (1 at least: a zero rate would stop replication) or a duration.
 ByteRate = Annotated[int, Field(ge=1, le=LONG_MAX)] | Annotated[str, Field(pattern=r"^\s*[0-9]+\s*[A-Za-z]*\s*$")]
-WaitDuration = Annotated[int, Field(ge=0, le=LONG_MAX)] | Annotated[str, Field(pattern=r"^\s*(?:[0-9]+(?:ms|s|m|h|d|w))+\s*$")]
+# Checked by parsing (the loader's message says what to write); the pattern is for the schema.
+WaitDuration = Annotated[int, Field(ge=0, le=LONG_MAX)] | Annotated[
+    str, AfterValidator(_wait_duration), Field(json_schema_extra={"pattern": r"^\s*(?:[0-9]+(?:ms|s|m|h|d|w))+\s*$"})]
 _ASSIGNMENT = ("Pinned replicas per partition ({partition: [broker, ...]}; the first broker is the preferred leader). "
                "Partitions not listed are placed by the planner.")
 # Literal[True] would take 1 for true; a strict bool that must be true does not.
