@@ -29,13 +29,14 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from reconciler.drift.model import DriftReport, TopicDrift
-from reconciler.files.snapshot_parquet import utc
+from reconciler.files.snapshot_parquet import read_header, utc
 from reconciler.models.desired import DesiredState
 from reconciler.planner import PlanOptions
 
@@ -100,7 +101,8 @@ def run(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: 
     snapshots = _with_rights_columns(spark.read.option("recursiveFileLookup", "true")
                                      .option("pathGlobFilter", "*.parquet").option("mergeSchema", "true")
                                      .parquet(str(fleet)))
-    counted = snapshots.groupBy("cluster", "run", "cluster_id", "sizes_refused").count().collect()
+    counted = snapshots.groupBy("cluster", "run", "cluster_id", "sizes_refused",
+                                F.input_file_name().alias("file")).count().collect()
     if not counted:
         raise SnapshotError(f"{fleet} holds no Parquet snapshots; the Spark engine reads "
                             "<cluster>/<run>.parquet files written by `reconcile snapshot --format parquet`.")
@@ -109,12 +111,12 @@ def run(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: 
         raise SnapshotError(f"{fleet} holds Parquet snapshots without a run time (column `run`) for "
                             f"{shown_text(', '.join(map(str, undated)), 200)}; write snapshots with "
                             "`reconcile snapshot --format parquet`.")
-    by_cluster: dict[str, list[tuple[datetime, str | None, str | None]]] = {}
+    by_cluster: dict[str, list[tuple[datetime, str | None, str | None, str]]] = {}
     for r in sorted(counted, key=lambda r: (r["cluster"], utc(r["run"]), r["cluster_id"] or "")):
-        by_cluster.setdefault(r["cluster"], []).append((utc(r["run"]), r["cluster_id"], r["sizes_refused"]))
+        by_cluster.setdefault(r["cluster"], []).append((utc(r["run"]), r["cluster_id"], r["sizes_refused"], r["file"]))
     desired = {cluster: desired_for(cluster) for cluster in by_cluster}  # fails early on unknown clusters
     meta = {c: _ClusterRun(run=r[-1][0], cluster_id=r[-1][1], since=r[-2][0] if len(r) > 1 else None,
-                           sizes_refused=r[-1][2])
+                           sizes_refused=r[-1][2], file=r[-1][3])
             for c, r in by_cluster.items()}
 
     topics = sum(r["count"] for r in counted if utc(r["run"]) == meta[r["cluster"]].run)
@@ -122,8 +124,8 @@ def run(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: 
     desired_json = {c: d.model_dump_json() for c, d in desired.items()}
     shared = spark.sparkContext.broadcast({
         "desired": desired_json, "ignore": list(options.ignore_topics),
-        "meta": {c: {"cluster_id": m.cluster_id, "run": m.run.isoformat(), "compare": m.since is not None}
-                 for c, m in meta.items()}})
+        "meta": {c: {"cluster_id": m.cluster_id, "run": m.run.isoformat(), "compare": m.since is not None,
+                     **_brokers_and_reassignments(m.file)} for c, m in meta.items()}})
     results = rows.mapInArrow(_drift_batches(shared), _OUT_FIELDS).persist()
     try:
         return _collect(results, meta, tables, generated_at)
@@ -159,6 +161,15 @@ class _ClusterRun:
     cluster_id: str | None
     since: datetime | None
     sizes_refused: str | None = None  # the latest run's
+    file: str = ""  # the latest run's snapshot
+
+
+def _brokers_and_reassignments(snapshot_file: str) -> dict[str, Any]:
+    """What the planner needs of the whole cluster and the rows do not carry (its brokers, to place
+    replicas on; reassignments in progress), from the latest snapshot's header: read once per
+    cluster on the driver and broadcast."""
+    header = read_header(snapshot_file)
+    return {"brokers": header.get("brokers") or [], "reassignments": header.get("reassignments") or {}}
 
 
 def _collect(results: DataFrame, meta: Mapping[str, _ClusterRun], tables: str | Path | None,
@@ -256,7 +267,9 @@ def _drift_batches(shared) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.R
                     hidden_topics=[name] if status == HIDDEN else [],
                     absent_topic_operations={name: row["authorized_operations"] or []} if status == ABSENT else {},
                     cluster_authorized_operations=row["cluster_authorized_operations"],
-                    sizes_refused=row["sizes_refused"])
+                    sizes_refused=row["sizes_refused"], brokers=meta["brokers"],
+                    reassignments={name: meta["reassignments"][name]}
+                    if topic and name in meta["reassignments"] else {})
                 earlier = None
                 if row["earlier_partitions"] is not None:
                     # What data-loss signals, out-of-band retention changes and the change log

@@ -151,6 +151,20 @@ def write_snapshot_parquet(state: ObservedState, path: str | Path) -> None:
     pa.parquet.write_table(pa.Table.from_pylist(rows, schema=schema), path, compression="zstd")
 
 
+def read_header(path: str) -> dict[str, Any]:
+    """The snapshot-wide part of a Parquet snapshot (brokers, reassignments in progress, ...) from
+    its key-value metadata, without reading its rows; `path` may be any URI pyarrow can open (the
+    Spark engine's fleets). {} for a file without one."""
+    pa = require_pyarrow(path)
+    import pyarrow.fs
+
+    filesystem, inner = pyarrow.fs.FileSystem.from_uri(path) if "://" in path else (None, path)
+    meta = (pa.parquet.read_schema(inner, filesystem=filesystem).metadata or {}).get(METADATA_KEY)
+    header = read_json_document(meta, f"{path} (Parquet key-value metadata {METADATA_KEY.decode()})", "snapshot",
+                                SNAPSHOT_KEYS) if meta else {}
+    return header if isinstance(header, dict) else {}
+
+
 REQUIRED_COLUMNS = ("topic", "partitions")
 
 

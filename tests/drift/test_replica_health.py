@@ -94,3 +94,29 @@ def test_one_topic_planned_alone_finds_the_same_health_as_the_whole_cluster():
     whole = drift_for_cluster(wanted, state)
     alone = drift_one_topic(wanted, state, "a")
     assert alone.health == whole.health[0] and alone.health.reassigning and alone.health.drained == [0]
+
+
+def test_both_engines_agree_on_replicas_to_move_and_reassignments_in_progress(spark, tmp_path):
+    """The Spark engine plans each topic alone from its row; the brokers to place on and the
+    reassignments in progress come from the snapshot's header, so an RF change or a drain is a
+    pending change there too, not a plan error about a snapshot without brokers."""
+    from datetime import datetime, timezone
+
+    from reconciler.drift import engine
+    from reconciler.files.fleet import write_fleet_snapshot
+
+    moving = have("a", partitions=1, replication_factor=3).model_copy(
+        update={"partitions": [partition(0, replicas=(1, 2, 4, 3))]})
+    state = cluster(moving, have("b", partitions=1, replication_factor=1), have("c", partitions=1),
+                    reassignments={"a": {0: PartitionReassignment(adding_replicas=[4], removing_replicas=[3])}})
+    state = state.model_copy(update={"taken_at": datetime(2026, 11, 23, tzinfo=timezone.utc)})
+    wanted = desired(want("a", partitions=1), want("b", partitions=1, replication_factor=2), want("c", partitions=1),
+                     drain=[3])
+    write_fleet_snapshot(state, tmp_path / "fleet")
+    local = engine.run_fleet(tmp_path / "fleet", {"test": wanted}.__getitem__, engine="local")
+    remote = engine.run_fleet(tmp_path / "fleet", {"test": wanted}.__getitem__, engine="spark")
+    assert local.report.comparable() == remote.report.comparable()
+    [report] = remote.report.clusters
+    assert not [i for i in report.items if i.kind == "plan-error"], report.items
+    assert {(i.kind, i.topic) for i in report.items} >= {("pending-change", "b"), ("pending-change", "c"),
+                                                         ("reassignment-in-progress", "a")}
