@@ -78,31 +78,30 @@ def _output_file(ctx, param, value: str | None) -> str | None:
 
 def _byte_rate(ctx, param, value: str | None) -> int | None:
     """A size per second (50MiB, 10000000): a throttle of 0 would stop replication."""
-    if value is None:
-        return None
     from reconciler.units import parse_bytes
 
-    try:
-        rate = parse_bytes(value)
-    except ValueError as e:
-        raise click.BadParameter(str(e)) from None
-    if rate < 1:
+    rate = _parsed(value, parse_bytes)
+    if rate is not None and rate < 1:
         raise click.BadParameter("0 would stop replication; leave the option out for no throttle.")
     return rate
 
 
 def _duration_s(ctx, param, value: str | None) -> float | None:
-    if value is None:
-        return None
     from reconciler.units import parse_duration_ms
 
+    ms = _parsed(value, parse_duration_ms)
+    if ms is not None and ms < 0:
+        raise click.BadParameter("a wait cannot be negative; 0 submits and does not wait.")
+    return None if ms is None else ms / 1000
+
+
+def _parsed(value: str | None, parse: Callable[[str], int]) -> int | None:
+    if value is None:
+        return None
     try:
-        ms = parse_duration_ms(value)
+        return parse(value)
     except ValueError as e:
         raise click.BadParameter(str(e)) from None
-    if ms < 0:
-        raise click.BadParameter("a wait cannot be negative; 0 submits and does not wait.")
-    return ms / 1000
 
 
 def _server_list(ctx, param, value: str | None) -> list[str] | None:

@@ -11,18 +11,7 @@ from kafka import KafkaAdminClient
 from kafka.admin import ConfigResource, NewPartitions, NewTopic
 
 from reconciler.cli import main
-
-MANIFEST = """\
-kind: Cluster
-name: live
-bootstrap_servers: [localhost:9]   # the tests pass the test cluster's with --bootstrap-servers
----
-kind: Topic
-name: orders.v1
-partitions: 2
-replication_factor: 3
-configs: {retention.ms: 7d}
-"""
+from tests.drift.test_live import MANIFEST
 
 
 def _reconcile(*args: str):
