@@ -10,7 +10,9 @@ of Topics per team. Truncation rules sit on 30% of the topics (consumed_by on ev
 through its template, a shared before_time rule on another tenth, keep_last on another tenth), so the
 read includes ListOffsets by time, OffsetForLeaderEpoch and committed group offsets; a little drift
 (retention changed on every 1000th topic, partitions added on every 2000th, five new topics) gives
-the broker validation (validate_only) something to check. Then, each in its own process:
+the broker validation (validate_only) something to check. The records are old (T0, 2023), so the
+lowered retention would delete all of them: the policy allows that (max_delete_fraction 1.0), else
+the plan would fail instead of showing the drift. Then, each in its own process:
 
 1. `reconcile plan DIR --cluster bench --format json -o FILE`, the installed CLI: wall time, and from
    wait4 its CPU time and peak RSS; the brokers' process reports its own CPU time over the same
@@ -59,7 +61,7 @@ def write_manifests(root: Path, bootstrap: str, topics: int, partitions: int, re
         f"defaults: {{partitions: {partitions}, replication_factor: {replication_factor}}}\n"
         "---\nkind: Policy\n"
         "topic_name_pattern: '^[a-z][a-z0-9-]*(\\.[a-z0-9-]+)+$'\n"
-        f"max_partitions: 64\nallowed_replication_factors: [{replication_factor}]\nmax_delete_fraction: 0.9\n")
+        f"max_partitions: 64\nallowed_replication_factors: [{replication_factor}]\nmax_delete_fraction: 1.0\n")
     (root / "shared.yaml").write_text(
         "kind: TopicTemplate\nname: events\nconfigs: {retention.ms: 7d}\n"
         "---\nkind: TopicTemplate\nname: consumed-events\nconfigs: {retention.ms: 7d}\n"
