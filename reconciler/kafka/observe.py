@@ -157,15 +157,15 @@ def _topic(view: ClusterView, name: str, scope: ReadScope, results: PartitionRes
             if found is not None:
                 by_time[timestamp] = found  # -1: no record at or after it; stored as Kafka said
         epoch_answer = results.value("epoch", tp) if name in scope.epoch_topics else None
-        observed.append(ObservedPartition(
+        observed.append(ObservedPartition.from_reader(
             partition=index, leader=p.leader if readable and p.leader in view.brokers else -1,
             leader_epoch=results.epochs.get(tp, p.epoch), replicas=p.replicas, isr=p.isr,
             offline_replicas=p.offline, log_start_offset=start if readable else -1,
             high_watermark=end if readable else -1, size_bytes=size_of.get(tp),
             epoch_end_offset=epoch_answer[1] if epoch_answer and readable else None,
             offsets_by_timestamp=by_time if readable else {}))
-    return ObservedTopic(name=name, topic_id=meta.topic_id, internal=meta.internal, partitions=observed,
-                         configs=configs)
+    return ObservedTopic.from_reader(name=name, topic_id=meta.topic_id, internal=meta.internal, partitions=observed,
+                                     configs=configs)
 
 
 # -- configs ---------------------------------------------------------------------------------
