@@ -15,18 +15,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kafka.protocol.admin import DeleteRecordsRequest
-from kafka.protocol.consumer import ListOffsetsRequest, OffsetForLeaderEpochRequest
+from kafka.protocol.consumer import OffsetForLeaderEpochRequest
 
 from reconciler.kafka import errors as codes
 from reconciler.kafka import metadata
 from reconciler.kafka.client import Client, NoAnswer
+from reconciler.kafka.list_offsets import CLIENT_REPLICA_ID, OffsetsAnswer, OffsetsRequest
 from reconciler.kafka.metadata import ClusterView
 from reconciler.ports import BrokerError
 
 TopicPartition = tuple[str, int]
 ROUNDS = 6
 EARLIEST, LATEST = -2, -1
-CLIENT_REPLICA_ID = -1
 
 
 @dataclass(frozen=True)
@@ -68,20 +68,16 @@ def _by_topic(items):
 def list_offsets(name: str, timeout_ms: int) -> PartitionRead:
     """ListOffsets with one timestamp per partition (-2 earliest, -1 latest, else a time). The
     current leader epoch goes along, so an answer is from the leader of the epoch we record."""
-    T = ListOffsetsRequest.ListOffsetsTopic
-    P = T.ListOffsetsPartition
 
     def build(items):
-        return ListOffsetsRequest(
-            replica_id=CLIENT_REPLICA_ID, isolation_level=0, timeout_ms=timeout_ms,
-            topics=[T(name=t, partitions=[P(partition_index=p, current_leader_epoch=epoch, timestamp=ts)
-                                          for p, ts, epoch in parts])
-                    for t, parts in _by_topic(items).items()])
+        # Plain tuples, packed by the request itself (see reconciler.kafka.list_offsets).
+        topics: dict[str, list[tuple[int, int, int]]] = {}
+        for (topic, partition), timestamp, epoch in items:
+            topics.setdefault(topic, []).append((partition, epoch, timestamp))
+        return OffsetsRequest(list(topics.items()), timeout_ms)
 
-    def parse(response):
-        for t in response.topics:
-            for p in t.partitions:
-                yield (t.name, p.partition_index), p.error_code, p.offset
+    def parse(answer: OffsetsAnswer):
+        return answer.partitions
 
     return PartitionRead(name, build, parse)
 

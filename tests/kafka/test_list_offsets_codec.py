@@ -1,0 +1,134 @@
+"""The adapter's own ListOffsets codec (reconciler.kafka.list_offsets) against kafka-python's:
+the same values encoded both ways give the same bytes, the same bytes decoded both ways give the
+same results, in every version the codec speaks; and kafka-python's own classes are unchanged."""
+from __future__ import annotations
+
+import io
+import struct
+
+import pytest
+from kafka.protocol.api_header import ResponseClassRegistry
+from kafka.protocol.consumer import ListOffsetsRequest, ListOffsetsResponse
+
+from reconciler.kafka.list_offsets import FIRST_FLEXIBLE, OffsetsRequest, decode_answer
+
+VERSIONS = range(FIRST_FLEXIBLE, ListOffsetsRequest.max_version + 1)
+LONG_NAME = "t." + "x" * 240  # a name longer than 127 bytes: its length takes two varint bytes
+ROWS = [
+    (LONG_NAME, [(i, i % 4 - 1, ts) for i, ts in
+                 enumerate([-2, -1, 0, 1_790_000_000_000, 2 ** 63 - 1, -(2 ** 63)] * 30)]),  # 180: a two-byte count
+    ("orders.v1", [(0, 7, -1)]),
+    ("é-not-kafka-but-utf8", [(2 ** 31 - 1, 2 ** 31 - 1, 5)]),
+]
+
+
+def _generic_request(rows, timeout_ms):
+    T = ListOffsetsRequest.ListOffsetsTopic
+    P = T.ListOffsetsPartition
+    return ListOffsetsRequest(replica_id=-1, isolation_level=0, timeout_ms=timeout_ms, topics=[
+        T(name=topic, partitions=[P(partition_index=p, current_leader_epoch=epoch, timestamp=ts)
+                                  for p, epoch, ts in partitions]) for topic, partitions in rows])
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("rows", [ROWS, [], [("empty", [])]], ids=["many", "no-topics", "no-partitions"])
+def test_a_request_encodes_to_kafka_pythons_bytes(version, rows):
+    ours, theirs = OffsetsRequest(rows, 10_000), _generic_request(rows, 10_000)
+    for request in (ours, theirs):
+        request.API_VERSION = version
+        request.with_header(correlation_id=12345, client_id="kafka-reconciler")
+    assert ours.encode(framed=True, header=True) == theirs.encode(framed=True, header=True)
+    assert ours.encode() == theirs.encode()
+
+
+def test_a_request_refuses_versions_before_the_flexible_ones():
+    request = OffsetsRequest(ROWS, 10_000)
+    assert request._min_version == FIRST_FLEXIBLE  # what version negotiation is told
+    with pytest.raises(ValueError, match="not spoken"):
+        request.encode(version=FIRST_FLEXIBLE - 1)
+
+
+def _generic_answer(version, topics):
+    T = ListOffsetsResponse.ListOffsetsTopicResponse
+    P = T.ListOffsetsPartitionResponse
+    return ListOffsetsResponse(throttle_time_ms=250, topics=[
+        T(name=name, partitions=[P(partition_index=p, error_code=error, timestamp=ts, offset=offset, leader_epoch=epoch)
+                                 for p, error, ts, offset, epoch in partitions]) for name, partitions in topics],
+    ).encode(version=version)
+
+
+def _rows_of_generic(data, version):
+    decoded = ListOffsetsResponse.decode(data, version=version)
+    return decoded.throttle_time_ms, [((t.name, p.partition_index), p.error_code, p.offset)
+                                      for t in decoded.topics for p in t.partitions]
+
+
+ANSWER = [
+    (LONG_NAME, [(i, (0, 6, 74)[i % 3], -1, (i * 7919) % 10_000 - 1, i % 5 - 1) for i in range(200)]),
+    ("orders.v1", [(0, 0, 1_790_000_000_000, 2 ** 63 - 1, 3)]),
+    ("none", []),
+]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_an_answer_decodes_to_kafka_pythons_results(version):
+    data = _generic_answer(version, ANSWER)
+    answer = decode_answer(data)
+    assert (answer.throttle_time_ms, answer.partitions) == _rows_of_generic(data, version)
+    assert len(answer.partitions) == 201
+
+
+def _uvarint(n):
+    out = bytearray()
+    while n >= 0x80:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _tags(*fields):
+    return _uvarint(len(fields)) + b"".join(_uvarint(tag) + _uvarint(len(v)) + v for tag, v in fields)
+
+
+def test_unknown_tagged_fields_are_skipped_as_kafka_python_skips_them():
+    """A newer broker may add tagged fields at every level; their bytes must not shift the rest."""
+    name = b"orders.v1"
+    partition = struct.pack(">ihqqi", 3, 0, -1, 42, 5)
+    data = (struct.pack(">i", 0) + _uvarint(2) + _uvarint(len(name) + 1) + name + _uvarint(3)
+            + partition + _tags((7, b"abc"), (300, b"x" * 200))
+            + struct.pack(">ihqqi", 4, 6, -1, -1, -1) + _tags()
+            + _tags((1, b"topic-level"))
+            + _tags((2, b"")))
+    assert decode_answer(data).partitions == _rows_of_generic(data, 10)[1] == [
+        (("orders.v1", 3), 0, 42), (("orders.v1", 4), 6, -1)]
+
+
+@pytest.mark.parametrize("missing", [1, 2, 20, 40])
+def test_a_cut_short_answer_is_a_value_error(missing):
+    """kafka-python's parser turns ValueError into a protocol error for the request."""
+    data = _generic_answer(10, ANSWER[1:2])
+    with pytest.raises(ValueError):
+        decode_answer(data[:-missing])
+
+
+def test_kafka_pythons_own_classes_are_untouched():
+    """Using the adapter's request registers nothing: other users of kafka-python (and the test
+    cluster) still get kafka-python's classes for ListOffsets."""
+    request = OffsetsRequest(ROWS, 10_000)
+    request.API_VERSION = 10
+    request.with_header(correlation_id=1, client_id="x")
+    ours = request.header.get_response_class()
+    theirs = _generic_request(ROWS, 10_000)
+    theirs.API_VERSION = 10
+    theirs.with_header(correlation_id=1, client_id="x")
+    assert theirs.header.get_response_class() is ListOffsetsResponse[10]
+    assert ResponseClassRegistry.get_response_class(theirs.header) is ListOffsetsResponse[10]
+    assert ours is not ListOffsetsResponse[10]
+    assert ListOffsetsRequest[10].__mro__[1] is ListOffsetsRequest and OffsetsRequest not in ListOffsetsRequest._VERSIONS.values()
+    # The header parses as kafka-python's; the body as ours.
+    body = _generic_answer(10, ANSWER[1:2])
+    header = struct.pack(">i", 1) + b"\x00"
+    buffer = io.BytesIO(header + body)
+    assert ours.parse_header(buffer).correlation_id == 1
+    assert ours.decode(buffer).partitions == [(("orders.v1", 0), 0, 2 ** 63 - 1)]
