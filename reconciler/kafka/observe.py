@@ -27,6 +27,7 @@ from reconciler.errors import ClusterError
 from reconciler.kafka import errors as codes
 from reconciler.kafka import metadata, partitions
 from reconciler.kafka.client import IN_FLIGHT, Client, NoAnswer
+from reconciler.kafka.codec import ConfigsRequest
 from reconciler.kafka.metadata import ClusterView
 from reconciler.kafka.partitions import EARLIEST, LATEST, PartitionResults, Reads
 from reconciler.models.desired import ClusterSpec, DesiredState
@@ -176,7 +177,7 @@ async def _describe_configs(client: Client, view: ClusterView, names: list[str])
         return {}, set()
     R = DescribeConfigsRequest.DescribeConfigsResource
     nodes = sorted(view.brokers)
-    requests = [DescribeConfigsRequest(
+    requests = [ConfigsRequest(
         resources=[R(resource_type=TOPIC_RESOURCE, resource_name=n, configuration_keys=None)
                    for n in names[start:start + CONFIG_CHUNK]],
         include_synonyms=False, include_documentation=False) for start in range(0, len(names), CONFIG_CHUNK)]

@@ -20,7 +20,7 @@ from kafka.protocol.consumer import OffsetForLeaderEpochRequest
 from reconciler.kafka import errors as codes
 from reconciler.kafka import metadata
 from reconciler.kafka.client import Client, NoAnswer
-from reconciler.kafka.list_offsets import CLIENT_REPLICA_ID, OffsetsAnswer, OffsetsRequest
+from reconciler.kafka.codec import CLIENT_REPLICA_ID, OffsetsAnswer, OffsetsRequest
 from reconciler.kafka.metadata import ClusterView
 from reconciler.ports import BrokerError
 
@@ -72,7 +72,7 @@ def list_offsets(name: str, timeout_ms: int) -> PartitionRead:
     current leader epoch goes along, so an answer is from the leader of the epoch we record."""
 
     def build(items):
-        # Plain tuples, packed by the request itself (see reconciler.kafka.list_offsets).
+        # Plain tuples, packed by the request itself (see reconciler.kafka.codec).
         topics: dict[str, list[tuple[int, int, int]]] = {}
         for (topic, partition), timestamp, epoch in items:
             topics.setdefault(topic, []).append((partition, epoch, timestamp))

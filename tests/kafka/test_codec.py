@@ -1,4 +1,4 @@
-"""The adapter's own ListOffsets codec (reconciler.kafka.list_offsets) against kafka-python's:
+"""The adapter's own ListOffsets codec (reconciler.kafka.codec) against kafka-python's:
 the same values encoded both ways give the same bytes, the same bytes decoded both ways give the
 same results, in every version the codec speaks; and kafka-python's own classes are unchanged."""
 from __future__ import annotations
@@ -7,10 +7,11 @@ import io
 import struct
 
 import pytest
+from kafka.protocol.admin import DescribeConfigsRequest, DescribeConfigsResponse
 from kafka.protocol.api_header import ResponseClassRegistry
 from kafka.protocol.consumer import ListOffsetsRequest, ListOffsetsResponse
 
-from reconciler.kafka.list_offsets import FIRST_FLEXIBLE, OffsetsRequest, decode_answer
+from reconciler.kafka.codec import FIRST_FLEXIBLE, ConfigsRequest, OffsetsRequest, decode_configs, decode_offsets
 
 VERSIONS = range(FIRST_FLEXIBLE, ListOffsetsRequest.max_version + 1)
 LONG_NAME = "t." + "x" * 240  # a name longer than 127 bytes: its length takes two varint bytes
@@ -73,7 +74,7 @@ ANSWER = [
 @pytest.mark.parametrize("version", VERSIONS)
 def test_an_answer_decodes_to_kafka_pythons_results(version):
     data = _generic_answer(version, ANSWER)
-    answer = decode_answer(data)
+    answer = decode_offsets(data)
     assert (answer.throttle_time_ms, answer.partitions) == _rows_of_generic(data, version)
     assert len(answer.partitions) == 201
 
@@ -100,7 +101,7 @@ def test_unknown_tagged_fields_are_skipped_as_kafka_python_skips_them():
             + struct.pack(">ihqqi", 4, 6, -1, -1, -1) + _tags()
             + _tags((1, b"topic-level"))
             + _tags((2, b"")))
-    assert decode_answer(data).partitions == _rows_of_generic(data, 10)[1] == [
+    assert decode_offsets(data).partitions == _rows_of_generic(data, 10)[1] == [
         (("orders.v1", 3), 0, 42), (("orders.v1", 4), 6, -1)]
 
 
@@ -109,7 +110,7 @@ def test_a_cut_short_answer_is_a_value_error(missing):
     """kafka-python's parser turns ValueError into a protocol error for the request."""
     data = _generic_answer(10, ANSWER[1:2])
     with pytest.raises(ValueError):
-        decode_answer(data[:-missing])
+        decode_offsets(data[:-missing])
 
 
 def test_kafka_pythons_own_classes_are_untouched():
@@ -132,3 +133,95 @@ def test_kafka_pythons_own_classes_are_untouched():
     buffer = io.BytesIO(header + body)
     assert ours.parse_header(buffer).correlation_id == 1
     assert ours.decode(buffer).partitions == [(("orders.v1", 0), 0, 2 ** 63 - 1)]
+
+
+# -- DescribeConfigs -----------------------------------------------------------------------------
+
+R = DescribeConfigsResponse.DescribeConfigsResult
+C = R.DescribeConfigsResourceResult
+S = C.DescribeConfigsSynonym
+DEFAULTS = [("cleanup.policy", "delete", 5), ("retention.ms", "604800000", 1), ("segment.bytes", "1073741824", 5),
+            ("message.format.version", None, 5)]
+
+
+def _config(name, value, source, **extra):
+    return C(name=name, value=value, read_only=extra.get("read_only", False), config_source=source,
+             is_sensitive=extra.get("sensitive", False), synonyms=extra.get("synonyms", []),
+             config_type=extra.get("config_type", 0), documentation=extra.get("documentation"))
+
+
+def _configs_answer(results):
+    return DescribeConfigsResponse(throttle_time_ms=17, results=results).encode(version=4)
+
+
+def _configs_of_generic(data):
+    decoded = DescribeConfigsResponse.decode(data, version=4)
+    return decoded.throttle_time_ms, [
+        (r.error_code, r.error_message, r.resource_type, r.resource_name,
+         [(c.name, c.value, c.read_only, c.config_source, c.is_sensitive) for c in r.configs])
+        for r in decoded.results]
+
+
+def _configs_of_ours(data):
+    answer = decode_configs(data)
+    return answer.throttle_time_ms, [(r.error_code, r.error_message, r.resource_type, r.resource_name,
+                                      [tuple(c) for c in r.configs]) for r in answer.results]
+
+
+def test_a_configs_answer_decodes_to_kafka_pythons_results():
+    same = [_config(*c) for c in DEFAULTS]
+    results = [R(error_code=0, error_message=None, resource_type=2, resource_name=f"t{i}", configs=same)
+               for i in range(5)]
+    results += [
+        R(error_code=0, error_message=None, resource_type=2, resource_name=LONG_NAME, configs=[
+            _config("retention.ms", "86400000", 1, synonyms=[S(name="log.retention.ms", value="1", source=4),
+                                                            S(name="x", value=None, source=5)]),
+            _config("sasl.jaas.config", None, 1, sensitive=True, read_only=True, config_type=9,
+                    documentation="é" * 100),
+            _config("long.value", "v" * 300, 5)]),
+        R(error_code=3, error_message="This server does not host this topic-partition.", resource_type=2,
+          resource_name="gone", configs=[]),
+        R(error_code=0, error_message=None, resource_type=-1, resource_name="t-again", configs=same[:2]),
+        R(error_code=0, error_message=None, resource_type=2, resource_name="t-last", configs=same),
+    ]
+    data = _configs_answer(results)
+    ours = _configs_of_ours(data)
+    assert ours == _configs_of_generic(data)
+    assert len(ours[1]) == 9 and ours[1][5][4][1] == ("sasl.jaas.config", None, True, 1, True)
+    answer = decode_configs(data)
+    assert answer.results[0].configs is answer.results[8].configs  # the same bytes: the same list
+
+
+def test_a_configs_answer_with_unknown_tagged_fields():
+    entry = _uvarint(len("a.b") + 1) + b"a.b" + _uvarint(2) + b"1" + struct.pack(">?b?", False, 1, False) \
+        + _uvarint(1) + b"\x00" + _uvarint(0)  # no synonyms, config type, null documentation
+    result = struct.pack(">h", 0) + _uvarint(0) + struct.pack(">b", 2) + _uvarint(3) + b"t1" + _uvarint(3) \
+        + entry + _tags((5, b"zz")) + entry + _tags() + _tags((9, b"result-level"))
+    data = struct.pack(">i", 0) + _uvarint(3) + result + result + _tags((1, b"top"))
+    assert _configs_of_ours(data) == _configs_of_generic(data)
+    assert decode_configs(data).results[1].configs == [("a.b", "1", False, 1, False)] * 2
+
+
+@pytest.mark.parametrize("missing", [1, 5, 30])
+def test_a_cut_short_configs_answer_is_a_value_error(missing):
+    data = _configs_answer([R(error_code=0, error_message=None, resource_type=2, resource_name="t",
+                              configs=[_config(*c) for c in DEFAULTS])])
+    with pytest.raises(ValueError):
+        decode_configs(data[:-missing])
+
+
+def test_a_configs_request_is_kafka_pythons_with_its_answer_read_here():
+    resources = [(2, f"topic-{i}", None) for i in range(3)] + [(2, "keys", ["retention.ms"])]
+    Res = DescribeConfigsRequest.DescribeConfigsResource
+    kwargs = dict(resources=[Res(resource_type=t, resource_name=n, configuration_keys=k) for t, n, k in resources],
+                  include_synonyms=False, include_documentation=False)
+    ours, theirs = ConfigsRequest(**kwargs), DescribeConfigsRequest(**kwargs)
+    assert ours._min_version == 4
+    for request in (ours, theirs):
+        request.API_VERSION = 4
+        request.with_header(correlation_id=9, client_id="c")
+    assert ours.encode(framed=True, header=True) == theirs.encode(framed=True, header=True)
+    assert theirs.header.get_response_class() is DescribeConfigsResponse[4]
+    assert ours.header.get_response_class() is not DescribeConfigsResponse[4]
+    body = _configs_answer([])
+    assert ours.header.get_response_class().decode(io.BytesIO(body)).results == []
