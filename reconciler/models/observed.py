@@ -308,6 +308,7 @@ class ObservedTopic(_Model):
 
 _PARTITION_FIELDS = set(ObservedPartition.model_fields)
 _TOPIC_FIELDS = set(ObservedTopic.model_fields)
+_VIEW_FIELDS = {"cluster", "topics"}
 
 
 class ObservedState(_Model):
@@ -345,6 +346,16 @@ class ObservedState(_Model):
         if problems:
             raise _problems("ObservedState", problems)
         return self
+
+    @classmethod
+    def view_of(cls, cluster: str, topics: dict[str, ObservedTopic]) -> ObservedState:
+        """A state of topics already checked (a view of part of another state), not validated
+        again: what `model_construct(cluster=..., topics=...)` gives, without its cost (pydantic
+        inspects the signature of every default factory on each call: 0.2 ms, which a drift
+        report paid per topic)."""
+        return _trusted(cls, {"format_version": SNAPSHOT_FORMAT_VERSION, "cluster": cluster, "cluster_id": None,
+                              "controller_id": None, "taken_at": None, "brokers": [], "topics": topics,
+                              "group_offsets": {}}, _VIEW_FIELDS)
 
     def with_topics(self, reread: ObservedState) -> ObservedState:
         """This state with the topics `reread` holds replaced by their fresh reading (whole topics:
