@@ -5,15 +5,18 @@ DescribeConfigs (every config of every topic: 11 MiB at 10,000 topics), read int
 kafka-python builds a request from one protocol object per item, through a generic keyword
 constructor, and encodes each with a tagged-fields call; its answers come back as one object per
 item too. At 100,000 partitions and 340,000 configs that was over a second of a plan. The two
-requests here are subclasses of kafka-python's, sent only by this adapter: kafka-python
-negotiates their version, frames them, writes their header and times them out as for any
-request, but a ListOffsets body is packed here, and both answers (found through the request's
-own header, never through kafka-python's registry of response classes) are read here. Only the
-flexible versions are spoken (ListOffsets 6+, DescribeConfigs 4+: Kafka 2.6 and later; the
-reconciler needs 3.0), which each request states as its minimum version. Nothing of kafka-python
-is changed: every other request, every other user of kafka-python in the process and the test
-cluster keep kafka-python's classes. tests/kafka/test_codec.py encodes and decodes the same values
-both ways and compares the bytes and the results.
+requests here are sent only by this adapter. They offer what kafka-python's connection uses of a
+request (its API key and versions to negotiate, a header, the framed bytes), so kafka-python
+negotiates their version, frames them, writes their header (with its own header class) and times
+them out as for any request; but a ListOffsets body is packed here, and both answers (found
+through the request's own header, never through kafka-python's registry of response classes) are
+read here. They are not subclasses of kafka-python's classes, which code in the same process
+walks to find the message classes (the test cluster does). Only the flexible versions are spoken
+(ListOffsets 6+, DescribeConfigs 4+: Kafka 2.6 and later; the reconciler needs 3.0), which each
+request states as its minimum version. Nothing of kafka-python is changed: every other request,
+every other user of kafka-python in the process and the test cluster keep kafka-python's classes.
+tests/kafka/test_codec.py encodes and decodes the same values both ways and compares the bytes
+and the results.
 """
 from __future__ import annotations
 
@@ -61,14 +64,79 @@ class _OwnAnswers:
         return self._decode(bytes(data.read()))
 
 
+class _Header:
+    """What kafka-python's connection asks of a request header: its correlation id, its bytes
+    (written by kafka-python's RequestHeader) and the class that decodes the answer."""
+
+    def __init__(self, request: _OwnRequest, correlation_id: int, client_id: str):
+        if request.API_VERSION is None:
+            raise ValueError(f"{request.name}: a header before the version is negotiated")
+        self.request_api_key = self.api_key = request.API_KEY
+        self.request_api_version = self.api_version = request.API_VERSION
+        self.correlation_id = correlation_id
+        self._request = request
+        self._header = RequestHeader(request_api_key=request.API_KEY, request_api_version=request.API_VERSION,
+                                     correlation_id=correlation_id, client_id=client_id)
+
+    def encode(self, flexible: bool = False) -> bytes:
+        return self._header.encode(flexible=flexible)
+
+    def get_response_class(self) -> _OwnAnswers:
+        return self._request.answers(self.request_api_version)
+
+
+class _OwnRequest:
+    """What kafka-python's connection uses of a request: API_KEY, the versions to negotiate
+    (`min_version`/`max_version` of the API, `_min_version`/`_max_version` of this request),
+    API_VERSION, `with_header`, `encode`, `header`, `expect_response`."""
+
+    generic: Any  # kafka-python's request class of this API
+    generic_response: Any
+
+    def __init__(self, min_version: int):
+        self.API_KEY = self.generic.API_KEY
+        self.name = self.generic.name
+        self.min_version, self.max_version = 0, self.generic.max_version
+        self._min_version, self._max_version = min_version, None
+        self.API_VERSION: int | None = None
+        self.header: _Header | None = None
+
+    def with_header(self, correlation_id: int = 0, client_id: str = "kafka-python") -> None:
+        self.header = _Header(self, correlation_id, client_id)
+
+    def expect_response(self) -> bool:
+        return True
+
+    def encode(self, version: int | None = None, header: bool = False, framed: bool = False) -> bytes:
+        if version is not None:
+            self.API_VERSION = version
+        version = self.API_VERSION
+        if version is None or not self._min_version <= version <= self.max_version:
+            raise ValueError(f"{self.name} v{version} is not spoken here (versions {self._min_version}+)")
+        parts = []
+        if header:
+            if self.header is None:
+                raise ValueError("No header found")
+            parts.append(self.header.encode(flexible=True))
+        parts += self.body(version)
+        data = b"".join(parts)
+        return _INT32.pack(len(data)) + data if framed else data
+
+    def body(self, version: int) -> list[bytes]:
+        raise NotImplementedError
+
+    @staticmethod
+    def decode_answer(data: bytes) -> Any:
+        raise NotImplementedError
+
+    def answers(self, version: int) -> _OwnAnswers:
+        key = (self.API_KEY, version)
+        if key not in _ANSWERS:
+            _ANSWERS[key] = _OwnAnswers(self.generic_response[version], type(self).decode_answer)
+        return _ANSWERS[key]
+
+
 _ANSWERS: dict[tuple[int, int], _OwnAnswers] = {}
-
-
-def _own_answers(generic_response: Any, version: int, decode: Callable[[bytes], Any]) -> _OwnAnswers:
-    key = (generic_response.API_KEY, version)
-    if key not in _ANSWERS:
-        _ANSWERS[key] = _OwnAnswers(generic_response[version], decode)
-    return _ANSWERS[key]
 
 
 # -- ListOffsets ---------------------------------------------------------------------------------
@@ -80,30 +148,19 @@ class OffsetsAnswer:
     partitions: list[Answered]
 
 
-# init=False (kafka-python's metaclass keyword, unknown to type checkers): no schema of its own,
-# nothing registered, kafka-python's versioned classes untouched.
-class OffsetsRequest(ListOffsetsRequest, init=False):  # type: ignore[call-arg]
+class OffsetsRequest(_OwnRequest):
+    generic, generic_response = ListOffsetsRequest, ListOffsetsResponse
+
     def __init__(self, rows: Rows, timeout_ms: int):
-        super().__init__(replica_id=CLIENT_REPLICA_ID, isolation_level=READ_UNCOMMITTED, timeout_ms=timeout_ms,
-                         min_version=FIRST_FLEXIBLE)
-        self._rows = rows
+        super().__init__(FIRST_FLEXIBLE)
+        self._rows, self.timeout_ms = rows, timeout_ms
 
-    def with_header(self, correlation_id: int = 0, client_id: str = "kafka-python") -> None:
-        self._header = _OffsetsHeader(request_api_key=self.API_KEY, request_api_version=self.API_VERSION,
-                                       correlation_id=correlation_id, client_id=client_id)
+    def body(self, version: int) -> list[bytes]:
+        return encode_rows(self._rows, version, self.timeout_ms)
 
-    def encode(self, version: int | None = None, header: bool = False, framed: bool = False) -> bytes:
-        if version is not None:
-            self.API_VERSION = version
-        version = self.API_VERSION
-        if version is None or version < FIRST_FLEXIBLE:
-            raise ValueError(f"ListOffsets v{version} is not spoken here (versions {FIRST_FLEXIBLE}+)")
-        if header and self._header is None:
-            raise ValueError("No header found")
-        parts = [self.encode_header(flexible=True)] if header else []
-        parts += encode_rows(self._rows, version, self.timeout_ms)
-        data = b"".join(parts)
-        return _INT32.pack(len(data)) + data if framed else data
+    @staticmethod
+    def decode_answer(data: bytes) -> OffsetsAnswer:
+        return decode_offsets(data)
 
     def __repr__(self) -> str:
         count = sum(len(partitions) for _, partitions in self._rows)
@@ -148,13 +205,6 @@ def decode_offsets(data: bytes) -> OffsetsAnswer:
     return OffsetsAnswer(throttle, rows)
 
 
-class _OffsetsHeader(RequestHeader, init=False):  # type: ignore[call-arg]  # see OffsetsRequest
-    __slots__ = ()
-
-    def get_response_class(self) -> _OwnAnswers:
-        return _own_answers(ListOffsetsResponse, self.request_api_version, decode_offsets)
-
-
 # -- DescribeConfigs -----------------------------------------------------------------------------
 
 class ConfigEntry(NamedTuple):
@@ -180,16 +230,24 @@ class ConfigsAnswer:
     results: list[ConfigsResult]
 
 
-class ConfigsRequest(DescribeConfigsRequest, init=False):  # type: ignore[call-arg]  # see OffsetsRequest
-    """kafka-python's DescribeConfigsRequest (same constructor, same bytes) with its answer read by
+class ConfigsRequest(_OwnRequest):
+    """kafka-python's DescribeConfigsRequest (same arguments, same bytes) with its answer read by
     `decode_configs`."""
+    generic, generic_response = DescribeConfigsRequest, DescribeConfigsResponse
 
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, min_version=FIRST_FLEXIBLE_CONFIGS, **kwargs)
+    def __init__(self, **fields: Any):
+        super().__init__(FIRST_FLEXIBLE_CONFIGS)
+        self._request = DescribeConfigsRequest(**fields)
 
-    def with_header(self, correlation_id: int = 0, client_id: str = "kafka-python") -> None:
-        self._header = _ConfigsHeader(request_api_key=self.API_KEY, request_api_version=self.API_VERSION,
-                                       correlation_id=correlation_id, client_id=client_id)
+    def body(self, version: int) -> list[bytes]:
+        return [bytes(self._request.encode(version=version))]
+
+    @staticmethod
+    def decode_answer(data: bytes) -> ConfigsAnswer:
+        return decode_configs(data)
+
+    def __repr__(self) -> str:
+        return f"ConfigsRequest({self._request!r})"
 
 
 def decode_configs(data: bytes) -> ConfigsAnswer:
@@ -247,13 +305,6 @@ def _read_configs(data: bytes, pos: int, seen: dict[bytes, ConfigEntry]) -> tupl
             entry = seen[raw] = ConfigEntry(name, value, read_only, source, sensitive)
         configs.append(entry)
     return configs, pos
-
-
-class _ConfigsHeader(RequestHeader, init=False):  # type: ignore[call-arg]  # see OffsetsRequest
-    __slots__ = ()
-
-    def get_response_class(self) -> _OwnAnswers:
-        return _own_answers(DescribeConfigsResponse, self.request_api_version, decode_configs)
 
 
 # -- the wire's variable-length parts ------------------------------------------------------------

@@ -47,6 +47,8 @@ def test_a_request_refuses_versions_before_the_flexible_ones():
     assert request._min_version == FIRST_FLEXIBLE  # what version negotiation is told
     with pytest.raises(ValueError, match="not spoken"):
         request.encode(version=FIRST_FLEXIBLE - 1)
+    with pytest.raises(ValueError, match="not spoken"):
+        ConfigsRequest(resources=[]).encode(version=3)
 
 
 def _generic_answer(version, topics):
@@ -114,8 +116,13 @@ def test_a_cut_short_answer_is_a_value_error(missing):
 
 
 def test_kafka_pythons_own_classes_are_untouched():
-    """Using the adapter's request registers nothing: other users of kafka-python (and the test
-    cluster) still get kafka-python's classes for ListOffsets."""
+    """Using the adapter's requests registers nothing and subclasses nothing: other users of
+    kafka-python (the test cluster finds its message classes by walking ApiMessage's subclasses)
+    still get kafka-python's classes for ListOffsets and DescribeConfigs."""
+    from kafka.protocol.api_message import ApiMessage
+
+    from reconciler.testing.protocol import _message_classes
+
     request = OffsetsRequest(ROWS, 10_000)
     request.API_VERSION = 10
     request.with_header(correlation_id=1, client_id="x")
@@ -126,13 +133,32 @@ def test_kafka_pythons_own_classes_are_untouched():
     assert theirs.header.get_response_class() is ListOffsetsResponse[10]
     assert ResponseClassRegistry.get_response_class(theirs.header) is ListOffsetsResponse[10]
     assert ours is not ListOffsetsResponse[10]
-    assert ListOffsetsRequest[10].__mro__[1] is ListOffsetsRequest and OffsetsRequest not in ListOffsetsRequest._VERSIONS.values()
+    assert not isinstance(request, ApiMessage) and not isinstance(ConfigsRequest(resources=[]), ApiMessage)
+    classes = _message_classes()
+    assert classes[(2, "request")] is ListOffsetsRequest and classes[(32, "request")] is DescribeConfigsRequest
+    assert classes[(2, "response")] is ListOffsetsResponse and classes[(32, "response")] is DescribeConfigsResponse
     # The header parses as kafka-python's; the body as ours.
     body = _generic_answer(10, ANSWER[1:2])
     header = struct.pack(">i", 1) + b"\x00"
     buffer = io.BytesIO(header + body)
     assert ours.parse_header(buffer).correlation_id == 1
     assert ours.decode(buffer).partitions == [(("orders.v1", 0), 0, 2 ** 63 - 1)]
+
+
+def test_versions_are_negotiated_as_for_kafka_pythons_requests():
+    """kafka-python's BrokerVersionData picks the highest version both sides speak, above the
+    request's own minimum; a broker below it is refused as incompatible."""
+    from kafka.errors import IncompatibleBrokerVersion
+    from kafka.protocol.broker_version_data import BROKER_API_VERSIONS, BrokerVersionData
+
+    kafka_4 = BrokerVersionData(api_versions=BROKER_API_VERSIONS[(4, 0)])
+    for ours, theirs in ((OffsetsRequest(ROWS, 1), _generic_request(ROWS, 1)),
+                         (ConfigsRequest(resources=[]), DescribeConfigsRequest(resources=[]))):
+        assert kafka_4.api_version(ours) == kafka_4.api_version(theirs)
+    old = BrokerVersionData(api_versions={2: (0, 5), 32: (0, 3)})
+    for request in (OffsetsRequest(ROWS, 1), ConfigsRequest(resources=[])):
+        with pytest.raises(IncompatibleBrokerVersion):
+            old.api_version(request)
 
 
 # -- DescribeConfigs -----------------------------------------------------------------------------
