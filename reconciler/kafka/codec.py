@@ -74,7 +74,9 @@ class _Header:
         self.request_api_key = self.api_key = request.API_KEY
         self.request_api_version = self.api_version = request.API_VERSION
         self.correlation_id = correlation_id
-        self._request = request
+        # Not the request itself: a header that held its request would make a reference cycle,
+        # which keeps every request's partitions until a collection (none runs during a command).
+        self._answers = request.answers(request.API_VERSION)
         self._header = RequestHeader(request_api_key=request.API_KEY, request_api_version=request.API_VERSION,
                                      correlation_id=correlation_id, client_id=client_id)
 
@@ -82,7 +84,7 @@ class _Header:
         return self._header.encode(flexible=flexible)
 
     def get_response_class(self) -> _OwnAnswers:
-        return self._request.answers(self.request_api_version)
+        return self._answers
 
 
 class _OwnRequest:
