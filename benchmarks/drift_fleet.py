@@ -147,9 +147,12 @@ def _tree_rss_kib(pid: int) -> int:
 
 
 def _child(engine: str, fleet: str, master: str | None) -> None:
+    import gc
     import threading
 
     from reconciler.drift.engine import run_fleet
+
+    gc.disable()  # as `reconcile` runs every command (reconciler.cli)
 
     peak = [0]
     done = threading.Event()

@@ -1,6 +1,7 @@
 """`reconcile plan` end to end against a large cluster, and the same read through kafka-python's admin client.
 
     python benchmarks/plan_cluster.py [--topics 1000 10000] [--partitions 10] [--replication-factor 3]
+                                      [--check COMMIT] [--skip-admin] [--skip-confluent]
 
 For each size, a 3-broker test cluster is seeded in a child process exactly as benchmarks/read_cluster.py
 does (200 records per partition, a topic-level retention.ms on every topic, committed offsets of one
@@ -10,7 +11,9 @@ of Topics per team. Truncation rules sit on 30% of the topics (consumed_by on ev
 through its template, a shared before_time rule on another tenth, keep_last on another tenth), so the
 read includes ListOffsets by time, OffsetForLeaderEpoch and committed group offsets; a little drift
 (retention changed on every 1000th topic, partitions added on every 2000th, five new topics) gives
-the broker validation (validate_only) something to check. Then, each in its own process:
+the broker validation (validate_only) something to check. The records are old (T0, 2023), so the
+lowered retention would delete all of them: the policy allows that (max_delete_fraction 1.0), else
+the plan would fail instead of showing the drift. Then, each in its own process:
 
 1. `reconcile plan DIR --cluster bench --format json -o FILE`, the installed CLI: wall time, and from
    wait4 its CPU time and peak RSS; the brokers' process reports its own CPU time over the same
@@ -21,8 +24,18 @@ the broker validation (validate_only) something to check. Then, each in its own 
    describe_configs of every topic, list_partition_offsets earliest and latest of every partition,
    and, to match the rules, by time for the before_time topics and list_group_offsets for the group.
    kafka-python has no public call for OffsetForLeaderEpoch, so that part is not compared.
+4. The same read through confluent-kafka's AdminClient (`--confluent`), when confluent-kafka is
+   installed (it is not a dependency of the reconciler; without it a note says so): list_topics,
+   describe_configs of every topic, list_offsets earliest, latest and by time, and
+   list_consumer_group_offsets.
 
-In 2 and 3 the child announces each step and waits, so the brokers' request log and CPU time are
+`--check COMMIT` proves the plan unchanged: that commit's `reconciler` package (`git archive`, so
+the repository is needed) plans the same manifests against the same brokers right after the
+measured run, and its JSON and text must equal the measured run's byte for byte, the instant of
+the read (`observed_at`) masked. The commit before the speed work of issue 16 is 09358db:
+`python benchmarks/plan_cluster.py --topics 1000 10000 --check 09358db`.
+
+In 2, 3 and 4 the child announces each step and waits, so the brokers' request log and CPU time are
 taken per step. Prints Markdown tables. Not a test: figures depend on the machine and its load.
 """
 from __future__ import annotations
@@ -59,7 +72,7 @@ def write_manifests(root: Path, bootstrap: str, topics: int, partitions: int, re
         f"defaults: {{partitions: {partitions}, replication_factor: {replication_factor}}}\n"
         "---\nkind: Policy\n"
         "topic_name_pattern: '^[a-z][a-z0-9-]*(\\.[a-z0-9-]+)+$'\n"
-        f"max_partitions: 64\nallowed_replication_factors: [{replication_factor}]\nmax_delete_fraction: 0.9\n")
+        f"max_partitions: 64\nallowed_replication_factors: [{replication_factor}]\nmax_delete_fraction: 1.0\n")
     (root / "shared.yaml").write_text(
         "kind: TopicTemplate\nname: events\nconfigs: {retention.ms: 7d}\n"
         "---\nkind: TopicTemplate\nname: consumed-events\nconfigs: {retention.ms: 7d}\n"
@@ -158,6 +171,9 @@ class Steps:
 
 def phases(manifests_dir: str) -> None:
     """The CLI's `plan` work, one step at a time (same calls, same connection settings)."""
+    import gc
+
+    gc.disable()  # as `reconcile` runs every command (reconciler.cli)
     step = Steps()
     with step("import"):
         from reconciler.kafka_cluster import connect
@@ -214,9 +230,91 @@ def admin(bootstrap: str, topics: int) -> None:
     step.note(partitions=len(every))
 
 
+def confluent(bootstrap: str, topics: int) -> None:
+    """The same read through confluent-kafka's AdminClient (librdkafka)."""
+    step = Steps()
+    with step("import"):
+        from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
+        from confluent_kafka.admin import AdminClient, ConfigResource, OffsetSpec, ResourceType
+    with step("connect"):
+        client = AdminClient({"bootstrap.servers": bootstrap, "client.id": "bench-confluent"})
+    described = None
+    with step("list_topics()"):
+        described = client.list_topics(timeout=600)
+    wanted = set(names(topics))
+    every = [TopicPartition(t, p) for t, meta in described.topics.items() if t in wanted for p in meta.partitions]
+    by_index = {name: i for i, name in enumerate(names(topics))}
+    with step("describe_configs(all topics)"):
+        futures = client.describe_configs([ConfigResource(ResourceType.TOPIC, n) for n in sorted(wanted)],
+                                          request_timeout=600)
+        assert len([f.result() for f in futures.values()]) == topics
+    for label, spec in (("earliest", OffsetSpec.earliest()), ("latest", OffsetSpec.latest())):
+        with step(f"list_offsets({label})"):
+            found = client.list_offsets(dict.fromkeys(every, spec), request_timeout=600)
+            assert len([f.result() for f in found.values()]) == len(every)
+    with step("list_offsets(by time)"):
+        found = client.list_offsets({tp: OffsetSpec.for_timestamp(CUT_MS) for tp in every
+                                     if by_index[tp.topic] % 10 == 5}, request_timeout=600)
+        [f.result() for f in found.values()]
+    with step("list_consumer_group_offsets"):
+        request = ConsumerGroupTopicPartitions(GROUP, [tp for tp in every if by_index[tp.topic] % 10 == 0])
+        [f.result() for f in client.list_consumer_group_offsets([request], request_timeout=600).values()]
+    step.note(partitions=len(every))
+
+
+def has_confluent() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("confluent_kafka") is not None
+
+
+# -- checking the plan against an earlier commit's ---------------------------------------------
+
+def package_of(commit: str, into: Path) -> Path:
+    """The `reconciler` package as `commit` has it, extracted under `into` (a PYTHONPATH entry)."""
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    archive = subprocess.run(["git", "-C", str(root), "archive", commit, "reconciler"], check=True,
+                             capture_output=True).stdout
+    into.mkdir(parents=True)
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into
+
+
+def _masked(text: str) -> str:
+    """The instant of the read (JSON `observed_at`, the text's first line) masked."""
+    import re
+
+    text = re.sub(r'"observed_at": "[^"]*"', '"observed_at": "<time>"', text, count=1)
+    return re.sub(r", observed [^)]*\)", ", observed <time>)", text, count=1)
+
+
+def check_against(commit: str, tmp: str, argv: list[str], plan_file: Path, text_file: Path) -> str:
+    """Plan again with `commit`'s package; "identical" or where the outputs differ."""
+    import subprocess
+
+    package = package_of(commit, Path(tmp, "reference"))
+    reference = Path(tmp, "reference.json")
+    args = [a if a != str(plan_file) else str(reference) for a in argv]
+    done = subprocess.run([sys.executable, "-m", "reconciler", *args], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(package)}, check=False)
+    if done.returncode != 2:
+        return f"the reference plan exited {done.returncode}: {done.stderr[-500:]}"
+    for name, ours, theirs in (("JSON", plan_file.read_text(), reference.read_text()),
+                               ("text", text_file.read_text(), done.stdout)):
+        ours, theirs = _masked(ours), _masked(theirs)
+        if ours != theirs:
+            line = next(i for i, (a, b) in enumerate(zip(ours.splitlines() + [""], theirs.splitlines() + [""]))
+                        if a != b)
+            return f"{name} differs from {commit}'s at line {line + 1}"
+    return f"identical to {commit}'s (JSON and text, byte for byte; the read's time masked)"
+
+
 # -- the parent ------------------------------------------------------------------------------
 
-def measure(topics: int, partitions: int, replication_factor: int, skip_admin: bool, admin_timeout_s: float) -> dict:
+def measure(topics: int, partitions: int, replication_factor: int, skip_admin: bool, admin_timeout_s: float,
+            skip_confluent: bool = False, check: str | None = None) -> dict:
     out = {"topics": topics, "partitions": topics * partitions, "load": [os.getloadavg()[0]]}
     reconcile = Path(sys.executable).with_name("reconcile")
     cli = [str(reconcile)] if reconcile.exists() else [sys.executable, "-m", "reconciler"]
@@ -224,15 +322,17 @@ def measure(topics: int, partitions: int, replication_factor: int, skip_admin: b
         out["broker_seed_rss_mib"] = brokers.ask("usage")[2] / 1024
         manifests = Path(tmp, "manifests")
         write_manifests(manifests, brokers.bootstrap_servers, topics, partitions, replication_factor)
-        plan_file = Path(tmp, "plan.json")
-        with open(Path(tmp, "plan.txt"), "w") as text:
-            out["plan"] = run_child(cli + ["plan", str(manifests), "--cluster", CLUSTER, "--format", "json",
-                                           "-o", str(plan_file), "--no-color"], 1800, brokers, stdout=text)
+        plan_file, text_file = Path(tmp, "plan.json"), Path(tmp, "plan.txt")
+        argv = ["plan", str(manifests), "--cluster", CLUSTER, "--format", "json", "-o", str(plan_file), "--no-color"]
+        with open(text_file, "w") as text:
+            out["plan"] = run_child(cli + argv, 1800, brokers, stdout=text)
         if out["plan"]["exit"] != 2:  # 2: changes present, as the drift above should give
             raise SystemExit(f"reconcile plan exited {out['plan']['exit']}: {out['plan']['stderr']}")
         plan = json.loads(plan_file.read_text())
         out["plan"]["actions"] = Counter(a["kind"] for a in plan["actions"])
         out["plan"]["json_mib"] = plan_file.stat().st_size / 2**20
+        if check:
+            out["check"] = check_against(check, tmp, argv, plan_file, text_file)
         out["load"].append(os.getloadavg()[0])
         out["phases"] = run_child([sys.executable, __file__, "--phases", str(manifests)], 1800, brokers)
         out["load"].append(os.getloadavg()[0])
@@ -240,6 +340,11 @@ def measure(topics: int, partitions: int, replication_factor: int, skip_admin: b
             out["admin"] = run_child([sys.executable, __file__, "--admin", brokers.bootstrap_servers, str(topics)],
                                      admin_timeout_s, brokers)
             out["admin"]["timeout_s"] = admin_timeout_s
+            out["load"].append(os.getloadavg()[0])
+        if not skip_confluent and has_confluent():
+            out["confluent"] = run_child([sys.executable, __file__, "--confluent", brokers.bootstrap_servers,
+                                          str(topics)], admin_timeout_s, brokers)
+            out["confluent"]["timeout_s"] = admin_timeout_s
             out["load"].append(os.getloadavg()[0])
     return out
 
@@ -263,8 +368,22 @@ def report(results: list[dict]) -> str:
     out += ["", "Plans: " + "; ".join(
         f"{r['topics']:,} topics: {', '.join(f'{n} {k}' for k, n in sorted(r['plan']['actions'].items()))}, "
         f"JSON {r['plan']['json_mib']:.1f} MiB" for r in results)]
+    peers = [(key, label) for key, label in (("admin", "KafkaAdminClient"), ("confluent", "confluent-kafka"))
+             if any(key in r for r in results)]
+    if peers:
+        out += ["", "Client CPU of the whole `reconcile plan` against the peers' bare read of the same state: " + "; ".join(
+            f"{r['topics']:,} topics: " + ", ".join(
+                f"{label} {r[key]['cpu']:.1f} s ({r[key]['cpu'] / r['plan']['cpu']:.1f}x)" for key, label in peers
+                if key in r) for r in results) + "."]
+    if any("check" in r for r in results):
+        out += ["", "Plan output check: " + "; ".join(f"{r['topics']:,} topics: {r['check']}" for r in results
+                                                       if "check" in r) + "."]
+    if not any("confluent" in r for r in results) and not has_confluent():
+        out += ["", "confluent-kafka is not installed, so its AdminClient was not compared (pip install "
+                    "confluent-kafka to include it; it is not a dependency of the reconciler)."]
     for key, title in (("phases", "The same, phase by phase (in one process)"),
-                       ("admin", "The same read through kafka-python's KafkaAdminClient")):
+                       ("admin", "The same read through kafka-python's KafkaAdminClient"),
+                       ("confluent", "The same read through confluent-kafka's AdminClient")):
         if not any(key in r for r in results):
             continue
         out += ["", f"### {title}", ""]
@@ -296,21 +415,29 @@ def main() -> None:
         return phases(sys.argv[2])
     if len(sys.argv) > 1 and sys.argv[1] == "--admin":
         return admin(sys.argv[2], int(sys.argv[3]))
+    if len(sys.argv) > 1 and sys.argv[1] == "--confluent":
+        return confluent(sys.argv[2], int(sys.argv[3]))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--topics", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--partitions", type=int, default=10, help="partitions per topic")
     parser.add_argument("--replication-factor", type=int, default=3)
     parser.add_argument("--skip-admin", action="store_true", help="leave out the kafka-python comparison")
-    parser.add_argument("--admin-timeout", type=float, default=1800, help="seconds before the comparison is killed")
+    parser.add_argument("--skip-confluent", action="store_true", help="leave out the confluent-kafka comparison")
+    parser.add_argument("--admin-timeout", type=float, default=1800, help="seconds before a comparison is killed")
+    parser.add_argument("--check", metavar="COMMIT",
+                        help="also plan with this commit's reconciler package and require identical output")
     parser.add_argument("--json", metavar="FILE", help="also write the raw figures here")
     args = parser.parse_args()
     results = []
     for topics in args.topics:
-        results.append(measure(topics, args.partitions, args.replication_factor, args.skip_admin, args.admin_timeout))
+        results.append(measure(topics, args.partitions, args.replication_factor, args.skip_admin, args.admin_timeout,
+                               args.skip_confluent, args.check))
         print(f"  {topics:,} topics: plan {results[-1]['plan']['wall']:.1f}s", file=sys.stderr, flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1, default=str))
     print(report(results))
+    if any("check" in r and not r["check"].startswith("identical") for r in results):
+        raise SystemExit("the plan output differs from the reference commit's")
 
 
 if __name__ == "__main__":

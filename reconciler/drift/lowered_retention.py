@@ -35,7 +35,7 @@ def lowered_retention(observed: ObservedTopic | None, desired: DesiredTopic | No
     if observed is None or not observed.configs:  # configs not read: nothing to compare
         return None
     # A one-topic view, built without validating the topic again.
-    inherited = retention.inherited_values(ObservedState.model_construct(cluster="-", topics={observed.name: observed}))
+    inherited = retention.inherited_values(ObservedState.view_of("-", {observed.name: observed}))
     against: list[tuple[str, Classification]] = []
     changes = [c for a in actions if isinstance(a, AlterConfigs) for c in a.changes]
     if changes:

@@ -1,5 +1,5 @@
 """Strict JSON for the files the reconciler reads back: JSON snapshots, the header of a Parquet
-snapshot, and saved plans.
+snapshot, and saved plans; and `json_text`, the indented JSON it writes.
 
 `json.loads` alone would accept what no reconcile wrote and fail later, far from the file: two
 equal keys in one object (the last one silently wins), NaN and Infinity, numbers of thousands of
@@ -12,6 +12,8 @@ import json
 import re
 from collections.abc import Mapping
 from typing import Any
+
+from pydantic_core import PydanticSerializationError, to_json
 
 from reconciler.errors import MAX_PROBLEMS, SnapshotError, json_path, shown, shown_text
 
@@ -125,3 +127,57 @@ def _encodable(text: str) -> bool:
 
 def _printable(element: Any) -> Any:
     return element.encode("utf-8", "backslashreplace").decode("utf-8") if isinstance(element, str) else element
+
+
+# -- writing -------------------------------------------------------------------------------------
+
+# What pydantic's serializer writes differently from json.dumps: characters beyond ASCII and DEL
+# as themselves (json.dumps escapes them), and floats in Rust's shortest form (2.5e-5 for 2.5e-05).
+_UNESCAPED = re.compile("[\x7f-\U0010ffff]")
+# Every float either writes has a digit, then a point and a digit or an exponent; a line where that
+# is found (in a key or a string, too) is a candidate. A float is the last thing on its line
+# (after a space, or alone), and a string never is (its closing quote is).
+_FLOAT_HINT = re.compile(r"[0-9](?:\.[0-9]|e[-+]?[0-9])")
+_FLOAT = re.compile(r"-?[0-9]+(?:\.[0-9]+(?:e[-+]?[0-9]+)?|e[-+]?[0-9]+)")  # not an integer
+
+
+def json_text(data: Any) -> str:
+    """`json.dumps(data, indent=2)` of JSON data (dicts, lists, strings, numbers, booleans, None),
+    character for character, through pydantic's serializer: json.dumps with an indent runs in
+    pure Python (about a third of a second for the plan of a 10,000-topic cluster). What the
+    serializer does not take (a lone surrogate, a type it does not know) goes through json.dumps."""
+    try:
+        text = to_json(data, indent=2, inf_nan_mode="constants").decode("utf-8")
+    except (PydanticSerializationError, ValueError):
+        return json.dumps(data, indent=2)
+    if not text.isascii() or "\x7f" in text:
+        text = _UNESCAPED.sub(_escaped, text)
+    return _python_floats(text)
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 | code >> 10:04x}\\u{0xDC00 | code & 0x3FF:04x}"
+
+
+def _python_floats(text: str) -> str:
+    """Floats rewritten as Python's repr writes them (json.dumps uses it)."""
+    pieces: list[str] = []
+    copied = looked_at = 0  # text before `copied` is in pieces; lines before `looked_at` are done
+    for hint in _FLOAT_HINT.finditer(text):
+        if hint.start() < looked_at:
+            continue
+        end = text.find("\n", hint.start())
+        looked_at = end = len(text) if end < 0 else end
+        start = text.rfind(" ", 0, end) + 1
+        stop = end - 1 if text[end - 1] == "," else end
+        if _FLOAT.fullmatch(text, start, stop):
+            pieces += (text[copied:start], repr(float(text[start:stop])))
+            copied = stop
+    if not pieces:
+        return text
+    pieces.append(text[copied:])
+    return "".join(pieces)

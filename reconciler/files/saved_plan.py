@@ -6,12 +6,10 @@ a saved plan is applied exactly as it was planned, never as it was edited to loo
 """
 from __future__ import annotations
 
-import json
-
 from pydantic import ValidationError
 
 from reconciler.errors import MAX_PROBLEMS, SnapshotError, problem_report, shown, validation_problems
-from reconciler.files.json_document import read_json_document
+from reconciler.files.json_document import json_text, read_json_document
 from reconciler.models.plan import PLAN_FORMAT_VERSION, Plan, TruncateRecords
 
 
@@ -24,7 +22,7 @@ def plan_json(plan: Plan) -> str:
             dumped["records_to_delete"] = action.records_to_delete
             for partition, row in zip(action.partitions, dumped["partitions"]):
                 row["records_to_delete"] = partition.records_to_delete
-    return json.dumps(data, indent=2, sort_keys=False) + "\n"
+    return json_text(data) + "\n"
 
 
 def load_plan_file(path: str) -> Plan:

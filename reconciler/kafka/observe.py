@@ -39,6 +39,7 @@ from reconciler.errors import ClusterError
 from reconciler.kafka import errors as codes
 from reconciler.kafka import metadata, partitions
 from reconciler.kafka.client import IN_FLIGHT, Client, NoAnswer
+from reconciler.kafka.codec import ConfigsRequest
 from reconciler.kafka.metadata import ClusterView
 from reconciler.kafka.partitions import EARLIEST, LATEST, PartitionResults, Reads
 from reconciler.models.desired import ClusterSpec, DesiredState
@@ -192,15 +193,15 @@ def _topic(view: ClusterView, name: str, scope: ReadScope, results: PartitionRes
             if found is not None:
                 by_time[timestamp] = found  # -1: no record at or after it; stored as Kafka said
         epoch_answer = results.value("epoch", tp) if name in scope.epoch_topics else None
-        observed.append(ObservedPartition(
+        observed.append(ObservedPartition.from_reader(
             partition=index, leader=p.leader if readable and p.leader in view.brokers else -1,
             leader_epoch=results.epochs.get(tp, p.epoch), replicas=p.replicas, isr=p.isr,
             offline_replicas=p.offline, log_start_offset=start if readable else -1,
             high_watermark=end if readable else -1, size_bytes=size_of.get(tp),
             epoch_end_offset=epoch_answer[1] if epoch_answer and readable else None,
             offsets_by_timestamp=by_time if readable else {}))
-    return ObservedTopic(name=name, topic_id=meta.topic_id, internal=meta.internal, partitions=observed,
-                         configs=configs, authorized_operations=meta.authorized_operations)
+    return ObservedTopic.from_reader(name=name, topic_id=meta.topic_id, internal=meta.internal, partitions=observed,
+                                     configs=configs, authorized_operations=meta.authorized_operations)
 
 
 async def _cluster_operations(client: Client, view: ClusterView) -> list[str] | None:
@@ -226,7 +227,7 @@ async def _describe_configs(client: Client, view: ClusterView, names: list[str])
         return {}, set()
     R = DescribeConfigsRequest.DescribeConfigsResource
     nodes = sorted(view.brokers)
-    requests = [DescribeConfigsRequest(
+    requests = [ConfigsRequest(
         resources=[R(resource_type=TOPIC_RESOURCE, resource_name=n, configuration_keys=None)
                    for n in names[start:start + CONFIG_CHUNK]],
         include_synonyms=False, include_documentation=False) for start in range(0, len(names), CONFIG_CHUNK)]

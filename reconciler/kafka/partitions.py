@@ -15,18 +15,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kafka.protocol.admin import DeleteRecordsRequest
-from kafka.protocol.consumer import ListOffsetsRequest, OffsetForLeaderEpochRequest
+from kafka.protocol.consumer import OffsetForLeaderEpochRequest
 
 from reconciler.kafka import errors as codes
 from reconciler.kafka import metadata
 from reconciler.kafka.client import Client, NoAnswer
+from reconciler.kafka.codec import CLIENT_REPLICA_ID, OffsetsAnswer, OffsetsRequest
 from reconciler.kafka.metadata import ClusterView
 from reconciler.ports import BrokerError
 
 TopicPartition = tuple[str, int]
 ROUNDS = 6
 EARLIEST, LATEST = -2, -1
-CLIENT_REPLICA_ID = -1
 
 
 @dataclass(frozen=True)
@@ -44,13 +44,15 @@ Reads = list[tuple[PartitionRead, Mapping[TopicPartition, Any]]]
 
 @dataclass
 class PartitionResults:
-    values: dict[tuple[str, TopicPartition], Any] = field(default_factory=dict)
+    # kind -> partition -> value
+    values: dict[str, dict[TopicPartition, Any]] = field(default_factory=dict)
     errors: dict[tuple[str, TopicPartition], BrokerError] = field(default_factory=dict)
     # The leader epoch each partition's values were read under.
     epochs: dict[TopicPartition, int] = field(default_factory=dict)
 
     def value(self, kind: str, tp: TopicPartition, default=None):
-        return self.values.get((kind, tp), default)
+        values = self.values.get(kind)
+        return default if values is None else values.get(tp, default)
 
 
 def no_answer_error(error: NoAnswer) -> BrokerError:
@@ -68,20 +70,16 @@ def _by_topic(items):
 def list_offsets(name: str, timeout_ms: int) -> PartitionRead:
     """ListOffsets with one timestamp per partition (-2 earliest, -1 latest, else a time). The
     current leader epoch goes along, so an answer is from the leader of the epoch we record."""
-    T = ListOffsetsRequest.ListOffsetsTopic
-    P = T.ListOffsetsPartition
 
     def build(items):
-        return ListOffsetsRequest(
-            replica_id=CLIENT_REPLICA_ID, isolation_level=0, timeout_ms=timeout_ms,
-            topics=[T(name=t, partitions=[P(partition_index=p, current_leader_epoch=epoch, timestamp=ts)
-                                          for p, ts, epoch in parts])
-                    for t, parts in _by_topic(items).items()])
+        # Plain tuples, packed by the request itself (see reconciler.kafka.codec).
+        topics: dict[str, list[tuple[int, int, int]]] = {}
+        for (topic, partition), timestamp, epoch in items:
+            topics.setdefault(topic, []).append((partition, epoch, timestamp))
+        return OffsetsRequest(list(topics.items()), timeout_ms)
 
-    def parse(response):
-        for t in response.topics:
-            for p in t.partitions:
-                yield (t.name, p.partition_index), p.error_code, p.offset
+    def parse(answer: OffsetsAnswer):
+        return answer.partitions
 
     return PartitionRead(name, build, parse)
 
@@ -135,32 +133,44 @@ def delete_records(timeout_ms: int) -> PartitionRead:
 async def read(client: Client, view: ClusterView, reads: Reads, rounds: int = ROUNDS, refresh: bool = True) -> PartitionResults:
     """Run the reads to completion or until the rounds are used up; what failed is in `errors`.
     With refresh=False (DeleteRecords) there is exactly one round and errors are returned as
-    the broker gave them."""
+    the broker gave them. (Every partition of a cluster passes through the loops below several
+    times per read, so they look up as little as they can per partition.)"""
     out = PartitionResults()
+    errors, epochs = out.errors, out.epochs
     again: set[tuple[str, TopicPartition]] = set()  # answered "ask again": read in the next round
     schedule = client.rounds(rounds)
     async for round_ in schedule:
         if round_:
             await _refresh(client, view, reads, out, sorted({tp[0] for _, tp in again}))
         batch: list[tuple[int, PartitionRead, list[tuple[TopicPartition, Any, int]]]] = []
+        topics, brokers = view.topics, view.brokers
         for kind, params in reads:
+            done = out.values.setdefault(kind.name, {})
             by_leader: dict[int, list] = {}
             for tp, param in params.items():
-                key = (kind.name, tp)
-                if key in out.values or (key in out.errors and key not in again):
+                if tp in done:
                     continue
-                again.discard(key)
-                partition = view.partition(tp)
+                if errors:
+                    key = (kind.name, tp)
+                    if key in errors and key not in again:
+                        continue
+                    again.discard(key)
+                topic = topics.get(tp[0])
+                partition = topic.partitions.get(tp[1]) if topic is not None else None
                 if partition is None:
-                    out.errors[key] = codes.broker_error(codes.UNKNOWN_TOPIC_OR_PARTITION,
-                                                         f"{tp[0]}-{tp[1]} is not in the cluster's metadata")
+                    errors[(kind.name, tp)] = codes.broker_error(
+                        codes.UNKNOWN_TOPIC_OR_PARTITION, f"{tp[0]}-{tp[1]} is not in the cluster's metadata")
                     continue
-                leader = partition.leader if partition.leader in view.brokers else -1
-                if leader < 0:
+                leader = partition.leader
+                if leader < 0 or leader not in brokers:
                     # Metadata already waited a while for a leader (metadata.fetch); no second wait.
-                    out.errors[key] = codes.broker_error(codes.LEADER_NOT_AVAILABLE, f"{tp[0]}-{tp[1]} has no leader")
+                    errors[(kind.name, tp)] = codes.broker_error(codes.LEADER_NOT_AVAILABLE,
+                                                                 f"{tp[0]}-{tp[1]} has no leader")
                     continue
-                by_leader.setdefault(leader, []).append((tp, param, partition.epoch))
+                items = by_leader.get(leader)
+                if items is None:
+                    items = by_leader[leader] = []
+                items.append((tp, param, partition.epoch))
             batch.extend((leader, kind, items) for leader, items in by_leader.items())
 
         answers = await client.request_each([(leader, kind.build(items)) for leader, kind, items in batch])
@@ -169,23 +179,26 @@ async def read(client: Client, view: ClusterView, reads: Reads, rounds: int = RO
             sent_epoch = {tp: epoch for tp, _, epoch in items}
             if isinstance(answer, NoAnswer):
                 for tp in sent_epoch:
-                    out.errors[(kind.name, tp)] = no_answer_error(answer)
+                    errors[(kind.name, tp)] = no_answer_error(answer)
                     again.add((kind.name, tp))
                 continue
+            values = out.values[kind.name]
             for tp, code, value in kind.parse(answer):
-                if tp not in sent_epoch:
-                    continue
-                key, epoch = (kind.name, tp), sent_epoch.pop(tp)
+                epoch = sent_epoch.pop(tp, None)
+                if epoch is None:
+                    continue  # not asked (or answered twice)
                 if code == codes.NONE:
-                    out.values[key] = value
-                    out.errors.pop(key, None)
-                    out.epochs[tp] = epoch
+                    values[tp] = value
+                    epochs[tp] = epoch
+                    if errors:
+                        errors.pop((kind.name, tp), None)
                 else:
-                    out.errors[key] = codes.broker_error(code, f"from broker {leader} for {tp[0]}-{tp[1]}")
+                    key = (kind.name, tp)
+                    errors[key] = codes.broker_error(code, f"from broker {leader} for {tp[0]}-{tp[1]}")
                     if code in codes.PARTITION_RETRIABLE:
                         again.add(key)
             for tp in sent_epoch:  # left out of the answer
-                out.errors[(kind.name, tp)] = codes.unanswered(f"broker {leader} left {tp[0]}-{tp[1]} out of its answer")
+                errors[(kind.name, tp)] = codes.unanswered(f"broker {leader} left {tp[0]}-{tp[1]} out of its answer")
                 again.add((kind.name, tp))
 
         if not refresh or not again:
@@ -201,5 +214,5 @@ async def _refresh(client: Client, view: ClusterView, reads: Reads, out: Partiti
         partition = view.partition(tp)
         if partition is None or partition.epoch != epoch:
             del out.epochs[tp]
-            for kind, _ in reads:
-                out.values.pop((kind.name, tp), None)
+            for values in out.values.values():
+                values.pop(tp, None)

@@ -59,7 +59,7 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from enum import IntEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -153,6 +153,24 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+_M = TypeVar("_M", bound=_Model)
+
+
+def _trusted(model: type[_M], values: dict[str, Any], fields: set[str]) -> _M:
+    """A model of values the live reader built itself (`from_reader`), not validated: what
+    `model_construct` does, without its per-call work, and with one shared set of the fields
+    given (all of them) instead of one per model. Validation is for files; a live read of 100,000
+    partitions spent longer validating its own results than decoding Kafka's answers, and held
+    a set of field names per partition. Frozen models never change that set (a copy with an
+    update copies it first)."""
+    instance = model.__new__(model)
+    object.__setattr__(instance, "__dict__", values)
+    object.__setattr__(instance, "__pydantic_fields_set__", fields)
+    object.__setattr__(instance, "__pydantic_extra__", None)
+    object.__setattr__(instance, "__pydantic_private__", None)
+    return instance
+
+
 class ObservedConfig(_Model):
     value: StrictStr | None = None  # None for sensitive values, as the broker reports them
     source: Annotated[ConfigSource, BeforeValidator(_source_number)] = ConfigSource.DEFAULT_CONFIG
@@ -217,6 +235,29 @@ class ObservedPartition(_Model):
             raise _problems("ObservedPartition", problems)
         return self
 
+    @classmethod
+    def from_reader(cls, partition: int, leader: int, leader_epoch: int, replicas: list[int], isr: list[int],
+                    offline_replicas: list[int], log_start_offset: int, high_watermark: int, size_bytes: int | None,
+                    epoch_end_offset: int | None, offsets_by_timestamp: dict[int, int]) -> ObservedPartition:
+        """For the live reader only: its values are Kafka's typed answers (int32 and int64 on the
+        wire), so the type and range rules hold by construction and are not checked again. The
+        rules the planner turns into DeleteRecords targets are: offsets in order (or the offline
+        pattern) and a leader among the replicas; values that break them are validated in full,
+        which refuses them as before."""
+        offline = log_start_offset == high_watermark == leader == UNKNOWN and epoch_end_offset is None \
+            and not offsets_by_timestamp
+        if not (0 <= log_start_offset <= high_watermark or offline) \
+                or not (leader == UNKNOWN or not replicas or leader in replicas):
+            return cls(partition=partition, leader=leader, leader_epoch=leader_epoch, replicas=replicas, isr=isr,
+                       offline_replicas=offline_replicas, log_start_offset=log_start_offset,
+                       high_watermark=high_watermark, size_bytes=size_bytes, epoch_end_offset=epoch_end_offset,
+                       offsets_by_timestamp=offsets_by_timestamp)
+        return _trusted(cls, {
+            "partition": partition, "leader": leader, "leader_epoch": leader_epoch, "replicas": replicas, "isr": isr,
+            "offline_replicas": offline_replicas, "log_start_offset": log_start_offset,
+            "high_watermark": high_watermark, "size_bytes": size_bytes, "epoch_end_offset": epoch_end_offset,
+            "offsets_by_timestamp": offsets_by_timestamp}, _PARTITION_FIELDS)
+
     @property
     def unreadable(self) -> str | None:
         """Why the offsets cannot be planned on (offline, or not read: the -1 markers), or None."""
@@ -264,6 +305,17 @@ class ObservedTopic(_Model):
             raise _problems("ObservedTopic", problems)
         return self
 
+    @classmethod
+    def from_reader(cls, name: str, topic_id: str | None, internal: bool, partitions: list[ObservedPartition],
+                    configs: dict[str, ObservedConfig], authorized_operations: list[str] | None) -> ObservedTopic:
+        """For the live reader only (see `ObservedPartition.from_reader`): partitions listed in
+        order of their ids as Metadata gave them; a list that is not 0..n-1 is validated in full."""
+        if not partitions or any(p.partition != i for i, p in enumerate(partitions)):
+            return cls(name=name, topic_id=topic_id, internal=internal, partitions=partitions, configs=configs,
+                       authorized_operations=authorized_operations)
+        return _trusted(cls, {"name": name, "topic_id": topic_id, "internal": internal, "partitions": partitions,
+                              "configs": configs, "authorized_operations": authorized_operations}, _TOPIC_FIELDS)
+
     @property
     def replication_factor(self) -> int:
         return len(self.partitions[0].replicas) if self.partitions else 0
@@ -290,6 +342,11 @@ class PartitionReassignment(_Model):
 
     adding_replicas: list[BrokerId] = Field(default_factory=list)
     removing_replicas: list[BrokerId] = Field(default_factory=list)
+
+
+_PARTITION_FIELDS = set(ObservedPartition.model_fields)
+_TOPIC_FIELDS = set(ObservedTopic.model_fields)
+_VIEW_FIELDS = {"cluster", "topics"}
 
 
 class ObservedState(_Model):
@@ -377,6 +434,18 @@ class ObservedState(_Model):
         replicas = self.topics[topic].partitions[partition].replicas
         moving = self.reassignments.get(topic, {}).get(partition)
         return replicas if moving is None else [b for b in replicas if b not in moving.removing_replicas]
+
+    @classmethod
+    def view_of(cls, cluster: str, topics: dict[str, ObservedTopic]) -> ObservedState:
+        """A state of topics already checked (a view of part of another state), not validated
+        again: what `model_construct(cluster=..., topics=...)` gives, without its cost (pydantic
+        inspects the signature of every default factory on each call: 0.2 ms, which a drift
+        report paid per topic)."""
+        return _trusted(cls, {"format_version": SNAPSHOT_FORMAT_VERSION, "cluster": cluster, "cluster_id": None,
+                              "controller_id": None, "taken_at": None, "brokers": [], "topics": topics,
+                              "group_offsets": {}, "hidden_topics": [], "absent_topic_operations": {},
+                              "cluster_authorized_operations": None, "sizes_refused": None, "reassignments": {}},
+                             _VIEW_FIELDS)
 
     def with_topics(self, reread: ObservedState) -> ObservedState:
         """This state with the topics `reread` holds replaced by their fresh reading (whole topics:

@@ -3,8 +3,7 @@ written where it is read back (`reconciler.files.saved_plan`).
 """
 from __future__ import annotations
 
-import json
-
+from reconciler.files.json_document import json_text
 from reconciler.files.saved_plan import plan_json
 from reconciler.models.result import ApplyResult
 
@@ -15,4 +14,4 @@ def result_json(result: ApplyResult) -> str:
     data = result.model_dump(mode="json")
     data["succeeded"] = result.succeeded
     data["converged"] = result.converged
-    return json.dumps(data, indent=2) + "\n"
+    return json_text(data) + "\n"

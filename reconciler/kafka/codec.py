@@ -1,0 +1,366 @@
+"""The adapter's own codecs for its two heaviest messages: ListOffsets (every partition, twice or
+more per read), packed from plain tuples and answered into plain tuples, and the answer to
+DescribeConfigs (every config of every topic: 11 MiB at 10,000 topics), read into shared tuples.
+
+kafka-python builds a request from one protocol object per item, through a generic keyword
+constructor, and encodes each with a tagged-fields call; its answers come back as one object per
+item too. At 100,000 partitions and 340,000 configs that was over a second of a plan. The two
+requests here are sent only by this adapter. They offer what kafka-python's connection uses of a
+request (its API key and versions to negotiate, a header, the framed bytes), so kafka-python
+negotiates their version, frames them, writes their header (with its own header class) and times
+them out as for any request; but a ListOffsets body is packed here, and both answers (found
+through the request's own header, never through kafka-python's registry of response classes) are
+read here. They are not subclasses of kafka-python's classes, which code in the same process
+walks to find the message classes (the test cluster does). Only the flexible versions are spoken
+(ListOffsets 6+, DescribeConfigs 4+: Kafka 2.6 and later; the reconciler needs 3.0), which each
+request states as its minimum version. Nothing of kafka-python is changed: every other request,
+every other user of kafka-python in the process and the test cluster keep kafka-python's classes.
+tests/kafka/test_codec.py encodes and decodes the same values both ways and compares the bytes
+and the results.
+"""
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from kafka.protocol.admin import DescribeConfigsRequest, DescribeConfigsResponse
+from kafka.protocol.api_header import RequestHeader
+from kafka.protocol.consumer import ListOffsetsRequest, ListOffsetsResponse
+
+# One ListOffsets request's partitions: (topic, [(partition, current leader epoch, timestamp)]).
+Rows = list[tuple[str, list[tuple[int, int, int]]]]
+# One answered partition: ((topic, partition), error code, offset).
+Answered = tuple[tuple[str, int], int, int]
+
+FIRST_FLEXIBLE = 6
+FIRST_WITH_TIMEOUT = 10
+FIRST_FLEXIBLE_CONFIGS = 4
+CLIENT_REPLICA_ID = -1
+READ_UNCOMMITTED = 0
+
+_HEAD = struct.Struct(">ib")            # replica id, isolation level
+_PARTITION = struct.Struct(">iiqB")     # index, current leader epoch, timestamp, no tagged fields
+_INT32 = struct.Struct(">i")
+_INT8 = struct.Struct(">b")
+_ANSWER = struct.Struct(">ihqqi")       # index, error code, timestamp, offset, leader epoch
+_RESULT_HEAD = struct.Struct(">h")      # error code
+_CONFIG_FLAGS = struct.Struct(">?b?")   # read only, config source, is sensitive
+_NO_TAGS = b"\x00"
+
+
+class _OwnAnswers:
+    """What kafka-python's parser asks of a response class: the header (kafka-python's), then the
+    body (decoded here)."""
+
+    def __init__(self, generic: Any, decode: Callable[[bytes], Any]):
+        self._generic, self._decode = generic, decode
+
+    def parse_header(self, data: Any) -> Any:
+        return self._generic.parse_header(data)
+
+    def decode(self, data: Any) -> Any:
+        return self._decode(bytes(data.read()))
+
+
+class _Header:
+    """What kafka-python's connection asks of a request header: its correlation id, its bytes
+    (written by kafka-python's RequestHeader) and the class that decodes the answer."""
+
+    def __init__(self, request: _OwnRequest, correlation_id: int, client_id: str):
+        if request.API_VERSION is None:
+            raise ValueError(f"{request.name}: a header before the version is negotiated")
+        self.request_api_key = self.api_key = request.API_KEY
+        self.request_api_version = self.api_version = request.API_VERSION
+        self.correlation_id = correlation_id
+        # Not the request itself: a header that held its request would make a reference cycle,
+        # which keeps every request's partitions until a collection (none runs during a command).
+        self._answers = request.answers(request.API_VERSION)
+        self._header = RequestHeader(request_api_key=request.API_KEY, request_api_version=request.API_VERSION,
+                                     correlation_id=correlation_id, client_id=client_id)
+
+    def encode(self, flexible: bool = False) -> bytes:
+        return self._header.encode(flexible=flexible)
+
+    def get_response_class(self) -> _OwnAnswers:
+        return self._answers
+
+
+class _OwnRequest:
+    """What kafka-python's connection uses of a request: API_KEY, the versions to negotiate
+    (`min_version`/`max_version` of the API, `_min_version`/`_max_version` of this request),
+    API_VERSION, `with_header`, `encode`, `header`, `expect_response`."""
+
+    generic: Any  # kafka-python's request class of this API
+    generic_response: Any
+
+    def __init__(self, min_version: int):
+        self.API_KEY = self.generic.API_KEY
+        self.name = self.generic.name
+        self.min_version, self.max_version = 0, self.generic.max_version
+        self._min_version, self._max_version = min_version, None
+        self.API_VERSION: int | None = None
+        self.header: _Header | None = None
+
+    def with_header(self, correlation_id: int = 0, client_id: str = "kafka-python") -> None:
+        self.header = _Header(self, correlation_id, client_id)
+
+    def expect_response(self) -> bool:
+        return True
+
+    def encode(self, version: int | None = None, header: bool = False, framed: bool = False) -> bytes:
+        if version is not None:
+            self.API_VERSION = version
+        version = self.API_VERSION
+        if version is None or not self._min_version <= version <= self.max_version:
+            raise ValueError(f"{self.name} v{version} is not spoken here (versions {self._min_version}+)")
+        parts = []
+        if header:
+            if self.header is None:
+                raise ValueError("No header found")
+            parts.append(self.header.encode(flexible=True))
+        parts += self.body(version)
+        data = b"".join(parts)
+        return _INT32.pack(len(data)) + data if framed else data
+
+    def body(self, version: int) -> list[bytes]:
+        raise NotImplementedError
+
+    @staticmethod
+    def decode_answer(data: bytes) -> Any:
+        raise NotImplementedError
+
+    def answers(self, version: int) -> _OwnAnswers:
+        key = (self.API_KEY, version)
+        if key not in _ANSWERS:
+            _ANSWERS[key] = _OwnAnswers(self.generic_response[version], type(self).decode_answer)
+        return _ANSWERS[key]
+
+
+_ANSWERS: dict[tuple[int, int], _OwnAnswers] = {}
+
+
+# -- ListOffsets ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class OffsetsAnswer:
+    """A ListOffsets answer: what the adapter reads of it (kafka-python reads `throttle_time_ms`)."""
+    throttle_time_ms: int
+    partitions: list[Answered]
+
+
+class OffsetsRequest(_OwnRequest):
+    generic, generic_response = ListOffsetsRequest, ListOffsetsResponse
+
+    def __init__(self, rows: Rows, timeout_ms: int):
+        super().__init__(FIRST_FLEXIBLE)
+        self._rows, self.timeout_ms = rows, timeout_ms
+
+    def body(self, version: int) -> list[bytes]:
+        return encode_rows(self._rows, version, self.timeout_ms)
+
+    @staticmethod
+    def decode_answer(data: bytes) -> OffsetsAnswer:
+        return decode_offsets(data)
+
+    def __repr__(self) -> str:
+        count = sum(len(partitions) for _, partitions in self._rows)
+        return f"OffsetsRequest({len(self._rows)} topics, {count} partitions, version={self.API_VERSION})"
+
+
+def encode_rows(rows: Rows, version: int, timeout_ms: int) -> list[bytes]:
+    """A ListOffsets request body, in pieces to join."""
+    out = [_HEAD.pack(CLIENT_REPLICA_ID, READ_UNCOMMITTED), _uvarint(len(rows) + 1)]
+    pack = _PARTITION.pack
+    for topic, partitions in rows:
+        name = topic.encode("utf-8")
+        out += (_uvarint(len(name) + 1), name, _uvarint(len(partitions) + 1))
+        out += [pack(index, epoch, timestamp, 0) for index, epoch, timestamp in partitions]
+        out.append(_NO_TAGS)
+    if version >= FIRST_WITH_TIMEOUT:
+        out.append(_INT32.pack(timeout_ms))
+    out.append(_NO_TAGS)
+    return out
+
+
+def decode_offsets(data: bytes) -> OffsetsAnswer:
+    """The body of a ListOffsets answer of a flexible version (6 and later share one layout).
+    Malformed data raises ValueError, which kafka-python reports as a protocol error."""
+    try:
+        (throttle,) = _INT32.unpack_from(data, 0)
+        topics, pos = _read_uvarint(data, 4)
+        rows: list[Answered] = []
+        unpack = _ANSWER.unpack_from
+        for _ in range(topics - 1):
+            name, pos = _read_string(data, pos)
+            count, pos = _read_uvarint(data, pos)
+            for _ in range(count - 1):
+                index, error, _timestamp, offset, _epoch = unpack(data, pos)
+                pos += _ANSWER.size
+                pos = pos + 1 if data[pos] == 0 else _skip_tags(data, pos)
+                rows.append(((name, index), error, offset))
+            pos = _skip_tags(data, pos)
+        _skip_tags(data, pos)
+    except (IndexError, struct.error) as e:
+        raise ValueError(f"ListOffsets answer cut short: {e}") from e
+    return OffsetsAnswer(throttle, rows)
+
+
+# -- DescribeConfigs -----------------------------------------------------------------------------
+
+class ConfigEntry(NamedTuple):
+    """One config of a DescribeConfigs answer (the attributes the adapter reads of kafka-python's)."""
+    name: str
+    value: str | None
+    read_only: bool
+    config_source: int
+    is_sensitive: bool
+
+
+class ConfigsResult(NamedTuple):
+    error_code: int
+    error_message: str | None
+    resource_type: int
+    resource_name: str
+    configs: list[ConfigEntry]
+
+
+@dataclass(frozen=True)
+class ConfigsAnswer:
+    throttle_time_ms: int
+    results: list[ConfigsResult]
+
+
+class ConfigsRequest(_OwnRequest):
+    """kafka-python's DescribeConfigsRequest (same arguments, same bytes) with its answer read by
+    `decode_configs`."""
+    generic, generic_response = DescribeConfigsRequest, DescribeConfigsResponse
+
+    def __init__(self, **fields: Any):
+        super().__init__(FIRST_FLEXIBLE_CONFIGS)
+        self._request = DescribeConfigsRequest(**fields)
+
+    def body(self, version: int) -> list[bytes]:
+        return [bytes(self._request.encode(version=version))]
+
+    @staticmethod
+    def decode_answer(data: bytes) -> ConfigsAnswer:
+        return decode_configs(data)
+
+    def __repr__(self) -> str:
+        return f"ConfigsRequest({self._request!r})"
+
+
+def decode_configs(data: bytes) -> ConfigsAnswer:
+    """The body of a DescribeConfigs answer of a flexible version (4). Topics mostly answer the
+    same configs with the same values, in the same order, so the encoded list of a topic's configs
+    is usually one already read: its bytes are compared (a prefix of the rest that equals a list
+    read before is that list: the encoding delimits itself) and the list read before is reused, as
+    is every config entry met before. Malformed data raises ValueError."""
+    data = bytes(data)  # hashable slices
+    try:
+        (throttle,) = _INT32.unpack_from(data, 0)
+        count, pos = _read_uvarint(data, 4)
+        lists_seen: list[tuple[bytes, list[ConfigEntry]]] = []
+        entries_seen: dict[bytes, ConfigEntry] = {}
+        results = []
+        for _ in range(count - 1):
+            (error,) = _RESULT_HEAD.unpack_from(data, pos)
+            message, pos = _read_nullable_string(data, pos + 2)
+            (resource_type,) = _INT8.unpack_from(data, pos)
+            name, pos = _read_string(data, pos + 1)
+            for raw, known in lists_seen:
+                if data.startswith(raw, pos):
+                    configs, pos = known, pos + len(raw)
+                    break
+            else:
+                start = pos
+                configs, pos = _read_configs(data, pos, entries_seen)
+                lists_seen.insert(0, (data[start:pos], configs))
+                del lists_seen[8:]  # the few shapes of this cluster's topics, most recent first
+            pos = _skip_tags(data, pos)
+            results.append(ConfigsResult(error, message, resource_type, name, configs))
+        _skip_tags(data, pos)
+    except (IndexError, struct.error, UnicodeDecodeError) as e:
+        raise ValueError(f"DescribeConfigs answer cut short or malformed: {e}") from e
+    return ConfigsAnswer(throttle, results)
+
+
+def _read_configs(data: bytes, pos: int, seen: dict[bytes, ConfigEntry]) -> tuple[list[ConfigEntry], int]:
+    count, pos = _read_uvarint(data, pos)
+    configs = []
+    for _ in range(count - 1):
+        start = pos
+        name, pos = _read_string(data, pos)
+        value, pos = _read_nullable_string(data, pos)
+        read_only, source, sensitive = _CONFIG_FLAGS.unpack_from(data, pos)
+        synonyms, pos = _read_uvarint(data, pos + 3)
+        for _ in range(synonyms - 1):  # not asked for (include_synonyms=False); skipped if sent
+            pos = _read_nullable_string(data, _read_string(data, pos)[1])[1] + 1
+            pos = _skip_tags(data, pos)
+        pos = _read_nullable_string(data, pos + 1)[1]  # config type, documentation (not asked for)
+        pos = _skip_tags(data, pos)
+        raw = data[start:pos]
+        entry = seen.get(raw)
+        if entry is None:
+            entry = seen[raw] = ConfigEntry(name, value, read_only, source, sensitive)
+        configs.append(entry)
+    return configs, pos
+
+
+# -- the wire's variable-length parts ------------------------------------------------------------
+
+def _uvarint(value: int) -> bytes:
+    if value < 0x80:
+        return bytes((value,))
+    out = bytearray()
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _read_uvarint(data: bytes, pos: int) -> tuple[int, int]:
+    byte = data[pos]
+    if byte < 0x80:
+        return byte, pos + 1
+    value, shift = byte & 0x7F, 7
+    while True:
+        pos += 1
+        byte = data[pos]
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, pos + 1
+        shift += 7
+        if shift > 28:
+            raise ValueError("a varint longer than 5 bytes")
+
+
+def _read_string(data: bytes, pos: int) -> tuple[str, int]:
+    text, pos = _read_nullable_string(data, pos)
+    if text is None:
+        raise ValueError("a null string where the protocol has none")
+    return text, pos
+
+
+def _read_nullable_string(data: bytes, pos: int) -> tuple[str | None, int]:
+    length, pos = _read_uvarint(data, pos)
+    if length == 0:
+        return None, pos
+    end = pos + length - 1
+    if end > len(data):
+        raise ValueError("a string runs past the end")
+    return str(data[pos:end], "utf-8"), end
+
+
+def _skip_tags(data: bytes, pos: int) -> int:
+    count, pos = _read_uvarint(data, pos)
+    for _ in range(count):
+        _tag, pos = _read_uvarint(data, pos)
+        size, pos = _read_uvarint(data, pos)
+        pos += size
+    if pos > len(data):
+        raise ValueError("a tagged field runs past the end")
+    return pos
