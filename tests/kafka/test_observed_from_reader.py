@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from reconciler.models.observed import ConfigSource, ObservedConfig, ObservedPartition, ObservedTopic
+from reconciler.models.observed import ConfigSource, ObservedConfig, ObservedPartition, ObservedState, ObservedTopic
 
 ONLINE = dict(partition=0, leader=2, leader_epoch=4, replicas=[2, 3, 1], isr=[2, 3], offline_replicas=[1],
               log_start_offset=10, high_watermark=250, size_bytes=4096, epoch_end_offset=250,
@@ -50,3 +50,13 @@ def test_copies_of_trusted_models_do_not_share_their_fields_set():
     assert one.model_fields_set is two.model_fields_set  # shared: one set per model class, not per model
     copied = one.model_copy(update={"leader": 3})
     assert copied.leader == 3 and one.leader == 2 and two.model_fields_set == set(ObservedPartition.model_fields)
+
+
+def test_trusted_models_hold_every_field_so_a_new_field_cannot_be_forgotten():
+    partition = ObservedPartition.from_reader(**ONLINE)
+    topic = ObservedTopic.from_reader(name="t", topic_id=None, internal=False, partitions=[partition], configs={},
+                                      authorized_operations=None)
+    view = ObservedState.view_of("c", {"t": topic})
+    for model, cls in ((partition, ObservedPartition), (topic, ObservedTopic), (view, ObservedState)):
+        assert set(vars(model)) == set(cls.model_fields), cls.__name__
+    assert view == ObservedState(cluster="c", topics={"t": topic})
