@@ -96,7 +96,9 @@ TOPIC_CONFIGS: dict[str, TopicConfigKey] = {c.name: c for c in [
 ]}
 
 # The topic configs a reassignment throttles its replicas with (set by Kafka's tool and by apply).
-REPLICATION_THROTTLE_LISTS = frozenset({"leader.replication.throttled.replicas", "follower.replication.throttled.replicas"})
+LEADER_THROTTLED_REPLICAS = "leader.replication.throttled.replicas"
+FOLLOWER_THROTTLED_REPLICAS = "follower.replication.throttled.replicas"
+REPLICATION_THROTTLE_LISTS = frozenset({LEADER_THROTTLED_REPLICAS, FOLLOWER_THROTTLED_REPLICAS})
 
 INT_RANGE = (-(2 ** 31), INT_MAX)
 LONG_RANGE = (-(2 ** 63), LONG_MAX)

@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from reconciler import units
+from reconciler import kafka_configs, units
 from reconciler.models.observed import ObservedState
 from reconciler.models.plan import ActionKind, ReassignReplicas
 from reconciler.models.result import ActionOutcome, PartitionOutcome, Status, worst
@@ -45,7 +45,7 @@ from reconciler.ports import (
     TopicPartition,
 )
 
-LEADER_REPLICAS, FOLLOWER_REPLICAS = "leader.replication.throttled.replicas", "follower.replication.throttled.replicas"
+LEADER_REPLICAS, FOLLOWER_REPLICAS = kafka_configs.LEADER_THROTTLED_REPLICAS, kafka_configs.FOLLOWER_THROTTLED_REPLICAS
 THROTTLE_RATES = ("leader.replication.throttled.rate", "follower.replication.throttled.rate")
 EVERY_REPLICA = "*"
 # A progress line at least this often while nothing visibly changes.
