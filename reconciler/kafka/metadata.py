@@ -34,7 +34,7 @@ def operation_names(bits: Iterable[int] | None) -> list[str] | None:
     return None if bits is None else sorted(OPERATIONS[b] for b in bits if b in OPERATIONS)
 
 
-@dataclass
+@dataclass(slots=True)  # one per partition of the cluster
 class PartitionMeta:
     index: int
     leader: int  # -1 when no leader is available

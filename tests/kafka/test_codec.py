@@ -327,6 +327,9 @@ def test_a_metadata_answer_decodes_to_kafka_pythons_results(version):
         # kafka-python gives the bitfield as bits, None for "not asked"; the codec gives it as sent.
         bits = {b for b in range(32) if mine.authorized_operations >> b & 1}
         assert (None if mine.authorized_operations == NO_OPERATIONS else bits) == t.authorized_operations
+    # Equal lists of broker ids are one list (the adapter never changes them).
+    partitions = ours.topics[0].partitions
+    assert partitions[0][4] is partitions[5][4] and partitions[0][6] is partitions[4][6] is not partitions[1][6]
     for missing in (1, 3, 30, 300):
         with pytest.raises(ValueError):
             decode_metadata(data[:-missing], version)
