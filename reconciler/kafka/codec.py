@@ -5,17 +5,16 @@ and the answer to Metadata (every partition of the cluster), read into plain tup
 
 kafka-python builds a request from one protocol object per item, through a generic keyword
 constructor, and encodes each with a tagged-fields call; its answers come back as one object per
-item too. At 100,000 partitions and 340,000 configs that was over a second of a plan. The two
+item too. At 100,000 partitions and 340,000 configs that was over a second of a plan. The
 requests here are sent only by this adapter. They offer what kafka-python's connection uses of a
 request (its API key and versions to negotiate, a header, the framed bytes), so kafka-python
 negotiates their version, frames them, writes their header (with its own header class) and times
-them out as for any request; but a ListOffsets body is packed here, and both answers (found
+them out as for any request; but a ListOffsets body is packed here, and the answers (found
 through the request's own header, never through kafka-python's registry of response classes) are
 read here. They are not subclasses of kafka-python's classes, which code in the same process
 walks to find the message classes (the test cluster does). Only the flexible versions are spoken
 (ListOffsets 6+, DescribeConfigs 4+: Kafka 2.6 and later; Metadata 9+: Kafka 2.4 and later; the
-reconciler needs 3.0), which each
-request states as its minimum version. Nothing of kafka-python is changed: every other request,
+reconciler needs 3.0), which each request states as its minimum version. Nothing of kafka-python is changed: every other request,
 every other user of kafka-python in the process and the test cluster keep kafka-python's classes.
 tests/kafka/test_codec.py encodes and decodes the same values both ways and compares the bytes
 and the results.
