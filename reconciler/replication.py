@@ -79,6 +79,10 @@ class ReplicaPlanner:
         changes of the topic (min.insync.replicas is checked as it will be)."""
         observed, name = self._observed, want.name
         moving = observed.reassignments.get(name, {})
+        if not moving and not want.replica_assignment and not any(
+                len(p.replicas) != want.replication_factor or not self._drain.isdisjoint(p.replicas)
+                for p in have.partitions):
+            return ReplicaPlan()  # what the check below finds, without its per-partition lists (the usual case)
         now = {p.partition: observed.target_replicas(name, p.partition) for p in have.partitions}
         pinned = {p: b for p, b in want.replica_assignment.items() if p in now}  # new partitions: next plan
         if not moving and not any(self._differs(now[p], want, pinned.get(p)) for p in now):

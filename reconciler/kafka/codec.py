@@ -1,19 +1,20 @@
-"""The adapter's own codecs for its two heaviest messages: ListOffsets (every partition, twice or
-more per read), packed from plain tuples and answered into plain tuples, and the answer to
-DescribeConfigs (every config of every topic: 11 MiB at 10,000 topics), read into shared tuples.
+"""The adapter's own codecs for its heaviest messages: ListOffsets (every partition, twice or
+more per read), packed from plain tuples and answered into plain tuples; the answer to
+DescribeConfigs (every config of every topic: 11 MiB at 10,000 topics), read into shared tuples;
+and the answer to Metadata (every partition of the cluster), read into plain tuples.
 
 kafka-python builds a request from one protocol object per item, through a generic keyword
 constructor, and encodes each with a tagged-fields call; its answers come back as one object per
-item too. At 100,000 partitions and 340,000 configs that was over a second of a plan. The two
+item too. At 100,000 partitions and 340,000 configs that was over a second of a plan. The
 requests here are sent only by this adapter. They offer what kafka-python's connection uses of a
 request (its API key and versions to negotiate, a header, the framed bytes), so kafka-python
 negotiates their version, frames them, writes their header (with its own header class) and times
-them out as for any request; but a ListOffsets body is packed here, and both answers (found
+them out as for any request; but a ListOffsets body is packed here, and the answers (found
 through the request's own header, never through kafka-python's registry of response classes) are
 read here. They are not subclasses of kafka-python's classes, which code in the same process
 walks to find the message classes (the test cluster does). Only the flexible versions are spoken
-(ListOffsets 6+, DescribeConfigs 4+: Kafka 2.6 and later; the reconciler needs 3.0), which each
-request states as its minimum version. Nothing of kafka-python is changed: every other request,
+(ListOffsets 6+, DescribeConfigs 4+: Kafka 2.6 and later; Metadata 9+: Kafka 2.4 and later; the
+reconciler needs 3.0), which each request states as its minimum version. Nothing of kafka-python is changed: every other request,
 every other user of kafka-python in the process and the test cluster keep kafka-python's classes.
 tests/kafka/test_codec.py encodes and decodes the same values both ways and compares the bytes
 and the results.
@@ -21,13 +22,16 @@ and the results.
 from __future__ import annotations
 
 import struct
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, NamedTuple
 
 from kafka.protocol.admin import DescribeConfigsRequest, DescribeConfigsResponse
 from kafka.protocol.api_header import RequestHeader
 from kafka.protocol.consumer import ListOffsetsRequest, ListOffsetsResponse
+from kafka.protocol.metadata import MetadataRequest, MetadataResponse
 
 # One ListOffsets request's partitions: (topic, [(partition, current leader epoch, timestamp)]).
 Rows = list[tuple[str, list[tuple[int, int, int]]]]
@@ -37,6 +41,10 @@ Answered = tuple[tuple[str, int], int, int]
 FIRST_FLEXIBLE = 6
 FIRST_WITH_TIMEOUT = 10
 FIRST_FLEXIBLE_CONFIGS = 4
+FIRST_FLEXIBLE_METADATA = 9
+FIRST_WITH_TOPIC_ID, FIRST_WITH_NULLABLE_NAME, FIRST_WITH_TOP_ERROR = 10, 12, 13
+LAST_WITH_CLUSTER_OPERATIONS = 10
+NO_OPERATIONS = -2 ** 31  # a KIP-430 bitfield that was not asked for
 CLIENT_REPLICA_ID = -1
 READ_UNCOMMITTED = 0
 
@@ -48,6 +56,10 @@ _ANSWER = struct.Struct(">ihqqi")       # index, error code, timestamp, offset, 
 _RESULT_HEAD = struct.Struct(">h")      # error code
 _CONFIG_FLAGS = struct.Struct(">?b?")   # read only, config source, is sensitive
 _NO_TAGS = b"\x00"
+_BROKER_PORT = struct.Struct(">i")
+_TOPIC_HEAD = struct.Struct(">h")              # error code
+_PARTITION_HEAD = struct.Struct(">hiii")       # error code, index, leader id, leader epoch
+_ZERO_ID = bytes(16)
 
 
 class _OwnAnswers:
@@ -307,6 +319,135 @@ def _read_configs(data: bytes, pos: int, seen: dict[bytes, ConfigEntry]) -> tupl
             entry = seen[raw] = ConfigEntry(name, value, read_only, source, sensitive)
         configs.append(entry)
     return configs, pos
+
+
+# -- Metadata ------------------------------------------------------------------------------------
+
+# One partition of a Metadata answer:
+# (error code, index, leader id, leader epoch, replica ids, in-sync ids, offline ids).
+MetadataPartition = tuple[int, int, int, int, list[int], list[int], list[int]]
+
+
+class MetadataBroker(NamedTuple):
+    node_id: int
+    host: str
+    port: int
+    rack: str | None
+
+
+class MetadataTopic(NamedTuple):
+    error_code: int
+    name: str | None
+    topic_id: str | None  # None: the zero id (none)
+    is_internal: bool
+    partitions: list[MetadataPartition]
+    authorized_operations: int  # the KIP-430 bitfield as sent; NO_OPERATIONS when not asked for
+
+
+@dataclass(frozen=True)
+class MetadataAnswer:
+    throttle_time_ms: int
+    brokers: list[MetadataBroker]
+    cluster_id: str | None
+    controller_id: int
+    topics: list[MetadataTopic]
+    error_code: int  # 0 before version 13, which has none
+
+
+class MetadataRequestOf(_OwnRequest):
+    """kafka-python's MetadataRequest (same arguments, same bytes) with its answer read by
+    `decode_metadata`."""
+    generic, generic_response = MetadataRequest, MetadataResponse
+
+    def __init__(self, **fields: Any):
+        super().__init__(FIRST_FLEXIBLE_METADATA)
+        self._request = MetadataRequest(**fields)
+
+    def body(self, version: int) -> list[bytes]:
+        return [bytes(self._request.encode(version=version))]
+
+    def answers(self, version: int) -> _OwnAnswers:
+        key = (self.API_KEY, version)
+        if key not in _ANSWERS:  # the layout depends on the version
+            _ANSWERS[key] = _OwnAnswers(self.generic_response[version], partial(decode_metadata, version=version))
+        return _ANSWERS[key]
+
+    def __repr__(self) -> str:
+        return f"MetadataRequestOf({self._request!r})"
+
+
+def decode_metadata(data: bytes, version: int) -> MetadataAnswer:
+    """The body of a Metadata answer of a flexible version (9 and later), its lists of broker ids
+    shared (see `_read_int32s`). Malformed data raises ValueError."""
+    data = bytes(data)  # topic ids are read as bytes
+    try:
+        (throttle,) = _INT32.unpack_from(data, 0)
+        count, pos = _read_uvarint(data, 4)
+        brokers = []
+        for _ in range(count - 1):
+            (node_id,) = _INT32.unpack_from(data, pos)
+            host, pos = _read_string(data, pos + 4)
+            (port,) = _BROKER_PORT.unpack_from(data, pos)
+            rack, pos = _read_nullable_string(data, pos + 4)
+            pos = _skip_tags(data, pos)
+            brokers.append(MetadataBroker(node_id, host, port, rack))
+        cluster_id, pos = _read_nullable_string(data, pos)
+        (controller_id,) = _INT32.unpack_from(data, pos)
+        count, pos = _read_uvarint(data, pos + 4)
+        topics = []
+        head, head_size = _PARTITION_HEAD.unpack_from, _PARTITION_HEAD.size
+        id_lists: dict[bytes, list[int]] = {}
+        for _ in range(count - 1):
+            (error,) = _TOPIC_HEAD.unpack_from(data, pos)
+            if version >= FIRST_WITH_NULLABLE_NAME:
+                name, pos = _read_nullable_string(data, pos + 2)
+            else:
+                name, pos = _read_string(data, pos + 2)
+            topic_id = None
+            if version >= FIRST_WITH_TOPIC_ID:
+                raw_id = data[pos:pos + 16]
+                if len(raw_id) != 16:
+                    raise ValueError("a topic id runs past the end")
+                topic_id = None if raw_id == _ZERO_ID else str(uuid.UUID(bytes=raw_id))
+                pos += 16
+            internal = data[pos] != 0
+            partitions_count, pos = _read_uvarint(data, pos + 1)
+            partitions: list[MetadataPartition] = []
+            for _ in range(partitions_count - 1):
+                p_error, index, leader, epoch = head(data, pos)
+                replicas, pos = _read_int32s(data, pos + head_size, id_lists)
+                isr, pos = _read_int32s(data, pos, id_lists)
+                offline, pos = _read_int32s(data, pos, id_lists)
+                pos = pos + 1 if data[pos] == 0 else _skip_tags(data, pos)
+                partitions.append((p_error, index, leader, epoch, replicas, isr, offline))
+            (operations,) = _INT32.unpack_from(data, pos)
+            pos = _skip_tags(data, pos + 4)
+            topics.append(MetadataTopic(error, name, topic_id, internal, partitions, operations))
+        if version <= LAST_WITH_CLUSTER_OPERATIONS:
+            pos += 4  # the cluster's operations: read from DescribeCluster (reconciler.kafka.observe)
+        error = 0
+        if version >= FIRST_WITH_TOP_ERROR:
+            (error,) = _TOPIC_HEAD.unpack_from(data, pos)
+            pos += 2
+        _skip_tags(data, pos)
+    except (IndexError, struct.error, UnicodeDecodeError) as e:
+        raise ValueError(f"Metadata answer cut short or malformed: {e}") from e
+    return MetadataAnswer(throttle, brokers, cluster_id, controller_id, topics, error)
+
+
+def _read_int32s(data: bytes, pos: int, seen: dict[bytes, list[int]]) -> tuple[list[int], int]:
+    """A compact array of int32 (broker ids). A cluster has few distinct replica lists, so a list
+    byte for byte one read before is that list (`seen`): 300,000 lists at 100,000 partitions would
+    otherwise hold ~20 MiB. Shared, so never changed by their readers."""
+    count, pos = _read_uvarint(data, pos)
+    end = pos + 4 * (count - 1) if count > 1 else pos  # count 0 (null) and 1 (empty): no ids
+    raw = data[pos:end]
+    known = seen.get(raw)
+    if known is None:
+        if len(raw) != end - pos:
+            raise ValueError("a list of broker ids runs past the end")
+        known = seen[raw] = list(struct.unpack(f">{len(raw) // 4}i", raw))
+    return known, end
 
 
 # -- the wire's variable-length parts ------------------------------------------------------------

@@ -14,17 +14,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from kafka.protocol.metadata import MetadataRequest
-
 from reconciler.errors import ClusterError
 from reconciler.kafka import errors as codes
 from reconciler.kafka.client import Client
+from reconciler.kafka.codec import NO_OPERATIONS, MetadataAnswer, MetadataRequestOf
 from reconciler.models.observed import Broker
 from reconciler.ports import ErrorKind
 
 TopicPartition = tuple[str, int]
 METADATA_ATTEMPTS = 4
-_ZERO_UUID = "00000000-0000-0000-0000-000000000000"
 # org.apache.kafka.common.acl.AclOperation: the codes a KIP-430 bitfield can hold.
 OPERATIONS = {3: "READ", 4: "WRITE", 5: "CREATE", 6: "DELETE", 7: "ALTER", 8: "DESCRIBE", 9: "CLUSTER_ACTION",
               10: "DESCRIBE_CONFIGS", 11: "ALTER_CONFIGS", 12: "IDEMPOTENT_WRITE", 13: "CREATE_TOKENS",
@@ -36,7 +34,7 @@ def operation_names(bits: Iterable[int] | None) -> list[str] | None:
     return None if bits is None else sorted(OPERATIONS[b] for b in bits if b in OPERATIONS)
 
 
-@dataclass
+@dataclass(slots=True)  # one per partition of the cluster
 class PartitionMeta:
     index: int
     leader: int  # -1 when no leader is available
@@ -93,34 +91,33 @@ class ClusterView:
         self.cluster_id = newer.cluster_id or self.cluster_id
 
 
-def _request(names: list[str] | None) -> MetadataRequest:
-    topics = None if names is None else [MetadataRequest.MetadataRequestTopic(name=n) for n in names]
+def _request(names: list[str] | None) -> MetadataRequestOf:
+    topics = None if names is None else [MetadataRequestOf.generic.MetadataRequestTopic(name=n) for n in names]
     # Never let a read create a topic (allow.auto.create.topics defaults to true on brokers).
     # The cluster's operations come from DescribeCluster (Metadata v11+ no longer carries them).
-    return MetadataRequest(topics=topics, allow_auto_topic_creation=False,
+    return MetadataRequestOf(topics=topics, allow_auto_topic_creation=False,
                            include_cluster_authorized_operations=False,
                            include_topic_authorized_operations=True)
 
 
-def parse(response, cluster: str, hidden_ok: bool = False) -> tuple[ClusterView, set[str]]:
+def parse(response: MetadataAnswer, cluster: str, hidden_ok: bool = False) -> tuple[ClusterView, set[str]]:
     """The view, and the asked topics that answered "ask again" (e.g. leader being elected).
     `hidden_ok`: a topic the principal may not describe is recorded in `hidden` rather than
     failing the read."""
-    top_level = getattr(response, "error_code", 0) or 0
+    top_level = response.error_code
     if top_level:
         raise _Retry(codes.error_name(top_level)) if codes.is_retriable(top_level) else ClusterError(
             f"{cluster}: Metadata failed with {codes.error_name(top_level)}")
-    view = ClusterView(cluster_id=getattr(response, "cluster_id", None),
-                       controller_id=getattr(response, "controller_id", None),
-                       brokers={b.node_id: Broker(node_id=b.node_id, host=b.host, port=b.port,
-                                                  rack=getattr(b, "rack", None)) for b in response.brokers})
-    if view.controller_id is not None and view.controller_id < 0:
-        view.controller_id = None
-    retry = set()
+    view = ClusterView(cluster_id=response.cluster_id,
+                       controller_id=response.controller_id if response.controller_id >= 0 else None,
+                       brokers={b.node_id: Broker(node_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
+                                for b in response.brokers})
+    retry: set[str] = set()
+    usable = codes.LEADER_USABLE
     for t in response.topics:
         if t.error_code in codes.TOPIC_ABSENT:
             if t.error_code == codes.UNKNOWN_TOPIC_OR_PARTITION and t.name is not None:
-                view.absent[t.name] = operation_names(getattr(t, "authorized_operations", None))
+                view.absent[t.name] = _operations(t.authorized_operations)
             continue
         if t.error_code == codes.TOPIC_AUTHORIZATION_FAILED and hidden_ok and t.name is not None:
             view.hidden.add(t.name)  # not "absent": whether it exists is not known
@@ -130,24 +127,33 @@ def parse(response, cluster: str, hidden_ok: bool = False) -> tuple[ClusterView,
                                "principal DESCRIBE on it (or on all topics).")
         if t.error_code:
             if codes.is_retriable(t.error_code):
-                retry.add(t.name)
+                if t.name is not None:
+                    retry.add(t.name)
                 continue
             raise ClusterError(f"{cluster}: Metadata for topic {t.name} failed with "
                                f"{codes.error_name(t.error_code)}")
-        topic_id = str(t.topic_id) if getattr(t, "topic_id", None) is not None else None
-        partitions = {}
-        for p in t.partitions:
-            # LEADER_NOT_AVAILABLE and friends arrive as leader -1 on the partition; callers retry.
-            leader = p.leader_id if p.error_code in codes.LEADER_USABLE else -1
-            partitions[p.partition_index] = PartitionMeta(
-                index=p.partition_index, leader=leader, epoch=getattr(p, "leader_epoch", -1),
-                replicas=list(p.replica_nodes), isr=list(p.isr_nodes),
-                offline=list(getattr(p, "offline_replicas", None) or []))
-        view.topics[t.name] = TopicMeta(name=t.name, topic_id=None if topic_id == _ZERO_UUID else topic_id,
-                                        internal=bool(getattr(t, "is_internal", False)), partitions=partitions,
-                                        authorized_operations=operation_names(getattr(t, "authorized_operations",
-                                                                                      None)))
+        if t.name is None:  # only a topic named by id answers without a name; none is asked for so
+            continue
+        # LEADER_NOT_AVAILABLE and friends arrive as leader -1 on the partition; callers retry.
+        partitions = {index: PartitionMeta(index, leader if error in usable else -1, epoch, replicas, isr, offline)
+                      for error, index, leader, epoch, replicas, isr, offline in t.partitions}
+        view.topics[t.name] = TopicMeta(name=t.name, topic_id=t.topic_id, internal=t.is_internal,
+                                        partitions=partitions, authorized_operations=_operations(
+                                            t.authorized_operations))
     return view, retry
+
+
+_OPERATIONS_OF: dict[int, list[str] | None] = {}
+
+
+def _operations(bitfield: int) -> list[str] | None:
+    """A KIP-430 bitfield as sorted operation names (worked out once per distinct bitfield; each
+    topic gets its own list); None when it was not asked for."""
+    if bitfield not in _OPERATIONS_OF:
+        bits = {bit for bit in range(32) if bitfield >> bit & 1}
+        _OPERATIONS_OF[bitfield] = None if bitfield == NO_OPERATIONS else operation_names(bits)
+    names = _OPERATIONS_OF[bitfield]
+    return None if names is None else list(names)
 
 
 class _Retry(Exception):

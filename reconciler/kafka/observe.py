@@ -182,24 +182,32 @@ def _partition_reads(view: ClusterView, scope: ReadScope) -> Reads:
 def _topic(view: ClusterView, name: str, scope: ReadScope, results: PartitionResults,
            configs: dict[str, ObservedConfig], size_of: dict) -> ObservedTopic:
     meta = view.topics[name]
+    # Each kind's values looked up once per topic, not per partition: 100,000 partitions pass here.
+    values, epochs, brokers = results.values, results.epochs, view.brokers
+    earliest, latest = values.get("earliest", {}), values.get("latest", {})
+    by_time_kinds = [(timestamp, values.get(f"time{slot}", {}))
+                     for slot, timestamp in enumerate(scope.timestamps.get(name, ()))]
+    epoch_values = values.get("epoch", {}) if name in scope.epoch_topics else {}
     observed = []
     for index in sorted(meta.partitions):
         p, tp = meta.partitions[index], (name, index)
-        start, end = results.value("earliest", tp), results.value("latest", tp)
-        readable = start is not None and end is not None and tp in results.epochs
+        start, end = earliest.get(tp), latest.get(tp)
+        readable = start is not None and end is not None and tp in epochs
+        if start is None or end is None or not readable:
+            start = end = -1
         by_time = {}
-        for slot, timestamp in enumerate(scope.timestamps.get(name, ())):
-            found = results.value(f"time{slot}", tp)
-            if found is not None:
-                by_time[timestamp] = found  # -1: no record at or after it; stored as Kafka said
-        epoch_answer = results.value("epoch", tp) if name in scope.epoch_topics else None
+        if readable:
+            for timestamp, found_at in by_time_kinds:
+                found = found_at.get(tp)
+                if found is not None:
+                    by_time[timestamp] = found  # -1: no record at or after it; stored as Kafka said
+        epoch_answer = epoch_values.get(tp)
         observed.append(ObservedPartition.from_reader(
-            partition=index, leader=p.leader if readable and p.leader in view.brokers else -1,
-            leader_epoch=results.epochs.get(tp, p.epoch), replicas=p.replicas, isr=p.isr,
-            offline_replicas=p.offline, log_start_offset=start if readable else -1,
-            high_watermark=end if readable else -1, size_bytes=size_of.get(tp),
-            epoch_end_offset=epoch_answer[1] if epoch_answer and readable else None,
-            offsets_by_timestamp=by_time if readable else {}))
+            partition=index, leader=p.leader if readable and p.leader in brokers else -1,
+            leader_epoch=epochs.get(tp, p.epoch), replicas=p.replicas, isr=p.isr,
+            offline_replicas=p.offline, log_start_offset=start,
+            high_watermark=end, size_bytes=size_of.get(tp),
+            epoch_end_offset=epoch_answer[1] if epoch_answer and readable else None, offsets_by_timestamp=by_time))
     return ObservedTopic.from_reader(name=name, topic_id=meta.topic_id, internal=meta.internal, partitions=observed,
                                      configs=configs, authorized_operations=meta.authorized_operations)
 
@@ -241,6 +249,9 @@ async def _describe_configs(client: Client, view: ClusterView, names: list[str])
     # Most topics inherit most keys, so equal configs are shared (they are immutable), which
     # keeps a cluster of 10,000 topics from holding 300,000 identical objects.
     shared: dict[tuple, ObservedConfig] = {}
+    # The decoder gives topics with byte-identical config lists one list (reconciler.kafka.codec):
+    # each such list is converted once, and each topic gets its own copy of the result.
+    converted: dict[int, dict[str, ObservedConfig]] = {}
     for response in answers:
         for result in response.results:
             if result.error_code == codes.UNKNOWN_TOPIC_OR_PARTITION:
@@ -251,7 +262,10 @@ async def _describe_configs(client: Client, view: ClusterView, names: list[str])
                                    f"{codes.error_name(result.error_code)}"
                                    + (f" ({result.error_message})" if result.error_message else "")
                                    + ". The reconciler needs DESCRIBE_CONFIGS on the topics it manages.")
-            out[result.resource_name] = {c.name: _config(c, shared) for c in result.configs}
+            known = converted.get(id(result.configs))
+            if known is None:
+                known = converted[id(result.configs)] = {c.name: _config(c, shared) for c in result.configs}
+            out[result.resource_name] = dict(known)
     return out, deleted
 
 

@@ -31,9 +31,6 @@ class Layer:
     settings: TopicDefaults | TopicSettings | TopicOverride
     configs: dict[str, str]
 
-    def gives(self, name: str) -> bool:
-        return (name in self.settings.model_fields_set and getattr(self.settings, name) is not None)
-
 
 @dataclass(frozen=True)
 class Place:
@@ -72,18 +69,33 @@ def merge(layers: list[Layer]) -> Merged:
     merged = Merged()
     blank = Merged()
     for rank, layer in enumerate(layers):
+        entry, path, settings = layer.entry, layer.path, layer.settings
+        # Looked up once per layer, not per setting: a plan of 10,000 topics merges 30,000 layers.
+        given = settings.model_fields_set & _fields_of(type(settings))
         for name in SETTINGS:
-            place = Place(rank, layer.entry, layer.path + (name,))
-            if layer.entry.is_refused(place.path):
+            if entry.refused and entry.is_refused(path + (name,)):
                 setattr(merged, name, getattr(blank, name))
-                merged.set_at[name] = place
+                merged.set_at[name] = Place(rank, entry, path + (name,))
                 merged.refused.add(name)
-            elif name in type(layer.settings).model_fields and layer.gives(name):
-                value = getattr(layer.settings, name)
+            elif name in given:
+                value = getattr(settings, name)
+                if value is None:
+                    continue
                 setattr(merged, name, _CONVERT[name](value) if name in _CONVERT else value)
-                merged.set_at[name] = place
+                merged.set_at[name] = Place(rank, entry, path + (name,))
                 merged.refused.discard(name)
         for key, value in layer.configs.items():
             merged.configs[key] = value
-            merged.config_set_at[key] = Place(rank, layer.entry, layer.path + ("configs", key))
+            merged.config_set_at[key] = Place(rank, entry, path + ("configs", key))
     return merged
+
+
+_FIELDS: dict[type, frozenset[str]] = {}
+
+
+def _fields_of(model: type[TopicDefaults | TopicSettings | TopicOverride]) -> frozenset[str]:
+    """The merged settings a document model has."""
+    fields = _FIELDS.get(model)
+    if fields is None:
+        fields = _FIELDS[model] = frozenset(model.model_fields) & frozenset(SETTINGS)
+    return fields

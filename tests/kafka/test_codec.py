@@ -5,13 +5,27 @@ from __future__ import annotations
 
 import io
 import struct
+import uuid
 
 import pytest
 from kafka.protocol.admin import DescribeConfigsRequest, DescribeConfigsResponse
 from kafka.protocol.api_header import ResponseClassRegistry
+from kafka.protocol.api_message import ApiMessage
 from kafka.protocol.consumer import ListOffsetsRequest, ListOffsetsResponse
+from kafka.protocol.metadata import MetadataRequest, MetadataResponse
 
-from reconciler.kafka.codec import FIRST_FLEXIBLE, ConfigsRequest, OffsetsRequest, decode_configs, decode_offsets
+from reconciler.kafka.codec import (
+    FIRST_FLEXIBLE,
+    FIRST_FLEXIBLE_METADATA,
+    NO_OPERATIONS,
+    ConfigsRequest,
+    MetadataRequestOf,
+    OffsetsRequest,
+    decode_configs,
+    decode_metadata,
+    decode_offsets,
+)
+from reconciler.testing.protocol import _message_classes
 
 VERSIONS = range(FIRST_FLEXIBLE, ListOffsetsRequest.max_version + 1)
 LONG_NAME = "t." + "x" * 240  # a name longer than 127 bytes: its length takes two varint bytes
@@ -119,10 +133,6 @@ def test_kafka_pythons_own_classes_are_untouched():
     """Using the adapter's requests registers nothing and subclasses nothing: other users of
     kafka-python (the test cluster finds its message classes by walking ApiMessage's subclasses)
     still get kafka-python's classes for ListOffsets and DescribeConfigs."""
-    from kafka.protocol.api_message import ApiMessage
-
-    from reconciler.testing.protocol import _message_classes
-
     request = OffsetsRequest(ROWS, 10_000)
     request.API_VERSION = 10
     request.with_header(correlation_id=1, client_id="x")
@@ -272,3 +282,71 @@ def test_a_sent_request_is_freed_without_the_cyclic_collector():
     finally:
         if was_enabled:
             gc.enable()
+
+
+# -- Metadata ------------------------------------------------------------------------------------
+
+METADATA_VERSIONS = range(FIRST_FLEXIBLE_METADATA, MetadataRequest.max_version + 1)
+TOPIC_ID = uuid.UUID("6ba7b810-9dad-11d1-80b4-00c04fd430c8")
+
+
+def _metadata_answer(version):
+    B = MetadataResponse.MetadataResponseBroker
+    T = MetadataResponse.MetadataResponseTopic
+    P = T.MetadataResponsePartition
+    return MetadataResponse(
+        throttle_time_ms=12, cluster_id="lab-cluster", controller_id=2, error_code=0,
+        authorized_operations={3, 8},
+        brokers=[B(node_id=1, host="b1.example", port=9092, rack="r1"), B(node_id=2, host="b2", port=19092, rack=None)],
+        topics=[
+            T(error_code=0, name=LONG_NAME, topic_id=TOPIC_ID, is_internal=False, authorized_operations={3, 4, 8},
+              partitions=[P(error_code=(0, 5, 9)[i % 3], partition_index=i, leader_id=i % 3, leader_epoch=i * 7,
+                            replica_nodes=list(range(i % 5)), isr_nodes=[1] * (i % 2),
+                            offline_replicas=[2] if i % 4 == 0 else []) for i in range(150)]),
+            T(error_code=0, name="__consumer_offsets", topic_id=None, is_internal=True,
+              authorized_operations=None, partitions=[]),
+            T(error_code=3, name="gone", topic_id=None, is_internal=False, authorized_operations=set(range(32)),
+              partitions=[]),
+        ]).encode(version=version)
+
+
+@pytest.mark.parametrize("version", METADATA_VERSIONS)
+def test_a_metadata_answer_decodes_to_kafka_pythons_results(version):
+    data = _metadata_answer(version)
+    theirs = MetadataResponse.decode(data, version=version)
+    ours = decode_metadata(data, version)
+    assert (ours.throttle_time_ms, ours.cluster_id, ours.controller_id, ours.error_code) == (
+        theirs.throttle_time_ms, theirs.cluster_id, theirs.controller_id, getattr(theirs, "error_code", 0))
+    assert ours.brokers == [(b.node_id, b.host, b.port, b.rack) for b in theirs.brokers]
+    assert len(ours.topics) == len(theirs.topics) == 3
+    for mine, t in zip(ours.topics, theirs.topics):
+        assert (mine.error_code, mine.name, mine.is_internal) == (t.error_code, t.name, t.is_internal)
+        assert mine.topic_id == (None if getattr(t, "topic_id", None) is None else str(t.topic_id))
+        assert mine.partitions == [(p.error_code, p.partition_index, p.leader_id, p.leader_epoch, list(p.replica_nodes),
+                                    list(p.isr_nodes), list(p.offline_replicas)) for p in t.partitions]
+        # kafka-python gives the bitfield as bits, None for "not asked"; the codec gives it as sent.
+        bits = {b for b in range(32) if mine.authorized_operations >> b & 1}
+        assert (None if mine.authorized_operations == NO_OPERATIONS else bits) == t.authorized_operations
+    # Equal lists of broker ids are one list (the adapter never changes them).
+    partitions = ours.topics[0].partitions
+    assert partitions[0][4] is partitions[5][4] and partitions[0][6] is partitions[4][6] is not partitions[1][6]
+    for missing in (1, 3, 30, 300):
+        with pytest.raises(ValueError):
+            decode_metadata(data[:-missing], version)
+
+
+def test_a_metadata_request_is_kafka_pythons_with_its_answer_read_here():
+    T = MetadataRequest.MetadataRequestTopic
+    for topics in (None, [T(name="orders.v1"), T(name=LONG_NAME)]):
+        kwargs = dict(topics=topics, allow_auto_topic_creation=False, include_cluster_authorized_operations=False,
+                      include_topic_authorized_operations=True)
+        ours, theirs = MetadataRequestOf(**kwargs), MetadataRequest(**kwargs)
+        assert ours._min_version == FIRST_FLEXIBLE_METADATA
+        for request in (ours, theirs):
+            request.API_VERSION = 12
+            request.with_header(correlation_id=5, client_id="c")
+        assert ours.encode(framed=True, header=True) == theirs.encode(framed=True, header=True)
+        assert ours.header.get_response_class() is not MetadataResponse[12]
+        assert ours.header.get_response_class().decode(io.BytesIO(_metadata_answer(12))).cluster_id == "lab-cluster"
+    assert not isinstance(ours, ApiMessage)
+    assert _message_classes()[(3, "response")] is MetadataResponse

@@ -9,6 +9,7 @@ from reconciler.apply import apply_plan
 from reconciler.errors import ClusterError
 from reconciler.kafka import errors as codes
 from reconciler.kafka import metadata
+from reconciler.kafka.codec import MetadataAnswer, decode_metadata
 from reconciler.models.result import Status
 from reconciler.planner import plan
 from reconciler.ports import ErrorKind
@@ -103,15 +104,16 @@ def test_metadata_not_authorised_is_an_error_at_once_not_an_absent_topic(test_cl
     assert api_counts(test_cluster)["Metadata"] == 1
 
 
-def metadata_answer(*topics: tuple[str, int, list[int]]) -> MetadataResponse:
-    """A Metadata answer: (topic, its error, its partitions' errors) with broker 1 leading each partition."""
+def metadata_answer(*topics: tuple[str, int, list[int]]) -> MetadataAnswer:
+    """A Metadata answer: (topic, its error, its partitions' errors) with broker 1 leading each partition
+    (encoded by kafka-python, read by the adapter's codec)."""
     T = MetadataResponse.MetadataResponseTopic
     P = T.MetadataResponsePartition
-    return MetadataResponse(brokers=[], topics=[
+    return decode_metadata(MetadataResponse(brokers=[], topics=[
         T(error_code=error, name=name, partitions=[
             P(error_code=p_error, partition_index=i, leader_id=1, leader_epoch=0, replica_nodes=[1, 2],
               isr_nodes=[1], offline_replicas=[]) for i, p_error in enumerate(partitions)])
-        for name, error, partitions in topics])
+        for name, error, partitions in topics]).encode(version=13), 13)
 
 
 def test_metadata_topic_and_partition_errors_by_code():
