@@ -39,7 +39,7 @@ from pydantic_core import ErrorDetails
 from reconciler.errors import MAX_PROBLEMS, SnapshotError, problem_line, shown_text
 from reconciler.files.json_document import read_json_document
 from reconciler.files.snapshot_problems import SNAPSHOT_KEYS, explain, invalid_snapshot
-from reconciler.models.observed import FILE_CONTEXT, SNAPSHOT_FORMAT_VERSION, ObservedState, ObservedTopic
+from reconciler.models.observed import SNAPSHOT_FORMAT_VERSION, ObservedState, ObservedTopic
 
 PARQUET_FORMAT_VERSION = 1
 METADATA_KEY = b"reconciler.snapshot"
@@ -245,7 +245,7 @@ def read_snapshot_parquet(path: str | Path) -> ObservedState:
         problems.append(f"header: unknown key{'s' if len(unknown) > 1 else ''} {shown_text(', '.join(map(str, unknown)), 200)}")
     count = len(problems)
     try:
-        state = ObservedState.model_validate(data, context=FILE_CONTEXT)
+        state = ObservedState.from_file(data)
     except ValidationError as e:
         count += e.error_count()
         for error in e.errors(include_url=False)[:max(0, MAX_PROBLEMS - len(problems))]:
