@@ -287,9 +287,9 @@ def _topic_data(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _partition_data(p: Any) -> Any:
+    """A partition's struct as ObservedPartition's input: changed in place (the row is the reader's own)."""
     if not isinstance(p, dict):
         return p
-    p = dict(p)
     by_time = p.get("offsets_by_timestamp")
     if isinstance(by_time, list):
         p["offsets_by_timestamp"] = {e.get("timestamp") if isinstance(e, dict) else None:

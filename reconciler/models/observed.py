@@ -414,36 +414,50 @@ def topic_from_file(values: dict[str, Any], configs: dict[tuple, ObservedConfig]
     for p, converted in times:  # only now that every partition passed: a refused topic is left as it came
         p["offsets_by_timestamp"] = converted
     return _trusted(ObservedTopic, {
-        "name": name, "topic_id": topic_id, "internal": internal,
-        "partitions": [_trusted(ObservedPartition, p, _PARTITION_FIELDS) for p in ready],
+        "name": name, "topic_id": topic_id, "internal": internal, "partitions": _trusted_partitions(ready),
         "configs": built, "authorized_operations": operations}, _TOPIC_FIELDS)
+
+
+def _trusted_partitions(values: list[dict[str, Any]]) -> list[ObservedPartition]:
+    """`_trusted(ObservedPartition, v, _PARTITION_FIELDS)` for each of `values`, its lookups hoisted."""
+    new, set_attribute, cls, fields = ObservedPartition.__new__, object.__setattr__, ObservedPartition, _PARTITION_FIELDS
+    out = []
+    for v in values:
+        instance = new(cls)
+        set_attribute(instance, "__dict__", v)
+        set_attribute(instance, "__pydantic_fields_set__", fields)
+        set_attribute(instance, "__pydantic_extra__", None)
+        set_attribute(instance, "__pydantic_private__", None)
+        out.append(instance)
+    return out
 
 
 def _int_in(value: Any, low: int, high: int) -> bool:
     return type(value) is int and low <= value <= high
 
 
-# Replica lists seen in files, and whether they hold with their leader: a cluster has few. Keyed by
-# their repr, which tells 1 from True and 1.0 (equal as dict keys).
+# Leaders, epochs and replica lists seen in files, and whether they hold: a cluster has few
+# combinations. Keyed by their repr, which tells 1 from True and 1.0 (equal as dict keys), and
+# lists from anything else JSON or Parquet give.
 _GOOD_REPLICAS: dict[str, bool] = {}
 
 
 def _partition_holds(p: dict[str, Any], index: int) -> bool:
-    start, end, leader = p["log_start_offset"], p["high_watermark"], p["leader"]
-    if p["partition"] != index or type(p["partition"]) is not int \
-            or not _int_in(leader, UNKNOWN, INT32_MAX) or not _int_in(p["leader_epoch"], UNKNOWN, INT32_MAX) \
-            or not _int_in(start, 0, INT64_MAX) or not _int_in(end, 0, INT64_MAX) or start > end:
-        return False  # the offline pattern (-1 offsets) goes through the models, as any other case
+    number, start, end = p["partition"], p["log_start_offset"], p["high_watermark"]
     size, epoch_end = p["size_bytes"], p["epoch_end_offset"]
-    if not (size is None or _int_in(size, 0, INT64_MAX)) or not (epoch_end is None or _int_in(epoch_end, UNKNOWN, INT64_MAX)):
+    # -1 offsets (an offline partition) are left to the models, as any other case not plain
+    if type(number) is not int or number != index or type(start) is not int or type(end) is not int \
+            or not 0 <= start <= end <= INT64_MAX \
+            or (size is not None and (type(size) is not int or not 0 <= size <= INT64_MAX)) \
+            or (epoch_end is not None and (type(epoch_end) is not int or not UNKNOWN <= epoch_end <= INT64_MAX)):
         return False
-    replicas, isr, offline = p["replicas"], p["isr"], p["offline_replicas"]
-    if type(replicas) is not list or type(isr) is not list or type(offline) is not list:
-        return False
-    key = repr((leader, replicas, isr, offline))
+    leader, epoch, replicas, isr, offline = p["leader"], p["leader_epoch"], p["replicas"], p["isr"], p["offline_replicas"]
+    key = repr((leader, epoch, replicas, isr, offline))
     good = _GOOD_REPLICAS.get(key)
     if good is None:
-        good = _GOOD_REPLICAS[key] = _replicas_hold(leader, replicas, isr, offline)
+        good = _GOOD_REPLICAS[key] = _int_in(leader, UNKNOWN, INT32_MAX) and _int_in(epoch, UNKNOWN, INT32_MAX) \
+            and type(replicas) is list and type(isr) is list and type(offline) is list \
+            and _replicas_hold(leader, replicas, isr, offline)
         if len(_GOOD_REPLICAS) > 100_000:
             _GOOD_REPLICAS.clear()
     return good
