@@ -34,10 +34,12 @@ def lowered_retention(observed: ObservedTopic | None, desired: DesiredTopic | No
     (applied by the reconciler), not one out of band."""
     if observed is None or not observed.configs:  # configs not read: nothing to compare
         return None
+    changes = [c for a in actions if isinstance(a, AlterConfigs) for c in a.changes]
+    if not changes and (earlier is None or not earlier.configs or earlier.configs == observed.configs):
+        return None  # equal settings on both sides of each comparison: nothing deleted
     # A one-topic view, built without validating the topic again.
     inherited = retention.inherited_values(ObservedState.view_of("-", {observed.name: observed}))
     against: list[tuple[str, Classification]] = []
-    changes = [c for a in actions if isinstance(a, AlterConfigs) for c in a.changes]
     if changes:
         now, manifests = retention.before_and_after(changes, observed, inherited)
         against.append(("manifests", retention.classify(manifests, now)))
