@@ -39,7 +39,13 @@ from pydantic_core import ErrorDetails
 from reconciler.errors import MAX_PROBLEMS, SnapshotError, problem_line, shown_text
 from reconciler.files.json_document import read_json_document
 from reconciler.files.snapshot_problems import SNAPSHOT_KEYS, explain, invalid_snapshot
-from reconciler.models.observed import SNAPSHOT_FORMAT_VERSION, ObservedState, ObservedTopic
+from reconciler.models.observed import (
+    SNAPSHOT_FORMAT_VERSION,
+    ObservedConfig,
+    ObservedState,
+    ObservedTopic,
+    topic_from_file,
+)
 
 PARQUET_FORMAT_VERSION = 1
 METADATA_KEY = b"reconciler.snapshot"
@@ -90,18 +96,23 @@ def topic_row(state: ObservedState, topic: ObservedTopic) -> dict[str, Any]:
     }
 
 
+_SHARED_CONFIGS: dict[tuple, ObservedConfig] = {}
+
+
 def topic_from_row(row: dict[str, Any]) -> ObservedTopic:
-    """An ObservedTopic from a row's `topic`, `topic_id`, `internal`, `configs` and `partitions`."""
+    """An ObservedTopic from a row's `topic`, `topic_id`, `internal`, `configs` and `partitions`
+    (the row is the caller's own: its partitions become the model's)."""
     partitions = []
     for p in row["partitions"] or []:
-        p = dict(p)
         p["offsets_by_timestamp"] = {e["timestamp"]: e["offset"] for e in p.get("offsets_by_timestamp") or []}
         partitions.append(p)
-    return ObservedTopic.model_validate({
-        "name": row["topic"], "topic_id": row.get("topic_id"), "internal": bool(row.get("internal")),
-        "configs": {c["key"]: {k: c[k] for k in ("value", "source", "sensitive", "read_only")}
-                    for c in row.get("configs") or []},
-        "partitions": partitions, "authorized_operations": row.get("authorized_operations")})
+    data = {"name": row["topic"], "topic_id": row.get("topic_id"), "internal": bool(row.get("internal")),
+            "configs": {c["key"]: {k: c[k] for k in ("value", "source", "sensitive", "read_only")}
+                        for c in row.get("configs") or []},
+            "partitions": partitions, "authorized_operations": row.get("authorized_operations")}
+    if len(_SHARED_CONFIGS) > 10_000:
+        _SHARED_CONFIGS.clear()
+    return topic_from_file(data, _SHARED_CONFIGS) or ObservedTopic.model_validate(data)
 
 
 # --- files ----------------------------------------------------------------------------------------
