@@ -60,7 +60,7 @@ import json
 import re
 from datetime import datetime
 from enum import IntEnum
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar, get_args
 
 from pydantic import (
     BaseModel,
@@ -353,14 +353,14 @@ _CONFIG_KEYS = frozenset(_CONFIG_FIELDS)
 _PARTITION_ORDER = tuple(ObservedPartition.model_fields)  # as the models write them, so as files hold them
 _PARTITION_KEYS = frozenset(_PARTITION_ORDER)
 _PARTITION_REQUIRED = frozenset(k for k, f in ObservedPartition.model_fields.items() if f.is_required())
+_TOPIC_KEYS = frozenset(_TOPIC_FIELDS)
+_ACL_OPERATIONS = frozenset(get_args(AclOperation))
+_TIMESTAMP_KEY = re.compile(r"-?[1-9][0-9]{0,18}|0")  # what int() and pydantic read alike, one way only
+_SOURCES = {int(s): s for s in ConfigSource}
 
 
 def _partition_default(key: str) -> Any:
     return ObservedPartition.model_fields[key].get_default(call_default_factory=True)
-_TOPIC_KEYS = frozenset(_TOPIC_FIELDS)
-_ACL_OPERATIONS = frozenset(AclOperation.__args__)  # type: ignore[attr-defined]  # a Literal's values
-_TIMESTAMP_KEY = re.compile(r"-?[1-9][0-9]{0,18}|0")  # what int() and pydantic read alike, one way only
-_SOURCES = {int(s): s for s in ConfigSource}
 
 
 # --- files: the rules above checked on plain values in one pass ------------------------------------
