@@ -1,10 +1,13 @@
 """Fleet drift benchmark: synthetic fleets, local vs Spark engine, wall time and peak memory.
 
-    python benchmarks/drift_fleet.py --clusters 10 50 --partitions 100000 [--engines local spark]
+    python benchmarks/drift_fleet.py --clusters 10 50 --partitions 100000 [--engines local spark] [--check COMMIT]
 
 Each fleet is written once under --workdir (two runs per cluster, so data-loss checks run too),
 then each engine runs in its own child process (`--run ENGINE FLEET`) so that its peak memory
 (ru_maxrss of that process plus, for Spark, its JVM and Python workers) is measured alone.
+`--check COMMIT` proves the reports unchanged: the local engine runs again with that commit's
+`reconciler` package (`git archive`) and the two reports (their JSON, every field) must be equal
+byte for byte; both are generated "at" the same fixed instant.
 Not a test: figures depend on the machine. The generator is also used by tests/drift.
 """
 from __future__ import annotations
@@ -23,6 +26,7 @@ from pathlib import Path
 from reconciler.models.desired import ClusterSpec, DesiredState, DesiredTopic, KeepLast
 
 RUN_AT = datetime(2026, 11, 20, 9, 0, tzinfo=timezone.utc)
+GENERATED_AT = RUN_AT + timedelta(days=1)  # the reports' own time, fixed so that two runs compare
 TOPIC_SIZES = (3, 6, 12, 24)  # partitions per topic, cycled: ~11 on average
 
 
@@ -146,7 +150,7 @@ def _tree_rss_kib(pid: int) -> int:
     return total
 
 
-def _child(engine: str, fleet: str, master: str | None) -> None:
+def _child(engine: str, fleet: str, master: str | None, report: str | None = None) -> None:
     import gc
     import threading
 
@@ -164,8 +168,10 @@ def _child(engine: str, fleet: str, master: str | None) -> None:
     threading.Thread(target=sample, daemon=True).start()
     start = time.perf_counter()
     result = run_fleet(Path(fleet) / "snapshots", _desired_from(Path(fleet)), engine=engine, master=master,
-                       tables=Path(fleet) / f"tables-{engine}")
+                       tables=Path(fleet) / f"tables-{engine}", generated_at=GENERATED_AT)
     wall = time.perf_counter() - start
+    if report:
+        Path(report).write_text(result.report.model_dump_json(indent=1))
     done.set()
     self_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     items = sum(c.counts.items for c in result.report.clusters)
@@ -181,10 +187,12 @@ def main() -> None:
     parser.add_argument("--engines", nargs="+", default=["local", "spark"])
     parser.add_argument("--master", default=None, help="Spark master (default local[*])")
     parser.add_argument("--workdir", default="/tmp/drift-bench")
+    parser.add_argument("--check", metavar="COMMIT", help="require the local engine's reports to equal COMMIT's")
     parser.add_argument("--run", nargs=2, metavar=("ENGINE", "FLEET"), help=argparse.SUPPRESS)
+    parser.add_argument("--report", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.run:
-        _child(args.run[0], args.run[1], args.master)
+        _child(args.run[0], args.run[1], args.master, args.report)
         return
     results = []
     for n in args.clusters:
@@ -204,6 +212,8 @@ def main() -> None:
                 print(out.stderr[-3000:], file=sys.stderr)
                 raise SystemExit(f"{engine} failed on {fleet}")
             row = {"clusters": n, "partitions": n * args.partitions, **json.loads(line[-1])}
+            if args.check and engine == "local":
+                row["check"] = _check(args.check, fleet)
             results.append(row)
             print(json.dumps(row), flush=True)
     print("\n| clusters | partitions | engine | wall (s) | peak RSS, Python driver (MiB) "
@@ -212,6 +222,33 @@ def main() -> None:
     for r in results:
         print(f"| {r['clusters']} | {r['partitions']:,} | {r['engine']} | {r['wall_s']} | {r['peak_rss_mib']} | "
               f"{r['peak_tree_rss_mib']} | {r['items']:,} |")
+    checks = [f"{r['clusters']} clusters: {r['check']}" for r in results if "check" in r]
+    if checks:
+        print("\nReport check: " + "; ".join(checks) + ".")
+    if any(not r.get("check", "identical").startswith("identical") for r in results):
+        raise SystemExit(1)
+
+
+def _check(commit: str, fleet: Path) -> str:
+    """The local engine's report on `fleet` by this package and by `commit`'s: "identical" or not."""
+    import tempfile
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from plan_cluster import package_of
+
+    with tempfile.TemporaryDirectory() as tmp:
+        reports = []
+        for package in (None, package_of(commit, Path(tmp, "reference"))):
+            report = Path(tmp, f"report-{len(reports)}.json")
+            env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+            if package is not None:
+                env["PYTHONPATH"] = str(package)
+            subprocess.run([sys.executable, __file__, "--run", "local", str(fleet), "--report", str(report)],
+                           check=True, capture_output=True, env=env)
+            reports.append(report.read_bytes())
+    if reports[0] == reports[1]:
+        return f"identical to {commit}'s (report JSON, byte for byte)"
+    return f"DIFFERS from {commit}'s"
 
 
 if __name__ == "__main__":

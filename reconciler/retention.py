@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 
 from reconciler import kafka_configs
 from reconciler.models.observed import ConfigSource, ObservedPartition, ObservedState, ObservedTopic
@@ -35,7 +36,7 @@ from reconciler.units import format_bytes, human_duration
 
 # Keys whose values decide what the brokers delete: read from the topic, and re-checked at apply.
 RETENTION_KEYS = ("cleanup.policy", "retention.ms", "retention.bytes")
-_KEYS = (*RETENTION_KEYS, "delete.retention.ms", "min.compaction.lag.ms", "local.retention.ms",
+SETTINGS_KEYS = (*RETENTION_KEYS, "delete.retention.ms", "min.compaction.lag.ms", "local.retention.ms",
          "local.retention.bytes", "remote.storage.enable", "remote.log.delete.on.disable", "segment.ms",
          "segment.bytes")
 _INHERITED = (ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG, ConfigSource.STATIC_BROKER_CONFIG, ConfigSource.DEFAULT_CONFIG)
@@ -83,9 +84,18 @@ class Settings:
 
 
 def settings(value: Callable[[str], str | None]) -> Settings:
-    """Settings from `value(key)`, the effective value of each key (None: Kafka's default)."""
+    """Settings from `value(key)`, the effective value of each key of SETTINGS_KEYS (None: Kafka's default)."""
+    return settings_of(tuple(map(value, SETTINGS_KEYS)))
+
+
+@lru_cache(maxsize=4096)
+def settings_of(values: tuple[str | None, ...]) -> Settings:
+    """Settings from the effective values of SETTINGS_KEYS, in that order. Cached: a cluster's
+    topics share a few combinations, and a drift report or a plan reads each topic's several times."""
+    given = dict(zip(SETTINGS_KEYS, values, strict=True))
+
     def text(key: str) -> str:
-        found = value(key)
+        found = given[key]
         return found if found is not None else kafka_configs.TOPIC_CONFIGS[key].default
 
     def number(key: str) -> int:
@@ -113,9 +123,9 @@ def inherited_values(observed: ObservedState) -> dict[str, str]:
     found: dict[str, str] = {}
     for name in sorted(observed.topics):
         for key, config in observed.topics[name].configs.items():
-            if key in _KEYS and key not in found and config.source in _INHERITED and config.value is not None:
+            if key in SETTINGS_KEYS and key not in found and config.source in _INHERITED and config.value is not None:
                 found[key] = config.value
-    return {key: found.get(key, kafka_configs.TOPIC_CONFIGS[key].default) for key in _KEYS}
+    return {key: found.get(key, kafka_configs.TOPIC_CONFIGS[key].default) for key in SETTINGS_KEYS}
 
 
 def before_and_after(changes: Sequence[ConfigChange], topic: ObservedTopic,

@@ -20,13 +20,15 @@ from reconciler.planner import PlanOptions, plan
 
 ENGINES = ("local", "spark", "auto")
 
-# --engine auto: Spark above this many partitions in the fleet's latest snapshots. Measured with
-# benchmarks/drift_fleet.py on a quiet 2-core machine (README "Performance"): the local engine runs
-# at ~9,000 partitions/s on one core (500k: 54 s, 1M: 107 s, 2M: 226 s); Spark costs ~38 s of
-# start-up and job overhead, then ~20,000 partitions/s on both cores (500k: 61 s, 1M: 88 s, 2M:
-# 139 s). The lines cross near 650,000 partitions; below that the local engine is as fast or
-# faster, needs no JVM and a third of the memory.
-AUTO_SPARK_THRESHOLD_PARTITIONS = 600_000
+# --engine auto: Spark above this many partitions in the fleet's latest snapshots (or with a master).
+# Measured with benchmarks/drift_fleet.py on a 2-core machine (README "Performance"): the local
+# engine now runs at ~34,000 partitions/s on one core (400k: 11.8 s, under load); Spark in
+# local[*] costs ~38 s of start-up and job overhead, then ~19,000 partitions/s on both cores
+# (500k: 61 s, 2M: 139 s, 5M: 295 s, quiet). The lines do not cross on such a machine: the local
+# engine is faster at every size measured. It keeps one cluster's snapshots at a time but every
+# finding of the fleet (~0.6 GiB per million partitions at 10% findings), so far beyond the sizes
+# measured memory, not speed, is what Spark saves; with more cores or a cluster, pass --master.
+AUTO_SPARK_THRESHOLD_PARTITIONS = 10_000_000
 
 
 def drift_for_cluster(desired: DesiredState, observed: ObservedState, earlier: ObservedState | None = None,

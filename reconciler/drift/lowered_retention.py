@@ -34,18 +34,21 @@ def lowered_retention(observed: ObservedTopic | None, desired: DesiredTopic | No
     (applied by the reconciler), not one out of band."""
     if observed is None or not observed.configs:  # configs not read: nothing to compare
         return None
+    changes = [c for a in actions if isinstance(a, AlterConfigs) for c in a.changes]
+    if not changes and (earlier is None or not earlier.configs or earlier.configs == observed.configs):
+        return None  # equal settings on both sides of each comparison: nothing deleted
     # A one-topic view, built without validating the topic again.
     inherited = retention.inherited_values(ObservedState.view_of("-", {observed.name: observed}))
     against: list[tuple[str, Classification]] = []
-    changes = [c for a in actions if isinstance(a, AlterConfigs) for c in a.changes]
     if changes:
         now, manifests = retention.before_and_after(changes, observed, inherited)
         against.append(("manifests", retention.classify(manifests, now)))
+    values = _values(observed, inherited) if earlier is not None and earlier.configs else {}
     if earlier is not None and earlier.configs and _same_log(observed, earlier) \
-            and not _made_by_git(observed, earlier, desired, changes, inherited):
-        now = _settings(observed, inherited)
+            and not _made_by_git(observed, earlier, desired, changes, inherited, values):
+        now = _settings(values)
         when = " (since the earlier observation)"
-        found = retention.classify(_settings(earlier, inherited), now)
+        found = retention.classify(_settings(_values(earlier, inherited)), now)
         against.append(("earlier", Classification(tuple(e + when for e in found.effects), found.notes,
                                                   found.retention_ms, found.retention_bytes)))
     cuts = [(name, c) for name, c in against if c.destructive]
@@ -76,28 +79,33 @@ def missing_reads(found: RetentionLowered, observed: ObservedTopic,
     return lookup, sizes
 
 
-def _settings(topic: ObservedTopic, inherited: Mapping[str, str], without: str | None = None) -> Settings:
-    """The topic's settings; `without`: as if that key fell back to `inherited`."""
-    def value(key: str) -> str | None:
-        config = topic.configs.get(key) if key != without else None
-        return config.value if config is not None and config.value is not None else inherited.get(key)
+def _values(topic: ObservedTopic, inherited: Mapping[str, str]) -> dict[str, str | None]:
+    """The topic's effective value of each key deciding what is deleted (its own, else `inherited`)."""
+    configs = topic.configs
+    out = {}
+    for key in retention.SETTINGS_KEYS:
+        config = configs.get(key)
+        out[key] = config.value if config is not None and config.value is not None else inherited.get(key)
+    return out
 
-    return retention.settings(value)
+
+def _settings(values: Mapping[str, str | None]) -> Settings:
+    return retention.settings_of(tuple(values.values()))
 
 
 def _made_by_git(observed: ObservedTopic, earlier: ObservedTopic, desired: DesiredTopic | None,
-                 changes: list[ConfigChange], inherited: Mapping[str, str]) -> bool:
+                 changes: list[ConfigChange], inherited: Mapping[str, str], now: Mapping[str, str | None]) -> bool:
     """Whether every key that moved since `earlier` (of those deciding what is deleted) now has
-    the value the manifests declare, with no change pending on it."""
+    the value the manifests declare, with no change pending on it. `now`: the topic's values."""
     if desired is None:
         return False
-    now = _settings(observed, inherited)
+    current = _settings(now)
     moved = set()
-    for key in set(observed.configs) | set(earlier.configs):
+    for key in (set(observed.configs) | set(earlier.configs)).intersection(retention.SETTINGS_KEYS):
         was = earlier.configs.get(key)
-        then = _settings(observed, {**inherited, key: was.value} if was is not None and was.value is not None
-                         else inherited, without=key)
-        if then != now:
+        # The topic as it is, but for this key as it was: its earlier value, else what it inherits.
+        then = was.value if was is not None and was.value is not None else inherited.get(key)
+        if then != now[key] and _settings({**now, key: then}) != current:
             moved.add(key)
     pending = {c.key for c in changes}
     return bool(moved) and all(k in desired.configs and k not in pending for k in moved)

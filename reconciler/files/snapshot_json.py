@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from reconciler.errors import MAX_PROBLEMS, SnapshotError, validation_problems
 from reconciler.files.json_document import read_json_document
 from reconciler.files.snapshot_problems import SNAPSHOT_KEYS, TAKE_A_NEW_ONE, explain, invalid_snapshot
-from reconciler.models.observed import FILE_CONTEXT, ObservedState
+from reconciler.models.observed import ObservedState
 
 
 def read_snapshot_json(raw: bytes, path: str | Path) -> ObservedState:
@@ -25,7 +25,7 @@ def read_snapshot_json(raw: bytes, path: str | Path) -> ObservedState:
 
 def validate_snapshot(data: dict, origin: str) -> ObservedState:
     try:
-        return ObservedState.model_validate(data, context=FILE_CONTEXT)
+        return ObservedState.from_file(data)
     except ValidationError as e:
         raise invalid_snapshot(origin, e.error_count(),
                                validation_problems(e, MAX_PROBLEMS, SNAPSHOT_KEYS, explain=explain)) from e

@@ -39,7 +39,13 @@ from pydantic_core import ErrorDetails
 from reconciler.errors import MAX_PROBLEMS, SnapshotError, problem_line, shown_text
 from reconciler.files.json_document import read_json_document
 from reconciler.files.snapshot_problems import SNAPSHOT_KEYS, explain, invalid_snapshot
-from reconciler.models.observed import FILE_CONTEXT, SNAPSHOT_FORMAT_VERSION, ObservedState, ObservedTopic
+from reconciler.models.observed import (
+    SNAPSHOT_FORMAT_VERSION,
+    ObservedConfig,
+    ObservedState,
+    ObservedTopic,
+    topic_from_file,
+)
 
 PARQUET_FORMAT_VERSION = 1
 METADATA_KEY = b"reconciler.snapshot"
@@ -90,18 +96,23 @@ def topic_row(state: ObservedState, topic: ObservedTopic) -> dict[str, Any]:
     }
 
 
+_SHARED_CONFIGS: dict[tuple, ObservedConfig] = {}
+
+
 def topic_from_row(row: dict[str, Any]) -> ObservedTopic:
-    """An ObservedTopic from a row's `topic`, `topic_id`, `internal`, `configs` and `partitions`."""
+    """An ObservedTopic from a row's `topic`, `topic_id`, `internal`, `configs` and `partitions`
+    (the row is the caller's own: its partitions become the model's)."""
     partitions = []
     for p in row["partitions"] or []:
-        p = dict(p)
         p["offsets_by_timestamp"] = {e["timestamp"]: e["offset"] for e in p.get("offsets_by_timestamp") or []}
         partitions.append(p)
-    return ObservedTopic.model_validate({
-        "name": row["topic"], "topic_id": row.get("topic_id"), "internal": bool(row.get("internal")),
-        "configs": {c["key"]: {k: c[k] for k in ("value", "source", "sensitive", "read_only")}
-                    for c in row.get("configs") or []},
-        "partitions": partitions, "authorized_operations": row.get("authorized_operations")})
+    data = {"name": row["topic"], "topic_id": row.get("topic_id"), "internal": bool(row.get("internal")),
+            "configs": {c["key"]: {k: c[k] for k in ("value", "source", "sensitive", "read_only")}
+                        for c in row.get("configs") or []},
+            "partitions": partitions, "authorized_operations": row.get("authorized_operations")}
+    if len(_SHARED_CONFIGS) > 10_000:
+        _SHARED_CONFIGS.clear()
+    return topic_from_file(data, _SHARED_CONFIGS) or ObservedTopic.model_validate(data)
 
 
 # --- files ----------------------------------------------------------------------------------------
@@ -245,7 +256,7 @@ def read_snapshot_parquet(path: str | Path) -> ObservedState:
         problems.append(f"header: unknown key{'s' if len(unknown) > 1 else ''} {shown_text(', '.join(map(str, unknown)), 200)}")
     count = len(problems)
     try:
-        state = ObservedState.model_validate(data, context=FILE_CONTEXT)
+        state = ObservedState.from_file(data)
     except ValidationError as e:
         count += e.error_count()
         for error in e.errors(include_url=False)[:max(0, MAX_PROBLEMS - len(problems))]:
@@ -287,9 +298,9 @@ def _topic_data(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _partition_data(p: Any) -> Any:
+    """A partition's struct as ObservedPartition's input: changed in place (the row is the reader's own)."""
     if not isinstance(p, dict):
         return p
-    p = dict(p)
     by_time = p.get("offsets_by_timestamp")
     if isinstance(by_time, list):
         p["offsets_by_timestamp"] = {e.get("timestamp") if isinstance(e, dict) else None:

@@ -57,9 +57,10 @@ files (format detection, parse errors, messages) is `reconciler.files.snapshot.l
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from enum import IntEnum
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar, get_args
 
 from pydantic import (
     BaseModel,
@@ -347,6 +348,159 @@ class PartitionReassignment(_Model):
 _PARTITION_FIELDS = set(ObservedPartition.model_fields)
 _TOPIC_FIELDS = set(ObservedTopic.model_fields)
 _VIEW_FIELDS = {"cluster", "topics"}
+_CONFIG_FIELDS = set(ObservedConfig.model_fields)
+_CONFIG_KEYS = frozenset(_CONFIG_FIELDS)
+_PARTITION_ORDER = tuple(ObservedPartition.model_fields)  # as the models write them, so as files hold them
+_PARTITION_KEYS = frozenset(_PARTITION_ORDER)
+_PARTITION_REQUIRED = frozenset(k for k, f in ObservedPartition.model_fields.items() if f.is_required())
+_TOPIC_KEYS = frozenset(_TOPIC_FIELDS)
+_ACL_OPERATIONS = frozenset(get_args(AclOperation))
+_TIMESTAMP_KEY = re.compile(r"-?[1-9][0-9]{0,18}|0")  # what int() and pydantic read alike, one way only
+_SOURCES = {int(s): s for s in ConfigSource}
+
+
+def _partition_default(key: str) -> Any:
+    return ObservedPartition.model_fields[key].get_default(call_default_factory=True)
+
+
+# --- files: the rules above checked on plain values in one pass ------------------------------------
+#
+# Validating a 100,000-partition snapshot through the models costs more than planning on it. A
+# file's topics are first checked here against the same rules, on the plain values JSON or Parquet
+# give, and built with `_trusted` when every rule holds; a topic breaking any of them (or in a
+# shape not foreseen here, e.g. a field missing) is handed to the models instead, which refuse it
+# with the messages they always gave. So a value is either accepted by both or explained by the
+# models: tests/files/test_fast_validation.py compares the two on every field.
+
+def topic_from_file(values: dict[str, Any], configs: dict[tuple, ObservedConfig]) -> ObservedTopic | None:
+    """The topic whose fields (ObservedTopic's, `partitions` as dicts of ObservedPartition's
+    fields, `configs` key -> dict, as a JSON snapshot holds them) are `values`, if every rule holds
+    for a file; None otherwise. The partition dicts become the models' own (their
+    offsets_by_timestamp keys made int), so the caller hands `values` over. `configs`: equal
+    configs already built, shared (frozen models)."""
+    if type(values) is not dict or not values.keys() <= _TOPIC_KEYS:
+        return None
+    name, partitions = values.get("name"), values.get("partitions")
+    topic_id, internal = values.get("topic_id"), values.get("internal", False)
+    operations = values.get("authorized_operations")
+    if type(name) is not str or not TOPIC_NAME.fullmatch(name) or name in (".", "..") \
+            or not (topic_id is None or type(topic_id) is str) or type(internal) is not bool \
+            or not (operations is None or (type(operations) is list and all(
+                type(o) is str and o in _ACL_OPERATIONS for o in operations))) \
+            or type(partitions) is not list or not partitions:
+        return None
+    built = _configs_from_file(values.get("configs", {}), configs)
+    if built is None:
+        return None
+    ready, times = [], []
+    for index, p in enumerate(partitions):
+        if type(p) is not dict:
+            return None
+        if tuple(p) != _PARTITION_ORDER:  # written by hand, or before a field existed: the defaults
+            if not p.keys() <= _PARTITION_KEYS or not p.keys() >= _PARTITION_REQUIRED:
+                return None
+            p = {key: p[key] if key in p else _partition_default(key) for key in _PARTITION_ORDER}
+        if not _partition_holds(p, index):
+            return None
+        ready.append(p)
+        by_time = p["offsets_by_timestamp"]
+        if type(by_time) is not dict:
+            return None
+        if by_time:
+            converted = _times_from_file(by_time)
+            if converted is None:
+                return None
+            times.append((p, converted))
+    for p, converted in times:  # only now that every partition passed: a refused topic is left as it came
+        p["offsets_by_timestamp"] = converted
+    return _trusted(ObservedTopic, {
+        "name": name, "topic_id": topic_id, "internal": internal, "partitions": _trusted_partitions(ready),
+        "configs": built, "authorized_operations": operations}, _TOPIC_FIELDS)
+
+
+def _trusted_partitions(values: list[dict[str, Any]]) -> list[ObservedPartition]:
+    """`_trusted(ObservedPartition, v, _PARTITION_FIELDS)` for each of `values`, its lookups hoisted."""
+    new, set_attribute, cls, fields = ObservedPartition.__new__, object.__setattr__, ObservedPartition, _PARTITION_FIELDS
+    out = []
+    for v in values:
+        instance = new(cls)
+        set_attribute(instance, "__dict__", v)
+        set_attribute(instance, "__pydantic_fields_set__", fields)
+        set_attribute(instance, "__pydantic_extra__", None)
+        set_attribute(instance, "__pydantic_private__", None)
+        out.append(instance)
+    return out
+
+
+def _int_in(value: Any, low: int, high: int) -> bool:
+    return type(value) is int and low <= value <= high
+
+
+# Leaders, epochs and replica lists seen in files, and whether they hold: a cluster has few
+# combinations. Keyed by their repr, which tells 1 from True and 1.0 (equal as dict keys), and
+# lists from anything else JSON or Parquet give.
+_GOOD_REPLICAS: dict[str, bool] = {}
+
+
+def _partition_holds(p: dict[str, Any], index: int) -> bool:
+    number, start, end = p["partition"], p["log_start_offset"], p["high_watermark"]
+    size, epoch_end = p["size_bytes"], p["epoch_end_offset"]
+    # -1 offsets (an offline partition) are left to the models, as any other case not plain
+    if type(number) is not int or number != index or type(start) is not int or type(end) is not int \
+            or not 0 <= start <= end <= INT64_MAX \
+            or (size is not None and (type(size) is not int or not 0 <= size <= INT64_MAX)) \
+            or (epoch_end is not None and (type(epoch_end) is not int or not UNKNOWN <= epoch_end <= INT64_MAX)):
+        return False
+    leader, epoch, replicas, isr, offline = p["leader"], p["leader_epoch"], p["replicas"], p["isr"], p["offline_replicas"]
+    key = repr((leader, epoch, replicas, isr, offline))
+    good = _GOOD_REPLICAS.get(key)
+    if good is None:
+        good = _GOOD_REPLICAS[key] = _int_in(leader, UNKNOWN, INT32_MAX) and _int_in(epoch, UNKNOWN, INT32_MAX) \
+            and type(replicas) is list and type(isr) is list and type(offline) is list \
+            and _replicas_hold(leader, replicas, isr, offline)
+        if len(_GOOD_REPLICAS) > 100_000:
+            _GOOD_REPLICAS.clear()
+    return good
+
+
+def _replicas_hold(leader: int, replicas: list, isr: list, offline: list) -> bool:
+    ids = set(replicas)
+    return all(_int_in(b, 0, INT32_MAX) for b in (*replicas, *isr, *offline)) \
+        and len(ids) == len(replicas) and len(set(isr)) == len(isr) and len(set(offline)) == len(offline) \
+        and ids.issuperset(isr) and ids.issuperset(offline) and (leader == UNKNOWN or not replicas or leader in ids)
+
+
+def _times_from_file(by_time: dict) -> dict[int, int] | None:
+    out = {}
+    for key, offset in by_time.items():
+        if type(key) is str and _TIMESTAMP_KEY.fullmatch(key):
+            key = int(key)
+        if not _int_in(key, INT64_MIN, INT64_MAX) or not _int_in(offset, UNKNOWN, INT64_MAX) or key in out:
+            return None
+        out[key] = offset
+    return out
+
+
+def _configs_from_file(configs: Any, built: dict[tuple, ObservedConfig]) -> dict[str, ObservedConfig] | None:
+    if type(configs) is not dict:
+        return None
+    out = {}
+    for key, config in configs.items():
+        if type(key) is not str or not key or type(config) is not dict or not config.keys() <= _CONFIG_KEYS:
+            return None
+        value, source = config.get("value"), config.get("source", ConfigSource.DEFAULT_CONFIG.value)
+        sensitive, read_only = config.get("sensitive", False), config.get("read_only", False)
+        if not (value is None or type(value) is str) or type(source) is not int or source not in _SOURCES \
+                or type(sensitive) is not bool or type(read_only) is not bool:
+            return None
+        shape = (value, source, sensitive, read_only)  # types checked: True cannot stand for 1 here
+        found = built.get(shape)
+        if found is None:
+            found = built[shape] = _trusted(ObservedConfig, {
+                "value": value, "source": _SOURCES[source], "sensitive": sensitive, "read_only": read_only},
+                _CONFIG_FIELDS)
+        out[key] = found
+    return out
 
 
 class ObservedState(_Model):
@@ -446,6 +600,18 @@ class ObservedState(_Model):
                               "group_offsets": {}, "hidden_topics": [], "absent_topic_operations": {},
                               "cluster_authorized_operations": None, "sizes_refused": None, "reassignments": {}},
                              _VIEW_FIELDS)
+
+    @classmethod
+    def from_file(cls, data: dict[str, Any]) -> ObservedState:
+        """A snapshot file's state (`data` as JSON gives it), checked by every rule: each topic
+        that holds them all is built at once (`topic_from_file`), the rest by the models, which
+        raise ValidationError with the problems as always. `data`'s topics are handed over."""
+        topics = data.get("topics")
+        if type(topics) is dict:
+            shared: dict[tuple, ObservedConfig] = {}
+            data = {**data, "topics": {name: topic_from_file(topic, shared) or topic
+                                       for name, topic in topics.items()}}
+        return cls.model_validate(data, context=FILE_CONTEXT)
 
     def with_topics(self, reread: ObservedState) -> ObservedState:
         """This state with the topics `reread` holds replaced by their fresh reading (whole topics:

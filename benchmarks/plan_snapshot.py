@@ -1,0 +1,142 @@
+"""`reconcile plan --snapshot` at scale: a synthetic JSON snapshot and manifests declaring its topics.
+
+    python benchmarks/plan_snapshot.py [--topics 10000] [--partitions 10] [--repeat 3] [--check COMMIT]
+
+Writes, under --workdir, a JSON snapshot of a cluster of --topics topics with --partitions
+partitions each (three brokers, a topic-level retention.ms on every topic, committed offsets of one
+group on every tenth topic) and a manifests directory declaring every topic (written by `reconcile
+import --snapshot`), with a little drift: retention changed on every 1000th topic, partitions added
+on every 2000th, a truncation rule on every tenth. Then runs `reconcile plan DIR --snapshot FILE
+--format json -o PLAN` --repeat times, each in its own process, and reports the best wall time and
+its CPU time (from wait4) and peak RSS.
+
+`--check COMMIT` plans again with that commit's `reconciler` package (`git archive`) and requires
+the JSON plan and the text on stdout to be byte-identical. Not a test: figures depend on the machine.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from plan_cluster import package_of
+
+T0 = 1_700_000_000_000
+TAKEN_AT = "2026-11-20T09:00:00+00:00"
+
+
+def snapshot(topics: int, partitions: int) -> dict:
+    """A snapshot as `reconcile snapshot` writes it (every field of every partition present)."""
+    out = {}
+    for i in range(topics):
+        name = f"team{i % 50:02d}.events-{i:05d}"
+        parts = []
+        for p in range(partitions):
+            leader = 1 + (i + p) % 3
+            replicas = [leader, leader % 3 + 1, (leader + 1) % 3 + 1]
+            parts.append({"partition": p, "leader": leader, "leader_epoch": 3 + p % 2, "replicas": replicas,
+                          "isr": list(replicas), "offline_replicas": [], "log_start_offset": 100 * (p % 4),
+                          "high_watermark": 10_000 + (i * 31 + p * 7) % 5000, "size_bytes": 1_800_000 + p,
+                          "epoch_end_offset": None,
+                          "offsets_by_timestamp": {str(T0): 500 + p} if i % 10 == 3 else {}})
+        configs = {"cleanup.policy": {"value": "delete", "source": 5, "sensitive": False, "read_only": False},
+                   "retention.ms": {"value": "604800000", "source": 1, "sensitive": False, "read_only": False},
+                   "segment.bytes": {"value": "1073741824", "source": 5, "sensitive": False, "read_only": False}}
+        out[name] = {"name": name, "topic_id": f"id-{i:05d}", "internal": False, "partitions": parts,
+                     "configs": configs}
+    groups = {"billing": {name: {"0": 50} for j, name in enumerate(out) if j % 10 == 0}}
+    return {"format_version": 1, "cluster": "bench", "cluster_id": "bench-id", "controller_id": 1,
+            "taken_at": TAKEN_AT, "brokers": [{"node_id": b, "host": f"b{b}", "port": 9092, "rack": None}
+                                              for b in (1, 2, 3)],
+            "topics": out, "group_offsets": groups}
+
+
+CLUSTER_YAML = """kind: Cluster
+name: bench
+bootstrap_servers: [b1:9092]
+"""
+
+
+def write_case(root: Path, topics: int, partitions: int) -> tuple[Path, Path]:
+    root.mkdir(parents=True, exist_ok=True)
+    snap, manifests = root / "snapshot.json", root / "manifests"
+    if snap.exists() and manifests.exists():
+        return snap, manifests
+    snap.write_text(json.dumps(snapshot(topics, partitions), indent=2))
+    manifests.mkdir()
+    (manifests / "cluster.yaml").write_text(CLUSTER_YAML)
+    subprocess.run([sys.executable, "-m", "reconciler", "import", str(manifests), "--snapshot", str(snap),
+                    "--group-by", "none"], check=True, capture_output=True)
+    (path,) = [p for p in manifests.rglob("*.yaml") if p.name != "cluster.yaml"]
+    docs = path.read_text().split("\n---\n")
+    for i in range(len(docs)):
+        if i % 1000 == 5:
+            docs[i] = docs[i].replace("retention.ms: 7d", "retention.ms: 1d")
+        elif i % 2000 == 7:
+            docs[i] = docs[i].replace(f"partitions: {partitions}", f"partitions: {partitions + 2}")
+        elif i % 10 == 1:
+            docs[i] += "\ntruncate:\n- keep_last: 500"
+    path.write_text("\n---\n".join(docs))
+    return snap, manifests
+
+
+def run_plan(argv: list[str], env: dict | None = None) -> tuple[float, float, int, subprocess.CompletedProcess]:
+    """Wall time, CPU time and peak RSS (KiB) of one run; its output goes through files (a pipe
+    would block the child once full, while this waits for it)."""
+    import tempfile
+
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=out, stderr=err, text=True, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = code = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return (wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss,
+                subprocess.CompletedProcess(argv, code, out.read(), err.read()))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--topics", type=int, default=10_000)
+    parser.add_argument("--partitions", type=int, default=10)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--workdir", default="/tmp/plan-snapshot-bench")
+    parser.add_argument("--check", metavar="COMMIT")
+    args = parser.parse_args()
+    root = Path(args.workdir) / f"{args.topics}x{args.partitions}"
+    snap, manifests = write_case(root, args.topics, args.partitions)
+    plan_file = root / "plan.json"
+    argv = [sys.executable, "-m", "reconciler", "plan", str(manifests), "--snapshot", str(snap), "--format", "json",
+            "-o", str(plan_file), "--no-color"]
+    runs = [run_plan(argv) for _ in range(args.repeat)]
+    for *_, done in runs:
+        if done.returncode != 2:
+            raise SystemExit(f"plan exited {done.returncode}: {done.stderr[-2000:]}")
+    wall, cpu, rss, done = min(runs, key=lambda r: r[0])
+    row = {"topics": args.topics, "partitions": args.topics * args.partitions, "wall_s": round(wall, 2),
+           "cpu_s": round(cpu, 2), "peak_rss_mib": round(rss / 1024)}
+    if args.check:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            package = package_of(args.check, Path(tmp, "reference"))
+            reference = Path(tmp, "plan.json")
+            theirs = run_plan([a if a != str(plan_file) else str(reference) for a in argv],
+                              env={**os.environ, "PYTHONPATH": str(package)})[3]
+            same = theirs.returncode == 2 and theirs.stdout == done.stdout \
+                and reference.read_bytes() == plan_file.read_bytes()
+            row["check"] = f"identical to {args.check}'s" if same else f"DIFFERS from {args.check}'s"
+    print(json.dumps(row))
+    if "check" in row and not row["check"].startswith("identical"):
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()
