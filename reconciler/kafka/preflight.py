@@ -60,6 +60,44 @@ class ClosedByBroker(Exception):
     """The broker closed the connection before answering."""
 
 
+class Settled(Exception):
+    """Another server answered first: this conversation sends nothing more."""
+
+
+# After the first server answered, how long the others' requests already sent may take to be
+# answered before connect goes on without them.
+SETTLE_WAIT_S = 2.0
+
+
+class _Gate:
+    """Once the first server has answered, no other conversation sends a request, and those with
+    a request on the wire are waited for (briefly): a probe's request reaching a broker after
+    connect returned would be a stray request in the middle of the caller's own."""
+
+    def __init__(self):
+        self._changed = threading.Condition()
+        self._settled = False
+        self._on_the_wire = 0
+
+    @contextlib.contextmanager
+    def exchange(self):
+        with self._changed:
+            if self._settled:
+                raise Settled()
+            self._on_the_wire += 1
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._on_the_wire -= 1
+                self._changed.notify_all()
+
+    def settle(self) -> None:
+        with self._changed:
+            self._settled = True
+            self._changed.wait_for(lambda: self._on_the_wire == 0, timeout=SETTLE_WAIT_S)
+
+
 @dataclass(frozen=True)
 class Failure:
     """Where one server's conversation stopped. `error` is what the socket, TLS or the client
@@ -84,11 +122,14 @@ def first_answering(servers: Sequence[str], settings: Mapping[str, Any], context
     failure, in the order of `servers`."""
     deadline = time.monotonic() + timeout_s
     outcomes: queue.Queue[tuple[int, Failure | None]] = queue.Queue()
+    gate = _Gate()
 
     def converse(index: int, server: str) -> None:
-        conversation = _Conversation(server, settings, context, deadline, client_id)
+        conversation = _Conversation(server, settings, context, deadline, client_id, gate)
         try:
             outcome = conversation.run()
+        except Settled:
+            return
         except Exception as e:  # noqa: BLE001 - a failure of the client library is a failure too
             outcome = Failure(server, conversation.step, e)
         outcomes.put((index, outcome))
@@ -102,6 +143,7 @@ def first_answering(servers: Sequence[str], settings: Mapping[str, Any], context
         except queue.Empty:
             break
         if failure is None:
+            gate.settle()
             return servers[index]
         failures[index] = failure
     return [failures.get(i) or Failure(server, Step.CONNECT, TimeoutError("no answer in time"))
@@ -110,7 +152,7 @@ def first_answering(servers: Sequence[str], settings: Mapping[str, Any], context
 
 class _Conversation:
     def __init__(self, server: str, settings: Mapping[str, Any], context: ssl.SSLContext | None, deadline: float,
-                 client_id: str):
+                 client_id: str, gate: _Gate):
         self.server = server
         self.host, port = server.rsplit(":", 1)
         self.host = self.host.strip("[]")
@@ -119,6 +161,7 @@ class _Conversation:
         self.context = context
         self.deadline = deadline
         self.client_id = client_id
+        self.gate = gate
         self.correlation_id = 0
         self.sock: socket.socket | None = None
         self.step = Step.CONNECT
@@ -204,15 +247,16 @@ class _Conversation:
         assert self.sock is not None
         self.correlation_id += 1
         request.with_header(correlation_id=self.correlation_id, client_id=self.client_id)
-        self.sock.settimeout(self._left())
-        self.sock.sendall(bytes(request.encode(header=True, framed=True)))
-        head = self._read(4)
-        if self.context is None and head[0] in _TLS_RECORD_TYPES and head[1] == _TLS_MAJOR_VERSION:
-            raise TlsRecordReceived(f"a TLS record (type {head[0]:#04x}) instead of a Kafka response")
-        (size,) = struct.unpack(">i", head)
-        if not 0 < size <= _MAX_RESPONSE_BYTES:
-            raise NotKafka(f"a frame size of {size} bytes")
-        return self._read(size)
+        with self.gate.exchange():
+            self.sock.settimeout(self._left())
+            self.sock.sendall(bytes(request.encode(header=True, framed=True)))
+            head = self._read(4)
+            if self.context is None and head[0] in _TLS_RECORD_TYPES and head[1] == _TLS_MAJOR_VERSION:
+                raise TlsRecordReceived(f"a TLS record (type {head[0]:#04x}) instead of a Kafka response")
+            (size,) = struct.unpack(">i", head)
+            if not 0 < size <= _MAX_RESPONSE_BYTES:
+                raise NotKafka(f"a frame size of {size} bytes")
+            return self._read(size)
 
     def _read(self, count: int) -> bytes:
         assert self.sock is not None

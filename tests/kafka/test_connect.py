@@ -3,6 +3,7 @@ SASL settings resolved from the environment."""
 from __future__ import annotations
 
 import socket
+import time
 
 import pytest
 
@@ -72,3 +73,16 @@ def test_a_missing_environment_variable_names_the_variable_and_the_cluster(monke
     with pytest.raises(ReconcilerError, match=r"cluster prod: security.password refers to \$\{KAFKA_NOT_SET\}"):
         with connect(spec):
             pass
+
+
+def test_the_other_bootstrap_probes_send_nothing_once_connect_has_returned():
+    """Every bootstrap server is probed at once; the first to answer wins. The others' requests
+    already on the wire are waited for, and they send no more: a probe's Metadata landing during
+    the caller's read would be a stray request (and made request counts flaky under load)."""
+    with TestCluster(brokers=3) as c:
+        for slow in (2, 3):
+            c.delay(api_key=18, seconds=0.5, times=1, broker=slow)  # their probes' ApiVersions
+        with kafka_of(c):
+            c.clear_request_log()
+            time.sleep(1.0)
+            assert c.request_log == []
