@@ -143,11 +143,32 @@ class _OwnRequest:
     def decode_answer(data: bytes) -> Any:
         raise NotImplementedError
 
+    def decoder(self, version: int) -> Callable[[bytes], Any]:
+        """How an answer of `version` is read: `decode_answer`, unless the layout depends on the version."""
+        return type(self).decode_answer
+
     def answers(self, version: int) -> _OwnAnswers:
         key = (self.API_KEY, version)
         if key not in _ANSWERS:
-            _ANSWERS[key] = _OwnAnswers(self.generic_response[version], type(self).decode_answer)
+            _ANSWERS[key] = _OwnAnswers(self.generic_response[version], self.decoder(version))
         return _ANSWERS[key]
+
+
+class _WrappedRequest(_OwnRequest):
+    """kafka-python's request of the API, built from the same arguments and encoded to the same
+    bytes, whose answer this module reads."""
+
+    first_flexible: int  # the lowest version spoken here
+
+    def __init__(self, **fields: Any):
+        super().__init__(self.first_flexible)
+        self._request = self.generic(**fields)
+
+    def body(self, version: int) -> list[bytes]:
+        return [bytes(self._request.encode(version=version))]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._request!r})"
 
 
 _ANSWERS: dict[tuple[int, int], _OwnAnswers] = {}
@@ -244,24 +265,14 @@ class ConfigsAnswer:
     results: list[ConfigsResult]
 
 
-class ConfigsRequest(_OwnRequest):
-    """kafka-python's DescribeConfigsRequest (same arguments, same bytes) with its answer read by
-    `decode_configs`."""
+class ConfigsRequest(_WrappedRequest):
+    """kafka-python's DescribeConfigsRequest with its answer read by `decode_configs`."""
     generic, generic_response = DescribeConfigsRequest, DescribeConfigsResponse
-
-    def __init__(self, **fields: Any):
-        super().__init__(FIRST_FLEXIBLE_CONFIGS)
-        self._request = DescribeConfigsRequest(**fields)
-
-    def body(self, version: int) -> list[bytes]:
-        return [bytes(self._request.encode(version=version))]
+    first_flexible = FIRST_FLEXIBLE_CONFIGS
 
     @staticmethod
     def decode_answer(data: bytes) -> ConfigsAnswer:
         return decode_configs(data)
-
-    def __repr__(self) -> str:
-        return f"ConfigsRequest({self._request!r})"
 
 
 def decode_configs(data: bytes) -> ConfigsAnswer:
@@ -354,26 +365,13 @@ class MetadataAnswer:
     error_code: int  # 0 before version 13, which has none
 
 
-class MetadataRequestOf(_OwnRequest):
-    """kafka-python's MetadataRequest (same arguments, same bytes) with its answer read by
-    `decode_metadata`."""
+class MetadataRequestOf(_WrappedRequest):
+    """kafka-python's MetadataRequest with its answer read by `decode_metadata`."""
     generic, generic_response = MetadataRequest, MetadataResponse
+    first_flexible = FIRST_FLEXIBLE_METADATA
 
-    def __init__(self, **fields: Any):
-        super().__init__(FIRST_FLEXIBLE_METADATA)
-        self._request = MetadataRequest(**fields)
-
-    def body(self, version: int) -> list[bytes]:
-        return [bytes(self._request.encode(version=version))]
-
-    def answers(self, version: int) -> _OwnAnswers:
-        key = (self.API_KEY, version)
-        if key not in _ANSWERS:  # the layout depends on the version
-            _ANSWERS[key] = _OwnAnswers(self.generic_response[version], partial(decode_metadata, version=version))
-        return _ANSWERS[key]
-
-    def __repr__(self) -> str:
-        return f"MetadataRequestOf({self._request!r})"
+    def decoder(self, version: int) -> Callable[[bytes], Any]:
+        return partial(decode_metadata, version=version)  # the layout depends on the version
 
 
 def decode_metadata(data: bytes, version: int) -> MetadataAnswer:
