@@ -15,8 +15,8 @@ testable without a cluster and keeps the adapter free of manifest knowledge.
   estimated by asking ListOffsets for `now_ms - retention.ms`, so the scope and the snapshot
   must agree on it to the millisecond; those lookups join `timestamps` (the same batched
   requests: one more timestamp slot at most, never one more request per topic).
-- `size_topics`: topics whose partition sizes (DescribeLogDirs) a retention estimate needs, read
-  even when sizes were not asked for.
+- `size_topics`: topics whose partition sizes (DescribeLogDirs) an estimate needs (the bytes a
+  truncation or a retention cut deletes), read even when sizes were not asked for.
 - `cluster_operations`: read the cluster's authorized operations (DescribeCluster), which tell
   whether the principal may create topics: for reads that may plan creations.
 - `reassignments`: read the reassignments in progress of the scope's topics (ListPartitionReassignments,
@@ -26,9 +26,13 @@ testable without a cluster and keeps the adapter free of manifest knowledge.
   adds those topics to `size_topics` once it is read (a reassignment shows the data it copies),
   in the same DescribeLogDirs requests.
 
-A topic lowering retention.ms step by step (`retention_stepping: gradual`) is estimated at the
-step, which depends on the value on the cluster: `step_scope` asks for those lookups in a second
-read once the first has shown the value, and only when a step is due.
+Whether a topic's retention changes shows only in its configs, and a retention change needs
+lookups and sizes: `estimate_scope` asks for those in a second read of just those topics once the
+first has shown the values. A plan's first read asks for none of them (most topics do not change
+retention, and the lookups and sizes of 100,000 partitions cost more than a second read of a
+few); a snapshot's asks for every declared retention's, since it is kept for later plans. A topic
+lowering retention.ms step by step (`retention_stepping: gradual`) is estimated at the step,
+which depends on the value on the cluster: always a second read.
 """
 from __future__ import annotations
 
@@ -45,8 +49,8 @@ from reconciler.models.desired import (
     TopicState,
     UndeclaredConfigs,
 )
-from reconciler.models.observed import ObservedState
-from reconciler.models.plan import ActionKind, AlterConfigs, Plan, ReassignReplicas
+from reconciler.models.observed import ObservedState, ObservedTopic
+from reconciler.models.plan import ActionKind, AlterConfigs, ConfigChange, Plan, ReassignReplicas
 from reconciler.units import epoch_ms
 
 
@@ -107,6 +111,7 @@ def desired_scope(desired: DesiredState, now_ms: int | None = None) -> ReadScope
         if not topic.truncate:
             continue
         epoch_topics.add(name)
+        size_topics.add(name)  # a truncation shows the bytes it deletes
         for rule in topic.truncate:
             if isinstance(rule, BeforeTime):
                 timestamps.setdefault(name, set()).add(rule.timestamp_ms)
@@ -130,39 +135,71 @@ def _replicas_move(want: ReplicaWant, replicas: Sequence[Sequence[int]], drain: 
                or (i in want.pinned and tuple(brokers) != want.pinned[i]) for i, brokers in enumerate(replicas))
 
 
-def step_scope(desired: DesiredState, seen: ObservedState) -> ReadScope | None:
-    """What to read again so that the retention.ms steps due on `seen` can be estimated: the
-    stepping topics, with everything planning them needs plus each step's lookup, measured from
+def estimate_scope(desired: DesiredState, seen: ObservedState) -> ReadScope | None:
+    """What to read again so that the retention changes planned on `seen` can be estimated: the
+    topics whose time or size limit the manifests change and whose read lacks a lookup or a size
+    the estimate needs (a read that did not ask for them: a plan's first read; a gradual step's
+    lookup, which depends on the value read), with everything planning them needs, measured from
     `seen`'s instant (the fresh topics replace the old ones whole: `ObservedState.with_topics`);
-    None when no step needs a lookup `seen` does not hold."""
-    limit = desired.policy.max_retention_decrease
-    if limit is None or seen.taken_at is None:
+    None when nothing is missing."""
+    if seen.taken_at is None:
         return None
-    steps: dict[str, int] = {}  # topic -> the lookup its step needs
+    limit = desired.policy.max_retention_decrease
     inherited, now_ms = retention.inherited_values(seen), epoch_ms(seen.taken_at)
+    again: dict[str, set[int]] = {}  # topic -> the lookups its estimate needs
     for name, topic in desired.topics.items():
         have = seen.topics.get(name)
+        if have is None or topic.state is not TopicState.PRESENT or not _may_change_retention(topic) \
+                or not _limits_lower(topic, have, inherited):
+            continue
+        lookups = set()
         wanted = _time_limit_after(topic)
-        if topic.retention_stepping is not RetentionStepping.GRADUAL or have is None or wanted is None:
-            continue
-        current = have.config_value("retention.ms") or inherited["retention.ms"]
-        try:
-            was = int(current)
-        except ValueError:
-            continue
-        step = max(wanted, retention.lowest_allowed(was, limit)) if was >= 0 else wanted
-        lookup = retention.time_lookup(now_ms, step)
-        if step != wanted and any(lookup not in p.offsets_by_timestamp for p in have.partitions if not p.unreadable):
-            steps[name] = lookup
-    if not steps:
+        if wanted is not None:
+            lookups.add(retention.time_lookup(now_ms, wanted))
+            step = _step(topic, have, inherited, wanted, limit)
+            if step is not None:
+                lookups.add(retention.time_lookup(now_ms, step))
+        readable = [p for p in have.partitions if not p.unreadable]
+        if any(lookup not in p.offsets_by_timestamp for p in readable for lookup in lookups) \
+                or (seen.sizes_refused is None and any(p.size_bytes is None for p in readable)):
+            again[name] = lookups
+    if not again:
         return None
-    scope, names = desired_scope(desired, now_ms), frozenset(steps)
+    scope, names = desired_scope(desired, now_ms), frozenset(again)
     # Group offsets are the cluster's, not a topic's: the first read's stay.
     return ReadScope(topics=names, list_all=False, now_ms=now_ms,
-                     timestamps={n: tuple(sorted({*scope.timestamps.get(n, ()), lookup})) for n, lookup in steps.items()},
-                     epoch_topics=scope.epoch_topics & names, size_topics=scope.size_topics & names,
+                     timestamps={n: tuple(sorted({*scope.timestamps.get(n, ()), *lookups}))
+                                 for n, lookups in sorted(again.items()) if lookups or n in scope.timestamps},
+                     epoch_topics=scope.epoch_topics & names, size_topics=names,
                      reassignments=True, replicas={n: w for n, w in scope.replicas.items() if n in names},
                      drain_brokers=scope.drain_brokers)
+
+
+def _limits_lower(topic: DesiredTopic, have: ObservedTopic, inherited: Mapping[str, str]) -> bool:
+    """Whether the manifests lower the topic's time or size limit (or turn one on): what the
+    planner estimates. Every declared key counts as changed, as the planner's changes would be."""
+    changes = [ConfigChange(key=key, op="set", after=value) for key, value in topic.configs.items()
+               if key in retention.SETTINGS_KEYS]
+    if topic.undeclared_configs is UndeclaredConfigs.REMOVE:
+        changes += [ConfigChange(key=key, op="delete") for key, config in have.configs.items()
+                    if key in retention.SETTINGS_KEYS and key not in topic.configs and config.set_on_topic]
+    if all(c.op == "set" and have.config_value(c.key) == c.after for c in changes):
+        return False  # the common case, decided without building settings
+    found = retention.classify(*retention.before_and_after(changes, have, inherited))
+    return found.retention_ms is not None or found.retention_bytes is not None
+
+
+def _step(topic: DesiredTopic, have: ObservedTopic, inherited: Mapping[str, str], wanted: int,
+          limit: float | None) -> int | None:
+    """The retention.ms a gradual topic steps to first, when that is not `wanted`; else None."""
+    if limit is None or topic.retention_stepping is not RetentionStepping.GRADUAL:
+        return None
+    try:
+        was = int(have.config_value("retention.ms") or inherited["retention.ms"])
+    except ValueError:
+        return None
+    step = max(wanted, retention.lowest_allowed(was, limit)) if was >= 0 else wanted
+    return step if step != wanted else None
 
 
 def _may_change_retention(topic: DesiredTopic) -> bool:

@@ -53,7 +53,7 @@ from reconciler.models.observed import (
 )
 from reconciler.models.plan import Plan
 from reconciler.ports import ErrorKind
-from reconciler.read_scope import ReadScope, desired_scope, plan_scope, step_scope, timestamp_slots, topics_scope
+from reconciler.read_scope import ReadScope, desired_scope, estimate_scope, plan_scope, timestamp_slots, topics_scope
 from reconciler.units import epoch_ms, from_epoch_ms
 
 TopicPartition = tuple[str, int]
@@ -74,9 +74,12 @@ class Observer:
     _view: ClusterView | None
 
     def observe_desired(self, desired: DesiredState, sizes: bool = False) -> ObservedState:
-        observed = self._observe(desired_scope(desired, _now_ms()), sizes)
-        # A retention step's lookup depends on the value just read: read those topics again with it.
-        again = step_scope(desired, observed)
+        """What planning `desired` needs; `sizes`: also every partition's size and every declared
+        retention's lookups (snapshots and drift keep them)."""
+        observed = self._observe(desired_scope(desired, _now_ms() if sizes else None), sizes)
+        # Whether retention changes shows in the values just read: read those topics again with
+        # the lookups and sizes their estimates need.
+        again = estimate_scope(desired, observed)
         return observed if again is None else observed.with_topics(self._observe(again, sizes))
 
     def observe_topics(self, names: Iterable[str] | None = None, sizes: bool = False) -> ObservedState:

@@ -54,7 +54,7 @@ def test_observe_desired_reads_ids_epochs_offsets_configs_times_and_groups(desir
             assert (p.log_start_offset, p.high_watermark) == (real.log_start_offset, real.high_watermark)
             # The current epoch ends at the log end offset: proof the offsets are that epoch's.
             assert p.epoch_end_offset == real.log_end_offset
-            # Sizes were not asked for, but a retention.bytes change is estimated from them.
+            # Sizes were not asked for, but a truncation shows the bytes it deletes.
             assert p.size_bytes is not None
         p0, p1, p2 = orders.partitions
         assert p0.leader_epoch == 1 and p0.high_watermark == 10
@@ -79,6 +79,29 @@ def test_observe_desired_reads_ids_epochs_offsets_configs_times_and_groups(desir
         assert observed.topics["__consumer_offsets"].internal
         [describe] = [r.request for r in c.request_log if r.api_name == "DescribeConfigs"]
         assert sorted(r.resource_name for r in describe.resources) == ["audit", "orders"]
+
+
+def test_a_plan_reads_lookups_and_sizes_only_of_the_topics_whose_retention_lowers(test_cluster, kafka, desired_for):
+    """The first read shows which topics lower retention; only those are read again, whole, with
+    the ListOffsets lookup and the DescribeLogDirs sizes their estimates need."""
+    for name in ("kept", "lowered"):
+        test_cluster.create_topic(name, partitions=2, configs={"retention.ms": str(7 * 86_400_000)})
+        test_cluster.produce_many({(name, 0): 5}, timestamp_ms=T0, step_ms=1000)
+    desired = desired_for("kind: Topic\nname: kept\npartitions: 2\nconfigs: {retention.ms: 7d}\n---\n"
+                          "kind: Topic\nname: lowered\npartitions: 2\nconfigs: {retention.ms: 1d}\n")
+    kafka.supports_epoch_fencing()
+    test_cluster.clear_request_log()
+    observed = kafka.observe_desired(desired)
+    lowered, kept = observed.topics["lowered"], observed.topics["kept"]
+    assert [p.size_bytes for p in lowered.partitions] == [test_cluster.partition("lowered", i).size_bytes
+                                                          for i in range(2)]
+    now_ms = int(observed.taken_at.timestamp() * 1000)
+    assert all(list(p.offsets_by_timestamp) == [now_ms - 86_400_000] for p in lowered.partitions)
+    assert all(p.size_bytes is None and not p.offsets_by_timestamp for p in kept.partitions)
+    [first, again] = [r.request for r in test_cluster.request_log if r.api_name == "Metadata"]
+    assert first.topics is None and [t.name for t in again.topics] == ["lowered"]
+    logs = [r.request for r in test_cluster.request_log if r.api_name == "DescribeLogDirs"]
+    assert logs and all([t.topic for t in r.topics] == ["lowered"] for r in logs)
 
 
 def test_sizes_come_from_describe_log_dirs_once_per_broker(test_cluster, kafka, desired_for):

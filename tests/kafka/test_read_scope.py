@@ -45,8 +45,9 @@ def test_desired_scope_lists_everything_and_collects_what_the_rules_need():
     assert scope.topics == {"plain", "timed", "consumed", "also-billing", "gone"}
     assert scope.wants("gone") and not scope.wants("unmanaged")
     assert scope.timestamps == {"timed": (int(T1.timestamp() * 1000),)}
-    # Rules of a topic declared absent never become truncations, so they need no epochs.
-    assert scope.epoch_topics == {"timed", "consumed", "also-billing"}
+    # Rules of a topic declared absent never become truncations, so they need no epochs; a
+    # truncation shows the bytes it deletes, so its topic is sized.
+    assert scope.epoch_topics == scope.size_topics == {"timed", "consumed", "also-billing"}
     assert scope.groups == {"audit": {"consumed"}, "billing": {"consumed", "also-billing"}}
 
 
@@ -86,7 +87,7 @@ def test_retention_lookups_and_sizes_join_the_batched_reads_without_growing_with
     assert scope.now_ms == now and timestamp_slots(scope.timestamps) == 1
     assert scope.timestamps["t7"] == (now - day,) and "bytes-only" not in scope.timestamps
     assert scope.size_topics == {t.name for t in topics} - {"untouched"}
-    # Without an instant (unit tests, old callers) there is nothing to measure retention from.
+    # Without an instant (a plan's first read) no retention lookups: `estimate_scope` asks for them.
     assert not desired_scope(desired).timestamps and not desired_scope(desired).size_topics
 
 

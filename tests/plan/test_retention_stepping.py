@@ -12,7 +12,7 @@ from reconciler.models.desired import Policy, RetentionStepping, UndeclaredConfi
 from reconciler.models.observed import ConfigSource, ObservedConfig, ObservedTopic
 from reconciler.models.plan import AlterConfigs, Plan, RetentionStep
 from reconciler.planner import plan
-from reconciler.read_scope import step_scope
+from reconciler.read_scope import estimate_scope
 from reconciler.render import render_plan
 from reconciler.units import epoch_ms
 from tests.factories import desired, have, observed, partition, want
@@ -207,16 +207,43 @@ def test_a_saved_step_is_checked_on_load():
 def test_a_second_read_is_asked_only_for_a_step_whose_lookup_is_missing():
     wants = desired(want("a", partitions=1, configs={"retention.ms": str(DAY)}, retention_stepping=GRADUAL),
                     want("b", partitions=1, configs={"retention.ms": str(DAY)}), policy=HALF)
+    # As a snapshot reads them: every declared retention's lookup, and sizes.
     seen = _observed(have("a", partitions=1, set_on_topic={"retention.ms": str(30 * DAY)},
-                          offsets_by_timestamp=_lookups(DAY)),
-                     have("b", partitions=1, set_on_topic={"retention.ms": str(30 * DAY)}))
-    scope = step_scope(wants, seen)
+                          offsets_by_timestamp=_lookups(DAY), size_bytes=10),
+                     have("b", partitions=1, set_on_topic={"retention.ms": str(30 * DAY)},
+                          offsets_by_timestamp=_lookups(DAY), size_bytes=10))
+    scope = estimate_scope(wants, seen)
     assert scope is not None and scope.now_ms == NOW_MS  # measured from the first read's instant
     # Only a is read again: its step (15d) and its declared value; b does not step.
     assert (scope.topics, scope.list_all) == ({"a"}, False)
     assert scope.timestamps == {"a": tuple(sorted({NOW_MS - 15 * DAY, NOW_MS - DAY}))}
     assert scope.size_topics == {"a"}
     # Read already, or nothing to step: no second read.
-    assert step_scope(wants, _observed(_cluster_at(30 * DAY).model_copy(update={"name": "a"}))) is None
-    assert step_scope(desired(*wants.topics.values()), seen) is None
-    assert step_scope(wants, _observed(have("a", partitions=1, set_on_topic={"retention.ms": str(2 * DAY)}))) is None
+    read_already = have("a", partitions=1, hw=1000, set_on_topic={"retention.ms": str(30 * DAY)},
+                        offsets_by_timestamp=_lookups(*PATH), size_bytes=10)
+    assert estimate_scope(wants, _observed(read_already)) is None
+    assert estimate_scope(desired(*wants.topics.values()), seen) is None
+    assert estimate_scope(wants, _observed(have("a", partitions=1, set_on_topic={"retention.ms": str(DAY)}))) is None
+
+
+def test_a_plan_reads_lookups_and_sizes_again_only_for_topics_whose_limits_lower():
+    """A plan's first read asks for no retention lookups or sizes: the configs it returns tell
+    which topics lower a time or size limit (or turn one on), and only those are read again."""
+    names = ("lowered", "same", "bytes", "segments", "removed", "back", "raised")
+    wants = desired(want("lowered", partitions=1, configs={"retention.ms": str(DAY)}),
+                    want("same", partitions=1, configs={"retention.ms": str(7 * DAY)}),
+                    want("bytes", partitions=1, configs={"retention.bytes": "1000"}),
+                    want("segments", partitions=1, configs={"retention.ms": str(7 * DAY), "segment.ms": "1000"}),
+                    want("removed", partitions=1, undeclared_configs=UndeclaredConfigs.REMOVE),
+                    want("back", partitions=1, undeclared_configs=UndeclaredConfigs.REMOVE),
+                    want("raised", partitions=1, configs={"retention.ms": str(30 * DAY)}))
+    seen = _observed(*(have(name, partitions=1, set_on_topic={"retention.ms": str(30 * DAY if name == "removed" else 7 * DAY)})
+                       for name in names))
+    scope = estimate_scope(wants, seen)
+    # Raising a limit, or removing an override equal to what is inherited, deletes nothing.
+    assert scope is not None and scope.topics == {"lowered", "bytes", "removed"}
+    assert scope.size_topics == scope.topics and scope.list_all is False
+    assert scope.timestamps == {"lowered": (NOW_MS - DAY,),
+                                "removed": (NOW_MS - 7 * DAY,)}  # Kafka's default, once the 30d override goes
+    # A value written differently is compared as the brokers take it: nothing changes.
+    assert estimate_scope(desired(want("same", partitions=1, configs={"retention.ms": f" {7 * DAY}"})), seen) is None
