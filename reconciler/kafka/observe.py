@@ -367,15 +367,13 @@ def _offset_fetch(view: ClusterView, groups: Mapping[str, frozenset[str]]) -> Of
 
 async def _reassignments(client: Client, view: ClusterView, scope: ReadScope):
     """topic -> partition -> the reassignment in progress, for the scope's topics: one
-    ListPartitionReassignments (the controller answers, through any broker)."""
-    T = ListPartitionReassignmentsRequest.ListPartitionReassignmentsTopics
-    topics = None if scope.topics is None else [
-        T(name=name, partition_indexes=sorted(view.topics[name].partitions))
-        for name in sorted(view.topics) if scope.wants(name)]
-    if topics == []:
+    ListPartitionReassignments (the controller answers, through any broker). It asks for every
+    reassignment in progress (a few partitions at most) rather than naming each of the scope's
+    100,000 partitions, and keeps the scope's."""
+    if scope.topics is not None and scope.topics.isdisjoint(view.topics):
         return {}
     response = await client.request(ListPartitionReassignmentsRequest(
-        timeout_ms=int(client.request_timeout_s * 1000), topics=topics), sorted(view.brokers))
+        timeout_ms=int(client.request_timeout_s * 1000), topics=None), sorted(view.brokers))
     if response.error_code == codes.CLUSTER_AUTHORIZATION_FAILED:
         # Without DESCRIBE on the cluster there is no ALTER on it either (ALTER implies DESCRIBE),
         # so no reassignment could be submitted over one this read cannot see.
