@@ -1,5 +1,6 @@
 """The adapter's own codecs for its heaviest messages: ListOffsets (every partition, twice or
-more per read), packed from plain tuples and answered into plain tuples; the answer to
+more per read) and OffsetForLeaderEpoch (every partition with truncation rules), packed from
+plain tuples and answered into plain tuples; the answer to
 DescribeConfigs (every config of every topic: 11 MiB at 10,000 topics), read into shared tuples;
 and the answer to Metadata (every partition of the cluster), read into plain tuples.
 
@@ -13,9 +14,10 @@ them out as for any request; but a ListOffsets body is packed here, and the answ
 through the request's own header, never through kafka-python's registry of response classes) are
 read here. They are not subclasses of kafka-python's classes, which code in the same process
 walks to find the message classes (the test cluster does). Only the flexible versions are spoken
-(ListOffsets 6+, DescribeConfigs 4+: Kafka 2.6 and later; Metadata 9+: Kafka 2.4 and later; the
-reconciler needs 3.0), which each request states as its minimum version. Nothing of kafka-python is changed: every other request,
-every other user of kafka-python in the process and the test cluster keep kafka-python's classes.
+(ListOffsets 6+, DescribeConfigs 4+, OffsetForLeaderEpoch 4+: Kafka 2.6 and later; Metadata 9+:
+Kafka 2.4 and later; the reconciler needs 3.0), which each request states as its minimum
+version. Nothing of kafka-python is changed: every other request, every other user of
+kafka-python in the process and the test cluster keep kafka-python's classes.
 tests/kafka/test_codec.py encodes and decodes the same values both ways and compares the bytes
 and the results.
 """
@@ -30,7 +32,12 @@ from typing import Any, NamedTuple
 
 from kafka.protocol.admin import DescribeConfigsRequest, DescribeConfigsResponse
 from kafka.protocol.api_header import RequestHeader
-from kafka.protocol.consumer import ListOffsetsRequest, ListOffsetsResponse
+from kafka.protocol.consumer import (
+    ListOffsetsRequest,
+    ListOffsetsResponse,
+    OffsetForLeaderEpochRequest,
+    OffsetForLeaderEpochResponse,
+)
 from kafka.protocol.metadata import MetadataRequest, MetadataResponse
 
 # One ListOffsets request's partitions: (topic, [(partition, current leader epoch, timestamp)]).
@@ -42,6 +49,7 @@ FIRST_FLEXIBLE = 6
 FIRST_WITH_TIMEOUT = 10
 FIRST_FLEXIBLE_CONFIGS = 4
 FIRST_FLEXIBLE_METADATA = 9
+FIRST_FLEXIBLE_EPOCHS = 4
 FIRST_WITH_TOPIC_ID, FIRST_WITH_NULLABLE_NAME, FIRST_WITH_TOP_ERROR = 10, 12, 13
 LAST_WITH_CLUSTER_OPERATIONS = 10
 NO_OPERATIONS = -2 ** 31  # a KIP-430 bitfield that was not asked for
@@ -60,6 +68,8 @@ _BROKER_PORT = struct.Struct(">i")
 _TOPIC_HEAD = struct.Struct(">h")              # error code
 _PARTITION_HEAD = struct.Struct(">hiii")       # error code, index, leader id, leader epoch
 _ZERO_ID = bytes(16)
+_EPOCH_PARTITION = struct.Struct(">iiiB")      # index, current leader epoch, epoch asked about, no tagged fields
+_EPOCH_ANSWER = struct.Struct(">hiiq")         # error code, index, leader epoch, end offset
 
 
 class _OwnAnswers:
@@ -238,6 +248,67 @@ def decode_offsets(data: bytes) -> OffsetsAnswer:
     except (IndexError, struct.error) as e:
         raise ValueError(f"ListOffsets answer cut short: {e}") from e
     return OffsetsAnswer(throttle, rows)
+
+
+# -- OffsetForLeaderEpoch ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class EpochsAnswer:
+    """An OffsetForLeaderEpoch answer: per partition ((topic, partition), error code,
+    (leader epoch answered, its end offset))."""
+    throttle_time_ms: int
+    partitions: list[tuple[tuple[str, int], int, tuple[int, int]]]
+
+
+class EpochsRequest(_OwnRequest):
+    """OffsetForLeaderEpoch as a consumer asks it: rows of (topic, [(partition, current leader
+    epoch, epoch asked about)]), packed like ListOffsets' (every partition with truncation rules)."""
+    generic, generic_response = OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse
+
+    def __init__(self, rows: Rows):
+        super().__init__(FIRST_FLEXIBLE_EPOCHS)
+        self._rows = rows
+
+    def body(self, version: int) -> list[bytes]:
+        out = [_INT32.pack(CLIENT_REPLICA_ID), _uvarint(len(self._rows) + 1)]
+        pack = _EPOCH_PARTITION.pack
+        for topic, partitions in self._rows:
+            name = topic.encode("utf-8")
+            out += (_uvarint(len(name) + 1), name, _uvarint(len(partitions) + 1))
+            out += [pack(index, current, asked, 0) for index, current, asked in partitions]
+            out.append(_NO_TAGS)
+        out.append(_NO_TAGS)
+        return out
+
+    @staticmethod
+    def decode_answer(data: bytes) -> EpochsAnswer:
+        return decode_epochs(data)
+
+    def __repr__(self) -> str:
+        count = sum(len(partitions) for _, partitions in self._rows)
+        return f"EpochsRequest({len(self._rows)} topics, {count} partitions, version={self.API_VERSION})"
+
+
+def decode_epochs(data: bytes) -> EpochsAnswer:
+    """The body of an OffsetForLeaderEpoch answer of a flexible version (4). Malformed data raises ValueError."""
+    try:
+        (throttle,) = _INT32.unpack_from(data, 0)
+        topics, pos = _read_uvarint(data, 4)
+        rows = []
+        unpack, size = _EPOCH_ANSWER.unpack_from, _EPOCH_ANSWER.size
+        for _ in range(topics - 1):
+            name, pos = _read_string(data, pos)
+            count, pos = _read_uvarint(data, pos)
+            for _ in range(count - 1):
+                error, index, epoch, end_offset = unpack(data, pos)
+                pos += size
+                pos = pos + 1 if data[pos] == 0 else _skip_tags(data, pos)
+                rows.append(((name, index), error, (epoch, end_offset)))
+            pos = _skip_tags(data, pos)
+        _skip_tags(data, pos)
+    except (IndexError, struct.error, UnicodeDecodeError) as e:
+        raise ValueError(f"OffsetForLeaderEpoch answer cut short or malformed: {e}") from e
+    return EpochsAnswer(throttle, rows)
 
 
 # -- DescribeConfigs -----------------------------------------------------------------------------

@@ -15,12 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kafka.protocol.admin import DeleteRecordsRequest
-from kafka.protocol.consumer import OffsetForLeaderEpochRequest
 
 from reconciler.kafka import errors as codes
 from reconciler.kafka import metadata
 from reconciler.kafka.client import Client, NoAnswer
-from reconciler.kafka.codec import CLIENT_REPLICA_ID, OffsetsAnswer, OffsetsRequest
+from reconciler.kafka.codec import EpochsAnswer, EpochsRequest, OffsetsAnswer, OffsetsRequest
 from reconciler.kafka.metadata import ClusterView
 from reconciler.ports import BrokerError
 
@@ -88,21 +87,15 @@ def epoch_end_offsets(name: str = "epoch") -> PartitionRead:
     """OffsetForLeaderEpoch: the parameter is the epoch asked about (None: the current one); the
     current leader epoch from Metadata fences the answer (KIP-320). Value: (epoch answered, its
     end offset)."""
-    T = OffsetForLeaderEpochRequest.OffsetForLeaderTopic
-    P = T.OffsetForLeaderPartition
 
     def build(items):
-        return OffsetForLeaderEpochRequest(
-            replica_id=CLIENT_REPLICA_ID,
-            topics=[T(topic=t, partitions=[P(partition=p, current_leader_epoch=epoch,
-                                             leader_epoch=epoch if asked is None else asked)
-                                           for p, asked, epoch in parts])
-                    for t, parts in _by_topic(items).items()])
+        topics: dict[str, list[tuple[int, int, int]]] = {}
+        for (topic, partition), asked, epoch in items:
+            topics.setdefault(topic, []).append((partition, epoch, epoch if asked is None else asked))
+        return EpochsRequest(list(topics.items()))
 
-    def parse(response):
-        for t in response.topics:
-            for p in t.partitions:
-                yield (t.topic, p.partition), p.error_code, (p.leader_epoch, p.end_offset)
+    def parse(answer: EpochsAnswer):
+        return answer.partitions
 
     return PartitionRead(name, build, parse)
 

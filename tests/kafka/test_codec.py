@@ -11,17 +11,25 @@ import pytest
 from kafka.protocol.admin import DescribeConfigsRequest, DescribeConfigsResponse
 from kafka.protocol.api_header import ResponseClassRegistry
 from kafka.protocol.api_message import ApiMessage
-from kafka.protocol.consumer import ListOffsetsRequest, ListOffsetsResponse
+from kafka.protocol.consumer import (
+    ListOffsetsRequest,
+    ListOffsetsResponse,
+    OffsetForLeaderEpochRequest,
+    OffsetForLeaderEpochResponse,
+)
 from kafka.protocol.metadata import MetadataRequest, MetadataResponse
 
 from reconciler.kafka.codec import (
     FIRST_FLEXIBLE,
+    FIRST_FLEXIBLE_EPOCHS,
     FIRST_FLEXIBLE_METADATA,
     NO_OPERATIONS,
     ConfigsRequest,
+    EpochsRequest,
     MetadataRequestOf,
     OffsetsRequest,
     decode_configs,
+    decode_epochs,
     decode_metadata,
     decode_offsets,
 )
@@ -350,3 +358,77 @@ def test_a_metadata_request_is_kafka_pythons_with_its_answer_read_here():
         assert ours.header.get_response_class().decode(io.BytesIO(_metadata_answer(12))).cluster_id == "lab-cluster"
     assert not isinstance(ours, ApiMessage)
     assert _message_classes()[(3, "response")] is MetadataResponse
+
+
+# -- OffsetForLeaderEpoch ---------------------------------------------------------------------
+
+EPOCH_ROWS = [
+    (LONG_NAME, [(i, i % 4 - 1, (i * 31) % 7 - 1) for i in range(180)]),  # -1: unknown epoch on either side
+    ("orders.v1", [(0, 7, 7)]),
+    ("é-not-kafka-but-utf8", [(2 ** 31 - 1, 2 ** 31 - 1, -(2 ** 31))]),
+]
+
+
+def _generic_epochs_request(rows):
+    T = OffsetForLeaderEpochRequest.OffsetForLeaderTopic
+    P = T.OffsetForLeaderPartition
+    return OffsetForLeaderEpochRequest(replica_id=-1, topics=[
+        T(topic=topic, partitions=[P(partition=p, current_leader_epoch=current, leader_epoch=asked)
+                                   for p, current, asked in partitions]) for topic, partitions in rows])
+
+
+@pytest.mark.parametrize("rows", [EPOCH_ROWS, [], [("empty", [])]], ids=["many", "no-topics", "no-partitions"])
+def test_an_epochs_request_encodes_to_kafka_pythons_bytes(rows):
+    ours, theirs = EpochsRequest(rows), _generic_epochs_request(rows)
+    for request in (ours, theirs):
+        request.API_VERSION = FIRST_FLEXIBLE_EPOCHS
+        request.with_header(correlation_id=777, client_id="kafka-reconciler")
+    assert ours.encode(framed=True, header=True) == theirs.encode(framed=True, header=True)
+    with pytest.raises(ValueError, match="not spoken"):
+        EpochsRequest(rows).encode(version=FIRST_FLEXIBLE_EPOCHS - 1)
+
+
+def _generic_epochs_answer(topics):
+    T = OffsetForLeaderEpochResponse.OffsetForLeaderTopicResult
+    P = T.EpochEndOffset
+    return OffsetForLeaderEpochResponse(throttle_time_ms=17, topics=[
+        T(topic=name, partitions=[P(error_code=error, partition=p, leader_epoch=epoch, end_offset=end)
+                                  for p, error, epoch, end in partitions]) for name, partitions in topics],
+    ).encode(version=FIRST_FLEXIBLE_EPOCHS)
+
+
+def _epochs_of_generic(data):
+    decoded = OffsetForLeaderEpochResponse.decode(data, version=FIRST_FLEXIBLE_EPOCHS)
+    return decoded.throttle_time_ms, [((t.topic, p.partition), p.error_code, (p.leader_epoch, p.end_offset))
+                                      for t in decoded.topics for p in t.partitions]
+
+
+EPOCH_ANSWER = [
+    (LONG_NAME, [(i, (0, 74, 75)[i % 3], i % 5 - 1, (i * 7919) % 10_000 - 1) for i in range(200)]),
+    ("orders.v1", [(0, 0, 2 ** 31 - 1, 2 ** 63 - 1)]),
+    ("none", []),
+]
+
+
+def test_an_epochs_answer_decodes_to_kafka_pythons_results():
+    data = _generic_epochs_answer(EPOCH_ANSWER)
+    answer = decode_epochs(data)
+    assert (answer.throttle_time_ms, answer.partitions) == _epochs_of_generic(data)
+    assert len(answer.partitions) == 201
+
+
+def test_an_epochs_answer_with_unknown_tagged_fields():
+    name = b"orders.v1"
+    data = (struct.pack(">i", 0) + _uvarint(2) + _uvarint(len(name) + 1) + name + _uvarint(3)
+            + struct.pack(">hiiq", 0, 3, 5, 42) + _tags((7, b"abc"), (300, b"x" * 200))
+            + struct.pack(">hiiq", 75, 4, -1, -1) + _tags()
+            + _tags((1, b"topic-level")) + _tags((2, b"")))
+    assert decode_epochs(data).partitions == _epochs_of_generic(data)[1] == [
+        (("orders.v1", 3), 0, (5, 42)), (("orders.v1", 4), 75, (-1, -1))]
+
+
+@pytest.mark.parametrize("missing", [1, 2, 9, 20])
+def test_a_cut_short_epochs_answer_is_a_value_error(missing):
+    data = _generic_epochs_answer(EPOCH_ANSWER[1:2])
+    with pytest.raises(ValueError):
+        decode_epochs(data[:-missing])
