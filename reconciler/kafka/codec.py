@@ -1,6 +1,7 @@
 """The adapter's own codecs for its heaviest messages: ListOffsets (every partition, twice or
-more per read) and OffsetForLeaderEpoch (every partition with truncation rules), packed from
-plain tuples and answered into plain tuples; the answer to
+more per read), OffsetForLeaderEpoch (every partition with truncation rules) and
+DescribeLogDirs (every replica of every partition sized), packed from plain tuples and answered
+into plain tuples; the answer to
 DescribeConfigs (every config of every topic: 11 MiB at 10,000 topics), read into shared tuples;
 and the answer to Metadata (every partition of the cluster), read into plain tuples.
 
@@ -14,8 +15,8 @@ them out as for any request; but a ListOffsets body is packed here, and the answ
 through the request's own header, never through kafka-python's registry of response classes) are
 read here. They are not subclasses of kafka-python's classes, which code in the same process
 walks to find the message classes (the test cluster does). Only the flexible versions are spoken
-(ListOffsets 6+, DescribeConfigs 4+, OffsetForLeaderEpoch 4+: Kafka 2.6 and later; Metadata 9+:
-Kafka 2.4 and later; the reconciler needs 3.0), which each request states as its minimum
+(ListOffsets 6+, DescribeConfigs 4+, OffsetForLeaderEpoch 4+: Kafka 2.6 and later; Metadata 9+,
+DescribeLogDirs 2+: Kafka 2.4 and later; the reconciler needs 3.0), which each request states as its minimum
 version. Nothing of kafka-python is changed: every other request, every other user of
 kafka-python in the process and the test cluster keep kafka-python's classes.
 tests/kafka/test_codec.py encodes and decodes the same values both ways and compares the bytes
@@ -30,7 +31,12 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, NamedTuple
 
-from kafka.protocol.admin import DescribeConfigsRequest, DescribeConfigsResponse
+from kafka.protocol.admin import (
+    DescribeConfigsRequest,
+    DescribeConfigsResponse,
+    DescribeLogDirsRequest,
+    DescribeLogDirsResponse,
+)
 from kafka.protocol.api_header import RequestHeader
 from kafka.protocol.consumer import (
     ListOffsetsRequest,
@@ -50,6 +56,7 @@ FIRST_WITH_TIMEOUT = 10
 FIRST_FLEXIBLE_CONFIGS = 4
 FIRST_FLEXIBLE_METADATA = 9
 FIRST_FLEXIBLE_EPOCHS = 4
+FIRST_FLEXIBLE_LOG_DIRS, FIRST_LOG_DIRS_WITH_ERROR, FIRST_LOG_DIRS_WITH_BYTES, FIRST_LOG_DIRS_CORDONED = 2, 3, 4, 5
 FIRST_WITH_TOPIC_ID, FIRST_WITH_NULLABLE_NAME, FIRST_WITH_TOP_ERROR = 10, 12, 13
 LAST_WITH_CLUSTER_OPERATIONS = 10
 NO_OPERATIONS = -2 ** 31  # a KIP-430 bitfield that was not asked for
@@ -70,6 +77,7 @@ _PARTITION_HEAD = struct.Struct(">hiii")       # error code, index, leader id, l
 _ZERO_ID = bytes(16)
 _EPOCH_PARTITION = struct.Struct(">iiiB")      # index, current leader epoch, epoch asked about, no tagged fields
 _EPOCH_ANSWER = struct.Struct(">hiiq")         # error code, index, leader epoch, end offset
+_LOG_DIR_REPLICA = struct.Struct(">iqq?")      # index, size, offset lag, is future key
 
 
 class _OwnAnswers:
@@ -309,6 +317,87 @@ def decode_epochs(data: bytes) -> EpochsAnswer:
     except (IndexError, struct.error, UnicodeDecodeError) as e:
         raise ValueError(f"OffsetForLeaderEpoch answer cut short or malformed: {e}") from e
     return EpochsAnswer(throttle, rows)
+
+
+# -- DescribeLogDirs -----------------------------------------------------------------------------
+
+class LogDirResult(NamedTuple):
+    """One log directory of a DescribeLogDirs answer: its error code, and ((topic, partition),
+    size in bytes, whether it is a future replica being moved there) for each replica in it."""
+    error_code: int
+    replicas: list[tuple[tuple[str, int], int, bool]]
+
+
+class LogDirsAnswer(NamedTuple):
+    throttle_time_ms: int
+    error_code: int  # 0 before version 3, which has none
+    results: list[LogDirResult]
+
+
+class LogDirsRequest(_OwnRequest):
+    """DescribeLogDirs of (topic, [partition]) rows (None: every replica on the broker), packed
+    here; its answer read into `LogDirsAnswer` (one entry per replica of every partition asked)."""
+    generic, generic_response = DescribeLogDirsRequest, DescribeLogDirsResponse
+
+    def __init__(self, topics: list[tuple[str, list[int]]] | None):
+        super().__init__(FIRST_FLEXIBLE_LOG_DIRS)
+        self._topics = topics
+
+    def body(self, version: int) -> list[bytes]:
+        if self._topics is None:
+            return [_uvarint(0), _NO_TAGS]
+        out = [_uvarint(len(self._topics) + 1)]
+        for topic, partitions in self._topics:
+            name = topic.encode("utf-8")
+            out += (_uvarint(len(name) + 1), name, _uvarint(len(partitions) + 1),
+                    struct.pack(f">{len(partitions)}i", *partitions), _NO_TAGS)
+        out.append(_NO_TAGS)
+        return out
+
+    def decoder(self, version: int) -> Callable[[bytes], Any]:
+        return partial(decode_log_dirs, version=version)  # the layout depends on the version
+
+    def __repr__(self) -> str:
+        shown = "every replica" if self._topics is None else \
+            f"{len(self._topics)} topics, {sum(len(p) for _, p in self._topics)} partitions"
+        return f"LogDirsRequest({shown}, version={self.API_VERSION})"
+
+
+def decode_log_dirs(data: bytes, version: int) -> LogDirsAnswer:
+    """The body of a DescribeLogDirs answer of a flexible version (2 and later). Malformed data raises ValueError."""
+    try:
+        (throttle,) = _INT32.unpack_from(data, 0)
+        pos, error = 4, 0
+        if version >= FIRST_LOG_DIRS_WITH_ERROR:
+            (error,) = _TOPIC_HEAD.unpack_from(data, pos)
+            pos += 2
+        count, pos = _read_uvarint(data, pos)
+        results = []
+        unpack, size = _LOG_DIR_REPLICA.unpack_from, _LOG_DIR_REPLICA.size
+        for _ in range(count - 1):
+            (dir_error,) = _TOPIC_HEAD.unpack_from(data, pos)
+            _log_dir, pos = _read_string(data, pos + 2)
+            topics, pos = _read_uvarint(data, pos)
+            replicas = []
+            for _ in range(topics - 1):
+                name, pos = _read_string(data, pos)
+                partitions, pos = _read_uvarint(data, pos)
+                for _ in range(partitions - 1):
+                    index, partition_size, _lag, future = unpack(data, pos)
+                    pos += size
+                    pos = pos + 1 if data[pos] == 0 else _skip_tags(data, pos)
+                    replicas.append(((name, index), partition_size, future))
+                pos = _skip_tags(data, pos)
+            if version >= FIRST_LOG_DIRS_WITH_BYTES:
+                pos += 16  # total and usable bytes
+            if version >= FIRST_LOG_DIRS_CORDONED:
+                pos += 1
+            pos = _skip_tags(data, pos)
+            results.append(LogDirResult(dir_error, replicas))
+        _skip_tags(data, pos)
+    except (IndexError, struct.error, UnicodeDecodeError) as e:
+        raise ValueError(f"DescribeLogDirs answer cut short or malformed: {e}") from e
+    return LogDirsAnswer(throttle, error, results)
 
 
 # -- DescribeConfigs -----------------------------------------------------------------------------

@@ -29,7 +29,6 @@ from datetime import datetime, timezone
 from kafka.protocol.admin import (
     DescribeClusterRequest,
     DescribeConfigsRequest,
-    DescribeLogDirsRequest,
     ListPartitionReassignmentsRequest,
 )
 from kafka.protocol.consumer import OffsetFetchRequest
@@ -39,7 +38,7 @@ from reconciler.errors import ClusterError
 from reconciler.kafka import errors as codes
 from reconciler.kafka import metadata, partitions
 from reconciler.kafka.client import IN_FLIGHT, Client, NoAnswer
-from reconciler.kafka.codec import ConfigsRequest
+from reconciler.kafka.codec import ConfigsRequest, LogDirsRequest
 from reconciler.kafka.metadata import ClusterView
 from reconciler.kafka.partitions import EARLIEST, LATEST, PartitionResults, Reads
 from reconciler.models.desired import ClusterSpec, DesiredState
@@ -407,17 +406,16 @@ async def _log_dir_sizes(client: Client, view: ClusterView, scope: ReadScope,
     """Partition sizes on disk: the leader's replica, else the largest replica that answered.
     `every`: of every topic read; otherwise only of the scope's `size_topics`. With them the
     error a broker refused the request with for want of a right (None: none did)."""
-    T = DescribeLogDirsRequest.DescribableLogDirTopic
+    topics: list[tuple[str, list[int]]] | None
     if every and (scope.list_all or scope.topics is None):
         topics = None
     else:
         wanted = scope.wants if every else scope.size_topics.__contains__
-        topics = [T(topic=name, partitions=sorted(view.topics[name].partitions))
-                  for name in sorted(view.topics) if wanted(name)]
+        topics = [(name, sorted(view.topics[name].partitions)) for name in sorted(view.topics) if wanted(name)]
         if not topics:
             return {}, None
     nodes = sorted(view.brokers)
-    answers = await client.request_each([(node, DescribeLogDirsRequest(topics=topics)) for node in nodes], attempts=2)
+    answers = await client.request_each([(node, LogDirsRequest(topics)) for node in nodes], attempts=2)
     replicas: dict[TopicPartition, dict[int, int]] = {}
     refused = None
     for node, answer in zip(nodes, answers):
@@ -431,10 +429,9 @@ async def _log_dir_sizes(client: Client, view: ClusterView, scope: ReadScope,
         for result in answer.results:
             if result.error_code:
                 continue  # an offline log directory: its replicas are not sized
-            for t in result.topics:
-                for p in t.partitions:
-                    if not p.is_future_key:
-                        replicas.setdefault((t.name, p.partition_index), {})[node] = p.partition_size
+            for tp, size, future in result.replicas:
+                if not future:
+                    replicas.setdefault(tp, {})[node] = size
     sizes = {}
     for tp, by_node in replicas.items():
         leader = view.leader(tp)

@@ -8,7 +8,12 @@ import struct
 import uuid
 
 import pytest
-from kafka.protocol.admin import DescribeConfigsRequest, DescribeConfigsResponse
+from kafka.protocol.admin import (
+    DescribeConfigsRequest,
+    DescribeConfigsResponse,
+    DescribeLogDirsRequest,
+    DescribeLogDirsResponse,
+)
 from kafka.protocol.api_header import ResponseClassRegistry
 from kafka.protocol.api_message import ApiMessage
 from kafka.protocol.consumer import (
@@ -22,14 +27,19 @@ from kafka.protocol.metadata import MetadataRequest, MetadataResponse
 from reconciler.kafka.codec import (
     FIRST_FLEXIBLE,
     FIRST_FLEXIBLE_EPOCHS,
+    FIRST_FLEXIBLE_LOG_DIRS,
     FIRST_FLEXIBLE_METADATA,
     NO_OPERATIONS,
     ConfigsRequest,
     EpochsRequest,
+    LogDirResult,
+    LogDirsAnswer,
+    LogDirsRequest,
     MetadataRequestOf,
     OffsetsRequest,
     decode_configs,
     decode_epochs,
+    decode_log_dirs,
     decode_metadata,
     decode_offsets,
 )
@@ -432,3 +442,62 @@ def test_a_cut_short_epochs_answer_is_a_value_error(missing):
     data = _generic_epochs_answer(EPOCH_ANSWER[1:2])
     with pytest.raises(ValueError):
         decode_epochs(data[:-missing])
+
+
+# -- DescribeLogDirs --------------------------------------------------------------------------
+
+LOG_DIRS_VERSIONS = range(FIRST_FLEXIBLE_LOG_DIRS, DescribeLogDirsRequest.max_version + 1)
+
+
+@pytest.mark.parametrize("version", LOG_DIRS_VERSIONS)
+@pytest.mark.parametrize("topics", [[(LONG_NAME, list(range(200))), ("orders.v1", [2 ** 31 - 1, 0])], [],
+                                    [("empty", [])], None], ids=["many", "no-topics", "no-partitions", "every"])
+def test_a_log_dirs_request_encodes_to_kafka_pythons_bytes(version, topics):
+    T = DescribeLogDirsRequest.DescribableLogDirTopic
+    theirs = DescribeLogDirsRequest(topics=None if topics is None else [T(topic=t, partitions=p) for t, p in topics])
+    ours = LogDirsRequest(topics)
+    for request in (ours, theirs):
+        request.API_VERSION = version
+        request.with_header(correlation_id=99, client_id="kafka-reconciler")
+    assert ours.encode(framed=True, header=True) == theirs.encode(framed=True, header=True)
+
+
+def _generic_log_dirs_answer(version, results):
+    R = DescribeLogDirsResponse.DescribeLogDirsResult
+    T = R.DescribeLogDirsTopic
+    P = T.DescribeLogDirsPartition
+    return DescribeLogDirsResponse(throttle_time_ms=5, error_code=0 if version < 3 else 31, results=[
+        R(error_code=error, log_dir=log_dir, total_bytes=10 ** 12, usable_bytes=10 ** 11, is_cordoned=True,
+          topics=[T(name=name, partitions=[P(partition_index=p, partition_size=size, offset_lag=lag, is_future_key=future)
+                                           for p, size, lag, future in partitions]) for name, partitions in topics])
+        for error, log_dir, topics in results]).encode(version=version)
+
+
+def _log_dirs_of_generic(data, version):
+    decoded = DescribeLogDirsResponse.decode(data, version=version)
+    return LogDirsAnswer(decoded.throttle_time_ms, getattr(decoded, "error_code", 0) or 0, [
+        LogDirResult(r.error_code, [((t.name, p.partition_index), p.partition_size, p.is_future_key)
+                                    for t in r.topics for p in t.partitions]) for r in decoded.results])
+
+
+LOG_DIRS_ANSWER = [
+    (0, "/var/lib/kafka/data-0", [(LONG_NAME, [(i, i * 1000, i % 3, i % 7 == 0) for i in range(200)]),
+                                  ("orders.v1", [(0, 2 ** 63 - 1, -1, False)])]),
+    (57, "/var/lib/kafka/offline-é", []),  # KAFKA_STORAGE_ERROR: an offline log directory
+    (0, "/data-2", [("none", [])]),
+]
+
+
+@pytest.mark.parametrize("version", LOG_DIRS_VERSIONS)
+def test_a_log_dirs_answer_decodes_to_kafka_pythons_results(version):
+    data = _generic_log_dirs_answer(version, LOG_DIRS_ANSWER)
+    answer = decode_log_dirs(data, version)
+    assert answer == _log_dirs_of_generic(data, version)
+    assert len(answer.results[0].replicas) == 201
+
+
+@pytest.mark.parametrize("missing", [1, 2, 17, 30])
+def test_a_cut_short_log_dirs_answer_is_a_value_error(missing):
+    data = _generic_log_dirs_answer(4, LOG_DIRS_ANSWER[:1])
+    with pytest.raises(ValueError):
+        decode_log_dirs(data[:-missing], 4)
