@@ -48,8 +48,8 @@ from kafka.protocol.metadata import MetadataRequest, MetadataResponse
 
 # One ListOffsets request's partitions: (topic, [(partition, current leader epoch, timestamp)]).
 Rows = list[tuple[str, list[tuple[int, int, int]]]]
-# One answered partition: ((topic, partition), error code, offset).
-Answered = tuple[tuple[str, int], int, int]
+# One answered partition of a topic: (partition, error code, offset).
+Answered = tuple[int, int, int]
 
 FIRST_FLEXIBLE = 6
 FIRST_WITH_TIMEOUT = 10
@@ -198,7 +198,7 @@ _ANSWERS: dict[tuple[int, int], _OwnAnswers] = {}
 class OffsetsAnswer:
     """A ListOffsets answer: what the adapter reads of it (kafka-python reads `throttle_time_ms`)."""
     throttle_time_ms: int
-    partitions: list[Answered]
+    topics: list[tuple[str, list[Answered]]]
 
 
 class OffsetsRequest(_OwnRequest):
@@ -241,16 +241,18 @@ def decode_offsets(data: bytes) -> OffsetsAnswer:
     try:
         (throttle,) = _INT32.unpack_from(data, 0)
         topics, pos = _read_uvarint(data, 4)
-        rows: list[Answered] = []
+        rows: list[tuple[str, list[Answered]]] = []
         unpack = _ANSWER.unpack_from
         for _ in range(topics - 1):
             name, pos = _read_string(data, pos)
             count, pos = _read_uvarint(data, pos)
+            partitions: list[Answered] = []
             for _ in range(count - 1):
                 index, error, _timestamp, offset, _epoch = unpack(data, pos)
                 pos += _ANSWER.size
                 pos = pos + 1 if data[pos] == 0 else _skip_tags(data, pos)
-                rows.append(((name, index), error, offset))
+                partitions.append((index, error, offset))
+            rows.append((name, partitions))
             pos = _skip_tags(data, pos)
         _skip_tags(data, pos)
     except (IndexError, struct.error) as e:
@@ -262,10 +264,10 @@ def decode_offsets(data: bytes) -> OffsetsAnswer:
 
 @dataclass(frozen=True)
 class EpochsAnswer:
-    """An OffsetForLeaderEpoch answer: per partition ((topic, partition), error code,
+    """An OffsetForLeaderEpoch answer: per topic, per partition (partition, error code,
     (leader epoch answered, its end offset))."""
     throttle_time_ms: int
-    partitions: list[tuple[tuple[str, int], int, tuple[int, int]]]
+    topics: list[tuple[str, list[tuple[int, int, tuple[int, int]]]]]
 
 
 class EpochsRequest(_OwnRequest):
@@ -307,11 +309,13 @@ def decode_epochs(data: bytes) -> EpochsAnswer:
         for _ in range(topics - 1):
             name, pos = _read_string(data, pos)
             count, pos = _read_uvarint(data, pos)
+            partitions = []
             for _ in range(count - 1):
                 error, index, epoch, end_offset = unpack(data, pos)
                 pos += size
                 pos = pos + 1 if data[pos] == 0 else _skip_tags(data, pos)
-                rows.append(((name, index), error, (epoch, end_offset)))
+                partitions.append((index, error, (epoch, end_offset)))
+            rows.append((name, partitions))
             pos = _skip_tags(data, pos)
         _skip_tags(data, pos)
     except (IndexError, struct.error, UnicodeDecodeError) as e:

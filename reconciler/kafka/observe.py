@@ -167,17 +167,19 @@ def _now_ms() -> int:
 
 
 def _partition_reads(view: ClusterView, scope: ReadScope) -> Reads:
-    every = [(name, index) for name, topic in view.topics.items() for index in topic.partitions]
-    reads: Reads = [(partitions.list_offsets("earliest", LIST_OFFSETS_TIMEOUT_MS), dict.fromkeys(every, EARLIEST)),
-             (partitions.list_offsets("latest", LIST_OFFSETS_TIMEOUT_MS), dict.fromkeys(every, LATEST))]
+    partitions_of = {name: list(topic.partitions) for name, topic in view.topics.items()}
+    reads: Reads = [(partitions.list_offsets(kind, LIST_OFFSETS_TIMEOUT_MS),
+                     {name: dict.fromkeys(indexes, timestamp) for name, indexes in partitions_of.items()})
+                    for kind, timestamp in (("earliest", EARLIEST), ("latest", LATEST))]
     for slot in range(timestamp_slots(scope.timestamps)):
         reads.append((partitions.list_offsets(f"time{slot}", LIST_OFFSETS_TIMEOUT_MS),
-                      {tp: scope.timestamps[tp[0]][slot] for tp in every
-                       if len(scope.timestamps.get(tp[0], ())) > slot}))
+                      {name: dict.fromkeys(partitions_of[name], stamps[slot]) for name, stamps in scope.timestamps.items()
+                       if len(stamps) > slot and name in partitions_of}))
     # None: "the epoch the partition is read under", so a refresh that moves it asks for the new one.
-    epoch_tps = {tp: None for tp in every if tp[0] in scope.epoch_topics}
-    if epoch_tps:
-        reads.append((partitions.epoch_end_offsets(), epoch_tps))
+    epoch_topics = {name: dict.fromkeys(indexes, None) for name, indexes in partitions_of.items()
+                    if name in scope.epoch_topics}
+    if epoch_topics:
+        reads.append((partitions.epoch_end_offsets(), epoch_topics))
     return reads
 
 
@@ -185,30 +187,32 @@ def _topic(view: ClusterView, name: str, scope: ReadScope, results: PartitionRes
            configs: dict[str, ObservedConfig], size_of: dict) -> ObservedTopic:
     meta = view.topics[name]
     # Each kind's values looked up once per topic, not per partition: 100,000 partitions pass here.
-    values, epochs, brokers = results.values, results.epochs, view.brokers
-    earliest, latest = values.get("earliest", {}), values.get("latest", {})
-    by_time_kinds = [(timestamp, values.get(f"time{slot}", {}))
+    values, brokers = results.values, view.brokers
+    nothing: dict = {}
+    earliest, latest = values.get("earliest", nothing).get(name, nothing), values.get("latest", nothing).get(name, nothing)
+    epochs = results.epochs.get(name, nothing)
+    by_time_kinds = [(timestamp, values.get(f"time{slot}", nothing).get(name, nothing))
                      for slot, timestamp in enumerate(scope.timestamps.get(name, ()))]
-    epoch_values = values.get("epoch", {}) if name in scope.epoch_topics else {}
+    epoch_values = values.get("epoch", nothing).get(name, nothing) if name in scope.epoch_topics else nothing
     observed = []
     for index in sorted(meta.partitions):
-        p, tp = meta.partitions[index], (name, index)
-        start, end = earliest.get(tp), latest.get(tp)
-        readable = start is not None and end is not None and tp in epochs
+        p = meta.partitions[index]
+        start, end = earliest.get(index), latest.get(index)
+        readable = start is not None and end is not None and index in epochs
         if start is None or end is None or not readable:
             start = end = -1
         by_time = {}
         if readable:
             for timestamp, found_at in by_time_kinds:
-                found = found_at.get(tp)
+                found = found_at.get(index)
                 if found is not None:
                     by_time[timestamp] = found  # -1: no record at or after it; stored as Kafka said
-        epoch_answer = epoch_values.get(tp)
+        epoch_answer = epoch_values.get(index)
         observed.append(ObservedPartition.from_reader(
             partition=index, leader=p.leader if readable and p.leader in brokers else -1,
-            leader_epoch=epochs.get(tp, p.epoch), replicas=p.replicas, isr=p.isr,
+            leader_epoch=epochs.get(index, p.epoch), replicas=p.replicas, isr=p.isr,
             offline_replicas=p.offline, log_start_offset=start,
-            high_watermark=end, size_bytes=size_of.get(tp),
+            high_watermark=end, size_bytes=size_of.get((name, index)),
             epoch_end_offset=epoch_answer[1] if epoch_answer and readable else None, offsets_by_timestamp=by_time))
     return ObservedTopic.from_reader(name=name, topic_id=meta.topic_id, internal=meta.internal, partitions=observed,
                                      configs=configs, authorized_operations=meta.authorized_operations)

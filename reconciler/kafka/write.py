@@ -173,12 +173,15 @@ class Writer:
         async def run():
             topics = sorted({t for t, _ in planned_epochs})
             view = await self._routing(topics, fresh=True)
-            results = await partitions.read(self._client, view, [(partitions.epoch_end_offsets(), planned_epochs)])
+            results = await partitions.read(self._client, view, [(partitions.epoch_end_offsets(),
+                                                                  partitions.by_topic(planned_epochs))])
             out = {}
             for tp in planned_epochs:
                 answer = results.value("epoch", tp)
                 partition = view.partition(tp)
-                current = results.epochs.get(tp, partition.epoch if partition else -1)
+                current = results.epoch(tp)
+                if current is None:
+                    current = partition.epoch if partition else -1
                 out[tp] = EpochCheck(leader=view.leader(tp), leader_epoch=current,
                                      end_offset=answer[1] if answer else -1,
                                      error=None if answer else results.errors.get(("epoch", tp)) or _unknown(tp))
@@ -195,7 +198,7 @@ class Writer:
         async def run():
             view = await self._routing(sorted({t for t, _ in targets}), fresh=False)
             results = await partitions.read(self._client, view, [(partitions.delete_records(self._delete_timeout_ms()),
-                                                                  targets)], refresh=False)
+                                                                  partitions.by_topic(targets))], refresh=False)
             out = {}
             for tp in targets:
                 low = results.value("delete", tp)
@@ -214,7 +217,7 @@ class Writer:
             view = await self._routing(sorted({t for t, _ in partitions_}), fresh=True)
             results = await partitions.read(
                 self._client, view, [(partitions.list_offsets("earliest", self._delete_timeout_ms()),
-                                      dict.fromkeys(partitions_, EARLIEST))])
+                                      partitions.by_topic(dict.fromkeys(partitions_, EARLIEST)))])
             return {tp: results.value("earliest", tp, -1) for tp in partitions_}
         return self._client.run(run)
 

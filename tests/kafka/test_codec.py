@@ -94,8 +94,8 @@ def _generic_answer(version, topics):
 
 def _rows_of_generic(data, version):
     decoded = ListOffsetsResponse.decode(data, version=version)
-    return decoded.throttle_time_ms, [((t.name, p.partition_index), p.error_code, p.offset)
-                                      for t in decoded.topics for p in t.partitions]
+    return decoded.throttle_time_ms, [(t.name, [(p.partition_index, p.error_code, p.offset) for p in t.partitions])
+                                      for t in decoded.topics]
 
 
 ANSWER = [
@@ -109,8 +109,8 @@ ANSWER = [
 def test_an_answer_decodes_to_kafka_pythons_results(version):
     data = _generic_answer(version, ANSWER)
     answer = decode_offsets(data)
-    assert (answer.throttle_time_ms, answer.partitions) == _rows_of_generic(data, version)
-    assert len(answer.partitions) == 201
+    assert (answer.throttle_time_ms, answer.topics) == _rows_of_generic(data, version)
+    assert sum(len(partitions) for _, partitions in answer.topics) == 201
 
 
 def _uvarint(n):
@@ -135,8 +135,8 @@ def test_unknown_tagged_fields_are_skipped_as_kafka_python_skips_them():
             + struct.pack(">ihqqi", 4, 6, -1, -1, -1) + _tags()
             + _tags((1, b"topic-level"))
             + _tags((2, b"")))
-    assert decode_offsets(data).partitions == _rows_of_generic(data, 10)[1] == [
-        (("orders.v1", 3), 0, 42), (("orders.v1", 4), 6, -1)]
+    assert decode_offsets(data).topics == _rows_of_generic(data, 10)[1] == [
+        ("orders.v1", [(3, 0, 42), (4, 6, -1)])]
 
 
 @pytest.mark.parametrize("missing", [1, 2, 20, 40])
@@ -170,7 +170,7 @@ def test_kafka_pythons_own_classes_are_untouched():
     header = struct.pack(">i", 1) + b"\x00"
     buffer = io.BytesIO(header + body)
     assert ours.parse_header(buffer).correlation_id == 1
-    assert ours.decode(buffer).partitions == [(("orders.v1", 0), 0, 2 ** 63 - 1)]
+    assert ours.decode(buffer).topics == [("orders.v1", [(0, 0, 2 ** 63 - 1)])]
 
 
 def test_versions_are_negotiated_as_for_kafka_pythons_requests():
@@ -409,8 +409,8 @@ def _generic_epochs_answer(topics):
 
 def _epochs_of_generic(data):
     decoded = OffsetForLeaderEpochResponse.decode(data, version=FIRST_FLEXIBLE_EPOCHS)
-    return decoded.throttle_time_ms, [((t.topic, p.partition), p.error_code, (p.leader_epoch, p.end_offset))
-                                      for t in decoded.topics for p in t.partitions]
+    return decoded.throttle_time_ms, [(t.topic, [(p.partition, p.error_code, (p.leader_epoch, p.end_offset))
+                                                 for p in t.partitions]) for t in decoded.topics]
 
 
 EPOCH_ANSWER = [
@@ -423,8 +423,8 @@ EPOCH_ANSWER = [
 def test_an_epochs_answer_decodes_to_kafka_pythons_results():
     data = _generic_epochs_answer(EPOCH_ANSWER)
     answer = decode_epochs(data)
-    assert (answer.throttle_time_ms, answer.partitions) == _epochs_of_generic(data)
-    assert len(answer.partitions) == 201
+    assert (answer.throttle_time_ms, answer.topics) == _epochs_of_generic(data)
+    assert sum(len(partitions) for _, partitions in answer.topics) == 201
 
 
 def test_an_epochs_answer_with_unknown_tagged_fields():
@@ -433,8 +433,8 @@ def test_an_epochs_answer_with_unknown_tagged_fields():
             + struct.pack(">hiiq", 0, 3, 5, 42) + _tags((7, b"abc"), (300, b"x" * 200))
             + struct.pack(">hiiq", 75, 4, -1, -1) + _tags()
             + _tags((1, b"topic-level")) + _tags((2, b"")))
-    assert decode_epochs(data).partitions == _epochs_of_generic(data)[1] == [
-        (("orders.v1", 3), 0, (5, 42)), (("orders.v1", 4), 75, (-1, -1))]
+    assert decode_epochs(data).topics == _epochs_of_generic(data)[1] == [
+        ("orders.v1", [(3, 0, (5, 42)), (4, 75, (-1, -1))])]
 
 
 @pytest.mark.parametrize("missing", [1, 2, 9, 20])
