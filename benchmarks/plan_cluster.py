@@ -297,7 +297,9 @@ def check_against(commit: str, tmp: str, argv: list[str], plan_file: Path, text_
     package = package_of(commit, Path(tmp, "reference"))
     reference = Path(tmp, "reference.json")
     args = [a if a != str(plan_file) else str(reference) for a in argv]
-    done = subprocess.run([sys.executable, "-m", "reconciler", *args], capture_output=True, text=True,
+    # From `tmp`: `python -m` puts the working directory first on sys.path, so run from a checkout
+    # it would import the checkout's package instead of the reference.
+    done = subprocess.run([sys.executable, "-m", "reconciler", *args], capture_output=True, text=True, cwd=tmp,
                           env={**os.environ, "PYTHONPATH": str(package)}, check=False)
     if done.returncode != 2:
         return f"the reference plan exited {done.returncode}: {done.stderr[-500:]}"
