@@ -212,7 +212,9 @@ class _Reader:
     def __init__(self, file: str, report: Report, is_secret: Callable[[Path_], bool]):
         self.file, self.report, self.is_secret = file, report, is_secret
         self.docs: list[YamlDocument] = []
-        # (text, tag, plain) -> _typed_text of it: most scalars of a file repeat (keys above all).
+        # _typed_text of the scalars read, by their text when plain and untagged, else by (text,
+        # tag, plain): most scalars of a file repeat (keys above all).
+        self._plain_texts: dict[str, tuple[Any, str | None]] = {}
         self._typed_texts: dict[tuple[str, str | None, bool], tuple[Any, str | None]] = {}
 
     def read(self, text: str, loader) -> list[YamlDocument]:
@@ -244,7 +246,7 @@ class _Reader:
         to `read`, for `_any_document` to read the document again from its start."""
         doc = YamlDocument(self.file)
         key_marks, value_marks, secret_texts = doc.key_marks, doc.value_marks, doc.secret_texts
-        is_secret, typed_texts, keep = self.is_secret, self._typed_texts, read.append
+        is_secret, plain_texts, typed_texts, keep = self.is_secret, self._plain_texts, self._typed_texts, read.append
         scalar_event, mapping_start, sequence_start = yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent
         stack: list[tuple[Any, Path_, Any]] = []  # the collections the current one is inside of
         current: Any = None  # the open mapping or list (None: at the root), its path, and for a
@@ -258,9 +260,14 @@ class _Reader:
                 if event.anchor is not None:
                     return False
                 text, tag, plain = event.value, event.tag, not event.style
-                typed = typed_texts.get((text, tag, plain))
-                if typed is None:
-                    typed = typed_texts[(text, tag, plain)] = _typed_text(text, tag, plain)
+                if tag is None and plain:  # most scalars: looked up by their text alone
+                    typed = plain_texts.get(text)
+                    if typed is None:
+                        typed = plain_texts[text] = _typed_text(text, None, True)
+                else:
+                    typed = typed_texts.get((text, tag, plain))
+                    if typed is None:
+                        typed = typed_texts[(text, tag, plain)] = _typed_text(text, tag, plain)
                 value, problem = typed
                 if problem is not None:
                     return False

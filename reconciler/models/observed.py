@@ -56,6 +56,7 @@ files (format detection, parse errors, messages) is `reconciler.files.snapshot.l
 """
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from datetime import datetime
@@ -377,6 +378,7 @@ def topic_from_file(values: dict[str, Any], configs: dict[tuple, ObservedConfig]
         return None
     good_replicas, order = _GOOD_REPLICAS, _PARTITION_ORDER
     ready, times = [], []
+    broker_lists: list[list[Any]] = []  # every replica, ISR and offline list, for one check of their types
     for index, p in enumerate(partitions):
         if type(p) is not dict:
             return None
@@ -393,22 +395,28 @@ def topic_from_file(values: dict[str, Any], configs: dict[tuple, ObservedConfig]
                 or (epoch_end is not None and (type(epoch_end) is not int or not UNKNOWN <= epoch_end <= INT64_MAX)) \
                 or type(by_time) is not dict:
             return None
-        key = repr((leader, epoch, replicas, isr, offline))
+        if type(leader) is not int or type(epoch) is not int or type(replicas) is not list \
+                or type(isr) is not list or type(offline) is not list:
+            return None
+        key = (leader, epoch, tuple(replicas), tuple(isr), tuple(offline))
         good = good_replicas.get(key)
         if good is None:
-            good = good_replicas[key] = _int_in(leader, UNKNOWN, INT32_MAX) and _int_in(epoch, UNKNOWN, INT32_MAX) \
-                and type(replicas) is list and type(isr) is list and type(offline) is list \
+            good = good_replicas[key] = UNKNOWN <= leader <= INT32_MAX and UNKNOWN <= epoch <= INT32_MAX \
                 and _replicas_hold(leader, replicas, isr, offline)
             if len(good_replicas) > 100_000:
                 good_replicas.clear()
         if not good:
             return None
+        broker_lists += (replicas, isr, offline)
         ready.append(p)
         if by_time:
             converted = _times_from_file(by_time)
             if converted is None:
                 return None
             times.append((p, converted))
+    # The verdicts above are keyed by value, where True and 1.0 equal 1: every broker id must be an int.
+    if not set(map(type, itertools.chain.from_iterable(broker_lists))) <= {int}:
+        return None
     for p, converted in times:  # only now that every partition passed: a refused topic is left as it came
         p["offsets_by_timestamp"] = converted
     return trusted(ObservedTopic, {
@@ -435,9 +443,9 @@ def _int_in(value: Any, low: int, high: int) -> bool:
 
 
 # Leaders, epochs and replica lists seen in files, and whether they hold: a cluster has few
-# combinations. Keyed by their repr, which tells 1 from True and 1.0 (equal as dict keys), and
-# lists from anything else JSON or Parquet give.
-_GOOD_REPLICAS: dict[str, bool] = {}
+# combinations. Keyed by value (lists as tuples), so a list holding True or 1.0 where 1 is meant
+# finds the verdict of the ints: topic_from_file checks the types of every broker id apart.
+_GOOD_REPLICAS: dict[tuple, bool] = {}
 
 
 def _replicas_hold(leader: int, replicas: list, isr: list, offline: list) -> bool:
