@@ -76,7 +76,7 @@ def write_case(root: Path, topics: int, partitions: int) -> tuple[Path, Path]:
     manifests.mkdir()
     (manifests / "cluster.yaml").write_text(CLUSTER_YAML)
     subprocess.run([sys.executable, "-m", "reconciler", "import", str(manifests), "--snapshot", str(snap),
-                    "--group-by", "none"], check=True, capture_output=True)
+                    "--group-by", "none"], check=True, capture_output=True, env=with_package(ROOT), cwd=root)
     (path,) = [p for p in manifests.rglob("*.yaml") if p.name != "cluster.yaml"]
     docs = path.read_text().split("\n---\n")
     for i in range(len(docs)):
@@ -90,14 +90,26 @@ def write_case(root: Path, topics: int, partitions: int) -> tuple[Path, Path]:
     return snap, manifests
 
 
+def with_package(package: Path) -> dict[str, str]:
+    """The environment of a child that runs `package`'s `reconciler` (a PYTHONPATH entry). Each
+    child also runs in a directory without one: `python -m` puts the working directory first on
+    sys.path, where a checkout's own package would shadow the one asked for."""
+    return {**os.environ, "PYTHONPATH": str(package)}
+
+
+ROOT = Path(__file__).resolve().parent.parent  # the checkout whose package is measured
+
+
 def run_plan(argv: list[str], env: dict | None = None) -> tuple[float, float, int, subprocess.CompletedProcess]:
-    """Wall time, CPU time and peak RSS (KiB) of one run; its output goes through files (a pipe
-    would block the child once full, while this waits for it)."""
+    """Wall time, CPU time and peak RSS (KiB) of one run of this checkout's package (or of the
+    one `env` names); its output goes through files (a pipe would block the child once full, while
+    this waits for it)."""
     import tempfile
 
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err, \
+            tempfile.TemporaryDirectory() as elsewhere:
         start = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=out, stderr=err, text=True, env=env)
+        proc = subprocess.Popen(argv, stdout=out, stderr=err, text=True, env=env or with_package(ROOT), cwd=elsewhere)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
         proc.returncode = code = os.waitstatus_to_exitcode(status)
@@ -149,7 +161,7 @@ def phases(manifests: str, snap: str, traced: bool) -> None:
 
 def phase_rows(manifests: Path, snap: Path, traced: bool) -> list[dict]:
     argv = [sys.executable, __file__, "--child-phases", str(manifests), str(snap)] + (["--traced"] if traced else [])
-    done = subprocess.run(argv, check=True, capture_output=True, text=True)
+    done = subprocess.run(argv, check=True, capture_output=True, text=True, env=with_package(ROOT))
     return [json.loads(line) for line in done.stdout.splitlines()]
 
 
@@ -185,8 +197,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             package = package_of(args.check, Path(tmp, "reference"))
             reference = Path(tmp, "plan.json")
-            theirs = run_plan([a if a != str(plan_file) else str(reference) for a in argv],
-                              env={**os.environ, "PYTHONPATH": str(package)})[3]
+            theirs = run_plan([a if a != str(plan_file) else str(reference) for a in argv], env=with_package(package))[3]
             same = theirs.returncode == 2 and theirs.stdout == done.stdout \
                 and reference.read_bytes() == plan_file.read_bytes()
             row["check"] = f"identical to {args.check}'s" if same else f"DIFFERS from {args.check}'s"
