@@ -399,8 +399,13 @@ def topic_from_file(values: dict[str, Any], configs: dict[tuple, ObservedConfig]
                 or type(isr) is not list or type(offline) is not list:
             return None
         key = (leader, epoch, tuple(replicas), tuple(isr), tuple(offline))
-        good = good_replicas.get(key)
+        try:
+            good = good_replicas.get(key)
+        except TypeError:  # a list holding a list or a mapping
+            return None
         if good is None:
+            if not set(map(type, itertools.chain(replicas, isr, offline))) <= {int}:
+                return None  # and no verdict kept: those of ints only are, under the values they equal
             good = good_replicas[key] = UNKNOWN <= leader <= INT32_MAX and UNKNOWN <= epoch <= INT32_MAX \
                 and _replicas_hold(leader, replicas, isr, offline)
             if len(good_replicas) > 100_000:
