@@ -1,6 +1,6 @@
 """`reconcile plan --snapshot` at scale: a synthetic JSON snapshot and manifests declaring its topics.
 
-    python benchmarks/plan_snapshot.py [--topics 10000] [--partitions 10] [--repeat 3] [--check COMMIT]
+    python benchmarks/plan_snapshot.py [--topics 10000] [--partitions 10] [--repeat 3] [--check COMMIT] [--phases]
 
 Writes, under --workdir, a JSON snapshot of a cluster of --topics topics with --partitions
 partitions each (three brokers, a topic-level retention.ms on every topic, committed offsets of one
@@ -9,6 +9,11 @@ import --snapshot`), with a little drift: retention changed on every 1000th topi
 on every 2000th, a truncation rule on every tenth. Then runs `reconcile plan DIR --snapshot FILE
 --format json -o PLAN` --repeat times, each in its own process, and reports the best wall time and
 its CPU time (from wait4) and peak RSS.
+
+`--phases` also runs the same calls one step at a time in one child process (import, manifests,
+snapshot, plan, render JSON + text) and reports each step's CPU time, the peak RSS after it, and
+the step's tracemalloc peak against what stays allocated after it (in a second child, since
+tracing slows everything down).
 
 `--check COMMIT` plans again with that commit's `reconciler` package (`git archive`) and requires
 the JSON plan and the text on stdout to be byte-identical. Not a test: figures depend on the machine.
@@ -71,7 +76,7 @@ def write_case(root: Path, topics: int, partitions: int) -> tuple[Path, Path]:
     manifests.mkdir()
     (manifests / "cluster.yaml").write_text(CLUSTER_YAML)
     subprocess.run([sys.executable, "-m", "reconciler", "import", str(manifests), "--snapshot", str(snap),
-                    "--group-by", "none"], check=True, capture_output=True)
+                    "--group-by", "none"], check=True, capture_output=True, env=with_package(ROOT), cwd=root)
     (path,) = [p for p in manifests.rglob("*.yaml") if p.name != "cluster.yaml"]
     docs = path.read_text().split("\n---\n")
     for i in range(len(docs)):
@@ -85,14 +90,26 @@ def write_case(root: Path, topics: int, partitions: int) -> tuple[Path, Path]:
     return snap, manifests
 
 
+def with_package(package: Path) -> dict[str, str]:
+    """The environment of a child that runs `package`'s `reconciler` (a PYTHONPATH entry). Each
+    child also runs in a directory without one: `python -m` puts the working directory first on
+    sys.path, where a checkout's own package would shadow the one asked for."""
+    return {**os.environ, "PYTHONPATH": str(package)}
+
+
+ROOT = Path(__file__).resolve().parent.parent  # the checkout whose package is measured
+
+
 def run_plan(argv: list[str], env: dict | None = None) -> tuple[float, float, int, subprocess.CompletedProcess]:
-    """Wall time, CPU time and peak RSS (KiB) of one run; its output goes through files (a pipe
-    would block the child once full, while this waits for it)."""
+    """Wall time, CPU time and peak RSS (KiB) of one run of this checkout's package (or of the
+    one `env` names); its output goes through files (a pipe would block the child once full, while
+    this waits for it)."""
     import tempfile
 
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err, \
+            tempfile.TemporaryDirectory() as elsewhere:
         start = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=out, stderr=err, text=True, env=env)
+        proc = subprocess.Popen(argv, stdout=out, stderr=err, text=True, env=env or with_package(ROOT), cwd=elsewhere)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
         proc.returncode = code = os.waitstatus_to_exitcode(status)
@@ -102,6 +119,52 @@ def run_plan(argv: list[str], env: dict | None = None) -> tuple[float, float, in
                 subprocess.CompletedProcess(argv, code, out.read(), err.read()))
 
 
+def phases(manifests: str, snap: str, traced: bool) -> None:
+    """The CLI's `plan --snapshot` work, one step at a time (same calls); one JSON line per step."""
+    import gc
+    import resource
+    import tracemalloc
+
+    gc.disable()  # as `reconcile` runs every command (reconciler.cli)
+    if traced:
+        tracemalloc.start()
+
+    def step(name: str, run):
+        cpu = time.process_time()
+        if traced:
+            tracemalloc.reset_peak()
+            before = tracemalloc.get_traced_memory()[0]
+        result = run()
+        row = {"step": name, "cpu_s": round(time.process_time() - cpu, 3),
+               "rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
+        if traced:
+            now, peak = tracemalloc.get_traced_memory()
+            row = {"step": name, "peak_mib": round((peak - before) / 2**20, 1),
+                   "kept_mib": round((now - before) / 2**20, 1)}
+        print(json.dumps(row), flush=True)
+        return result
+
+    def imports():
+        from reconciler.app.inputs import snapshot_for
+        from reconciler.manifests import load_manifests
+        from reconciler.planner import plan as make_plan
+        from reconciler.render import render_plan
+        return load_manifests, snapshot_for, make_plan, render_plan
+
+    load_manifests, snapshot_for, make_plan, render_plan = step("import", imports)
+    manifests = step("load manifests", lambda: load_manifests(manifests))
+    observed = step("load snapshot", lambda: snapshot_for(manifests, snap))
+    desired = manifests.desired_state(observed.cluster)
+    result = step("plan", lambda: make_plan(desired, observed))
+    step("render json + text", lambda: len(render_plan(result, "json")) + len(render_plan(result, "text")))
+
+
+def phase_rows(manifests: Path, snap: Path, traced: bool) -> list[dict]:
+    argv = [sys.executable, __file__, "--child-phases", str(manifests), str(snap)] + (["--traced"] if traced else [])
+    done = subprocess.run(argv, check=True, capture_output=True, text=True, env=with_package(ROOT))
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--topics", type=int, default=10_000)
@@ -109,7 +172,13 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--workdir", default="/tmp/plan-snapshot-bench")
     parser.add_argument("--check", metavar="COMMIT")
+    parser.add_argument("--phases", action="store_true")
+    parser.add_argument("--child-phases", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--traced", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child_phases:
+        phases(*args.child_phases, traced=args.traced)
+        return
     root = Path(args.workdir) / f"{args.topics}x{args.partitions}"
     snap, manifests = write_case(root, args.topics, args.partitions)
     plan_file = root / "plan.json"
@@ -128,12 +197,15 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             package = package_of(args.check, Path(tmp, "reference"))
             reference = Path(tmp, "plan.json")
-            theirs = run_plan([a if a != str(plan_file) else str(reference) for a in argv],
-                              env={**os.environ, "PYTHONPATH": str(package)})[3]
+            theirs = run_plan([a if a != str(plan_file) else str(reference) for a in argv], env=with_package(package))[3]
             same = theirs.returncode == 2 and theirs.stdout == done.stdout \
                 and reference.read_bytes() == plan_file.read_bytes()
             row["check"] = f"identical to {args.check}'s" if same else f"DIFFERS from {args.check}'s"
     print(json.dumps(row))
+    if args.phases:
+        memory = {r["step"]: r for r in phase_rows(manifests, snap, traced=True)}
+        for r in phase_rows(manifests, snap, traced=False):
+            print(json.dumps({**r, **memory[r["step"]]}))
     if "check" in row and not row["check"].startswith("identical"):
         raise SystemExit(1)
 

@@ -11,7 +11,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,8 +21,9 @@ from reconciler.app.outcome import Outcome
 from reconciler.errors import ReconcilerError
 
 if TYPE_CHECKING:
-    from reconciler.app.connection import Connect
+    from reconciler.app.connection import Connect, LiveCluster
     from reconciler.importer import GroupBy
+    from reconciler.models.desired import ClusterSpec
     from reconciler.models.plan import Plan
 
 # 2 is "changes" for `plan`, so a usage error exits 1 like any other error (see _ReconcileGroup).
@@ -142,9 +143,15 @@ def _progress(message: str) -> None:
 
 
 def _connector(bootstrap_servers: list[str] | None) -> Connect:
-    from reconciler.app.connection import kafka_connector
+    """Connections through the Kafka adapter, whose modules are imported when one is opened (a
+    plan against a snapshot opens none)."""
 
-    return kafka_connector(bootstrap_servers, progress=_progress)
+    def connect(spec: ClusterSpec) -> AbstractContextManager[LiveCluster]:
+        from reconciler.app.connection import kafka_connector
+
+        return kafka_connector(bootstrap_servers, progress=_progress)(spec)
+
+    return connect
 
 
 @contextmanager

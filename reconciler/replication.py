@@ -27,6 +27,7 @@ Decisions worth knowing:
 """
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -57,6 +58,9 @@ class ReplicaPlan:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
+_REPLICAS = operator.attrgetter("replicas")
+
+
 def _brokers(ids: Sequence[int]) -> str:
     return ", ".join(map(str, ids))
 
@@ -79,10 +83,13 @@ class ReplicaPlanner:
         changes of the topic (min.insync.replicas is checked as it will be)."""
         observed, name = self._observed, want.name
         moving = observed.reassignments.get(name, {})
-        if not moving and not want.replica_assignment and not any(
-                len(p.replicas) != want.replication_factor or not self._drain.isdisjoint(p.replicas)
-                for p in have.partitions):
-            return ReplicaPlan()  # what the check below finds, without its per-partition lists (the usual case)
+        if not moving and not want.replica_assignment:
+            # What the check below finds, without its per-partition lists (the usual case): every
+            # partition has the factor's count of replicas and none on a broker being drained.
+            replicas = list(map(_REPLICAS, have.partitions))
+            if set(map(len, replicas)) <= {want.replication_factor} and (
+                    not self._drain or all(map(self._drain.isdisjoint, replicas))):
+                return ReplicaPlan()
         now = {p.partition: observed.target_replicas(name, p.partition) for p in have.partitions}
         pinned = {p: b for p, b in want.replica_assignment.items() if p in now}  # new partitions: next plan
         if not moving and not any(self._differs(now[p], want, pinned.get(p)) for p in now):

@@ -18,9 +18,10 @@ refuses.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +34,9 @@ __all__ = ["MAX_ALIAS_EXPANSION", "MAX_DEPTH", "YamlDocument", "line_and_column"
 
 MAX_DEPTH = 100
 MAX_ALIAS_EXPANSION = 100_000
+# Plain documents are converted straight from the parser's events (_Reader._simple_document);
+# False reads every document through nodes, as tests/load/test_manifests.py compares.
+SIMPLE_DOCUMENTS = True
 
 Path_ = tuple  # a path into a YAML document: keys and list indexes
 Report = Callable[[int, int, str], None]  # line, column, message
@@ -61,7 +65,7 @@ class YamlDocument:
         while path not in marks and path:
             path = path[:-1]
         line, column = marks.get(path, (1, 1))
-        return SourceRef(file=self.file, line=line, column=column)
+        return SourceRef.at(self.file, line, column)
 
     def is_refused(self, path: Path_) -> bool:
         """Whether `path`, or a key or value it is inside of, was refused already."""
@@ -192,6 +196,7 @@ class _Sequence(_Node):
 
 
 _LEFT_OUT = object()  # a value already reported, left out so that it causes no further problems
+_NO_KEY = object()  # while a mapping's next key is read (_Reader._simple_document)
 
 
 class _Placeholder:
@@ -207,6 +212,10 @@ class _Reader:
     def __init__(self, file: str, report: Report, is_secret: Callable[[Path_], bool]):
         self.file, self.report, self.is_secret = file, report, is_secret
         self.docs: list[YamlDocument] = []
+        # _typed_text of the scalars read, by their text when plain and untagged, else by (text,
+        # tag, plain): most scalars of a file repeat (keys above all).
+        self._plain_texts: dict[str, tuple[Any, str | None]] = {}
+        self._typed_texts: dict[tuple[str, str | None, bool], tuple[Any, str | None]] = {}
 
     def read(self, text: str, loader) -> list[YamlDocument]:
         events = yaml.parse(text, Loader=loader)  # a generator (typed as an Iterator): closed to free the parser
@@ -219,6 +228,103 @@ class _Reader:
         return self.docs
 
     def _compose(self, events) -> None:
+        events = iter(events)
+        for event in events:
+            if type(event) is not yaml.DocumentStartEvent:
+                continue  # the stream's start and end
+            read = [event]
+            if SIMPLE_DOCUMENTS and self._simple_document(events, read):
+                continue
+            if not self._any_document(itertools.chain(read, events)):
+                return
+
+    def _simple_document(self, events: Iterator, read: list) -> bool:
+        """One document converted straight from its events, when it is plain: no anchor, alias,
+        tag or merge key, no scalar refused, no key repeated, not nested MAX_DEPTH deep (almost
+        every manifest). The result is what `_any_document` gives for it, without building nodes
+        first. False as soon as the document is not plain, with every event read so far appended
+        to `read`, for `_any_document` to read the document again from its start."""
+        doc = YamlDocument(self.file)
+        key_marks, value_marks, secret_texts = doc.key_marks, doc.value_marks, doc.secret_texts
+        is_secret, plain_texts, typed_texts, keep = self.is_secret, self._plain_texts, self._typed_texts, read.append
+        scalar_event, mapping_start, sequence_start = yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent
+        stack: list[tuple[Any, Path_, Any]] = []  # the collections the current one is inside of
+        current: Any = None  # the open mapping or list (None: at the root), its path, and for a
+        path: Path_ = ()     # mapping the key whose value comes next (_NO_KEY while a key does)
+        key: Any = _NO_KEY
+        data: Any = _NO_KEY
+        for event in events:
+            keep(event)
+            kind = type(event)
+            if kind is scalar_event:
+                if event.anchor is not None:
+                    return False
+                text, tag, plain = event.value, event.tag, not event.style
+                if tag is None and plain:  # most scalars: looked up by their text alone
+                    typed = plain_texts.get(text)
+                    if typed is None:
+                        typed = plain_texts[text] = _typed_text(text, None, True)
+                else:
+                    typed = typed_texts.get((text, tag, plain))
+                    if typed is None:
+                        typed = typed_texts[(text, tag, plain)] = _typed_text(text, tag, plain)
+                value, problem = typed
+                if problem is not None:
+                    return False
+                mark = event.start_mark
+                if type(current) is dict:
+                    if key is _NO_KEY:  # this scalar is a key
+                        if value is None or isinstance(value, (bool, float)) or (plain and tag is None and text == "<<"):
+                            return False
+                        place = path + (value,)
+                        if place in key_marks:
+                            return False
+                        key_marks[place] = (mark.line + 1, mark.column + 1)
+                        key = value
+                        continue
+                    place = path + (key,)
+                    current[key] = value
+                    key = _NO_KEY
+                elif current is None:
+                    place, data = (), value
+                else:
+                    place = path + (len(current),)
+                    current.append(value)
+                value_marks[place] = (mark.line + 1, mark.column + 1)
+                if is_secret(place) and text:
+                    secret_texts.add(text)
+            elif kind is mapping_start or kind is sequence_start:
+                if event.anchor is not None or event.tag is not None or len(stack) >= MAX_DEPTH:
+                    return False
+                opened: Any = {} if kind is mapping_start else []
+                if type(current) is dict:
+                    if key is _NO_KEY:
+                        return False  # a mapping or list as a key
+                    place = path + (key,)
+                    current[key] = opened
+                elif current is None:
+                    place, data = (), opened
+                else:
+                    place = path + (len(current),)
+                    current.append(opened)
+                mark = event.start_mark
+                value_marks[place] = (mark.line + 1, mark.column + 1)
+                stack.append((current, path, _NO_KEY))
+                current, path, key = opened, place, _NO_KEY
+            elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+                current, path, key = stack.pop()
+            elif kind is yaml.DocumentEndEvent:
+                if data is not _NO_KEY and data is not None:
+                    doc.data = data
+                    self.docs.append(doc)
+                return True
+            else:
+                return False  # an alias
+        return True
+
+    def _any_document(self, events) -> bool:
+        """One document, from its start to its end: nodes from the events, then values from the
+        nodes (`_document`). False when it nests too deep to be read further, and so the file."""
         stack: list[_Mapping | _Sequence] = []
         anchors: dict[str, _Node] = {}
         root = None
@@ -238,7 +344,7 @@ class _Reader:
                     self.report(node.line, node.column,
                                 f"lists and mappings nest more than {MAX_DEPTH} deep here; a manifest needs a "
                                 "few levels, so this file is not read further: flatten it")
-                    return
+                    return False
                 stack.append(node)
                 continue
             elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
@@ -261,15 +367,12 @@ class _Reader:
                     node = _SelfAlias(anchored)
                 else:
                     node = anchored
-            elif kind is yaml.DocumentStartEvent:
-                stack, anchors, root, written, too_deep = [], {}, None, 0, None
-                continue
             elif kind is yaml.DocumentEndEvent:
                 if root is not None:
                     self._document(root, written, too_deep)
-                continue
+                return True
             else:
-                continue
+                continue  # the document's start
             if kind is yaml.ScalarEvent and isinstance(node, _Scalar):
                 written += 1
                 if event.anchor is not None:
@@ -285,6 +388,7 @@ class _Reader:
             else:
                 parent.pairs.append((parent.key, node))
                 parent.key = None
+        return True
 
     def _anchor(self, anchors: dict, name: str, node: _Node) -> None:
         first = anchors.get(name)
@@ -610,8 +714,12 @@ def _described(value: Any) -> str:
 
 def _typed(node: _Scalar) -> tuple[Any, str | None]:
     """The scalar's value by YAML 1.2's core schema, and why it is refused (or None)."""
-    text, tag = node.value, node.tag
-    if tag is None and (not node.plain or (text and text[0] not in _NUMBER_START and text not in _BOOL_11
+    return _typed_text(node.value, node.tag, node.plain)
+
+
+def _typed_text(text: str, tag: str | None, plain: bool) -> tuple[Any, str | None]:
+    """`_typed` of a scalar written as `text`, with `tag` (or None), plain (not quoted) or not."""
+    if tag is None and (not plain or (text and text[0] not in _NUMBER_START and text not in _BOOL_11
                                            and text not in _NULL)):
         return text, None  # quoted, a block scalar, or plain text that no YAML version reads as anything else
     if tag is not None and tag not in _SCALAR_TAGS:
@@ -626,6 +734,7 @@ def _typed(node: _Scalar) -> tuple[Any, str | None]:
     try:
         value = _core_value(text, tag)
     except _Unreadable:
+        assert tag is not None  # without a tag every text is some value
         kind = tag[len(_CORE):]
         want = {"int": "a whole number such as 12 (or 0x1F)", "float": "a number such as 0.5",
                 "bool": "true or false", "null": "null"}[kind]

@@ -3,14 +3,16 @@ and then validated on its brokers (validate_only: nothing is changed)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from reconciler.app.connection import Connect
 from reconciler.app.inputs import require_cluster, snapshot_for
 from reconciler.app.outcome import Outcome
 from reconciler.manifests import load_manifests
 from reconciler.models.plan import Plan
 from reconciler.planner import plan as make_plan
-from reconciler.validation import validate_on_brokers
+
+if TYPE_CHECKING:
+    from reconciler.app.connection import Connect
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,8 @@ def plan_cluster(manifests_dir: str, cluster: str | None, snapshot: str | None, 
     if snapshot:
         observed = snapshot_for(manifests, snapshot, cluster)
         return PlanOutcome(make_plan(manifests.desired_state(observed.cluster), observed))
+    from reconciler.validation import validate_on_brokers  # a plan against a snapshot has no brokers to ask
+
     desired = manifests.desired_state(require_cluster(manifests, cluster))
     with connect(desired.cluster) as kafka:
         result = make_plan(desired, kafka.observe_desired(desired))

@@ -28,6 +28,8 @@ class ConfigReader:
     def __init__(self, problems: Problems):
         self.problems = problems
         self._read: dict[tuple[int, Path_], dict[str, str]] = {}
+        # (key, text) -> the Kafka string, or the message: thousands of topics write `retention.ms: 7d`.
+        self._texts: dict[tuple[str, str], tuple[str | None, str]] = {}
 
     def configs(self, doc: YamlDocument, path: Path_, raw: dict[str, Any]) -> dict[str, str]:
         """The known keys with values Kafka accepts; the others are reported and left out."""
@@ -47,11 +49,23 @@ class ConfigReader:
             self.problems.add(doc.ref(path, key=True), f"unknown topic config key {shown(key)}"
                               + self.problems.did_you_mean(key, kafka_configs.TOPIC_CONFIGS))
             return None
-        try:
-            return kafka_string(key, value)
-        except ValueError as e:
-            self.problems.add(doc.ref(path), str(e))
-            return None
+        if type(value) is str:
+            found = self._texts.get((key, value))
+            if found is None:
+                found = self._texts[(key, value)] = _kafka_string_or_problem(key, value)
+            text, problem = found
+        else:
+            text, problem = _kafka_string_or_problem(key, value)
+        if text is None:
+            self.problems.add(doc.ref(path), problem)
+        return text
+
+
+def _kafka_string_or_problem(key: str, value: Any) -> tuple[str | None, str]:
+    try:
+        return kafka_string(key, value), ""
+    except ValueError as e:
+        return None, str(e)
 
 
 def kafka_string(key: str, value: Any) -> str:

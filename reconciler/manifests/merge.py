@@ -11,7 +11,7 @@ A setting a layer leaves out (or writes as null) leaves the one below in effect.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from reconciler.manifests.documents import RuleEntry, TopicDefaults, TopicOverride, TopicSettings
 from reconciler.manifests.validate import Entry
@@ -22,8 +22,7 @@ SETTINGS = ("partitions", "replication_factor", "state", "undeclared_configs", "
             "replica_assignment", "truncate")
 
 
-@dataclass(frozen=True)
-class Layer:
+class Layer(NamedTuple):
     """One layer: the document, where in it the settings are, and its configs as Kafka strings."""
 
     entry: Entry[Any]
@@ -32,9 +31,9 @@ class Layer:
     configs: dict[str, str]
 
 
-@dataclass(frozen=True)
-class Place:
-    """Where a setting in effect was written, and by which layer (its rank in the merge order)."""
+class Place(NamedTuple):
+    """Where a setting in effect was written, and by which layer (its rank in the merge order).
+    A tuple: a merge of 10,000 topics makes one per setting and config key of each."""
 
     rank: int
     entry: Entry[Any]
@@ -67,26 +66,26 @@ _CONVERT = {"state": TopicState, "undeclared_configs": UndeclaredConfigs, "reten
 def merge(layers: list[Layer]) -> Merged:
     """The settings in effect, `layers` given lowest first."""
     merged = Merged()
-    blank = Merged()
-    for rank, layer in enumerate(layers):
-        entry, path, settings = layer.entry, layer.path, layer.settings
+    set_at, configs, config_set_at = merged.set_at, merged.configs, merged.config_set_at
+    for rank, (entry, path, settings, layer_configs) in enumerate(layers):
         # Looked up once per layer, not per setting: a plan of 10,000 topics merges 30,000 layers.
         given = settings.model_fields_set & _fields_of(type(settings))
-        for name in SETTINGS:
+        # Only the settings a layer gives (or whose value it refused) change what is in effect.
+        for name in SETTINGS if entry.refused else given:
             if entry.refused and entry.is_refused(path + (name,)):
-                setattr(merged, name, getattr(blank, name))
-                merged.set_at[name] = Place(rank, entry, path + (name,))
+                setattr(merged, name, getattr(Merged(), name))  # as if no layer gave it
+                set_at[name] = Place(rank, entry, path + (name,))
                 merged.refused.add(name)
             elif name in given:
                 value = getattr(settings, name)
                 if value is None:
                     continue
                 setattr(merged, name, _CONVERT[name](value) if name in _CONVERT else value)
-                merged.set_at[name] = Place(rank, entry, path + (name,))
+                set_at[name] = Place(rank, entry, path + (name,))
                 merged.refused.discard(name)
-        for key, value in layer.configs.items():
-            merged.configs[key] = value
-            merged.config_set_at[key] = Place(rank, entry, path + ("configs", key))
+        for key, value in layer_configs.items():
+            configs[key] = value
+            config_set_at[key] = Place(rank, entry, path + ("configs", key))
     return merged
 
 

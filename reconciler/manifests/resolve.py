@@ -81,7 +81,7 @@ class Resolver:
         places: dict[tuple[str, str], SourceRef] = {}
         for entry in self.topics:
             for cluster_name, topic in self._topic(entry, clusters, rules):
-                ref = entry.doc.ref(("name",))
+                ref = topic.source or entry.doc.ref(("name",))
                 if (cluster_name, topic.name) in places:
                     self.problems.add(ref, f"topic {shown(topic.name)} is declared twice for cluster {cluster_name} "
                                            f"(also at {places[(cluster_name, topic.name)]})")
@@ -141,11 +141,12 @@ class Resolver:
             if merged.truncate:
                 at = merged.set_at["truncate"]
                 truncate = rules.for_topic(at.entry, at.path, merged.truncate, merged.partitions, topic.name)
-            yield name, DesiredTopic(
+            yield name, DesiredTopic.resolved(
                 name=topic.name, state=merged.state, partitions=merged.partitions,
                 replication_factor=merged.replication_factor, configs=dict(sorted(merged.configs.items())),
                 undeclared_configs=merged.undeclared_configs, protected=merged.protected,
-                retention_stepping=merged.retention_stepping, replica_assignment=merged.replica_assignment,
+                retention_stepping=merged.retention_stepping,
+                replica_assignment={p: list(brokers) for p, brokers in merged.replica_assignment.items()},
                 truncate=truncate, source=doc.ref(("name",)))
 
     def _layers(self, entry: Entry[TopicDoc], template: Entry[TopicTemplateDoc] | None, cluster: str) -> list[Layer]:

@@ -37,6 +37,8 @@ _LIMITS = frozenset({"greater_than", "greater_than_equal", "less_than", "less_th
                      "string_too_short", "string_too_long", "string_pattern_mismatch", MANIFEST_ERROR})
 
 
+_NOTHING_REFUSED: frozenset[Path_] = frozenset()  # shared: most documents have nothing refused
+
 M = TypeVar("M", bound=BaseModel)
 N = TypeVar("N", bound=BaseModel)
 
@@ -89,7 +91,8 @@ def check_document(doc: YamlDocument, problems: Problems) -> Entry[AnyDoc] | Non
     while True:
         try:
             model: AnyDoc = model_type.model_validate(data)
-            return Entry(doc, model.model_copy(update=kept) if kept else model, frozenset(refused))
+            return Entry(doc, model.model_copy(update=kept) if kept else model,
+                         frozenset(refused) if refused else _NOTHING_REFUSED)
         except ValidationError as e:
             errors = e.errors(include_url=False)
             _report(doc, model_type, errors, problems)

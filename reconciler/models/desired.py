@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
+from reconciler.models.trusted import trusted
 from reconciler.units import epoch_ms
 
 
@@ -27,6 +28,12 @@ class SourceRef(_Model):
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.column}"
+
+    @classmethod
+    def at(cls, file: str, line: int, column: int) -> SourceRef:
+        """SourceRef(file=file, line=line, column=column), not validated: for positions the YAML
+        reader counted (a manifest of 10,000 topics asks for tens of thousands)."""
+        return trusted(cls, {"file": file, "line": line, "column": column}, _SOURCE_FIELDS)
 
 
 class _Rule(_Model):
@@ -122,6 +129,24 @@ class DesiredTopic(_Model):
     replica_assignment: dict[int, list[int]] = Field(default_factory=dict)
     truncate: list[TruncationRule] = Field(default_factory=list)
     source: SourceRef | None = None
+
+    @classmethod
+    def resolved(cls, name: str, state: TopicState, partitions: int, replication_factor: int, configs: dict[str, str],
+                 undeclared_configs: UndeclaredConfigs, protected: bool, retention_stepping: RetentionStepping,
+                 replica_assignment: dict[int, list[int]], truncate: list[TruncationRule],
+                 source: SourceRef) -> DesiredTopic:
+        """For the manifest loader only: its values come from document models that validated them
+        (strict types and ranges) and from the merge, so they are not validated again; the
+        containers are the topic's own (the loader builds them for it)."""
+        return trusted(cls, {
+            "name": name, "state": state, "partitions": partitions, "replication_factor": replication_factor,
+            "configs": configs, "undeclared_configs": undeclared_configs, "protected": protected,
+            "retention_stepping": retention_stepping, "replica_assignment": replica_assignment,
+            "truncate": truncate, "source": source}, _TOPIC_FIELDS)
+
+
+_SOURCE_FIELDS = set(SourceRef.model_fields)
+_TOPIC_FIELDS = set(DesiredTopic.model_fields)
 
 
 class Policy(_Model):

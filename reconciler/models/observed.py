@@ -56,11 +56,12 @@ files (format detection, parse errors, messages) is `reconciler.files.snapshot.l
 """
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from datetime import datetime
 from enum import IntEnum
-from typing import Annotated, Any, Literal, TypeVar, get_args
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -79,6 +80,7 @@ from pydantic import (
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from reconciler.kafka_configs import INT_MAX, LONG_MAX, TOPIC_NAME
+from reconciler.models.trusted import trusted
 
 SNAPSHOT_FORMAT_VERSION = 1
 
@@ -152,24 +154,6 @@ def _problems(title: str, problems: list[tuple[tuple, str, Any]]) -> ValidationE
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-_M = TypeVar("_M", bound=_Model)
-
-
-def _trusted(model: type[_M], values: dict[str, Any], fields: set[str]) -> _M:
-    """A model of values the live reader built itself (`from_reader`), not validated: what
-    `model_construct` does, without its per-call work, and with one shared set of the fields
-    given (all of them) instead of one per model. Validation is for files; a live read of 100,000
-    partitions spent longer validating its own results than decoding Kafka's answers, and held
-    a set of field names per partition. Frozen models never change that set (a copy with an
-    update copies it first)."""
-    instance = model.__new__(model)
-    object.__setattr__(instance, "__dict__", values)
-    object.__setattr__(instance, "__pydantic_fields_set__", fields)
-    object.__setattr__(instance, "__pydantic_extra__", None)
-    object.__setattr__(instance, "__pydantic_private__", None)
-    return instance
 
 
 class ObservedConfig(_Model):
@@ -253,7 +237,7 @@ class ObservedPartition(_Model):
                        offline_replicas=offline_replicas, log_start_offset=log_start_offset,
                        high_watermark=high_watermark, size_bytes=size_bytes, epoch_end_offset=epoch_end_offset,
                        offsets_by_timestamp=offsets_by_timestamp)
-        return _trusted(cls, {
+        return trusted(cls, {
             "partition": partition, "leader": leader, "leader_epoch": leader_epoch, "replicas": replicas, "isr": isr,
             "offline_replicas": offline_replicas, "log_start_offset": log_start_offset,
             "high_watermark": high_watermark, "size_bytes": size_bytes, "epoch_end_offset": epoch_end_offset,
@@ -314,7 +298,7 @@ class ObservedTopic(_Model):
         if not partitions or any(p.partition != i for i, p in enumerate(partitions)):
             return cls(name=name, topic_id=topic_id, internal=internal, partitions=partitions, configs=configs,
                        authorized_operations=authorized_operations)
-        return _trusted(cls, {"name": name, "topic_id": topic_id, "internal": internal, "partitions": partitions,
+        return trusted(cls, {"name": name, "topic_id": topic_id, "internal": internal, "partitions": partitions,
                               "configs": configs, "authorized_operations": authorized_operations}, _TOPIC_FIELDS)
 
     @property
@@ -367,7 +351,7 @@ def _partition_default(key: str) -> Any:
 #
 # Validating a 100,000-partition snapshot through the models costs more than planning on it. A
 # file's topics are first checked here against the same rules, on the plain values JSON or Parquet
-# give, and built with `_trusted` when every rule holds; a topic breaking any of them (or in a
+# give, and built with `trusted` when every rule holds; a topic breaking any of them (or in a
 # shape not foreseen here, e.g. a field missing) is handed to the models instead, which refuse it
 # with the messages they always gave. So a value is either accepted by both or explained by the
 # models: tests/files/test_fast_validation.py compares the two on every field.
@@ -392,34 +376,61 @@ def topic_from_file(values: dict[str, Any], configs: dict[tuple, ObservedConfig]
     built = _configs_from_file(values.get("configs", {}), configs)
     if built is None:
         return None
+    good_replicas, order = _GOOD_REPLICAS, _PARTITION_ORDER
     ready, times = [], []
+    broker_lists: list[list[Any]] = []  # every replica, ISR and offline list, for one check of their types
     for index, p in enumerate(partitions):
         if type(p) is not dict:
             return None
-        if tuple(p) != _PARTITION_ORDER:  # written by hand, or before a field existed: the defaults
+        if tuple(p) != order:  # written by hand, or before a field existed: the defaults
             if not p.keys() <= _PARTITION_KEYS or not p.keys() >= _PARTITION_REQUIRED:
                 return None
-            p = {key: p[key] if key in p else _partition_default(key) for key in _PARTITION_ORDER}
-        if not _partition_holds(p, index):
+            p = {key: p[key] if key in p else _partition_default(key) for key in order}
+        # In _PARTITION_ORDER: one call instead of a lookup per field, for 100,000 partitions.
+        number, leader, epoch, replicas, isr, offline, start, end, size, epoch_end, by_time = p.values()
+        # -1 offsets (an offline partition) are left to the models, as any other case not plain
+        if type(number) is not int or number != index or type(start) is not int or type(end) is not int \
+                or not 0 <= start <= end <= INT64_MAX \
+                or (size is not None and (type(size) is not int or not 0 <= size <= INT64_MAX)) \
+                or (epoch_end is not None and (type(epoch_end) is not int or not UNKNOWN <= epoch_end <= INT64_MAX)) \
+                or type(by_time) is not dict:
             return None
+        if type(leader) is not int or type(epoch) is not int or type(replicas) is not list \
+                or type(isr) is not list or type(offline) is not list:
+            return None
+        key = (leader, epoch, tuple(replicas), tuple(isr), tuple(offline))
+        try:
+            good = good_replicas.get(key)
+        except TypeError:  # a list holding a list or a mapping
+            return None
+        if good is None:
+            if not set(map(type, itertools.chain(replicas, isr, offline))) <= {int}:
+                return None  # and no verdict kept: those of ints only are, under the values they equal
+            good = good_replicas[key] = UNKNOWN <= leader <= INT32_MAX and UNKNOWN <= epoch <= INT32_MAX \
+                and _replicas_hold(leader, replicas, isr, offline)
+            if len(good_replicas) > 100_000:
+                good_replicas.clear()
+        if not good:
+            return None
+        broker_lists += (replicas, isr, offline)
         ready.append(p)
-        by_time = p["offsets_by_timestamp"]
-        if type(by_time) is not dict:
-            return None
         if by_time:
             converted = _times_from_file(by_time)
             if converted is None:
                 return None
             times.append((p, converted))
+    # The verdicts above are keyed by value, where True and 1.0 equal 1: every broker id must be an int.
+    if not set(map(type, itertools.chain.from_iterable(broker_lists))) <= {int}:
+        return None
     for p, converted in times:  # only now that every partition passed: a refused topic is left as it came
         p["offsets_by_timestamp"] = converted
-    return _trusted(ObservedTopic, {
+    return trusted(ObservedTopic, {
         "name": name, "topic_id": topic_id, "internal": internal, "partitions": _trusted_partitions(ready),
         "configs": built, "authorized_operations": operations}, _TOPIC_FIELDS)
 
 
 def _trusted_partitions(values: list[dict[str, Any]]) -> list[ObservedPartition]:
-    """`_trusted(ObservedPartition, v, _PARTITION_FIELDS)` for each of `values`, its lookups hoisted."""
+    """`trusted(ObservedPartition, v, _PARTITION_FIELDS)` for each of `values`, its lookups hoisted."""
     new, set_attribute, cls, fields = ObservedPartition.__new__, object.__setattr__, ObservedPartition, _PARTITION_FIELDS
     out = []
     for v in values:
@@ -437,30 +448,9 @@ def _int_in(value: Any, low: int, high: int) -> bool:
 
 
 # Leaders, epochs and replica lists seen in files, and whether they hold: a cluster has few
-# combinations. Keyed by their repr, which tells 1 from True and 1.0 (equal as dict keys), and
-# lists from anything else JSON or Parquet give.
-_GOOD_REPLICAS: dict[str, bool] = {}
-
-
-def _partition_holds(p: dict[str, Any], index: int) -> bool:
-    number, start, end = p["partition"], p["log_start_offset"], p["high_watermark"]
-    size, epoch_end = p["size_bytes"], p["epoch_end_offset"]
-    # -1 offsets (an offline partition) are left to the models, as any other case not plain
-    if type(number) is not int or number != index or type(start) is not int or type(end) is not int \
-            or not 0 <= start <= end <= INT64_MAX \
-            or (size is not None and (type(size) is not int or not 0 <= size <= INT64_MAX)) \
-            or (epoch_end is not None and (type(epoch_end) is not int or not UNKNOWN <= epoch_end <= INT64_MAX)):
-        return False
-    leader, epoch, replicas, isr, offline = p["leader"], p["leader_epoch"], p["replicas"], p["isr"], p["offline_replicas"]
-    key = repr((leader, epoch, replicas, isr, offline))
-    good = _GOOD_REPLICAS.get(key)
-    if good is None:
-        good = _GOOD_REPLICAS[key] = _int_in(leader, UNKNOWN, INT32_MAX) and _int_in(epoch, UNKNOWN, INT32_MAX) \
-            and type(replicas) is list and type(isr) is list and type(offline) is list \
-            and _replicas_hold(leader, replicas, isr, offline)
-        if len(_GOOD_REPLICAS) > 100_000:
-            _GOOD_REPLICAS.clear()
-    return good
+# combinations. Keyed by value (lists as tuples), so a list holding True or 1.0 where 1 is meant
+# finds the verdict of the ints: topic_from_file checks the types of every broker id apart.
+_GOOD_REPLICAS: dict[tuple, bool] = {}
 
 
 def _replicas_hold(leader: int, replicas: list, isr: list, offline: list) -> bool:
@@ -496,7 +486,7 @@ def _configs_from_file(configs: Any, built: dict[tuple, ObservedConfig]) -> dict
         shape = (value, source, sensitive, read_only)  # types checked: True cannot stand for 1 here
         found = built.get(shape)
         if found is None:
-            found = built[shape] = _trusted(ObservedConfig, {
+            found = built[shape] = trusted(ObservedConfig, {
                 "value": value, "source": _SOURCES[source], "sensitive": sensitive, "read_only": read_only},
                 _CONFIG_FIELDS)
         out[key] = found
@@ -595,7 +585,7 @@ class ObservedState(_Model):
         again: what `model_construct(cluster=..., topics=...)` gives, without its cost (pydantic
         inspects the signature of every default factory on each call: 0.2 ms, which a drift
         report paid per topic)."""
-        return _trusted(cls, {"format_version": SNAPSHOT_FORMAT_VERSION, "cluster": cluster, "cluster_id": None,
+        return trusted(cls, {"format_version": SNAPSHOT_FORMAT_VERSION, "cluster": cluster, "cluster_id": None,
                               "controller_id": None, "taken_at": None, "brokers": [], "topics": topics,
                               "group_offsets": {}, "hidden_topics": [], "absent_topic_operations": {},
                               "cluster_authorized_operations": None, "sizes_refused": None, "reassignments": {}},
