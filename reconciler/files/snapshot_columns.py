@@ -28,8 +28,6 @@ from reconciler.models.observed import AclOperation, ConfigSource, ObservedState
 
 _ACL_OPERATIONS = get_args(AclOperation)
 _SOURCES = [int(s) for s in ConfigSource]
-# One partition's broker ids keyed as partition * _KEY + broker: broker ids are int32, >= 0 here.
-_KEY = 2 ** 31
 
 # What `state_data` reads of each row but the first.
 _ROW_COLUMNS = ["cluster", "topic", "status", "authorized_operations", "group_offsets"]
@@ -125,7 +123,8 @@ def _proven(path: Path, table: Any, header: dict[str, Any]) -> SnapshotColumns:
     for name in names:
         _require(type(name) is str and TOPIC_NAME.fullmatch(name) and name not in (".", ".."))
 
-    read = table.filter(pc.is_null(table.column("status"))) if "status" in table.column_names else table
+    status = table.column("status") if "status" in table.column_names else None
+    read = table if status is None or status.null_count == len(status) else table.filter(pc.is_null(status))
     _require(read.num_rows == len(names))
     _require(read.column("topic").to_pylist() == names)
     partitions = _list(read.column("partitions"), nullable=False)
@@ -157,11 +156,12 @@ def _proven(path: Path, table: Any, header: dict[str, Any]) -> SnapshotColumns:
     isr_starts, isr = _broker_lists(fields["isr"])
     offline_starts, offline_replicas = _broker_lists(fields["offline_replicas"])
     replica_count = np.diff(replica_starts)
-    replica_keys = _distinct_keys(replica_starts, replicas)
-    for lists_starts, ids in ((isr_starts, isr), (offline_starts, offline_replicas)):
-        _require(_within(_distinct_keys(lists_starts, ids), replica_keys))
     led = (leader >= 0) & (replica_count > 0)
-    _require(_within(np.flatnonzero(led) * _KEY + leader[led], replica_keys))
+    table_of = _ReplicaTable.of(replica_starts, replicas)
+    _require(table_of.distinct(replica_starts, replicas))
+    for lists_starts, ids in ((isr_starts, isr), (offline_starts, offline_replicas)):
+        _require(table_of.distinct(lists_starts, ids) and table_of.holds(lists_starts, ids))
+    _require(table_of.holds_each(np.flatnonzero(led), leader[led]))
 
     configs = _configs(read, pa, pc)
     operations = _operations(read, pa, pc)
@@ -216,26 +216,45 @@ def _broker_lists(column: Any) -> tuple[Any, Any]:
     return starts, ids
 
 
-def _distinct_keys(starts: Any, ids: Any) -> Any:
-    """Each list's ids keyed by the list (`_KEY`), sorted; not proven if a list holds an id twice."""
+class _ReplicaTable:
+    """Every partition's replicas as one row of a matrix (padded with -1), to check lists of
+    broker ids against them at once: each list holds an id once, and only ids among its
+    partition's replicas. Lists are short (a replication factor), so rows are narrow."""
+
+    def __init__(self, rows: Any):
+        self.rows = rows
+
+    @classmethod
+    def of(cls, starts: Any, ids: Any) -> _ReplicaTable:
+        return cls(_matrix(starts, ids))
+
+    def distinct(self, starts: Any, ids: Any) -> bool:
+        import numpy as np
+
+        rows = np.sort(_matrix(starts, ids), axis=1)
+        return bool(rows.shape[1] < 2 or not ((rows[:, 1:] == rows[:, :-1]) & (rows[:, 1:] >= 0)).any())
+
+    def holds(self, starts: Any, ids: Any) -> bool:
+        import numpy as np
+
+        owner = np.repeat(np.arange(starts.size - 1, dtype=np.int64), np.diff(starts))
+        return self.holds_each(owner, ids)
+
+    def holds_each(self, partitions: Any, ids: Any) -> bool:
+        """Whether each of `ids` is a replica of the partition at the same place in `partitions`."""
+        return bool(ids.size == 0 or (self.rows[partitions] == ids[:, None]).any(axis=1).all())
+
+
+def _matrix(starts: Any, ids: Any) -> Any:
     import numpy as np
 
-    owner = np.repeat(np.arange(starts.size - 1, dtype=np.int64), np.diff(starts))
-    keys = np.sort(owner * _KEY + ids.astype(np.int64))
-    _require(keys.size < 2 or (np.diff(keys) != 0).all())
-    return keys
-
-
-def _within(keys: Any, sorted_keys: Any) -> bool:
-    """Whether every one of `keys` is in `sorted_keys` (numpy's isin hashes: slower here)."""
-    import numpy as np
-
-    if not keys.size:
-        return True
-    if not sorted_keys.size:
-        return False
-    at = np.minimum(np.searchsorted(sorted_keys, keys), sorted_keys.size - 1)
-    return bool((sorted_keys[at] == keys).all())
+    counts = np.diff(starts)
+    width = int(counts.max()) if counts.size else 0
+    _require(width <= 64)  # wider lists are no replica lists Kafka reports: the file reader decides
+    rows = np.full((counts.size, max(width, 1)), -1, dtype=np.int64)
+    owner = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
+    rows[owner, np.arange(ids.size, dtype=np.int64) - starts[owner]] = ids
+    return rows
 
 
 def _configs(read: Any, pa: Any, pc: Any) -> list[Configs]:
