@@ -166,16 +166,16 @@ def _child(engine: str, fleet: str, master: str | None, report: str | None = Non
             peak[0] = max(peak[0], _tree_rss_kib(os.getpid()))
 
     threading.Thread(target=sample, daemon=True).start()
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     result = run_fleet(Path(fleet) / "snapshots", _desired_from(Path(fleet)), engine=engine, master=master,
                        tables=Path(fleet) / f"tables-{engine}", generated_at=GENERATED_AT)
-    wall = time.perf_counter() - start
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     if report:
         Path(report).write_text(result.report.model_dump_json(indent=1))
     done.set()
     self_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     items = sum(c.counts.items for c in result.report.clusters)
-    print(json.dumps({"engine": engine, "wall_s": round(wall, 2), "peak_rss_mib": round(self_kib / 1024),
+    print(json.dumps({"engine": engine, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2), "peak_rss_mib": round(self_kib / 1024),
                       "peak_tree_rss_mib": round(max(peak[0], self_kib) / 1024), "items": items,
                       "pyspark_imported": "pyspark" in sys.modules}))
 

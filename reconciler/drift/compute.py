@@ -409,6 +409,20 @@ def cluster_drift(desired: DesiredState, observed: ObservedState, cluster_plan: 
                   epoch_unanswered: Mapping[tuple[str, int], str] | None = None) -> ClusterDrift:
     """A cluster's report from its whole plan (what the local engine does); with `earlier`, also
     its change log, which lists the topics only `earlier` holds (deleted since)."""
+    return assemble_cluster(observed, earlier, cluster_topics(desired, observed, cluster_plan, earlier,
+                                                              epoch_end_offsets, epoch_unanswered))
+
+
+def assemble_cluster(observed: ObservedState, earlier: ObservedState | None, topics: Iterable[TopicDrift]) -> ClusterDrift:
+    return assemble(observed.cluster, observed.cluster_id, observed.taken_at, earlier.taken_at if earlier else None,
+                    topics, observed.sizes_refused)
+
+
+def cluster_topics(desired: DesiredState, observed: ObservedState, cluster_plan: Plan,
+                   earlier: ObservedState | None = None,
+                   epoch_end_offsets: Mapping[tuple[str, int], int] | None = None,
+                   epoch_unanswered: Mapping[tuple[str, int], str] | None = None) -> list[TopicDrift]:
+    """Every topic's findings, from the cluster's plan: the topics of `desired`, `observed` and `earlier`."""
     actions: defaultdict[str, list[Action]] = defaultdict(list)
     diagnostics: defaultdict[str | None, list[Diagnostic]] = defaultdict(list)
     ends: defaultdict[str, dict[int, int]] = defaultdict(dict)
@@ -431,5 +445,4 @@ def cluster_drift(desired: DesiredState, observed: ObservedState, cluster_plan: 
         ends.get(name), unanswered.get(name), observed.taken_at, changes.get(name),
         hidden=name in hidden and name in desired.topics, drain=desired.cluster.drain_brokers,
         reassigning=observed.reassignments.get(name)) for name in names]
-    return assemble(observed.cluster, observed.cluster_id, observed.taken_at, earlier.taken_at if earlier else None,
-                    topics, observed.sizes_refused)
+    return topics

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from reconciler.drift.compute import cluster_drift
+from reconciler.drift.compute import assemble_cluster, cluster_drift
 from reconciler.drift.model import ClusterDrift, DriftReport
 from reconciler.errors import ReconcilerError, shown, shown_text
 from reconciler.models.desired import DesiredState
@@ -108,22 +108,53 @@ def run_fleet(fleet: str | Path, desired_for: Callable[[str], DesiredState], eng
 
 def run_local(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: PlanOptions = PlanOptions(),
               generated_at: datetime | None = None) -> DriftReport:
-    """The local engine: one cluster at a time, so memory holds one cluster's snapshots."""
+    """The local engine: one cluster at a time, so memory holds one cluster's snapshots. Parquet
+    snapshots are read as columns, and most topics planned once per shape
+    (`reconciler.drift.quiet`); a cluster that pass cannot take on is read and planned whole."""
     from reconciler.files.fleet import discover_fleet
-    from reconciler.files.snapshot import load_snapshot
 
     fleet_files = discover_fleet(fleet)
     desired = {cluster: _desired(desired_for, cluster, runs[-1].path)  # fail early on unknown clusters
                for cluster, runs in fleet_files.items()}
     clusters = []
     for cluster, runs in fleet_files.items():
-        observed = load_snapshot(runs[-1].path)  # checked (reconciler.files): refused whole if bad
-        earlier = load_snapshot(runs[-2].path) if len(runs) > 1 else None
-        _check_cluster(runs[-1].path, observed, cluster)
-        if earlier is not None:
-            _check_cluster(runs[-2].path, earlier, cluster)
-        clusters.append(drift_for_cluster(desired[cluster], observed, earlier, options=options))
+        found = _columnar_cluster(desired[cluster], cluster, runs[-1].path,
+                                  runs[-2].path if len(runs) > 1 else None, options)
+        clusters.append(found or _whole_cluster(desired[cluster], cluster, runs[-1].path,
+                                                runs[-2].path if len(runs) > 1 else None, options))
     return report_of(clusters, "local", generated_at)
+
+
+def _whole_cluster(desired: DesiredState, cluster: str, latest: Path, before: Path | None,
+                   options: PlanOptions) -> ClusterDrift:
+    from reconciler.files.snapshot import load_snapshot
+
+    observed = load_snapshot(latest)  # checked (reconciler.files): refused whole if bad
+    earlier = load_snapshot(before) if before is not None else None
+    _check_cluster(latest, observed, cluster)
+    if before is not None and earlier is not None:
+        _check_cluster(before, earlier, cluster)
+    return drift_for_cluster(desired, observed, earlier, options=options)
+
+
+def _columnar_cluster(desired: DesiredState, cluster: str, latest: Path, before: Path | None,
+                      options: PlanOptions) -> ClusterDrift | None:
+    from reconciler.drift.quiet import columnar_topics
+    from reconciler.files.snapshot import load_snapshot_columns
+
+    now = load_snapshot_columns(latest)
+    if now is None:
+        return None
+    earlier = load_snapshot_columns(before) if before is not None else None
+    if before is not None and earlier is None:
+        return None
+    _check_cluster(latest, now.state, cluster)
+    if before is not None and earlier is not None:
+        _check_cluster(before, earlier.state, cluster)
+    topics = columnar_topics(desired, now, earlier, options)
+    if topics is None:
+        return None
+    return assemble_cluster(now.state, earlier.state if earlier is not None else None, topics)
 
 
 def _json_snapshots(fleet: str | Path) -> list[Path]:

@@ -10,10 +10,14 @@ level that is not an object) get a one-paragraph error naming the file, never a 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reconciler.errors import SnapshotError
 from reconciler.files.snapshot_json import read_snapshot_json
 from reconciler.models.observed import ObservedState
+
+if TYPE_CHECKING:
+    from reconciler.files.snapshot_columns import SnapshotColumns
 
 PARQUET_MAGIC = b"PAR1"
 
@@ -25,6 +29,16 @@ def load_snapshot(path: str | Path) -> ObservedState:
 
         return read_snapshot_parquet(path)
     return read_snapshot_json(_read(path), path)
+
+
+def load_snapshot_columns(path: str | Path) -> SnapshotColumns | None:
+    """The snapshot in `path` as columns when it is a Parquet file proven good that way
+    (`reconciler.files.snapshot_columns`); None otherwise: `load_snapshot` reads and checks it."""
+    if _read(path, 4) != PARQUET_MAGIC:
+        return None
+    from reconciler.files.snapshot_columns import read_columns
+
+    return read_columns(path)
 
 
 def _read(path: str | Path, size: int = -1) -> bytes:

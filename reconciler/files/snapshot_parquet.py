@@ -29,6 +29,7 @@ imported only by the functions that read or write files (`require_pyarrow`).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -182,6 +183,28 @@ REQUIRED_COLUMNS = ("topic", "partitions")
 def read_snapshot_parquet(path: str | Path) -> ObservedState:
     """A Parquet snapshot, checked by the same rules as a JSON one (`snapshot_problems`); each
     bad value is reported with its row (and topic) and its path within the row's topic."""
+    table, header = open_table(path)
+    pa = require_pyarrow(path)
+    try:
+        rows = table.to_pylist()
+    except (ValueError, OverflowError, pa.ArrowException) as e:
+        raise SnapshotError(f"cannot read Parquet snapshot {path}: {shown_text(str(e), 300)}") from e
+    data, problems, row_of = state_data(path, header, rows, _topic_data)
+    count = len(problems)
+    try:
+        state = ObservedState.from_file(data)
+    except ValidationError as e:
+        count += e.error_count()
+        for error in e.errors(include_url=False)[:max(0, MAX_PROBLEMS - len(problems))]:
+            problems.append(_place(error, row_of))
+    if problems:
+        raise invalid_snapshot(str(path), count, problems[:MAX_PROBLEMS])
+    return state
+
+
+def open_table(path: str | Path) -> tuple[Any, dict[str, Any]]:
+    """The file's rows as an Arrow table, and its header (the key-value metadata); SnapshotError
+    when it is no snapshot at all."""
     pa = require_pyarrow(path)
     try:
         table = pa.parquet.read_table(path)
@@ -190,17 +213,28 @@ def read_snapshot_parquet(path: str | Path) -> ObservedState:
             raise SnapshotError(f"{path} is not a snapshot: the Parquet file has no column {', '.join(missing)} "
                                 f"(it has {shown_text(', '.join(table.column_names), 200)}); write snapshots with "
                                 "`reconcile snapshot --format parquet`.")
-        rows = table.to_pylist()
     except (OSError, ValueError, OverflowError, pa.ArrowException) as e:
         raise SnapshotError(f"cannot read Parquet snapshot {path}: {shown_text(str(e), 300)}") from e
+    return table, table_header(path, table)
+
+
+def table_header(path: str | Path, table: Any) -> dict[str, Any]:
+    """The snapshot header of a table read from `path`; SnapshotError when there is none to read."""
     meta = (table.schema.metadata or {}).get(METADATA_KEY)
     origin = f"{path} (Parquet key-value metadata {METADATA_KEY.decode()})"
     header = read_json_document(meta, origin, "snapshot", SNAPSHOT_KEYS) if meta else {}
     if not isinstance(header, dict):
         raise SnapshotError(f"{origin} holds no JSON object, so the file is not a snapshot; write snapshots with "
                             "`reconcile snapshot --format parquet`.")
-    if not header and not rows:
+    if not header and not table.num_rows:
         raise SnapshotError(f"{path} is an empty Parquet file without a snapshot header")
+    return header
+
+
+def state_data(path: str | Path, header: dict[str, Any], rows: list[dict[str, Any]],
+               topic_data: Callable[[dict[str, Any]], Any]) -> tuple[dict[str, Any], list[str], dict[Any, int]]:
+    """ObservedState's input from the header and the rows (each topic read: `topic_data(row)`),
+    the problems found on the way, and each topic's row."""
     problems: list[str] = []
     version = header.get("parquet_format_version", PARQUET_FORMAT_VERSION)
     if version != PARQUET_FORMAT_VERSION:
@@ -208,7 +242,7 @@ def read_snapshot_parquet(path: str | Path) -> ObservedState:
                         f"reads version {PARQUET_FORMAT_VERSION})")
     first = rows[0] if rows else {}
     cluster = header.get("cluster", first.get("cluster"))
-    topics: dict[Any, dict] = {}
+    topics: dict[Any, Any] = {}
     hidden: list[Any] = []
     absent: dict[Any, Any] = {}
     row_of: dict[Any, int] = {}
@@ -223,7 +257,7 @@ def read_snapshot_parquet(path: str | Path) -> ObservedState:
         row_of[name] = i
         status = row.get("status")
         if status is None:
-            topics[name] = _topic_data(row)
+            topics[name] = topic_data(row)
         elif status not in (HIDDEN, ABSENT) or row.get("partitions"):
             problems.append(f"row {i} (topic {shown_text(repr(name), 60)}): status {shown_text(repr(status), 40)} "
                             f"is null for a topic read, or {HIDDEN!r} or {ABSENT!r} (without partitions)")
@@ -254,16 +288,7 @@ def read_snapshot_parquet(path: str | Path) -> ObservedState:
     unknown = sorted(set(header) - set(data) - {"parquet_format_version"})
     if unknown:
         problems.append(f"header: unknown key{'s' if len(unknown) > 1 else ''} {shown_text(', '.join(map(str, unknown)), 200)}")
-    count = len(problems)
-    try:
-        state = ObservedState.from_file(data)
-    except ValidationError as e:
-        count += e.error_count()
-        for error in e.errors(include_url=False)[:max(0, MAX_PROBLEMS - len(problems))]:
-            problems.append(_place(error, row_of))
-    if problems:
-        raise invalid_snapshot(str(path), count, problems[:MAX_PROBLEMS])
-    return state
+    return data, problems, row_of
 
 
 def _place(error: ErrorDetails, row_of: dict) -> str:

@@ -1,0 +1,250 @@
+"""The local engine's columnar pass: most of a fleet's topics are planned and classified once
+per shape, not once each. Pure (the snapshots are already read, as columns).
+
+A topic is *quiet* when its columns show that nothing but its configs can give it a finding: it
+is declared (present, without truncation rules or pinned replicas), has the declared partition
+count, every partition's replica count is the declared replication factor and none sits on a
+drained broker, every partition has a leader, its preferred (first) replica, with every replica in
+sync; and against the earlier snapshot (when there is one) the topic was there under the same id,
+with the same replicas and leaders, and no high watermark went back. What the planner and the
+classification then find for it depends only on its *shape*: the manifest's topic (all but its
+name and source), whether it is protected, its configs and authorized operations as read, and its
+configs in the earlier snapshot. So quiet topics are grouped by shape and each shape's first topic
+(its representative) goes through the full path (`compute.cluster_topics`, the whole planner);
+the others of its shape get the representative's findings under their own name when those are
+name-free: no plan diagnostic (their messages name the topic), no action but config pins (a
+declared key whose inherited value equals the declared one: no retention effect, so no partition
+is read), nothing on partitions. A shape whose findings are not name-free has all its topics
+planned in full.
+
+Every topic that is not quiet is planned in full, as are the topics that decide what a topic
+inherits (`retention.inherited_values` reads the first topics, by name, holding each setting with
+each config source: those are planned in any case, so the planner sees the same inherited values).
+A cluster where any declared topic's replicas must move is planned whole (the placement weighs
+every topic's replicas), as is one whose snapshots cannot be proven good as columns.
+
+tests/drift/test_quiet.py checks the pass against the full path, topic by topic, on the
+benchmark's fleets and on hand-made clusters with every kind of finding.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from reconciler.drift.compute import cluster_topics
+from reconciler.drift.model import TopicDrift
+from reconciler.files.snapshot_columns import SnapshotColumns
+from reconciler.models.desired import DesiredState, DesiredTopic, TopicState
+from reconciler.models.observed import ObservedState, ObservedTopic
+from reconciler.models.plan import AlterConfigs, Plan
+from reconciler.planner import PlanOptions, plan, unmanaged_topics
+from reconciler.policy import is_protected
+from reconciler.retention import SETTINGS_KEYS
+
+
+def columnar_topics(desired: DesiredState, now: SnapshotColumns, earlier: SnapshotColumns | None,
+                    options: PlanOptions = PlanOptions()) -> list[TopicDrift] | None:
+    """Every topic's findings (as `compute.cluster_topics` gives them on the whole cluster), or
+    None when the cluster must be planned whole."""
+    found = _quiet(desired, now, earlier)
+    if found is None:
+        return None
+    shapes, full = found
+    full |= _inheritance_witnesses(now)
+    representatives = {}
+    for key, rows in shapes.items():
+        shapes[key] = rows = [r for r in rows if r not in full]
+        if rows:
+            representatives[rows[0]] = key
+    topics, first_plan, models = _planned(desired, now, earlier, full | set(representatives), options, every=True)
+    by_name = {t.topic: t for t in topics}
+    again: set[int] = set()
+    for row, key in representatives.items():
+        name, members = now.names[row], [now.names[r] for r in shapes[key][1:]]
+        template = by_name[name]
+        if not members:
+            continue
+        if not _name_free(template, first_plan, name):
+            again.update(shapes[key][1:])
+            continue
+        # Whether a member is unmanaged is the planner's own rule on its name (and on the
+        # `internal` flag, which the shape holds): asked of a view holding the representative under each name.
+        view = ObservedState.view_of(now.state.cluster, dict.fromkeys(members, models[name]))
+        unmanaged = set(unmanaged_topics(desired, view, options))
+        topics += [_renamed(template, now.names[r], int(now.starts[r + 1] - now.starts[r]), now.names[r] in unmanaged)
+                   for r in shapes[key][1:]]
+    if again:
+        wanted = {now.names[r] for r in again}
+        rest, _, _ = _planned(desired, now, earlier, again | _inheritance_witnesses(now), options, every=False)
+        topics += [t for t in rest if t.topic in wanted]
+    return topics
+
+
+def _planned(desired: DesiredState, now: SnapshotColumns, earlier: SnapshotColumns | None, rows: set[int],
+             options: PlanOptions, every: bool) -> tuple[list[TopicDrift], Plan, dict[str, ObservedTopic]]:
+    """The full path on the topics in `rows`; `every`: also every topic not in `now`'s rows
+    (declared and not read, or only in `earlier`: deleted)."""
+    names = {now.names[r] for r in rows}
+    read = set(now.names)
+    topics = now.topics(sorted(rows))
+    observed = now.with_topics(topics)
+    declared = {n: t for n, t in desired.topics.items() if n in names or (every and n not in read)}
+    restricted = desired.model_copy(update={"topics": declared})
+    before = None
+    if earlier is not None:
+        index = {n: i for i, n in enumerate(earlier.names)}
+        wanted = [index[n] for n in names if n in index]
+        if every:
+            wanted += [i for i, n in enumerate(earlier.names) if n not in read]
+        before = earlier.with_topics(earlier.topics(wanted))
+    cluster_plan = plan(restricted, observed, options)
+    return cluster_topics(restricted, observed, cluster_plan, before), cluster_plan, topics
+
+
+def _name_free(template: TopicDrift, first_plan: Plan, topic: str) -> bool:
+    """Whether the representative's findings hold for any topic of its shape, renamed."""
+    if any(d.topic == topic for d in first_plan.diagnostics):
+        return False
+    for action in first_plan.actions:
+        if action.topic != topic:
+            continue
+        if not isinstance(action, AlterConfigs) or action.destructive or action.retention is not None:
+            return False
+        if any(c.op != "set" or c.before != c.after for c in action.changes):
+            return False
+    return not (template.diagnostics or template.truncation or template.truncation_rows or template.replicas
+                or template.health or template.data_loss or template.retention or template.unverified
+                or template.change_log or template.hidden)
+
+
+def _renamed(template: TopicDrift, name: str, partitions: int, unmanaged: bool) -> TopicDrift:
+    return template.model_copy(update={
+        "topic": name, "partitions": partitions, "unmanaged": unmanaged,
+        "changes": [c.model_copy(update={"topic": name}) for c in template.changes],
+        "config": [c.model_copy(update={"topic": name}) for c in template.config]})
+
+
+def _quiet(desired: DesiredState, now: SnapshotColumns,
+           earlier: SnapshotColumns | None) -> tuple[dict[tuple, list[int]], set[int]] | None:
+    """Quiet topics by shape, and the rows of the others; None: the cluster is planned whole."""
+    import numpy as np
+
+    names = now.names
+    counts = np.diff(now.starts)
+    wants = [desired.topics.get(n) for n in names]
+    factor = np.array([w.replication_factor if w is not None else -1 for w in wants], dtype=np.int64)
+    owner = np.repeat(np.arange(len(names), dtype=np.int64), counts)
+    factor_ok = _per_topic(now.replica_count == factor[owner], now.starts)
+    drained_any = _per_topic(_drained(now, desired.cluster.drain_brokers), now.starts, every=False)
+    present = [w is not None and w.state is TopicState.PRESENT for w in wants]
+    # The placement weighs every topic's replicas: a cluster where one must move is planned whole.
+    if any(w is not None and p and (w.replica_assignment or not ok or drained)
+           for w, p, ok, drained in zip(wants, present, factor_ok, drained_any, strict=True)):
+        return None
+    first = np.full(now.leader.size, -2, dtype=np.int64)  # each partition's preferred leader (-2: no replicas)
+    has = now.replica_count > 0
+    first[has] = now.replicas[now.replica_starts[:-1][has]]
+    healthy = (now.leader >= 0) & (now.leader == first) & (now.isr_count == now.replica_count)
+    healthy_topic = _per_topic(healthy, now.starts)
+    match, earlier_row = _unchanged(now, earlier) if earlier is not None else ([], [])
+    shapes: dict[tuple, list[int]] = {}
+    full: set[int] = set()
+    for i, name in enumerate(names):
+        want = wants[i]
+        if not healthy_topic[i] or drained_any[i] or (want is not None and (
+                not present[i] or want.truncate or counts[i] != want.partitions)):
+            full.add(i)
+            continue
+        before: Any = None
+        if earlier is not None:
+            j = earlier_row[i]
+            if j < 0 or not match[i]:
+                full.add(i)
+                continue
+            was, this = earlier.topic_ids[j], now.topic_ids[i]
+            if was and this and was != this:
+                full.add(i)
+                continue
+            before = earlier.configs[j]
+        key = (_frozen(want) if want is not None else None, is_protected(desired, name), now.internal[i],
+               now.configs[i], now.operations[i], before)
+        shapes.setdefault(key, []).append(i)
+    return shapes, full
+
+
+def _frozen(want: DesiredTopic) -> tuple:
+    """The manifest's topic as a hashable value, without what names it (its name and source).
+    A quiet topic has no truncation rules or pinned replicas: its values are plain or a dict of strings."""
+    return tuple((k, tuple(v.items()) if type(v) is dict else tuple(v) if type(v) is list else v)
+                 for k, v in want.__dict__.items() if k not in ("name", "source"))
+
+
+def _per_topic(flags: Any, starts: Any, every: bool = True) -> list[bool]:
+    """Per topic: whether all (`every`) or any of its partitions' `flags` hold."""
+    import numpy as np
+
+    if starts.size <= 1:
+        return []
+    reduce = np.logical_and if every else np.logical_or
+    return reduce.reduceat(np.asarray(flags, dtype=bool), starts[:-1]).tolist()
+
+
+def _drained(now: SnapshotColumns, drain: Iterable[int]) -> Any:
+    """Per partition: whether a replica sits on a drained broker."""
+    import numpy as np
+
+    drain = list(drain)
+    out = np.zeros(now.leader.size, dtype=bool)
+    if drain and now.replicas.size:
+        counts = np.diff(now.replica_starts)
+        owner = np.repeat(np.arange(now.leader.size, dtype=np.int64), counts)
+        on = np.zeros(now.replicas.size, dtype=bool)
+        for broker in drain:
+            on |= now.replicas == broker
+        out[owner[on]] = True
+    return out
+
+
+def _unchanged(now: SnapshotColumns, earlier: SnapshotColumns) -> tuple[list[bool], list[int]]:
+    """Per topic of `now`: whether the earlier snapshot had it with the same partitions, replicas
+    and leaders and no high watermark above today's; and its row there (-1: not there)."""
+    import numpy as np
+
+    index = {n: i for i, n in enumerate(earlier.names)}
+    rows = np.array([index.get(n, -1) for n in now.names], dtype=np.int64)
+    if not earlier.leader.size or not now.leader.size:
+        return [False] * len(now.names), rows.tolist()
+    counts = np.diff(now.starts)
+    earlier_counts = np.diff(earlier.starts)
+    comparable = (rows >= 0) & (counts == np.where(rows >= 0, earlier_counts[np.maximum(rows, 0)], -1))
+    owner = np.repeat(np.arange(len(now.names), dtype=np.int64), counts)
+    position = np.arange(now.leader.size, dtype=np.int64) - now.starts[owner]
+    # Each partition's counterpart in `earlier` (partition 0 of the file stands in where there is none).
+    there = np.where(comparable[owner], earlier.starts[np.maximum(rows, 0)][owner] + position, 0)
+    same = comparable[owner] & (earlier.leader[there] == now.leader) & (earlier.replica_count[there] == now.replica_count)
+    went_back = (earlier.high_watermark[there] > 0) & (now.high_watermark < earlier.high_watermark[there])
+    same &= ~went_back
+    if now.replicas.size:
+        replica_owner = np.repeat(np.arange(now.leader.size, dtype=np.int64), now.replica_count)
+        offset = np.arange(now.replicas.size, dtype=np.int64) - now.replica_starts[replica_owner]
+        compared = same[replica_owner]
+        if earlier.replicas.size:
+            at = np.where(compared, earlier.replica_starts[there][replica_owner] + offset, 0)
+            compared &= earlier.replicas[at] != now.replicas
+        same[replica_owner[compared]] = False
+    return _per_topic(same, now.starts), rows.tolist()
+
+
+def _inheritance_witnesses(now: SnapshotColumns) -> set[int]:
+    """The rows holding, for each setting, config source and null-ness, the first topic by name
+    with it: among them is every topic `retention.inherited_values` could read a value from."""
+    first: dict[tuple, tuple[str, int]] = {}
+    keys = set(SETTINGS_KEYS)
+    for row, (name, configs) in enumerate(zip(now.names, now.configs)):
+        for key, value, source, _sensitive, _read_only in configs:
+            if key in keys:
+                found = first.get((key, source, value is None))
+                if found is None or name < found[0]:
+                    first[(key, source, value is None)] = (name, row)
+    return {row for _, row in first.values()}
+

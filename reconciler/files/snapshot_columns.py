@@ -1,0 +1,281 @@
+"""Parquet snapshots read as columns, for the local drift engine: the rules of
+`reconciler.models.observed` proven on whole columns at once, and models built only for the
+topics asked for (`SnapshotColumns.topics`).
+
+`read_columns(path)` returns None whenever it cannot prove the file good: a rule broken, or a
+shape this module does not take on (offline partitions written with -1 offsets are fine; a
+reassignment in progress, a topic listed twice or a header key it does not know are not). The
+caller then reads the file with `read_snapshot_parquet`, which accepts it or refuses it with the
+messages it always gave, so a file is accepted or refused exactly as before and only good files
+take this path. The checks here are never looser than the models': tests/files/test_snapshot_columns.py
+breaks each rule and asserts both readers refuse it.
+
+The per-partition columns the drift pre-check compares (`reconciler.drift.quiet`) are numpy
+arrays, flattened over the topics in file order (`starts[i]:starts[i + 1]` are topic i's
+partitions). pyarrow and numpy are imported when a file is read; without numpy this returns
+None, and the files are read as before.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import pairwise
+from pathlib import Path
+from typing import Any, get_args
+
+from reconciler.files.snapshot_parquet import arrow_schema, state_data, table_header, topic_from_row
+from reconciler.kafka_configs import TOPIC_NAME
+from reconciler.models.observed import AclOperation, ConfigSource, ObservedState, ObservedTopic
+
+_ACL_OPERATIONS = get_args(AclOperation)
+_SOURCES = [int(s) for s in ConfigSource]
+
+# What `state_data` reads of each row but the first.
+_ROW_COLUMNS = ["cluster", "topic", "status", "authorized_operations", "group_offsets"]
+
+Configs = tuple[tuple[str, str | None, int, bool, bool], ...]  # (key, value, source, sensitive, read_only), as listed
+
+
+@dataclass
+class SnapshotColumns:
+    """A Parquet snapshot proven good. `state` is everything but the topics read (brokers, group
+    offsets, hidden topics, ...); the topics are rows of `table`, their models built on demand."""
+
+    path: Path
+    state: ObservedState  # its `topics` empty
+    table: Any  # pyarrow.Table: the topics read (status null), in file order
+    names: list[str]
+    topic_ids: list[str | None]
+    internal: list[bool]
+    operations: list[tuple[str, ...] | None]
+    configs: list[Configs]
+    starts: Any  # numpy int64, len(names) + 1: topic i's partitions are starts[i]:starts[i + 1]
+    leader: Any  # numpy int32 per partition
+    high_watermark: Any  # numpy int64 per partition
+    replica_count: Any  # numpy int64 per partition
+    isr_count: Any  # numpy int64 per partition
+    replica_starts: Any  # numpy int64, partitions + 1: a partition's replicas in `replicas`
+    replicas: Any  # numpy int32, every partition's replicas in order
+
+    @property
+    def partitions(self) -> int:
+        return int(self.starts[-1])
+
+    def topics(self, rows: list[int]) -> dict[str, ObservedTopic]:
+        """The models of the topics in `rows` (indices into `names`), as the file reader builds them."""
+        if not rows:
+            return {}
+        return {row["topic"]: topic_from_row(row) for row in self.table.take(sorted(rows)).to_pylist()}
+
+    def with_topics(self, topics: dict[str, ObservedTopic]) -> ObservedState:
+        """The snapshot with only `topics` read: for planning and reporting on part of it."""
+        return self.state.model_copy(update={"topics": topics})
+
+
+def read_columns(path: str | Path) -> SnapshotColumns | None:
+    """The snapshot in the Parquet file `path`, proven good, or None (see the module docstring)."""
+    try:
+        import numpy  # noqa: F401  # the checks below need it; without it, the file reader
+        import pyarrow.parquet
+    except ImportError:
+        return None
+    try:
+        # ParquetFile, not read_table: the dataset API read_table goes through imports pandas (0.3 s).
+        table = pyarrow.parquet.ParquetFile(path).read()
+        return _proven(Path(path), table, table_header(path, table))
+    except Exception:  # noqa: BLE001  # whatever is wrong or not taken on here: the file reader says it
+        return None
+
+
+class _Unproven(Exception):
+    """A rule this module cannot prove holds: the file reader decides."""
+
+
+def _require(condition: Any) -> None:
+    if not condition:
+        raise _Unproven
+
+
+def _proven(path: Path, table: Any, header: dict[str, Any]) -> SnapshotColumns:
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    expected = arrow_schema()
+    for column in table.schema:  # the types the checks below rely on (int32 ids, int64 offsets, ...)
+        _require(column.name not in expected.names or column.type == expected.field(column.name).type)
+    _require(not header.get("reassignments"))  # cross-checked against topics by the models only
+    # Everything but the topics' own columns, through the file reader's code and the models:
+    # the columns it reads of every row (partitions: only whether there are any), and all of the first.
+    lengths = pc.list_value_length(table.column("partitions"))
+    listed = [c for c in _ROW_COLUMNS if c in table.column_names]
+    rows = [dict(zip(listed + ["partitions"], values, strict=True))
+            for values in zip(*(table.column(c).to_pylist() for c in listed), lengths.to_pylist(), strict=True)]
+    if rows:
+        first = table.slice(0, 1).drop_columns([c for c in ("configs", "partitions") if c in table.column_names])
+        rows[0] = {**first.to_pylist()[0], **rows[0]}
+    data, problems, _ = state_data(path, header, rows, lambda row: None)
+    _require(not problems)
+    names = list(data["topics"])
+    data["topics"] = {}
+    state = ObservedState.from_file(data)  # ValidationError: not proven
+    _require(not (set(names) & set(state.hidden_topics)))
+    _require(not (set(names) & set(state.absent_topic_operations)))
+    for name in names:
+        _require(type(name) is str and TOPIC_NAME.fullmatch(name) and name not in (".", ".."))
+
+    status = table.column("status") if "status" in table.column_names else None
+    read = table if status is None or status.null_count == len(status) else table.filter(pc.is_null(status))
+    _require(read.num_rows == len(names))
+    _require(read.column("topic").to_pylist() == names)
+    partitions = _list(read.column("partitions"), nullable=False)
+    starts, parts = partitions
+    counts = np.diff(starts)
+    _require(counts.size == 0 or counts.min() >= 1)
+    fields = _fields(parts)
+    total = int(starts[-1])
+    index = np.arange(total, dtype=np.int64) - np.repeat(starts[:-1], counts)
+    number = _ints(fields["partition"])
+    leader, epoch = _ints(fields["leader"]), _ints(fields["leader_epoch"])
+    start, end = _ints(fields["log_start_offset"]), _ints(fields["high_watermark"])
+    _require(np.array_equal(number, index))
+    _require(total == 0 or (leader.min() >= -1 and epoch.min() >= -1))
+    size, size_known = _maybe_ints(fields["size_bytes"])
+    epoch_end, epoch_end_known = _maybe_ints(fields["epoch_end_offset"])
+    _require(not size_known.any() or size[size_known].min() >= 0)
+    _require(not epoch_end_known.any() or epoch_end[epoch_end_known].min() >= -1)
+    times_starts, times = _list(fields["offsets_by_timestamp"], nullable=True)
+    times_fields = _fields(times)
+    _ints(times_fields["timestamp"])
+    offsets = _ints(times_fields["offset"])
+    _require(offsets.size == 0 or offsets.min() >= -1)
+    online = (start >= 0) & (start <= end)
+    offline = (start == -1) & (end == -1) & (leader == -1) & ~epoch_end_known & (np.diff(times_starts) == 0)
+    _require((online | offline).all())
+
+    replica_starts, replicas = _broker_lists(fields["replicas"])
+    isr_starts, isr = _broker_lists(fields["isr"])
+    offline_starts, offline_replicas = _broker_lists(fields["offline_replicas"])
+    replica_count = np.diff(replica_starts)
+    led = (leader >= 0) & (replica_count > 0)
+    table_of = _ReplicaTable.of(replica_starts, replicas)
+    _require(table_of.distinct(replica_starts, replicas))
+    for lists_starts, ids in ((isr_starts, isr), (offline_starts, offline_replicas)):
+        _require(table_of.distinct(lists_starts, ids) and table_of.holds(lists_starts, ids))
+    _require(table_of.holds_each(np.flatnonzero(led), leader[led]))
+
+    configs = _configs(read, pa, pc)
+    operations = _operations(read, pa, pc)
+    topic_ids = read.column("topic_id").to_pylist() if "topic_id" in read.column_names else [None] * len(names)
+    internal = ([bool(i) for i in read.column("internal").to_pylist()] if "internal" in read.column_names
+                else [False] * len(names))
+    return SnapshotColumns(path=path, state=state, table=read, names=names, topic_ids=topic_ids, internal=internal,
+                           operations=operations, configs=configs, starts=starts, leader=leader, high_watermark=end,
+                           replica_count=replica_count, isr_count=np.diff(isr_starts), replica_starts=replica_starts,
+                           replicas=replicas)
+
+
+def _list(column: Any, nullable: bool) -> tuple[Any, Any]:
+    """A list column's offsets (numpy, from 0) and its values, its null lists read as empty
+    where `nullable` (as the file reader reads them); values must not be null."""
+    import numpy as np
+    import pyarrow as pa
+
+    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    _require(nullable or array.null_count == 0)
+    offsets = array.offsets.to_numpy().astype(np.int64)
+    if array.null_count:  # a null list's offsets may span values: count it as empty
+        valid = array.is_valid().to_numpy(zero_copy_only=False)
+        lengths = np.where(valid, np.diff(offsets), 0)
+        _require(np.array_equal(lengths, np.diff(offsets)))
+    values = array.flatten()
+    _require(values.null_count == 0)
+    return offsets - offsets[0], values
+
+
+def _fields(structs: Any) -> dict[str, Any]:
+    return {structs.type.field(i).name: array for i, array in enumerate(structs.flatten())}
+
+
+def _ints(array: Any) -> Any:
+    _require(array.null_count == 0)
+    return array.to_numpy()
+
+
+def _maybe_ints(array: Any) -> tuple[Any, Any]:
+    import numpy as np
+
+    known = array.is_valid().to_numpy(zero_copy_only=False)
+    values = array.fill_null(0).to_numpy() if array.null_count else array.to_numpy()
+    return values, np.asarray(known, dtype=bool)
+
+
+def _broker_lists(column: Any) -> tuple[Any, Any]:
+    starts, values = _list(column, nullable=False)
+    ids = _ints(values)
+    _require(ids.size == 0 or ids.min() >= 0)
+    return starts, ids
+
+
+class _ReplicaTable:
+    """Every partition's replicas as one row of a matrix (padded with -1), to check lists of
+    broker ids against them at once: each list holds an id once, and only ids among its
+    partition's replicas. Lists are short (a replication factor), so rows are narrow."""
+
+    def __init__(self, rows: Any):
+        self.rows = rows
+
+    @classmethod
+    def of(cls, starts: Any, ids: Any) -> _ReplicaTable:
+        return cls(_matrix(starts, ids))
+
+    def distinct(self, starts: Any, ids: Any) -> bool:
+        import numpy as np
+
+        rows = np.sort(_matrix(starts, ids), axis=1)
+        return bool(rows.shape[1] < 2 or not ((rows[:, 1:] == rows[:, :-1]) & (rows[:, 1:] >= 0)).any())
+
+    def holds(self, starts: Any, ids: Any) -> bool:
+        import numpy as np
+
+        owner = np.repeat(np.arange(starts.size - 1, dtype=np.int64), np.diff(starts))
+        return self.holds_each(owner, ids)
+
+    def holds_each(self, partitions: Any, ids: Any) -> bool:
+        """Whether each of `ids` is a replica of the partition at the same place in `partitions`."""
+        return bool(ids.size == 0 or (self.rows[partitions] == ids[:, None]).any(axis=1).all())
+
+
+def _matrix(starts: Any, ids: Any) -> Any:
+    import numpy as np
+
+    counts = np.diff(starts)
+    width = int(counts.max()) if counts.size else 0
+    _require(width <= 64)  # wider lists are no replica lists Kafka reports: the file reader decides
+    rows = np.full((counts.size, max(width, 1)), -1, dtype=np.int64)
+    owner = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
+    rows[owner, np.arange(ids.size, dtype=np.int64) - starts[owner]] = ids
+    return rows
+
+
+def _configs(read: Any, pa: Any, pc: Any) -> list[Configs]:
+    if "configs" not in read.column_names:
+        return [()] * read.num_rows
+    starts, entries = _list(read.column("configs"), nullable=True)
+    fields = _fields(entries)
+    for name in ("key", "source", "sensitive", "read_only"):
+        _require(fields[name].null_count == 0)
+    _require(len(entries) == 0 or pc.min(pc.utf8_length(fields["key"])).as_py() >= 1)
+    _require(pc.all(pc.is_in(fields["source"], value_set=pa.array(_SOURCES, pa.int32()))).as_py() is not False)
+    flat = list(zip(*(fields[n].to_pylist() for n in ("key", "value", "source", "sensitive", "read_only")),
+                    strict=True))
+    bounds = starts.tolist()
+    return [tuple(flat[a:b]) for a, b in pairwise(bounds)]
+
+
+def _operations(read: Any, pa: Any, pc: Any) -> list[tuple[str, ...] | None]:
+    if "authorized_operations" not in read.column_names:
+        return [None] * read.num_rows
+    column = read.column("authorized_operations")
+    _, values = _list(column, nullable=True)
+    _require(pc.all(pc.is_in(values, value_set=pa.array(_ACL_OPERATIONS))).as_py() is not False)
+    return [None if ops is None else tuple(ops) for ops in column.to_pylist()]

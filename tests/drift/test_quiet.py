@@ -1,0 +1,131 @@
+"""The local engine's columnar pass (`reconciler.drift.quiet`) against the full path, topic by
+topic: every topic's findings equal those of the whole cluster planned and classified at once,
+on the benchmark's synthetic fleets (with policies, protections, ignored and drained brokers) and
+on the golden cases' clusters against earlier observations that moved."""
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from reconciler.drift.compute import cluster_topics
+from reconciler.drift.engine import run_local
+from reconciler.drift.quiet import _quiet, columnar_topics
+from reconciler.files.fleet import discover_fleet, write_fleet_snapshot
+from reconciler.files.snapshot import load_snapshot, load_snapshot_columns
+from reconciler.manifests import load_manifests
+from reconciler.models.desired import DesiredState, Policy
+from reconciler.models.observed import ObservedConfig, ObservedState
+from reconciler.planner import PlanOptions, plan
+
+pytest.importorskip("pyarrow")
+pytest.importorskip("numpy")
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+WHEN = datetime(2026, 11, 21, 6, 0, tzinfo=timezone.utc)
+
+
+def _compare(desired: DesiredState, latest: Path, before: Path | None, options: PlanOptions = PlanOptions()):
+    """The pass's topics and the full path's, by name; None when the pass plans the cluster whole."""
+    now = load_snapshot_columns(latest)
+    earlier = load_snapshot_columns(before) if before is not None else None
+    assert now is not None and (before is None or earlier is not None)
+    found = columnar_topics(desired, now, earlier, options)
+    if found is None:
+        return None
+    observed = load_snapshot(latest)
+    was = load_snapshot(before) if before is not None else None
+    full = cluster_topics(desired, observed, plan(desired, observed, options), was)
+    by_name = {t.topic: t for t in found}
+    assert len(by_name) == len(found), "a topic reported twice"
+    assert sorted(by_name) == [t.topic for t in full]
+    for expected in full:
+        assert by_name[expected.topic] == expected, expected.topic
+    return found, full
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory):
+    from benchmarks.drift_fleet import write_fleet
+
+    root = tmp_path_factory.mktemp("quiet-fleet")
+    return root, write_fleet(root, clusters=2, partitions=3000, runs=2, seed=5)
+
+
+def _variants(desired: DesiredState):
+    policy = Policy(max_retention_decrease=0.5, max_delete_fraction=0.2, protected_topic_patterns=["^svc01\\."])
+    yield desired, PlanOptions()
+    yield desired.model_copy(update={"policy": policy}), PlanOptions(ignore_topics=("^svc0[2-4]\\.",))
+    yield desired.model_copy(update={"topics": {n: t.model_copy(update={"protected": i % 7 == 0})
+                                                for i, (n, t) in enumerate(desired.topics.items())}}), PlanOptions()
+
+
+def test_the_pass_equals_the_full_path_on_the_benchmark_fleets(fleet):
+    root, desired = fleet
+    for cluster, runs in discover_fleet(root).items():
+        for want, options in _variants(desired[cluster]):
+            for before in (runs[-2].path, None):
+                compared = _compare(want, runs[-1].path, before, options)
+                assert compared is not None
+                _, full = compared
+                assert sum(t.empty for t in full) < len(full) and len(full) > 200
+        # Most topics are reported from their shape's representative.
+        now, earlier = load_snapshot_columns(runs[-1].path), load_snapshot_columns(runs[-2].path)
+        assert now is not None and earlier is not None
+        found = _quiet(desired[cluster], now, earlier)
+        assert found is not None
+        shapes, _ = found
+        assert sum(len(rows) - 1 for rows in shapes.values()) > len(now.names) // 2
+
+
+def test_a_cluster_whose_replicas_must_move_is_planned_whole(fleet):
+    root, desired = fleet
+    cluster, runs = next(iter(discover_fleet(root).items()))
+    drained = desired[cluster].model_copy(update={"cluster": desired[cluster].cluster.model_copy(
+        update={"drain_brokers": [3]})})
+    assert _compare(drained, runs[-1].path, runs[-2].path) is None
+    report = run_local(root, {**desired, cluster: drained}.__getitem__, generated_at=WHEN)
+    assert report.clusters[0].counts.on_drained_brokers
+
+
+def _moved(state: ObservedState) -> ObservedState:
+    """An earlier observation of `state` from which things moved: a leader, a replica set, a
+    config value, a high watermark above today's, a topic created since and one deleted since."""
+    topics = dict(state.topics)
+    names = sorted(n for n in topics if not n.startswith("__"))
+    for i, name in enumerate(names):
+        topic = topics[name]
+        first = topic.partitions[0]
+        if i % 5 == 1 and len(first.replicas) > 1:
+            first = first.model_copy(update={"leader": first.replicas[1]})
+        elif i % 5 == 2 and len(first.replicas) > 1:
+            first = first.model_copy(update={"replicas": list(reversed(first.replicas))})
+        elif i % 5 == 3 and first.high_watermark >= 0:
+            first = first.model_copy(update={"high_watermark": first.high_watermark + 50})
+        elif i % 5 == 4 and topic.configs:
+            key = sorted(topic.configs)[0]
+            topic = topic.model_copy(update={"configs": {**topic.configs, key: ObservedConfig(value="1")}})
+        topics[name] = topic.model_copy(update={"partitions": [first, *topic.partitions[1:]]})
+    if names:
+        topics["gone.since"] = topics[names[-1]].model_copy(update={"name": "gone.since", "topic_id": None})
+        del topics[names[0]]
+    return state.model_copy(update={"topics": topics, "taken_at": (state.taken_at or WHEN) - timedelta(hours=1)})
+
+
+def _golden_cases():
+    return sorted(p for p in GOLDEN.iterdir() if (p / "manifests").is_dir() and (p / "observed.json").is_file())
+
+
+@pytest.mark.parametrize("case", [c.name for c in _golden_cases()])
+def test_the_pass_equals_the_full_path_on_the_golden_clusters(case, tmp_path):
+    observed = load_snapshot(GOLDEN / case / "observed.json")
+    observed = observed.model_copy(update={"taken_at": observed.taken_at or WHEN})
+    desired = load_manifests(GOLDEN / case / "manifests").desired_state(observed.cluster)
+    latest = write_fleet_snapshot(observed, tmp_path / "latest")
+    if load_snapshot_columns(latest) is None:
+        assert observed.reassignments, "only a reassignment in progress is left to the file reader here"
+        return
+    for earlier in (None, observed.model_copy(update={"taken_at": observed.taken_at - timedelta(hours=1)}),
+                    _moved(observed)):
+        before = write_fleet_snapshot(earlier, tmp_path / "before") if earlier is not None else None
+        _compare(desired, latest, before)
