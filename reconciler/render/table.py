@@ -8,13 +8,14 @@ from collections.abc import Collection, Sequence
 def text_columns(header: Sequence[str], rows: Sequence[Sequence[str]], right: Collection[int] = ()) -> list[str]:
     """Columns two spaces apart, trailing spaces trimmed; the columns numbered in `right` (counts,
     offsets) are right-aligned."""
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    widths = [max(map(len, column)) for column in zip(header, *rows)]
+    # One justification per column, decided once: a plan's tables have 100,000 cells.
+    justify = [str.rjust if i in right else str.ljust for i in range(len(header))]
 
     def line(cells: Sequence[str]) -> str:
-        return "  ".join(c.rjust(w) if i in right else c.ljust(w)
-                         for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+        return "  ".join([fit(c, w) for fit, c, w in zip(justify, cells, widths)]).rstrip()
 
-    return [line(header), *(line(r) for r in rows)]
+    return [line(header), *map(line, rows)]
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]], right: Collection[int] = ()) -> list[str]:
