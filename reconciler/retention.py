@@ -125,6 +125,8 @@ def inherited_values(observed: ObservedState) -> dict[str, str]:
         for key, config in observed.topics[name].configs.items():
             if key in SETTINGS_KEYS and key not in found and config.source in _INHERITED and config.value is not None:
                 found[key] = config.value
+        if len(found) == len(SETTINGS_KEYS):
+            break  # usually the first topic read holds them all
     return {key: found.get(key, kafka_configs.TOPIC_CONFIGS[key].default) for key in SETTINGS_KEYS}
 
 

@@ -310,7 +310,8 @@ class ObservedTopic(_Model):
         return config.value if config else None
 
     def explicit_configs(self) -> dict[str, ObservedConfig]:
-        return {k: c for k, c in self.configs.items() if c.set_on_topic}
+        topic_config = ConfigSource.DYNAMIC_TOPIC_CONFIG  # `set_on_topic`, without a call per config
+        return {k: c for k, c in self.configs.items() if c.source == topic_config}
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
