@@ -121,12 +121,16 @@ def inherited_values(observed: ObservedState) -> dict[str, str]:
     another topic of the cluster inherits (a broker setting or Kafka's default), else Kafka's
     default. Read from the snapshot because DescribeConfigs of a topic shows only its own value."""
     found: dict[str, str] = {}
+    missing = list(SETTINGS_KEYS)  # a key no broker reports leaves this scan going through every topic
     for name in sorted(observed.topics):
-        for key, config in observed.topics[name].configs.items():
-            if key in SETTINGS_KEYS and key not in found and config.source in _INHERITED and config.value is not None:
+        configs = observed.topics[name].configs
+        for key in missing:
+            config = configs.get(key)
+            if config is not None and config.source in _INHERITED and config.value is not None:
                 found[key] = config.value
         if len(found) == len(SETTINGS_KEYS):
             break  # usually the first topic read holds them all
+        missing = [key for key in missing if key not in found]
     return {key: found.get(key, kafka_configs.TOPIC_CONFIGS[key].default) for key in SETTINGS_KEYS}
 
 
