@@ -116,6 +116,7 @@ def _child(engine: str, fleet: Path, report: Path) -> None:
     gc.disable()  # as `reconcile` runs every command (reconciler.cli)
     data = json.loads((fleet / "desired.json").read_text())
     states = {k: DesiredState.model_validate(v) for k, v in data.items()}
+    del data  # the manifests as models only, as `reconcile` holds them
     peak, done = [0], threading.Event()
 
     def sample() -> None:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import get_args
 
 from pyspark.sql import Column
@@ -48,17 +48,16 @@ CLUSTER_SCHEMA = ("cluster string, cluster_checked boolean, compare boolean, dra
                   "ignore_prefixes array<string>, ignore_infixes array<string>")
 
 
-def desired_rows(desired: Mapping[str, DesiredState]) -> list[tuple]:
+def desired_rows(cluster: str, state: DesiredState) -> list[tuple]:
     rows = []
-    for cluster, state in desired.items():
-        dumped = state.model_dump(mode="json", include={"topics"})["topics"]  # at once: per topic costs 10x
-        for name, topic in state.topics.items():
-            # Plain: nothing but partitions, replication factor and configs to compare, each config
-            # value equal to itself (a DOUBLE "NaN" is not, so the planner sees it).
-            plain = (topic.state is TopicState.PRESENT and not topic.truncate and not topic.replica_assignment
-                     and all(same_config_value(k, v, v) for k, v in topic.configs.items()))
-            rows.append((cluster, name, True, plain, topic.partitions, topic.replication_factor,
-                         sorted(topic.configs.items()), json.dumps(dumped[name])))
+    dumped = state.model_dump(mode="json", include={"topics"})["topics"]  # at once: per topic costs 10x
+    for name, topic in state.topics.items():
+        # Plain: nothing but partitions, replication factor and configs to compare, each config
+        # value equal to itself (a DOUBLE "NaN" is not, so the planner sees it).
+        plain = (topic.state is TopicState.PRESENT and not topic.truncate and not topic.replica_assignment
+                 and all(same_config_value(k, v, v) for k, v in topic.configs.items()))
+        rows.append((cluster, name, True, plain, topic.partitions, topic.replication_factor,
+                     sorted(topic.configs.items()), json.dumps(dumped[name])))
     return rows
 
 

@@ -21,6 +21,7 @@ interpreter.
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 
@@ -56,7 +57,7 @@ _OUT_FIELDS = ("cluster string, topic string, observed int, managed int, partiti
                "unknown:string>>, changes array<struct<kind:string,topic:string,partition:int,key:string,old:string,"
                "new:string,source:string,count:int,sensitive:boolean>>")
 
-TOPICS_PER_TASK = 20_000  # ~200k partitions: one task's result stays in the tens of MiB
+TOPICS_PER_TASK = 20_000  # ~200k partitions: one task's rows and findings stay in the tens of MiB
 
 _session: SparkSession | None = None
 
@@ -124,21 +125,10 @@ def run(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: 
         shared.unpersist()
 
 
-@dataclass(frozen=True)
-class FleetInputs:
-    """What the job plans on: `rows`, one per (cluster, topic) with its earlier run's columns and
-    `clean` (`spark_clean`); each cluster's runs (`meta`) and what every row of it shares (`whole`:
-    its id, run, brokers, reassignments in progress, whether it has an earlier run)."""
-
-    rows: DataFrame
-    meta: Mapping[str, _ClusterRun]
-    whole: Mapping[str, Mapping[str, Any]]
-    desired: Mapping[str, DesiredState]
-    topics: int  # in the latest runs
-
-
 def fleet_inputs(spark: SparkSession, fleet: str | Path, desired_for: Callable[[str], DesiredState],
                  options: PlanOptions = PlanOptions()) -> FleetInputs:
+    """The fleet's rows, each with `clean` (no Python has seen them yet), and what the job needs
+    of each cluster, read on the driver: its runs, its snapshot's header, its desired state."""
     from reconciler.errors import SnapshotError, shown_text
 
     # mergeSchema: files written before the rights columns existed read them as null.
@@ -194,12 +184,38 @@ class _ClusterRun:
     file: str = ""  # the latest run's snapshot
 
 
+@dataclass(frozen=True)
+class FleetInputs:
+    """What the job plans on: `rows`, one per (cluster, topic) with its earlier run's columns and
+    `clean` (`spark_clean`); each cluster's runs (`meta`) and what every row of it shares (`whole`:
+    its id, run, brokers, reassignments in progress, whether it has an earlier run)."""
+
+    rows: DataFrame
+    meta: Mapping[str, _ClusterRun]
+    whole: Mapping[str, Mapping[str, Any]]
+    desired: Mapping[str, DesiredState]
+    topics: int  # in the latest runs
+
+
 def _brokers_and_reassignments(snapshot_file: str) -> dict[str, Any]:
     """What the planner needs of the whole cluster and the rows do not carry (its brokers, to place
     replicas on; reassignments in progress), from the latest snapshot's header: read once per
     cluster on the driver and broadcast."""
     header = read_header(snapshot_file)
     return {"brokers": header.get("brokers") or [], "reassignments": header.get("reassignments") or {}}
+
+
+def _cluster_checks(cluster: str, whole: Mapping[str, Any]) -> bool:
+    """Whether the models accept the cluster's part of every row's state (its name, id, run and
+    brokers): if not, every row is refused by the planner's input as before, so none is clean."""
+    from pydantic import ValidationError
+
+    try:
+        ObservedState(cluster=cluster, cluster_id=whole["cluster_id"], taken_at=datetime.fromisoformat(whole["run"]),
+                      brokers=whole["brokers"])
+    except ValidationError:
+        return False
+    return True
 
 
 def _collect(results: DataFrame, meta: Mapping[str, _ClusterRun], tables: str | Path | None,
@@ -244,7 +260,9 @@ def _inputs(spark: SparkSession, snapshots: DataFrame, desired: Mapping[str, Des
                    .withColumn("earlier_configs", F.lit(None).cast(snapshots.schema["configs"].dataType))
                    .withColumn("earlier_partitions", F.lit(None).cast(snapshots.schema["partitions"].dataType)))
     # The declared topics the cluster has in neither run get rows of their own (nulls but for the names).
-    declared = spark.createDataFrame(spark_clean.desired_rows(desired), spark_clean.DESIRED_SCHEMA)
+    # Handed to the JVM a cluster at a time: the driver holds one cluster's rows, not the fleet's.
+    declared = functools.reduce(DataFrame.unionByName, [
+        spark.createDataFrame(spark_clean.desired_rows(c, d), spark_clean.DESIRED_SCHEMA) for c, d in desired.items()])
     current = (current.join(declared, ["cluster", "topic"], "full")
                .join(F.broadcast(spark.createDataFrame(facts, spark_clean.CLUSTER_SCHEMA)), "cluster", "left"))
     return current.withColumn("clean", spark_clean.clean())
@@ -279,19 +297,6 @@ def _for_the_planner(found: FleetInputs) -> DataFrame:
 
 _PLANNED_COLUMNS = ("topic_id", "internal", "configs", "partitions", "group_offsets", *_RIGHTS_COLUMNS,
                     "earlier_topic_id", "earlier_configs", "earlier_partitions", "want")
-
-
-def _cluster_checks(cluster: str, whole: Mapping[str, Any]) -> bool:
-    """Whether the models accept the cluster's part of every row's state (its name, id, run and
-    brokers): if not, every row is refused by the planner's input as before, so none is clean."""
-    from pydantic import ValidationError
-
-    try:
-        ObservedState(cluster=cluster, cluster_id=whole["cluster_id"], taken_at=datetime.fromisoformat(whole["run"]),
-                      brokers=whole["brokers"])
-    except ValidationError:
-        return False
-    return True
 
 
 def _drift_batches(shared) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
