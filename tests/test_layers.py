@@ -47,7 +47,7 @@ TEST_CLUSTER = "reconciler.testing"
 ONLY_IN = {
     "kafka": ("reconciler.kafka", TEST_CLUSTER),  # kafka-python: the adapter, and the test cluster
     "click": ("reconciler.cli",),
-    "pyspark": ("reconciler.drift.spark_job",),
+    "pyspark": ("reconciler.drift.spark_job", "reconciler.drift.spark_clean"),
     "deepdiff": ("reconciler.drift.changelog",),  # the change log's structural diff
 }
 # Imported when a Parquet file is read or written, never when a module is imported (Spark's job excepted).

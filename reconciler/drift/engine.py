@@ -21,14 +21,15 @@ from reconciler.planner import PlanOptions, plan
 ENGINES = ("local", "spark", "auto")
 
 # --engine auto: Spark above this many partitions in the fleet's latest snapshots (or with a master).
-# Measured with benchmarks/drift_fleet.py on a 2-core machine (README "Performance"): the local
-# engine now runs at ~34,000 partitions/s on one core (400k: 11.8 s, under load); Spark in
-# local[*] costs ~38 s of start-up and job overhead, then ~19,000 partitions/s on both cores
-# (500k: 61 s, 2M: 139 s, 5M: 295 s, quiet). The lines do not cross on such a machine: the local
-# engine is faster at every size measured. It keeps one cluster's snapshots at a time but every
-# finding of the fleet (~0.6 GiB per million partitions at 10% findings), so far beyond the sizes
-# measured memory, not speed, is what Spark saves; with more cores or a cluster, pass --master.
-AUTO_SPARK_THRESHOLD_PARTITIONS = 10_000_000
+# Measured with benchmarks/drift_spark.py on a 2-core machine (reconciled fleets, a quarter of the
+# topics drifting; README "Performance"): the local engine at ~33,000 partitions/s on one core
+# (2M: 56 s, 10M: 300 s); Spark in local[*], now planning only the topics its SQL cannot prove
+# clean, takes ~45 s at 200k (start-up and jobs), then ~43,000 partitions/s more on both cores
+# (2M: 72 s, 10M: 256 s while the machine was busier). The lines cross near 4M partitions. Memory
+# does not decide it: both drivers hold the manifests and the fleet's findings (10M: ~3.4 GiB
+# each), and Spark's JVM adds ~4 GiB. A local engine faster than ~43,000 partitions/s moves the
+# crossover up (at 100,000/s it is not reached on 2 cores); with more cores or a cluster, pass --master.
+AUTO_SPARK_THRESHOLD_PARTITIONS = 4_000_000
 
 
 def drift_for_cluster(desired: DesiredState, observed: ObservedState, earlier: ObservedState | None = None,

@@ -2,14 +2,16 @@
 
 Data flow: the fleet's Parquet snapshots (one row per topic, see `columnar`) -> the latest run of
 each cluster, joined (outer) with the previous run's topics (for data-loss signals and the change
-log, which lists topics deleted since) and with the manifests' topics the cluster lacks ->
-`mapInArrow`: for every row, i.e. one (cluster, topic), the pure planner runs on the cluster
-restricted to that topic and `compute.topic_drift` classifies the result -> per-topic findings.
-The driver collects only topics with findings (or changes) plus per-cluster totals and assembles
-the same `DriftReport` the local engine builds; the flat tables are written by Spark from the
-executors.
+log, which lists topics deleted since) and with the manifests' topics -> a Spark SQL expression
+(`spark_clean`) marks the topics proven clean -> `mapInArrow`: each Arrow batch is one Python call,
+which tallies the clean topics per cluster with Arrow's own aggregation and runs the pure planner
+only on the others, each on the cluster restricted to that topic, classified by
+`compute.topic_drift` -> per-topic findings and per-batch tallies. The driver collects only topics
+with findings (or changes) plus per-cluster totals and assembles the same `DriftReport` the local
+engine builds; the flat tables are written by Spark from the executors.
 
-No Python UDF runs per topic: each Arrow batch (thousands of topics) is one Python call.
+No Python runs per clean topic, and nothing is kept per topic but findings: memory and Python time
+grow with what differs from Git, not with the fleet.
 
 Run it on a Spark cluster with `reconcile drift --fleet PATH --engine spark --master spark://...`
 or by handing `reconciler/spark_submit.py` to spark-submit; the reconciler package and its
@@ -19,6 +21,7 @@ interpreter.
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 
@@ -32,15 +35,20 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from reconciler.drift import spark_clean
+from reconciler.drift.compute import _items, assemble, drift_one_topic
 from reconciler.drift.model import DriftReport, TopicDrift
-from reconciler.files.snapshot_parquet import read_header, utc
-from reconciler.models.desired import DesiredState
+from reconciler.files.snapshot_parquet import ABSENT, HIDDEN, read_header, topic_from_row, utc
+from reconciler.models.desired import DesiredState, DesiredTopic
+from reconciler.models.observed import ObservedState
 from reconciler.planner import PlanOptions
 
-_OUT_FIELDS = ("cluster string, topic string, observed boolean, managed boolean, partitions int, empty boolean, "
+# A topic with findings, or (topic null) a batch's tally of a cluster's other topics: how many
+# were read, how many declared, their partitions.
+_OUT_FIELDS = ("cluster string, topic string, observed int, managed int, partitions bigint, empty boolean, "
                "drift string, items array<struct<kind:string,topic:string,partition:int,key:string,detail:string,"
                "records:bigint,bytes:bigint>>, truncations array<struct<topic:string,partition:int,leader:int,"
                "leader_epoch:int,log_start_offset:bigint,high_watermark:bigint,target_offset:bigint,records:bigint,"
@@ -49,7 +57,7 @@ _OUT_FIELDS = ("cluster string, topic string, observed boolean, managed boolean,
                "unknown:string>>, changes array<struct<kind:string,topic:string,partition:int,key:string,old:string,"
                "new:string,source:string,count:int,sensitive:boolean>>")
 
-TOPICS_PER_TASK = 20_000  # ~200k partitions: one task's result stays in the tens of MiB
+TOPICS_PER_TASK = 20_000  # ~200k partitions: one task's rows and findings stay in the tens of MiB
 
 _session: SparkSession | None = None
 
@@ -93,10 +101,36 @@ def _local_driver_memory() -> str:
 def run(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: PlanOptions = PlanOptions(),
         master: str | None = None, tables: str | Path | None = None,
         generated_at: datetime | None = None, conf: Mapping[str, str] | None = None) -> DriftReport:
-    from reconciler.errors import ReconcilerError, SnapshotError, shown_text
+    from reconciler.errors import ReconcilerError
 
     spark = session(master, conf)
     generated_at = generated_at or datetime.now(timezone.utc)
+    found = fleet_inputs(spark, fleet, desired_for, options)
+    # Each cluster's desired state without its topics: a row brings its own topic (column `want`).
+    shared = spark.sparkContext.broadcast({
+        "desired": {c: d.model_dump_json(exclude={"topics"}) for c, d in found.desired.items()},
+        "ignore": list(options.ignore_topics), "meta": found.whole})
+    results = _for_the_planner(found).mapInArrow(_drift_batches(shared), _OUT_FIELDS).persist()
+    try:
+        return _collect(results, found.meta, tables, generated_at)
+    except Exception as e:
+        if "No module named 'reconciler'" in str(e):
+            raise ReconcilerError(
+                "the Spark executors cannot import the reconciler: install kafka-reconciler (with its spark "
+                "extra) on every worker, or ship a packed virtualenv with --archives, and set PYSPARK_PYTHON "
+                "(spark.pyspark.python) to that interpreter.") from None
+        raise
+    finally:
+        results.unpersist()
+        shared.unpersist()
+
+
+def fleet_inputs(spark: SparkSession, fleet: str | Path, desired_for: Callable[[str], DesiredState],
+                 options: PlanOptions = PlanOptions()) -> FleetInputs:
+    """The fleet's rows, each with `clean` (no Python has seen them yet), and what the job needs
+    of each cluster, read on the driver: its runs, its snapshot's header, its desired state."""
+    from reconciler.errors import SnapshotError, shown_text
+
     # mergeSchema: files written before the rights columns existed read them as null.
     snapshots = _with_rights_columns(spark.read.option("recursiveFileLookup", "true")
                                      .option("pathGlobFilter", "*.parquet").option("mergeSchema", "true")
@@ -118,27 +152,13 @@ def run(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: 
     meta = {c: _ClusterRun(run=r[-1][0], cluster_id=r[-1][1], since=r[-2][0] if len(r) > 1 else None,
                            sizes_refused=r[-1][2], file=r[-1][3])
             for c, r in by_cluster.items()}
-
+    whole = {c: {"cluster_id": m.cluster_id, "run": m.run.isoformat(), "compare": m.since is not None,
+                 **_brokers_and_reassignments(m.file)} for c, m in meta.items()}
+    facts = [spark_clean.cluster_row(c, desired[c], _cluster_checks(c, whole[c]), whole[c]["compare"],
+                                     whole[c]["reassignments"], options.ignore_topics) for c in meta]
     topics = sum(r["count"] for r in counted if utc(r["run"]) == meta[r["cluster"]].run)
-    rows = _inputs(spark, snapshots, desired, meta, topics)
-    desired_json = {c: d.model_dump_json() for c, d in desired.items()}
-    shared = spark.sparkContext.broadcast({
-        "desired": desired_json, "ignore": list(options.ignore_topics),
-        "meta": {c: {"cluster_id": m.cluster_id, "run": m.run.isoformat(), "compare": m.since is not None,
-                     **_brokers_and_reassignments(m.file)} for c, m in meta.items()}})
-    results = rows.mapInArrow(_drift_batches(shared), _OUT_FIELDS).persist()
-    try:
-        return _collect(results, meta, tables, generated_at)
-    except Exception as e:
-        if "No module named 'reconciler'" in str(e):
-            raise ReconcilerError(
-                "the Spark executors cannot import the reconciler: install kafka-reconciler (with its spark "
-                "extra) on every worker, or ship a packed virtualenv with --archives, and set PYSPARK_PYTHON "
-                "(spark.pyspark.python) to that interpreter.") from None
-        raise
-    finally:
-        results.unpersist()
-        shared.unpersist()
+    return FleetInputs(rows=_inputs(spark, snapshots, desired, meta, facts), meta=meta, whole=whole,
+                       desired=desired, topics=topics)
 
 
 _RIGHTS_COLUMNS = {"authorized_operations": "array<string>", "status": "string",
@@ -164,6 +184,19 @@ class _ClusterRun:
     file: str = ""  # the latest run's snapshot
 
 
+@dataclass(frozen=True)
+class FleetInputs:
+    """What the job plans on: `rows`, one per (cluster, topic) with its earlier run's columns and
+    `clean` (`spark_clean`); each cluster's runs (`meta`) and what every row of it shares (`whole`:
+    its id, run, brokers, reassignments in progress, whether it has an earlier run)."""
+
+    rows: DataFrame
+    meta: Mapping[str, _ClusterRun]
+    whole: Mapping[str, Mapping[str, Any]]
+    desired: Mapping[str, DesiredState]
+    topics: int  # in the latest runs
+
+
 def _brokers_and_reassignments(snapshot_file: str) -> dict[str, Any]:
     """What the planner needs of the whole cluster and the rows do not carry (its brokers, to place
     replicas on; reassignments in progress), from the latest snapshot's header: read once per
@@ -172,13 +205,24 @@ def _brokers_and_reassignments(snapshot_file: str) -> dict[str, Any]:
     return {"brokers": header.get("brokers") or [], "reassignments": header.get("reassignments") or {}}
 
 
+def _cluster_checks(cluster: str, whole: Mapping[str, Any]) -> bool:
+    """Whether the models accept the cluster's part of every row's state (its name, id, run and
+    brokers): if not, every row is refused by the planner's input as before, so none is clean."""
+    from pydantic import ValidationError
+
+    try:
+        ObservedState(cluster=cluster, cluster_id=whole["cluster_id"], taken_at=datetime.fromisoformat(whole["run"]),
+                      brokers=whole["brokers"])
+    except ValidationError:
+        return False
+    return True
+
+
 def _collect(results: DataFrame, meta: Mapping[str, _ClusterRun], tables: str | Path | None,
              generated_at: datetime) -> DriftReport:
     """The driver's part: totals and the topics with findings, assembled per cluster."""
-    from reconciler.drift.compute import assemble
-
     totals = {r["cluster"]: r for r in results.groupBy("cluster").agg(
-        F.sum(F.col("observed").cast("int")).alias("observed"), F.sum(F.col("managed").cast("int")).alias("managed"),
+        F.sum("observed").alias("observed"), F.sum("managed").alias("managed"),
         F.sum("partitions").alias("partitions")).collect()}
     found: dict[str, list[TopicDrift]] = {c: [] for c in meta}
     for r in results.filter(~F.col("empty")).select("cluster", "drift").toLocalIterator():
@@ -197,10 +241,10 @@ def _collect(results: DataFrame, meta: Mapping[str, _ClusterRun], tables: str | 
 
 
 def _inputs(spark: SparkSession, snapshots: DataFrame, desired: Mapping[str, DesiredState],
-            meta: Mapping[str, _ClusterRun], topics: int) -> DataFrame:
+            meta: Mapping[str, _ClusterRun], facts: list[tuple]) -> DataFrame:
     """One row per (cluster, topic): the latest run's topic row, the previous run's (a topic only
     that run has gets a row of its own: deleted since), and a row for every declared topic the
-    cluster has in neither."""
+    cluster has in neither; `clean` when Spark SQL proves it has no finding (`spark_clean`)."""
     latest = spark.createDataFrame([(c, m.run) for c, m in meta.items()], "cluster string, run timestamp")
     earlier_runs = [(c, m.since) for c, m in meta.items() if m.since is not None]
     current = snapshots.join(F.broadcast(latest), ["cluster", "run"])
@@ -209,92 +253,130 @@ def _inputs(spark: SparkSession, snapshots: DataFrame, desired: Mapping[str, Des
                                  ["cluster", "run"])
                   .select("cluster", "topic", F.col("topic_id").alias("earlier_topic_id"),
                           F.col("configs").alias("earlier_configs"),
-                          F.transform("partitions", lambda p: F.struct(
-                              p["partition"].alias("partition"), p["leader"].alias("leader"),
-                              p["leader_epoch"].alias("leader_epoch"), p["replicas"].alias("replicas"),
-                              p["log_start_offset"].alias("log_start_offset"),
-                              p["high_watermark"].alias("high_watermark"))).alias("earlier_partitions")))
+                          F.transform("partitions", _earlier_partition).alias("earlier_partitions")))
         current = current.join(before, ["cluster", "topic"], "full")
     else:
         current = (current.withColumn("earlier_topic_id", F.lit(None).cast("string"))
                    .withColumn("earlier_configs", F.lit(None).cast(snapshots.schema["configs"].dataType))
-                   .withColumn("earlier_partitions", F.lit(None).cast(
-                       "array<struct<partition:int,leader:int,leader_epoch:int,replicas:array<int>,"
-                       "log_start_offset:bigint,high_watermark:bigint>>")))
-    declared = [(c, t) for c, d in desired.items() for t in d.topics]
-    if declared:
-        wanted = spark.createDataFrame(declared, "cluster string, topic string")
-        missing = wanted.join(current.select("cluster", "topic"), ["cluster", "topic"], "left_anti")
-        current = current.unionByName(missing, allowMissingColumns=True)
+                   .withColumn("earlier_partitions", F.lit(None).cast(snapshots.schema["partitions"].dataType)))
+    # The declared topics the cluster has in neither run get rows of their own (nulls but for the names).
+    # Handed to the JVM a cluster at a time: the driver holds one cluster's rows, not the fleet's.
+    declared = functools.reduce(DataFrame.unionByName, [
+        spark.createDataFrame(spark_clean.desired_rows(c, d), spark_clean.DESIRED_SCHEMA) for c, d in desired.items()])
+    current = (current.join(declared, ["cluster", "topic"], "full")
+               .join(F.broadcast(spark.createDataFrame(facts, spark_clean.CLUSTER_SCHEMA)), "cluster", "left"))
+    return current.withColumn("clean", spark_clean.clean())
+
+
+def _earlier_partition(p: Column) -> Column:
+    """What the data-loss signals, out-of-band retention changes and the change log read of a
+    partition in the earlier run; the other fields empty, all of them in the snapshot's order (so
+    the files' fast path builds the model: a field missing costs pydantic's default lookup)."""
+    return F.struct(p["partition"].alias("partition"), p["leader"].alias("leader"),
+                    p["leader_epoch"].alias("leader_epoch"), p["replicas"].alias("replicas"),
+                    F.array().cast("array<int>").alias("isr"), F.array().cast("array<int>").alias("offline_replicas"),
+                    p["log_start_offset"].alias("log_start_offset"), p["high_watermark"].alias("high_watermark"),
+                    F.lit(None).cast("bigint").alias("size_bytes"), F.lit(None).cast("bigint").alias("epoch_end_offset"),
+                    F.array().cast("array<struct<timestamp:bigint,offset:bigint>>").alias("offsets_by_timestamp"))
+
+
+def _for_the_planner(found: FleetInputs) -> DataFrame:
+    """The rows as the Python side reads them: of a clean topic only what the totals count (its
+    other columns stay out of the Arrow batches), spread over tasks of bounded size."""
+    spark, clean = found.rows.sparkSession, F.col("clean")
     # Each task's findings reach the driver as one result (toLocalIterator): with a few huge tasks
     # a fleet of millions of partitions loses results in the block manager, so tasks stay bounded.
-    parallelism = max(spark.sparkContext.defaultParallelism * 2, 2, -(-topics // TOPICS_PER_TASK))
-    return current.select("cluster", "topic", "topic_id", "internal", "configs", "partitions", "group_offsets",
-                          *_RIGHTS_COLUMNS, "earlier_topic_id", "earlier_configs",
-                          "earlier_partitions").repartition(
-                              parallelism, "cluster", "topic")
+    parallelism = max(spark.sparkContext.defaultParallelism * 2, 2, -(-found.topics // TOPICS_PER_TASK))
+    return found.rows.select(
+        "cluster", "topic", "clean", F.coalesce("declared", F.lit(False)).alias("declared"),
+        # A topic is read when its row has partitions and no status (as the planner's input is built).
+        F.when(F.col("partitions").isNotNull() & F.col("status").isNull(), F.size("partitions"))
+        .otherwise(0).alias("partition_count"),
+        *[F.when(~clean, F.col(c)).alias(c) for c in _PLANNED_COLUMNS]).repartition(parallelism, "cluster", "topic")
+
+
+_PLANNED_COLUMNS = ("topic_id", "internal", "configs", "partitions", "group_offsets", *_RIGHTS_COLUMNS,
+                    "earlier_topic_id", "earlier_configs", "earlier_partitions", "want")
 
 
 def _drift_batches(shared) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """The function Spark runs on each partition's Arrow batches (on the executors)."""
 
     def run_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        from reconciler.drift.compute import _items, drift_one_topic
+        import pyarrow.compute as pc
+
         from reconciler.drift.tables import change_dict, item_dict, retention_dicts, truncation_dict
-        from reconciler.files.snapshot_parquet import ABSENT, HIDDEN, topic_from_row
-        from reconciler.models.observed import ObservedState
 
         value = shared.value
         options = PlanOptions(ignore_topics=tuple(value["ignore"]))
         desired_cache: dict[str, DesiredState] = {}
-        schema = None
+        schema = _arrow_out_schema()
         for batch in batches:
+            # cluster -> [topics read, topics declared, partitions] of the topics without findings
+            tally: dict[str, list[int]] = {}
+            proven = pa.Table.from_batches([batch.filter(batch.column("clean"))])
+            for r in proven.group_by("cluster").aggregate(
+                    [("topic", "count"), ("declared", "sum"), ("partition_count", "sum")]).to_pylist():
+                tally[r["cluster"]] = [r["topic_count"], r["declared_sum"] or 0, r["partition_count_sum"] or 0]
             out = []
-            for row in batch.to_pylist():
-                cluster, name = row["cluster"], row["topic"]
+            for row in batch.filter(pc.invert(batch.column("clean"))).to_pylist():
+                cluster = row["cluster"]
                 desired = desired_cache.get(cluster)
                 if desired is None:
                     desired = desired_cache[cluster] = DesiredState.model_validate_json(value["desired"][cluster])
-                meta = value["meta"][cluster]
-                status = row["status"]
-                topic = topic_from_row(row) if row["partitions"] is not None and status is None else None
-                groups: dict[str, dict[str, dict[int, int]]] = {}
-                for g in row["group_offsets"] or []:
-                    groups.setdefault(g["group"], {}).setdefault(name, {})[g["partition"]] = g["offset"]
-                observed = ObservedState(
-                    cluster=cluster, cluster_id=meta["cluster_id"], taken_at=datetime.fromisoformat(meta["run"]),
-                    topics={name: topic} if topic else {}, group_offsets=groups,
-                    hidden_topics=[name] if status == HIDDEN else [],
-                    absent_topic_operations={name: row["authorized_operations"] or []} if status == ABSENT else {},
-                    cluster_authorized_operations=row["cluster_authorized_operations"],
-                    sizes_refused=row["sizes_refused"], brokers=meta["brokers"],
-                    reassignments={name: meta["reassignments"][name]}
-                    if topic and name in meta["reassignments"] else {})
-                earlier = None
-                if row["earlier_partitions"] is not None:
-                    # What data-loss signals, out-of-band retention changes and the change log
-                    # read of the earlier run's topic.
-                    earlier = topic_from_row({
-                        "topic": name, "topic_id": row["earlier_topic_id"], "configs": row["earlier_configs"],
-                        "partitions": row["earlier_partitions"]})
-                drift = drift_one_topic(desired, observed, name, earlier, None, options, compare=meta["compare"])
-                items = _items(cluster, drift.changes, [name] if drift.unmanaged else [], drift.config,
+                drift = row_drift(row, desired, value["meta"][cluster], options)
+                if drift.empty:
+                    counts = tally.setdefault(cluster, [0, 0, 0])
+                    counts[0] += drift.observed
+                    counts[1] += drift.managed
+                    counts[2] += drift.partitions
+                    continue
+                items = _items(cluster, drift.changes, [drift.topic] if drift.unmanaged else [], drift.config,
                                [drift.truncation] if drift.truncation else [], drift.replicas, drift.data_loss,
                                drift.diagnostics, [drift.retention] if drift.retention else [],
-                               [name] if drift.hidden else [], [drift.health] if drift.health else [])
+                               [drift.topic] if drift.hidden else [], [drift.health] if drift.health else [])
                 out.append({
-                    "cluster": cluster, "topic": name, "observed": drift.observed, "managed": drift.managed,
-                    "partitions": drift.partitions, "empty": drift.empty,
-                    "drift": "" if drift.empty else drift.model_dump_json(),
-                    "items": [item_dict(i) for i in items],
+                    "cluster": cluster, "topic": drift.topic, "observed": int(drift.observed),
+                    "managed": int(drift.managed), "partitions": drift.partitions, "empty": False,
+                    "drift": drift.model_dump_json(), "items": [item_dict(i) for i in items],
                     "truncations": [truncation_dict(r) for r in drift.truncation_rows],
                     "retention": retention_dicts(drift.retention) if drift.retention else [],
                     "changes": [change_dict(e) for e in drift.change_log]})
-            if schema is None:
-                schema = _arrow_out_schema()
+            out += [{"cluster": c, "topic": None, "observed": n[0], "managed": n[1], "partitions": n[2], "empty": True,
+                     "drift": "", "items": [], "truncations": [], "retention": [], "changes": []}
+                    for c, n in tally.items()]
             yield pa.RecordBatch.from_pylist(out, schema=schema)
 
     return run_batches
+
+
+def row_drift(row: Mapping[str, Any], desired: DesiredState, meta: Mapping[str, Any],
+              options: PlanOptions = PlanOptions()) -> TopicDrift:
+    """One input row (a topic of a cluster, its earlier run's columns and its declaration, `want`,
+    alongside) through the pure planner, on the cluster restricted to that topic. `desired`: the
+    cluster's (its topics are not read); `meta`: the cluster's part of the broadcast."""
+    cluster, name, status = row["cluster"], row["topic"], row["status"]
+    want = DesiredTopic.model_validate_json(row["want"]) if row["want"] is not None else None
+    desired = desired.model_copy(update={"topics": {name: want} if want is not None else {}})
+    topic = topic_from_row(dict(row)) if row["partitions"] is not None and status is None else None
+    groups: dict[str, dict[str, dict[int, int]]] = {}
+    for g in row["group_offsets"] or []:
+        groups.setdefault(g["group"], {}).setdefault(name, {})[g["partition"]] = g["offset"]
+    observed = ObservedState(
+        cluster=cluster, cluster_id=meta["cluster_id"], taken_at=datetime.fromisoformat(meta["run"]),
+        topics={name: topic} if topic else {}, group_offsets=groups,
+        hidden_topics=[name] if status == HIDDEN else [],
+        absent_topic_operations={name: row["authorized_operations"] or []} if status == ABSENT else {},
+        cluster_authorized_operations=row["cluster_authorized_operations"],
+        sizes_refused=row["sizes_refused"], brokers=meta["brokers"],
+        reassignments={name: meta["reassignments"][name]} if topic and name in meta["reassignments"] else {})
+    earlier = None
+    if row["earlier_partitions"] is not None:
+        # What data-loss signals, out-of-band retention changes and the change log read of the
+        # earlier run's topic.
+        earlier = topic_from_row({"topic": name, "topic_id": row["earlier_topic_id"],
+                                  "configs": row["earlier_configs"], "partitions": row["earlier_partitions"]})
+    return drift_one_topic(desired, observed, name, earlier, None, options, compare=meta["compare"])
 
 
 def _arrow_out_schema() -> pa.Schema:
@@ -310,8 +392,8 @@ def _arrow_out_schema() -> pa.Schema:
     change = pa.struct([("kind", pa.string()), ("topic", pa.string()), ("partition", pa.int32()), ("key", pa.string()),
                         ("old", pa.string()), ("new", pa.string()), ("source", pa.string()), ("count", pa.int32()),
                         ("sensitive", pa.bool_())])
-    return pa.schema([("cluster", pa.string()), ("topic", pa.string()), ("observed", pa.bool_()),
-                      ("managed", pa.bool_()), ("partitions", pa.int32()), ("empty", pa.bool_()),
+    return pa.schema([("cluster", pa.string()), ("topic", pa.string()), ("observed", pa.int32()),
+                      ("managed", pa.int32()), ("partitions", pa.int64()), ("empty", pa.bool_()),
                       ("drift", pa.string()), ("items", pa.list_(item)), ("truncations", pa.list_(trunc)),
                       ("retention", pa.list_(retention)), ("changes", pa.list_(change))])
 

@@ -1,0 +1,173 @@
+"""Which topics of a fleet Spark SQL proves clean, so that the Python planner sees only the others.
+
+A topic is clean when its drift report would be empty (`TopicDrift.empty`): no pending change, no
+config drift, no replica, health, data-loss or retention finding, no diagnostic, not unmanaged,
+nothing in its change log. Most topics of a reconciled fleet are; the Spark engine counts them
+with aggregations and sends only the rest through the planner (`spark_job`).
+
+The expression is sound, not complete: `clean` is true only where the planner and
+`compute.topic_drift` would find nothing, and false wherever that is not simple to state in SQL,
+in which case the planner decides as before. It is true only for a topic that is
+
+- read (no `status`), with partitions 0..n-1 in order, each online (a leader, offsets in order),
+  led by its first replica, every replica in sync, none on a drained broker, none being reassigned;
+  and a row the models accept (the rules of `reconciler.models.observed` a row can break), so a
+  row the planner would refuse still reaches it and is refused as before;
+- declared, present, without truncation rules or a pinned replica_assignment, with the declared
+  partition count and replication factor, every declared key set on the topic with the declared
+  string (a value equal to itself by `same_config_value`), and no other key set on it; or not
+  declared and never unmanaged: internal, `__*`, or matching an ignore pattern that is a plain
+  literal (`^prefix` or `infix`: the one kind `re.search` and SQL agree on; other patterns prove
+  nothing, and the planner decides);
+- against an earlier run (the cluster has one): in it, with the same topic id (or one unknown),
+  the same replicas and leaders per partition, no high watermark gone back, and its configs equal
+  to the earlier ones or unread in either run.
+
+tests/drift/test_spark_clean.py checks on generated fleets that every topic proven clean has an
+empty report by the planner, and that the two engines' reports are equal.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import get_args
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+from reconciler.kafka_configs import same_config_value
+from reconciler.models.desired import DesiredState, TopicState
+from reconciler.models.observed import AclOperation, ConfigSource
+
+# One row per declared topic: what a clean topic must match, and the topic's JSON for the planner.
+DESIRED_SCHEMA = ("cluster string, topic string, declared boolean, want_plain boolean, want_partitions int, "
+                  "want_replication_factor int, want_configs array<struct<key:string,value:string>>, want string")
+# One row per cluster: what its topics are checked against.
+CLUSTER_SCHEMA = ("cluster string, cluster_checked boolean, compare boolean, drain array<int>, moving array<string>, "
+                  "ignore_prefixes array<string>, ignore_infixes array<string>")
+
+
+def desired_rows(cluster: str, state: DesiredState) -> list[tuple]:
+    rows = []
+    dumped = state.model_dump(mode="json", include={"topics"})["topics"]  # at once: per topic costs 10x
+    for name, topic in state.topics.items():
+        # Plain: nothing but partitions, replication factor and configs to compare, each config
+        # value equal to itself (a DOUBLE "NaN" is not, so the planner sees it).
+        plain = (topic.state is TopicState.PRESENT and not topic.truncate and not topic.replica_assignment
+                 and all(same_config_value(k, v, v) for k, v in topic.configs.items()))
+        rows.append((cluster, name, True, plain, topic.partitions, topic.replication_factor,
+                     sorted(topic.configs.items()), json.dumps(dumped[name])))
+    return rows
+
+
+# re.search(pattern, name) is name.startswith(text) for "^text", `text in name` for "text", where
+# text is letters, digits, "_" and "-", or those and "." escaped.
+_LITERAL = re.compile(r"(?:[A-Za-z0-9_-]|\\[._-])*")
+
+
+def literal_pattern(pattern: str) -> tuple[str, str] | None:
+    """("prefix", text) or ("infix", text) when `pattern` matches exactly the names starting with
+    or containing `text`; None for any other pattern."""
+    anchored = pattern.startswith("^")
+    body = pattern[1:] if anchored else pattern
+    if not _LITERAL.fullmatch(body):
+        return None
+    return ("prefix" if anchored else "infix", re.sub(r"\\(.)", r"\1", body))
+
+
+def cluster_row(cluster: str, desired: DesiredState, checked: bool, compare: bool, moving: Iterable[str],
+                ignore: Iterable[str]) -> tuple:
+    """`checked`: a state of the cluster with no topics passes the models (its brokers, its id), so
+    its rows alone decide; `moving`: its topics with reassignments in progress."""
+    literal = [literal_pattern(p) for p in (*desired.cluster.ignore_topics, *ignore)]
+    return (cluster, checked, compare, sorted(desired.cluster.drain_brokers), sorted(moving),
+            [text for kind, text in filter(None, literal) if kind == "prefix"],
+            [text for kind, text in filter(None, literal) if kind == "infix"])
+
+
+_ACL = ", ".join(f"'{o}'" for o in get_args(AclOperation))
+_TOPIC_SOURCE = int(ConfigSource.DYNAMIC_TOPIC_CONFIG)
+_LAST_SOURCE = max(int(s) for s in ConfigSource)
+
+
+def _configs_ok(column: str) -> str:
+    """Configs the models accept: keys not empty and distinct, known sources, flags not null."""
+    return (f"({column} IS NULL OR (forall({column}, c -> c.key <> '' AND c.source BETWEEN 0 AND {_LAST_SOURCE} "
+            f"AND c.sensitive IS NOT NULL AND c.read_only IS NOT NULL) "
+            f"AND size(array_distinct(transform({column}, c -> c.key))) = size({column})))")
+
+
+def _every(array: str, element_ok: str) -> str:
+    """Every element of `array` satisfies `element_ok` (over `p` and its index `i`); an unknown
+    (null) answer is a no."""
+    return f"forall(transform({array}, (p, i) -> coalesce({element_ok}, false)), ok -> ok)"
+
+
+# A partition as the models accept it (ObservedPartition), online, in sync and led by its
+# preferred leader (compute._replica_problems, replica_health), on no drained broker.
+_PARTITION_CLEAN = """
+    p.partition = i AND p.leader >= 0 AND p.leader_epoch >= -1
+    AND p.log_start_offset >= 0 AND p.log_start_offset <= p.high_watermark
+    AND (p.size_bytes IS NULL OR p.size_bytes >= 0) AND (p.epoch_end_offset IS NULL OR p.epoch_end_offset >= -1)
+    AND (p.offsets_by_timestamp IS NULL
+         OR forall(p.offsets_by_timestamp, o -> o.timestamp IS NOT NULL AND o.offset >= -1))
+    AND size(p.replicas) > 0 AND try_element_at(p.replicas, 1) = p.leader
+    AND forall(p.replicas, b -> b >= 0) AND size(array_distinct(p.replicas)) = size(p.replicas)
+    AND size(p.isr) = size(p.replicas) AND size(array_distinct(p.isr)) = size(p.isr)
+    AND size(array_except(p.isr, p.replicas)) = 0
+    AND size(array_distinct(p.offline_replicas)) = size(p.offline_replicas)
+    AND size(array_except(p.offline_replicas, p.replicas)) = 0
+    AND NOT arrays_overlap(p.replicas, drain)"""
+
+# The earlier run's partition as the models accept it (its replicas and leader equal today's).
+_EARLIER_PARTITION_OK = """
+    p.partition = i AND p.leader_epoch >= -1 AND p.log_start_offset >= 0 AND p.log_start_offset <= p.high_watermark"""
+
+# A row the models accept and whose topic is healthy, as far as the row shows.
+_ROW_CLEAN = f"""
+    cluster_checked AND topic IS NOT NULL AND status IS NULL AND size(partitions) > 0
+    AND {_every("partitions", _PARTITION_CLEAN)}
+    AND (earlier_partitions IS NULL OR (size(earlier_partitions) > 0 AND {_every("earlier_partitions", _EARLIER_PARTITION_OK)}))
+    AND {_configs_ok("configs")} AND {_configs_ok("earlier_configs")}
+    AND (sizes_refused IS NULL OR sizes_refused <> '')
+    AND (authorized_operations IS NULL OR forall(authorized_operations, o -> o IN ({_ACL})))
+    AND (cluster_authorized_operations IS NULL OR forall(cluster_authorized_operations, o -> o IN ({_ACL})))
+    AND (group_offsets IS NULL OR forall(group_offsets, g -> g.group <> '' AND g.partition >= 0 AND g.offset >= 0))
+    AND NOT array_contains(moving, topic)"""
+
+# planner._plan_topic finds nothing to do: partitions, replication factor (replication.ReplicaPlanner)
+# and _config_changes (each declared key set on the topic with its value; no undeclared key set on it).
+_DECLARED_IN_SYNC = f"""
+    want_plain AND want_partitions = size(partitions)
+    AND forall(partitions, p -> size(p.replicas) = want_replication_factor)
+    AND forall(want_configs, w -> exists(coalesce(configs, array()),
+                                         c -> c.key = w.key AND c.source = {_TOPIC_SOURCE} AND c.value = w.value))
+    AND forall(coalesce(configs, array()), c -> c.source <> {_TOPIC_SOURCE} OR exists(want_configs, w -> w.key = c.key))"""
+
+# planner.unmanaged_topics leaves it out.
+_NEVER_UNMANAGED = """
+    coalesce(internal, false) OR startswith(topic, '__')
+    OR exists(ignore_prefixes, x -> startswith(topic, x)) OR exists(ignore_infixes, x -> contains(topic, x))"""
+
+# Against the earlier run: changelog.topic_changes lists nothing, compute._data_loss finds nothing
+# (high watermarks seen then are still reached), lowered_retention has no earlier settings to cut
+# against (equal configs, or unread on one side, which it and the change log skip alike).
+_UNCHANGED = f"""
+    (coalesce(size(configs), 0) <= 0 OR coalesce(size(earlier_configs), 0) <= 0 OR configs = earlier_configs)
+    AND (NOT compare OR (
+        earlier_partitions IS NOT NULL
+        AND (coalesce(topic_id, '') = '' OR coalesce(earlier_topic_id, '') = '' OR topic_id = earlier_topic_id)
+        AND transform(partitions, p -> p.replicas) = transform(earlier_partitions, p -> p.replicas)
+        AND transform(partitions, p -> p.leader) = transform(earlier_partitions, p -> p.leader)
+        AND {_every("earlier_partitions",
+                    "p.high_watermark <= 0 OR try_element_at(partitions, i + 1).high_watermark >= p.high_watermark")}))"""
+
+CLEAN_SQL = (f"coalesce(({_ROW_CLEAN}) AND (CASE WHEN coalesce(declared, false) THEN ({_DECLARED_IN_SYNC}) "
+             f"ELSE ({_NEVER_UNMANAGED}) END) AND ({_UNCHANGED}), false)")
+
+
+def clean() -> Column:
+    """True for a topic proven clean, over the input rows joined with `DESIRED_SCHEMA`'s and
+    `CLUSTER_SCHEMA`'s columns; never null."""
+    return F.expr(CLEAN_SQL)
