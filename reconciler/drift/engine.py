@@ -6,6 +6,7 @@ engine lives in `reconciler.drift.spark_job`, imported only when it runs.
 from __future__ import annotations
 
 import importlib.util
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -20,16 +21,23 @@ from reconciler.planner import PlanOptions, plan
 
 ENGINES = ("local", "spark", "auto")
 
-# --engine auto: Spark above this many partitions in the fleet's latest snapshots (or with a master).
-# Measured with benchmarks/drift_spark.py on a 2-core machine (reconciled fleets, a quarter of the
-# topics drifting; README "Performance"): the local engine at ~33,000 partitions/s on one core
-# (2M: 56 s, 10M: 300 s); Spark in local[*], now planning only the topics its SQL cannot prove
-# clean, takes ~45 s at 200k (start-up and jobs), then ~43,000 partitions/s more on both cores
-# (2M: 72 s, 10M: 256 s while the machine was busier). The lines cross near 4M partitions. Memory
-# does not decide it: both drivers hold the manifests and the fleet's findings (10M: ~3.4 GiB
-# each), and Spark's JVM adds ~4 GiB. A local engine faster than ~43,000 partitions/s moves the
-# crossover up (at 100,000/s it is not reached on 2 cores); with more cores or a cluster, pass --master.
-AUTO_SPARK_THRESHOLD_PARTITIONS = 4_000_000
+# --engine auto, without a master: Spark in local[*] when it would finish first on this machine's
+# cores. Measured on a 2-core machine (README "Performance"): the local engine, on one core, runs
+# at 80,000 (every topic drifting, benchmarks/drift_fleet.py) to 135,000 (a quarter drifting,
+# benchmarks/drift_spark.py: 2M partitions in 14.8 s) partitions a second; Spark spends ~45 s
+# starting and planning its jobs, then ~43,000 partitions a second on both cores. On 2 cores it
+# never catches up (2M: local 15 s, Spark 72 s); with more cores its rate grows, the local one does
+# not. Memory does not decide it: both drivers hold the manifests and the fleet's findings.
+LOCAL_PARTITIONS_PER_S = 100_000
+SPARK_PARTITIONS_PER_S_PER_CORE = 21_500
+SPARK_START_S = 45.0
+
+
+def spark_pays_off(partitions: int, cores: int) -> bool:
+    """Whether Spark in local[*] on `cores` cores would report on `partitions` sooner than the local engine."""
+    spark_rate = cores * SPARK_PARTITIONS_PER_S_PER_CORE
+    return spark_rate > LOCAL_PARTITIONS_PER_S and \
+        partitions / LOCAL_PARTITIONS_PER_S > SPARK_START_S + partitions / spark_rate
 
 
 def drift_for_cluster(desired: DesiredState, observed: ObservedState, earlier: ObservedState | None = None,
@@ -57,9 +65,9 @@ class FleetResult:
 
 
 def choose_engine(engine: str, fleet: str | Path, master: str | None = None) -> str:
-    """`auto`: Spark when a master is given or the fleet's latest snapshots hold more partitions
-    than the threshold (and pyspark is installed), local otherwise. Decided from Parquet footers,
-    without importing pyspark."""
+    """`auto`: Spark when a master is given, or when the fleet's latest snapshots hold so many
+    partitions that Spark on this machine's cores would finish first (`spark_pays_off`; pyspark
+    installed); local otherwise. Decided from Parquet footers, without importing pyspark."""
     if engine not in ENGINES:
         raise ReconcilerError(f"unknown engine {engine!r}; one of {', '.join(ENGINES)}")
     if engine != "auto":
@@ -71,7 +79,7 @@ def choose_engine(engine: str, fleet: str | Path, master: str | None = None) -> 
     from reconciler.files.fleet import count_partitions, discover_fleet
 
     partitions = sum(count_partitions(runs[-1].path) for runs in discover_fleet(fleet).values())
-    if partitions > AUTO_SPARK_THRESHOLD_PARTITIONS and importlib.util.find_spec("pyspark") is not None:
+    if spark_pays_off(partitions, os.cpu_count() or 1) and importlib.util.find_spec("pyspark") is not None:
         return "spark"
     return "local"
 

@@ -68,13 +68,21 @@ def test_local_engine_does_not_import_pyspark(small_fleet):
     assert out.stdout.strip().splitlines()[-1] == '["local", false, 3]'
 
 
+def test_spark_pays_off_only_with_cores_enough_for_it_to_catch_up():
+    # Two cores: Spark's rate stays below the local engine's, at any size (measured, engine.py).
+    assert not any(engine.spark_pays_off(n, cores=2) for n in (10 ** 6, 10 ** 7, 10 ** 9))
+    # More cores: a crossover, lower the more cores there are.
+    assert not engine.spark_pays_off(5_000_000, cores=8) and engine.spark_pays_off(20_000_000, cores=8)
+    assert engine.spark_pays_off(10_000_000, cores=32) and not engine.spark_pays_off(1_000_000, cores=32)
+
+
 def test_auto_engine_threshold(small_fleet):
     fleet, _ = small_fleet
     from reconciler.files.fleet import count_partitions, discover_fleet
 
     latest = [runs[-1].path for runs in discover_fleet(fleet).values()]
     assert [count_partitions(p) for p in latest] == [403, 403, 403]  # 400 + __consumer_offsets' 3
-    assert engine.AUTO_SPARK_THRESHOLD_PARTITIONS > 3 * 403
+    assert not engine.spark_pays_off(3 * 403, cores=64)
     assert engine.choose_engine("auto", fleet) == "local"
     assert engine.choose_engine("auto", fleet, master="local[2]") == "spark"
     assert engine.choose_engine("local", fleet, master=None) == "local"
