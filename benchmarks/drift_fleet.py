@@ -106,11 +106,7 @@ def _partition(p: int, log_start: int, hw: int, leader: int, size: int) -> dict:
 
 def write_fleet(directory: str | Path, clusters: int, partitions: int, runs: int = 2, seed: int = 7) -> dict:
     """Write a synthetic fleet as Parquet snapshots; returns {cluster: DesiredState}."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
 
-    from reconciler.files.fleet import run_name
-    from reconciler.files.snapshot_parquet import METADATA_KEY, arrow_schema
 
     directory = Path(directory)
     desired = {}
@@ -118,14 +114,24 @@ def write_fleet(directory: str | Path, clusters: int, partitions: int, runs: int
         name = f"cluster-{c:03d}"
         desired[name] = synthetic_desired(name, partitions, seed)
         for run in range(runs):
-            rows = synthetic_rows(name, partitions, run, seed)
-            header = {"format_version": 1, "cluster": name, "cluster_id": f"id-{name}", "controller_id": 1,
-                      "taken_at": rows[0]["run"].isoformat(), "brokers": [], "group_offsets": {}}
-            schema = arrow_schema().with_metadata({METADATA_KEY: json.dumps(header).encode()})
-            path = directory / name / f"{run_name(rows[0]['run'])}.parquet"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            pq.write_table(pa.Table.from_pylist(rows, schema=schema), path, compression="zstd")
+            write_run(directory, name, synthetic_rows(name, partitions, run, seed))
     return desired
+
+
+def write_run(directory: Path, cluster: str, rows: list[dict]) -> None:
+    """One run's snapshot rows as `reconcile snapshot --format parquet` lays them out."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from reconciler.files.fleet import run_name
+    from reconciler.files.snapshot_parquet import METADATA_KEY, arrow_schema
+
+    header = {"format_version": 1, "cluster": cluster, "cluster_id": f"id-{cluster}", "controller_id": 1,
+              "taken_at": rows[0]["run"].isoformat(), "brokers": [], "group_offsets": {}}
+    schema = arrow_schema().with_metadata({METADATA_KEY: json.dumps(header).encode()})
+    path = directory / cluster / f"{run_name(rows[0]['run'])}.parquet"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), path, compression="zstd")
 
 
 def _desired_from(directory: Path):

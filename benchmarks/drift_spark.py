@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from drift_fleet import GENERATED_AT, synthetic_desired, synthetic_rows
+from drift_fleet import GENERATED_AT, synthetic_desired, synthetic_rows, write_run
 
 from reconciler.models.desired import DesiredState, DesiredTopic
 
@@ -70,11 +70,7 @@ def _in_sync(name: str, same_topic: tuple[dict, ...]) -> DesiredTopic:
 
 def write_reconciled_fleet(directory: Path, clusters: int, partitions: int, drifted: float | None,
                            seed: int = 7) -> dict[str, DesiredState]:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
 
-    from reconciler.files.fleet import run_name
-    from reconciler.files.snapshot_parquet import METADATA_KEY, arrow_schema
 
     out = {}
     for c in range(clusters):
@@ -82,12 +78,7 @@ def write_reconciled_fleet(directory: Path, clusters: int, partitions: int, drif
         runs = [synthetic_rows(name, partitions, run, seed) for run in range(2)]
         out[name] = reconciled(synthetic_desired(name, partitions, seed), runs, drifted, seed)
         for rows in runs:
-            header = {"format_version": 1, "cluster": name, "cluster_id": f"id-{name}", "controller_id": 1,
-                      "taken_at": rows[0]["run"].isoformat(), "brokers": [], "group_offsets": {}}
-            schema = arrow_schema().with_metadata({METADATA_KEY: json.dumps(header).encode()})
-            path = directory / name / f"{run_name(rows[0]['run'])}.parquet"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            pq.write_table(pa.Table.from_pylist(rows, schema=schema), path, compression="zstd")
+            write_run(directory, name, rows)
     return out
 
 
