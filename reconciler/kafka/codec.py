@@ -222,16 +222,23 @@ class OffsetsRequest(_OwnRequest):
 
 def encode_rows(rows: Rows, version: int, timeout_ms: int) -> list[bytes]:
     """A ListOffsets request body, in pieces to join."""
-    out = [_HEAD.pack(CLIENT_REPLICA_ID, READ_UNCOMMITTED), _uvarint(len(rows) + 1)]
-    pack = _PARTITION.pack
-    for topic, partitions in rows:
-        name = topic.encode("utf-8")
-        out += (_uvarint(len(name) + 1), name, _uvarint(len(partitions) + 1))
-        out += [pack(index, epoch, timestamp, 0) for index, epoch, timestamp in partitions]
-        out.append(_NO_TAGS)
+    out = [_HEAD.pack(CLIENT_REPLICA_ID, READ_UNCOMMITTED), *_packed_topics(rows, _PARTITION)]
     if version >= FIRST_WITH_TIMEOUT:
         out.append(_INT32.pack(timeout_ms))
     out.append(_NO_TAGS)
+    return out
+
+
+def _packed_topics(rows: Rows, partition: struct.Struct) -> list[bytes]:
+    """A compact array of (topic, [three int fields per partition]) as ListOffsets and
+    OffsetForLeaderEpoch requests lay it out, each partition packed by `partition` with no tagged fields."""
+    out = [_uvarint(len(rows) + 1)]
+    pack = partition.pack
+    for topic, partitions in rows:
+        name = topic.encode("utf-8")
+        out += (_uvarint(len(name) + 1), name, _uvarint(len(partitions) + 1))
+        out += [pack(a, b, c, 0) for a, b, c in partitions]
+        out.append(_NO_TAGS)
     return out
 
 
@@ -280,15 +287,7 @@ class EpochsRequest(_OwnRequest):
         self._rows = rows
 
     def body(self, version: int) -> list[bytes]:
-        out = [_INT32.pack(CLIENT_REPLICA_ID), _uvarint(len(self._rows) + 1)]
-        pack = _EPOCH_PARTITION.pack
-        for topic, partitions in self._rows:
-            name = topic.encode("utf-8")
-            out += (_uvarint(len(name) + 1), name, _uvarint(len(partitions) + 1))
-            out += [pack(index, current, asked, 0) for index, current, asked in partitions]
-            out.append(_NO_TAGS)
-        out.append(_NO_TAGS)
-        return out
+        return [_INT32.pack(CLIENT_REPLICA_ID), *_packed_topics(self._rows, _EPOCH_PARTITION), _NO_TAGS]
 
     @staticmethod
     def decode_answer(data: bytes) -> EpochsAnswer:
