@@ -137,7 +137,7 @@ def _replicas_move(want: ReplicaWant, replicas: Sequence[Sequence[int]], drain: 
 
 def estimate_scope(desired: DesiredState, seen: ObservedState) -> ReadScope | None:
     """What to read again so that the retention changes planned on `seen` can be estimated: the
-    topics whose time or size limit the manifests change and whose read lacks a lookup or a size
+    topics whose time or size limit the manifests lower and whose read lacks a lookup or a size
     the estimate needs (a read that did not ask for them: a plan's first read; a gradual step's
     lookup, which depends on the value read), with everything planning them needs, measured from
     `seen`'s instant (the fresh topics replace the old ones whole: `ObservedState.with_topics`);
