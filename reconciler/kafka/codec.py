@@ -46,7 +46,8 @@ from kafka.protocol.consumer import (
 )
 from kafka.protocol.metadata import MetadataRequest, MetadataResponse
 
-# One ListOffsets request's partitions: (topic, [(partition, current leader epoch, timestamp)]).
+# One request's partitions: (topic, [(partition, current leader epoch, parameter)]); the parameter
+# is a ListOffsets timestamp or an OffsetForLeaderEpoch epoch asked about.
 Rows = list[tuple[str, list[tuple[int, int, int]]]]
 # One answered partition of a topic: (partition, error code, offset).
 Answered = tuple[int, int, int]
@@ -201,12 +202,24 @@ class OffsetsAnswer:
     topics: list[tuple[str, list[Answered]]]
 
 
-class OffsetsRequest(_OwnRequest):
+class _RowsRequest(_OwnRequest):
+    """A request of `Rows`, shown by its size (a repr of 100,000 partitions helps nobody)."""
+
+    def __init__(self, min_version: int, rows: Rows):
+        super().__init__(min_version)
+        self._rows = rows
+
+    def __repr__(self) -> str:
+        count = sum(len(partitions) for _, partitions in self._rows)
+        return f"{type(self).__name__}({len(self._rows)} topics, {count} partitions, version={self.API_VERSION})"
+
+
+class OffsetsRequest(_RowsRequest):
     generic, generic_response = ListOffsetsRequest, ListOffsetsResponse
 
     def __init__(self, rows: Rows, timeout_ms: int):
-        super().__init__(FIRST_FLEXIBLE)
-        self._rows, self.timeout_ms = rows, timeout_ms
+        super().__init__(FIRST_FLEXIBLE, rows)
+        self.timeout_ms = timeout_ms
 
     def body(self, version: int) -> list[bytes]:
         return encode_rows(self._rows, version, self.timeout_ms)
@@ -214,10 +227,6 @@ class OffsetsRequest(_OwnRequest):
     @staticmethod
     def decode_answer(data: bytes) -> OffsetsAnswer:
         return decode_offsets(data)
-
-    def __repr__(self) -> str:
-        count = sum(len(partitions) for _, partitions in self._rows)
-        return f"OffsetsRequest({len(self._rows)} topics, {count} partitions, version={self.API_VERSION})"
 
 
 def encode_rows(rows: Rows, version: int, timeout_ms: int) -> list[bytes]:
@@ -277,14 +286,13 @@ class EpochsAnswer:
     topics: list[tuple[str, list[tuple[int, int, tuple[int, int]]]]]
 
 
-class EpochsRequest(_OwnRequest):
+class EpochsRequest(_RowsRequest):
     """OffsetForLeaderEpoch as a consumer asks it: rows of (topic, [(partition, current leader
     epoch, epoch asked about)]), packed like ListOffsets' (every partition with truncation rules)."""
     generic, generic_response = OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse
 
     def __init__(self, rows: Rows):
-        super().__init__(FIRST_FLEXIBLE_EPOCHS)
-        self._rows = rows
+        super().__init__(FIRST_FLEXIBLE_EPOCHS, rows)
 
     def body(self, version: int) -> list[bytes]:
         return [_INT32.pack(CLIENT_REPLICA_ID), *_packed_topics(self._rows, _EPOCH_PARTITION), _NO_TAGS]
@@ -292,10 +300,6 @@ class EpochsRequest(_OwnRequest):
     @staticmethod
     def decode_answer(data: bytes) -> EpochsAnswer:
         return decode_epochs(data)
-
-    def __repr__(self) -> str:
-        count = sum(len(partitions) for _, partitions in self._rows)
-        return f"EpochsRequest({len(self._rows)} topics, {count} partitions, version={self.API_VERSION})"
 
 
 def decode_epochs(data: bytes) -> EpochsAnswer:
