@@ -28,8 +28,9 @@ ROUNDS = 6
 EARLIEST, LATEST = -2, -1
 
 
-# One leader's share of a kind of read: (topic, [(partition, parameter, current leader epoch)]).
-TopicItems = list[tuple[str, list[tuple[int, Any, int]]]]
+# One leader's share of a kind of read: (topic, [(partition, current leader epoch, parameter)]), in
+# the order ListOffsets lays a partition out on the wire, so its rows are packed as they are.
+TopicItems = list[tuple[str, list[tuple[int, int, Any]]]]
 # An answer's partitions: (topic, [(partition, error code, value)]).
 TopicAnswers = Iterable[tuple[str, Iterable[tuple[int, int, Any]]]]
 
@@ -83,8 +84,7 @@ def list_offsets(name: str, timeout_ms: int) -> PartitionRead:
 
     def build(items: TopicItems) -> OffsetsRequest:
         # Plain tuples, packed by the request itself (see reconciler.kafka.codec).
-        return OffsetsRequest([(topic, [(index, epoch, timestamp) for index, timestamp, epoch in rows])
-                               for topic, rows in items], timeout_ms)
+        return OffsetsRequest(items, timeout_ms)
 
     def parse(answer: OffsetsAnswer) -> TopicAnswers:
         return answer.topics
@@ -98,7 +98,7 @@ def epoch_end_offsets(name: str = "epoch") -> PartitionRead:
     end offset)."""
 
     def build(items: TopicItems) -> EpochsRequest:
-        return EpochsRequest([(topic, [(index, epoch, epoch if asked is None else asked) for index, asked, epoch in rows])
+        return EpochsRequest([(topic, [(index, epoch, epoch if asked is None else asked) for index, epoch, asked in rows])
                               for topic, rows in items])
 
     def parse(answer: EpochsAnswer) -> TopicAnswers:
@@ -113,14 +113,14 @@ def delete_records(timeout_ms: int) -> PartitionRead:
 
     def build(items: TopicItems) -> DeleteRecordsRequest:
         for topic, rows in items:
-            for index, offset, _ in rows:
+            for index, _, offset in rows:
                 # -1 means "everything up to the high watermark" to the broker; targets come from a
                 # plan and are never negative. Checked here too, at the last point before the wire.
                 if offset < 0:
                     raise ValueError(f"refusing to send DeleteRecords offset {offset} for {topic}-{index}")
         return DeleteRecordsRequest(
             timeout_ms=timeout_ms,
-            topics=[T(name=topic, partitions=[P(partition_index=index, offset=offset) for index, offset, _ in rows])
+            topics=[T(name=topic, partitions=[P(partition_index=index, offset=offset) for index, _, offset in rows])
                     for topic, rows in items])
 
     def parse(response) -> TopicAnswers:
@@ -154,7 +154,7 @@ async def read(client: Client, view: ClusterView, reads: Reads, rounds: int = RO
         answers = await client.request_each([(leader, kind.build(items)) for leader, kind, items in batch])
         schedule.throttle(answers)
         for (leader, kind, items), answer in zip(batch, answers):
-            sent = {name: {index: epoch for index, _, epoch in rows} for name, rows in items}
+            sent = {name: {index: epoch for index, epoch, _ in rows} for name, rows in items}
             if isinstance(answer, NoAnswer):
                 for name, sent_epochs in sent.items():
                     for index in sent_epochs:
@@ -194,12 +194,12 @@ async def read(client: Client, view: ClusterView, reads: Reads, rounds: int = RO
 
 def _rows_by_leader(view: ClusterView, kind: str, name: str, wanted: Mapping[int, Any], done: Mapping[int, Any] | None,
                     errors: dict[tuple[str, TopicPartition], BrokerError],
-                    again: set[tuple[str, TopicPartition]]) -> Iterable[tuple[int, list[tuple[int, Any, int]]]]:
-    """One topic's partitions still to read, as (partition, parameter, current epoch) rows per
+                    again: set[tuple[str, TopicPartition]]) -> Iterable[tuple[int, list[tuple[int, int, Any]]]]:
+    """One topic's partitions still to read, as (partition, current epoch, parameter) rows per
     leader; a partition without a known leader gets its error instead."""
     topic, brokers = view.topics.get(name), view.brokers
     known = topic.partitions if topic is not None else {}
-    by_leader: dict[int, list[tuple[int, Any, int]]] = {}
+    by_leader: dict[int, list[tuple[int, int, Any]]] = {}
     for index, param in wanted.items():
         if done is not None and index in done:
             continue
@@ -221,7 +221,7 @@ def _rows_by_leader(view: ClusterView, kind: str, name: str, wanted: Mapping[int
         rows = by_leader.get(leader)
         if rows is None:
             rows = by_leader[leader] = []
-        rows.append((index, param, partition.epoch))
+        rows.append((index, partition.epoch, param))
     return by_leader.items()
 
 
