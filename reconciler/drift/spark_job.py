@@ -33,21 +33,25 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import pyarrow as pa
+from pydantic import ValidationError
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from reconciler.drift import spark_clean
 from reconciler.drift.compute import _items, assemble, drift_one_topic
 from reconciler.drift.model import DriftReport, TopicDrift
+from reconciler.errors import MAX_PROBLEMS, problem_line, shown_text
 from reconciler.files.snapshot_parquet import ABSENT, HIDDEN, read_header, topic_from_row, utc
+from reconciler.files.snapshot_problems import SNAPSHOT_KEYS, explain, invalid_snapshot
 from reconciler.models.desired import DesiredState, DesiredTopic
 from reconciler.models.observed import ObservedState
 from reconciler.planner import PlanOptions
 
 # A topic with findings, or (topic null) a batch's tally of a cluster's other topics: how many
-# were read, how many declared, their partitions.
+# were read, how many declared, their partitions; or a topic whose row the models refuse (`refused`).
 _OUT_FIELDS = ("cluster string, topic string, observed int, managed int, partitions bigint, empty boolean, "
                "drift string, items array<struct<kind:string,topic:string,partition:int,key:string,detail:string,"
                "records:bigint,bytes:bigint>>, truncations array<struct<topic:string,partition:int,leader:int,"
@@ -55,7 +59,8 @@ _OUT_FIELDS = ("cluster string, topic string, observed int, managed int, partiti
                "estimated_bytes:bigint>>, retention array<struct<topic:string,partition:int,against:string,"
                "log_start_offset:bigint,high_watermark:bigint,keep_from_offset:bigint,records:bigint,bytes:bigint,"
                "unknown:string>>, changes array<struct<kind:string,topic:string,partition:int,key:string,old:string,"
-               "new:string,source:string,count:int,sensitive:boolean>>")
+               "new:string,source:string,count:int,sensitive:boolean>>, "
+               "refused struct<file:string,count:int,problems:array<string>>")
 
 TOPICS_PER_TASK = 20_000  # ~200k partitions: one task's rows and findings stay in the tens of MiB
 
@@ -150,9 +155,10 @@ def fleet_inputs(spark: SparkSession, fleet: str | Path, desired_for: Callable[[
         by_cluster.setdefault(r["cluster"], []).append((utc(r["run"]), r["cluster_id"], r["sizes_refused"], r["file"]))
     desired = {cluster: desired_for(cluster) for cluster in by_cluster}  # fails early on unknown clusters
     meta = {c: _ClusterRun(run=r[-1][0], cluster_id=r[-1][1], since=r[-2][0] if len(r) > 1 else None,
-                           sizes_refused=r[-1][2], file=r[-1][3])
+                           sizes_refused=r[-1][2], file=r[-1][3], earlier_file=r[-2][3] if len(r) > 1 else None)
             for c, r in by_cluster.items()}
     whole = {c: {"cluster_id": m.cluster_id, "run": m.run.isoformat(), "compare": m.since is not None,
+                 "file": m.file, "earlier_file": m.earlier_file,
                  **_brokers_and_reassignments(m.file)} for c, m in meta.items()}
     facts = [spark_clean.cluster_row(c, desired[c], _cluster_checks(c, whole[c]), whole[c]["compare"],
                                      whole[c]["reassignments"], options.ignore_topics) for c in meta]
@@ -182,6 +188,7 @@ class _ClusterRun:
     since: datetime | None
     sizes_refused: str | None = None  # the latest run's
     file: str = ""  # the latest run's snapshot
+    earlier_file: str | None = None  # the run before's
 
 
 @dataclass(frozen=True)
@@ -220,7 +227,15 @@ def _cluster_checks(cluster: str, whole: Mapping[str, Any]) -> bool:
 
 def _collect(results: DataFrame, meta: Mapping[str, _ClusterRun], tables: str | Path | None,
              generated_at: datetime) -> DriftReport:
-    """The driver's part: totals and the topics with findings, assembled per cluster."""
+    """The driver's part: totals and the topics with findings, assembled per cluster; or, when
+    the models refused a row, the error the local engine gives for that snapshot."""
+    refused = results.filter(F.col("refused").isNotNull()).select("refused.*")
+    # One file's problems (the first by name), as the local engine reports the first bad snapshot it reads.
+    first = refused.groupBy("file").agg(F.sum("count").alias("count")).orderBy("file").first()
+    if first is not None:
+        rows = refused.filter(F.col("file") == first["file"]).orderBy("problems").limit(MAX_PROBLEMS).collect()
+        problems = sorted(p for r in rows for p in r["problems"])[:MAX_PROBLEMS]
+        raise invalid_snapshot(_shown_path(first["file"]), int(first["count"]), problems)
     totals = {r["cluster"]: r for r in results.groupBy("cluster").agg(
         F.sum("observed").alias("observed"), F.sum("managed").alias("managed"),
         F.sum("partitions").alias("partitions")).collect()}
@@ -299,6 +314,11 @@ _PLANNED_COLUMNS = ("topic_id", "internal", "configs", "partitions", "group_offs
                     "earlier_topic_id", "earlier_configs", "earlier_partitions", "want")
 
 
+def _shown_path(file: str) -> str:
+    """A file as Spark names it (a URI), as the local engine would for a local file."""
+    return unquote(file[len("file:"):].replace("///", "/", 1)) if file.startswith("file:") else file
+
+
 def _drift_batches(shared) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """The function Spark runs on each partition's Arrow batches (on the executors)."""
 
@@ -324,7 +344,13 @@ def _drift_batches(shared) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.R
                 desired = desired_cache.get(cluster)
                 if desired is None:
                     desired = desired_cache[cluster] = DesiredState.model_validate_json(value["desired"][cluster])
-                drift = row_drift(row, desired, value["meta"][cluster], options)
+                try:
+                    drift = row_drift(row, desired, value["meta"][cluster], options)
+                except RowRefused as e:
+                    out.append({"cluster": cluster, "topic": row["topic"], "observed": 0, "managed": 0, "partitions": 0,
+                                "empty": False, "drift": "", "items": [], "truncations": [], "retention": [],
+                                "changes": [], "refused": {"file": e.file, "count": e.count, "problems": e.problems}})
+                    continue
                 if drift.empty:
                     counts = tally.setdefault(cluster, [0, 0, 0])
                     counts[0] += drift.observed
@@ -341,41 +367,61 @@ def _drift_batches(shared) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.R
                     "drift": drift.model_dump_json(), "items": [item_dict(i) for i in items],
                     "truncations": [truncation_dict(r) for r in drift.truncation_rows],
                     "retention": retention_dicts(drift.retention) if drift.retention else [],
-                    "changes": [change_dict(e) for e in drift.change_log]})
+                    "changes": [change_dict(e) for e in drift.change_log], "refused": None})
             out += [{"cluster": c, "topic": None, "observed": n[0], "managed": n[1], "partitions": n[2], "empty": True,
-                     "drift": "", "items": [], "truncations": [], "retention": [], "changes": []}
+                     "drift": "", "items": [], "truncations": [], "retention": [], "changes": [], "refused": None}
                     for c, n in tally.items()]
             yield pa.RecordBatch.from_pylist(out, schema=schema)
 
     return run_batches
 
 
+class RowRefused(Exception):
+    """A topic's row (of the latest run's `file`, or the earlier run's) that the models refuse, with
+    its problems in the words the local engine uses for the same values."""
+
+    def __init__(self, file: str, topic: str, error: ValidationError):
+        super().__init__(file)
+        self.file, self.count = file, error.error_count()
+        quoted = shown_text(repr(topic), 60)
+        self.problems = [f"topic {quoted}: "
+                         f"{problem_line(e, SNAPSHOT_KEYS, 2 if tuple(e['loc'][:2]) == ('topics', topic) else 0, explain)}"
+                         for e in error.errors(include_url=False)[:MAX_PROBLEMS]]
+
+
 def row_drift(row: Mapping[str, Any], desired: DesiredState, meta: Mapping[str, Any],
               options: PlanOptions = PlanOptions()) -> TopicDrift:
     """One input row (a topic of a cluster, its earlier run's columns and its declaration, `want`,
     alongside) through the pure planner, on the cluster restricted to that topic. `desired`: the
-    cluster's (its topics are not read); `meta`: the cluster's part of the broadcast."""
+    cluster's (its topics are not read); `meta`: the cluster's part of the broadcast. A row the
+    models refuse raises RowRefused."""
     cluster, name, status = row["cluster"], row["topic"], row["status"]
     want = DesiredTopic.model_validate_json(row["want"]) if row["want"] is not None else None
     desired = desired.model_copy(update={"topics": {name: want} if want is not None else {}})
-    topic = topic_from_row(dict(row)) if row["partitions"] is not None and status is None else None
     groups: dict[str, dict[str, dict[int, int]]] = {}
     for g in row["group_offsets"] or []:
         groups.setdefault(g["group"], {}).setdefault(name, {})[g["partition"]] = g["offset"]
-    observed = ObservedState(
-        cluster=cluster, cluster_id=meta["cluster_id"], taken_at=datetime.fromisoformat(meta["run"]),
-        topics={name: topic} if topic else {}, group_offsets=groups,
-        hidden_topics=[name] if status == HIDDEN else [],
-        absent_topic_operations={name: row["authorized_operations"] or []} if status == ABSENT else {},
-        cluster_authorized_operations=row["cluster_authorized_operations"],
-        sizes_refused=row["sizes_refused"], brokers=meta["brokers"],
-        reassignments={name: meta["reassignments"][name]} if topic and name in meta["reassignments"] else {})
+    try:
+        topic = topic_from_row(dict(row)) if row["partitions"] is not None and status is None else None
+        observed = ObservedState(
+            cluster=cluster, cluster_id=meta["cluster_id"], taken_at=datetime.fromisoformat(meta["run"]),
+            topics={name: topic} if topic else {}, group_offsets=groups,
+            hidden_topics=[name] if status == HIDDEN else [],
+            absent_topic_operations={name: row["authorized_operations"] or []} if status == ABSENT else {},
+            cluster_authorized_operations=row["cluster_authorized_operations"],
+            sizes_refused=row["sizes_refused"], brokers=meta["brokers"],
+            reassignments={name: meta["reassignments"][name]} if topic and name in meta["reassignments"] else {})
+    except ValidationError as e:
+        raise RowRefused(meta["file"], name, e) from None
     earlier = None
     if row["earlier_partitions"] is not None:
         # What data-loss signals, out-of-band retention changes and the change log read of the
         # earlier run's topic.
-        earlier = topic_from_row({"topic": name, "topic_id": row["earlier_topic_id"],
-                                  "configs": row["earlier_configs"], "partitions": row["earlier_partitions"]})
+        try:
+            earlier = topic_from_row({"topic": name, "topic_id": row["earlier_topic_id"],
+                                      "configs": row["earlier_configs"], "partitions": row["earlier_partitions"]})
+        except ValidationError as e:
+            raise RowRefused(meta["earlier_file"], name, e) from None
     return drift_one_topic(desired, observed, name, earlier, None, options, compare=meta["compare"])
 
 
@@ -395,7 +441,9 @@ def _arrow_out_schema() -> pa.Schema:
     return pa.schema([("cluster", pa.string()), ("topic", pa.string()), ("observed", pa.int32()),
                       ("managed", pa.int32()), ("partitions", pa.int64()), ("empty", pa.bool_()),
                       ("drift", pa.string()), ("items", pa.list_(item)), ("truncations", pa.list_(trunc)),
-                      ("retention", pa.list_(retention)), ("changes", pa.list_(change))])
+                      ("retention", pa.list_(retention)), ("changes", pa.list_(change)),
+                      ("refused", pa.struct([("file", pa.string()), ("count", pa.int32()),
+                                             ("problems", pa.list_(pa.string()))]))])
 
 
 def _write_tables(results: DataFrame, directory: str, generated_at: datetime, meta: Mapping[str, _ClusterRun]) -> None:

@@ -132,3 +132,38 @@ def test_both_engines_report_retention_lowered_out_of_band_alike(spark, tmp_path
     rows = read_table_rows(tmp_path / "l", "retention_lowered")
     assert len(rows) == 9 and rows == read_table_rows(tmp_path / "s", "retention_lowered")
     assert read_table_rows(tmp_path / "l", "drift_items") == read_table_rows(tmp_path / "s", "drift_items")
+
+
+@pytest.mark.parametrize("run, field, value, says", [
+    (-1, "high_watermark", -5, "partitions[0].high_watermark: must be >= 0"),
+    (0, "log_start_offset", 10 ** 6, "partitions[0].log_start_offset: log start offset 1000000 is above the high watermark"),
+])
+def test_both_engines_refuse_a_snapshot_whose_row_the_models_refuse(spark, small_fleet, tmp_path, run, field, value, says):
+    """A bad value in the latest run's row or in the earlier run's: one error naming the file, the
+    topic and the value's path, from either engine, and no report (the Spark engine's error comes
+    from its executors, which must not surface as a Python traceback from the worker)."""
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from reconciler.errors import SnapshotError
+
+    source, desired = small_fleet
+    fleet = tmp_path / "fleet"
+    shutil.copytree(source, fleet)
+    broken = sorted((fleet / "cluster-001").glob("*.parquet"))[run]
+    table = pq.read_table(broken)
+    rows = table.to_pylist()
+    row = next(i for i, r in enumerate(rows) if r["partitions"] and r["topic"].startswith("svc"))
+    rows[row]["partitions"][0][field] = value
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), broken)
+    topic = rows[row]["topic"]
+
+    for name in ("local", "spark"):
+        with pytest.raises(SnapshotError) as refused:
+            engine.run_fleet(fleet, desired.__getitem__, engine=name, generated_at=WHEN)
+        message = str(refused.value)
+        assert message.startswith(f"{broken} is not a valid snapshot (1 problem), so it is refused whole"), (name, message)
+        assert f"(topic {topic!r}): {says}" in message or f"topic {topic!r}: {says}" in message, (name, message)
+        assert "Traceback" not in message and "PythonException" not in message
