@@ -36,14 +36,16 @@ from typing import Any
 from urllib.parse import unquote
 
 import pyarrow as pa
+from py4j.protocol import Py4JJavaError
 from pydantic import ValidationError
+from pyspark.errors import PySparkException, PythonException
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from reconciler.drift import spark_clean
 from reconciler.drift.compute import _items, assemble, drift_one_topic
 from reconciler.drift.model import DriftReport, TopicDrift
-from reconciler.errors import MAX_PROBLEMS, problem_line, shown_text
+from reconciler.errors import MAX_PROBLEMS, ReconcilerError, SnapshotError, problem_line, shown_text
 from reconciler.files.snapshot_parquet import ABSENT, HIDDEN, read_header, topic_from_row, utc
 from reconciler.files.snapshot_problems import SNAPSHOT_KEYS, explain, invalid_snapshot
 from reconciler.models.desired import DesiredState, DesiredTopic
@@ -106,36 +108,48 @@ def _local_driver_memory() -> str:
 def run(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: PlanOptions = PlanOptions(),
         master: str | None = None, tables: str | Path | None = None,
         generated_at: datetime | None = None, conf: Mapping[str, str] | None = None) -> DriftReport:
-    from reconciler.errors import ReconcilerError
-
     spark = session(master, conf)
     generated_at = generated_at or datetime.now(timezone.utc)
-    found = fleet_inputs(spark, fleet, desired_for, options)
-    # Each cluster's desired state without its topics: a row brings its own topic (column `want`).
-    shared = spark.sparkContext.broadcast({
-        "desired": {c: d.model_dump_json(exclude={"topics"}) for c, d in found.desired.items()},
-        "ignore": list(options.ignore_topics), "meta": found.whole})
-    results = _for_the_planner(found).mapInArrow(_drift_batches(shared), _OUT_FIELDS).persist()
     try:
-        return _collect(results, found.meta, tables, generated_at)
-    except Exception as e:
-        if "No module named 'reconciler'" in str(e):
-            raise ReconcilerError(
-                "the Spark executors cannot import the reconciler: install kafka-reconciler (with its spark "
-                "extra) on every worker, or ship a packed virtualenv with --archives, and set PYSPARK_PYTHON "
-                "(spark.pyspark.python) to that interpreter.") from None
-        raise
-    finally:
-        results.unpersist()
-        shared.unpersist()
+        found = fleet_inputs(spark, fleet, desired_for, options)
+        # Each cluster's desired state without its topics: a row brings its own topic (column `want`).
+        shared = spark.sparkContext.broadcast({
+            "desired": {c: d.model_dump_json(exclude={"topics"}) for c, d in found.desired.items()},
+            "ignore": list(options.ignore_topics), "meta": found.whole})
+        results = _for_the_planner(found).mapInArrow(_drift_batches(shared), _OUT_FIELDS).persist()
+        try:
+            return _collect(results, found.meta, tables, generated_at)
+        finally:
+            results.unpersist()
+            shared.unpersist()
+    except (PySparkException, Py4JJavaError) as e:
+        raise _spark_failure(fleet, e) from None
+
+
+def _spark_failure(fleet: str | Path, error: PySparkException | Py4JJavaError) -> ReconcilerError:
+    """What Spark (the JVM, or a Python worker) failed on, in one paragraph instead of its stack."""
+    java = getattr(error, "java_exception", None)
+    text = str(java.getMessage()) if java is not None else str(error)
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith(
+        ("at ", "For further information", "SQLSTATE", "JVM stacktrace"))]
+    # A Python worker's error ends its traceback; the JVM's leads its message.
+    cause = (lines[-1] if isinstance(error, PythonException) else lines[0]) if lines else type(error).__name__
+    if "No module named 'reconciler'" in text:
+        return ReconcilerError(
+            "the Spark executors cannot import the reconciler: install kafka-reconciler (with its spark "
+            "extra) on every worker, or ship a packed virtualenv with --archives, and set PYSPARK_PYTHON "
+            "(spark.pyspark.python) to that interpreter.")
+    return SnapshotError(
+        f"the Spark engine failed on the fleet under {fleet}: {shown_text(cause.rstrip('.:'), 400)}. A file Spark cannot read "
+        "(not Parquet, cut short, or with columns of other types than a snapshot's) is the usual cause: write "
+        "snapshots with `reconcile snapshot --format parquet`; `reconcile drift --fleet ... --engine local` checks "
+        "each file and names the bad one and its bad values. Nothing was reported.")
 
 
 def fleet_inputs(spark: SparkSession, fleet: str | Path, desired_for: Callable[[str], DesiredState],
                  options: PlanOptions = PlanOptions()) -> FleetInputs:
     """The fleet's rows, each with `clean` (no Python has seen them yet), and what the job needs
     of each cluster, read on the driver: its runs, its snapshot's header, its desired state."""
-    from reconciler.errors import SnapshotError, shown_text
-
     # mergeSchema: files written before the rights columns existed read them as null.
     snapshots = _with_rights_columns(spark.read.option("recursiveFileLookup", "true")
                                      .option("pathGlobFilter", "*.parquet").option("mergeSchema", "true")

@@ -167,3 +167,21 @@ def test_both_engines_refuse_a_snapshot_whose_row_the_models_refuse(spark, small
         assert message.startswith(f"{broken} is not a valid snapshot (1 problem), so it is refused whole"), (name, message)
         assert f"(topic {topic!r}): {says}" in message or f"topic {topic!r}: {says}" in message, (name, message)
         assert "Traceback" not in message and "PythonException" not in message
+
+
+def test_spark_engine_names_a_file_spark_cannot_read_in_one_paragraph(spark, small_fleet, tmp_path):
+    import shutil
+
+    from reconciler.errors import SnapshotError
+
+    source, desired = small_fleet
+    fleet = tmp_path / "fleet"
+    shutil.copytree(source, fleet)
+    broken = sorted((fleet / "cluster-002").glob("*.parquet"))[-1]
+    broken.write_bytes(broken.read_bytes()[:-100])  # cut short: no footer
+    with pytest.raises(SnapshotError) as refused:
+        engine.run_fleet(fleet, desired.__getitem__, engine="spark", generated_at=WHEN)
+    message = str(refused.value)
+    assert message.startswith(f"the Spark engine failed on the fleet under {fleet}: [FAILED_READ_FILE")
+    assert str(broken) in message and "--engine local" in message and "Nothing was reported." in message
+    assert "\n" not in message and "Py4J" not in message and "\tat " not in message
