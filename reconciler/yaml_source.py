@@ -196,7 +196,7 @@ class _Line(NamedTuple):
     dash: bool  # a list entry
     key: Any  # the key (typed), or _NO_KEY for an entry's scalar
     key_column: int
-    value: Any  # the scalar's value; a tuple of flow items; _NO_KEY: the collection on the lines below
+    value: Any  # the scalar's value; _FLOW: a flow list (its `items`); _NO_KEY: the collection on the lines below
     value_column: int
     text: str  # the scalar's text, as a secret would be kept
     items: tuple[tuple[Any, int, str], ...]  # a flow list's: value, column, text
