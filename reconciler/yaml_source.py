@@ -23,7 +23,7 @@ import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -40,6 +40,10 @@ SIMPLE_DOCUMENTS = True
 
 Path_ = tuple  # a path into a YAML document: keys and list indexes
 Report = Callable[[int, int, str], None]  # line, column, message
+
+# Files of the plainest documents are read line by line (_LineReader), without the parser; False
+# reads them through the parser's events, as tests/load/test_simple_documents.py compares.
+PLAIN_LINES = True
 
 # libyaml's parser, when PyYAML was built with it, gives the same events several times faster.
 _FAST_LOADER = getattr(yaml, "CSafeLoader", None)
@@ -115,6 +119,10 @@ def read_yaml_text(text: str, file: str, report: Report,
                              if more else "") + "; remove it, or write it as an escape (\\x"
                              f"{code:02x}) inside a double-quoted string if it is meant")
         return []
+    if PLAIN_LINES:
+        lines = _LineReader(file, is_secret).read(text)
+        if lines is not None:
+            return lines
     if _FAST_LOADER is not None:
         found: list[tuple[int, int, str]] = []
         try:
@@ -155,6 +163,203 @@ def _syntax_problem(e: yaml.MarkedYAMLError) -> tuple[int, int, str]:
     if "'\\t'" in message:
         message += "; indent with spaces, YAML does not allow tabs there"
     return line, column, message
+
+
+# --- the plainest documents, line by line -----------------------------------------------------------
+
+# Documents as `reconcile import` writes them, and most people do: block mappings and lists of
+# plain scalars without colons or quotes inside (or quoted ones without escapes), one-line flow
+# lists of plain scalars, comments. Each line must be one of these shapes whole, so that it
+# means to any YAML parser what it means here; a file with any other line (a multi-line or flow
+# value, an anchor, a tag, a key repeated, a scalar a YAML version reads otherwise, an empty
+# value) is read by the parser instead.
+_WORD = r"[A-Za-z0-9_./+,-]+"  # what a plain scalar holds after its first character
+_SCALAR = rf"""(?:[A-Za-z0-9_/]|[-.+][A-Za-z0-9_])[A-Za-z0-9_./+,-]*(?:[ ]+{_WORD})*|"[^"\\]*"|'[^']*'"""
+_FLOW_ITEM = r"(?:[A-Za-z0-9_/]|[-.+][A-Za-z0-9_])[A-Za-z0-9_./+-]*"  # no comma: it ends an item
+_PLAIN_LINE = re.compile(rf"""
+    (?P<indent>[ ]*)
+    (?:(?P<dash>-[ ]+)(?=[^ #]))?                   # a list entry, and what it holds on this line:
+    (?:(?P<key>[A-Za-z0-9_][A-Za-z0-9_./-]*):       # a key, with its value or the collection below it
+       (?:[ ]+(?P<value>{_SCALAR}|(?P<flow>\[[ ]*(?:{_FLOW_ITEM}(?:[ ]*,[ ]*{_FLOW_ITEM})*)?[ ]*\])))?
+     |(?P<item>{_SCALAR}))                          # an entry's scalar (only after a dash)
+    [ ]*(?:[ ]\#.*)?""", re.VERBOSE)
+_FLOW_ITEMS = re.compile(_FLOW_ITEM)
+_MAX_KEY = 1000  # YAML's parsers look no further than 1024 characters for the colon of a key
+_BLANK_OR_COMMENT = re.compile(r"[ ]*(?:\#.*)?")
+_NOT_PLAIN_TEXT = re.compile("[\t\r\x85\u2028\u2029]")  # tabs, and line breaks other than \n
+
+
+class _Line(NamedTuple):
+    """What one line of a plain document holds (_LineReader._shape)."""
+
+    indent: int  # the column of its first character, 0-based
+    dash: bool  # a list entry
+    key: Any  # the key (typed), or _NO_KEY for an entry's scalar
+    key_column: int
+    value: Any  # the scalar's value; _FLOW: a flow list (its `items`); _NO_KEY: the collection on the lines below
+    value_column: int
+    text: str  # the scalar's text, as a secret would be kept
+    items: tuple[tuple[Any, int, str], ...]  # a flow list's: value, column, text
+
+
+_BLANK = _Line(-1, False, None, 0, None, 0, "", ())
+_FLOW = object()  # _Line.value of a flow list
+
+
+class _LineReader:
+    """`read` gives the documents of a file of the plainest documents only: what the parser's
+    events give for them (values, positions of keys and values, secrets), or None for any other file."""
+
+    def __init__(self, file: str, is_secret: Callable[[Path_], bool]):
+        self.file, self.is_secret = file, is_secret
+        # Most lines repeat, in a file of many documents (`partitions: 12`, `configs:`): each
+        # line's reading is kept by its text; None for a line that is not plain.
+        self.shapes: dict[str, _Line | None] = {}
+
+    def read(self, text: str) -> list[YamlDocument] | None:
+        if _NOT_PLAIN_TEXT.search(text):
+            return None
+        docs: list[YamlDocument] = []
+        lines = text.split("\n")
+        start = 0
+        while True:
+            try:
+                end = lines.index("---", start)
+            except ValueError:
+                end = len(lines)
+            if not self._document(lines, start, end, docs):
+                return None
+            if end == len(lines):
+                return docs
+            start = end + 1
+
+    def _document(self, lines: list[str], start: int, end: int, docs: list[YamlDocument]) -> bool:
+        """Whether lines[start:end] are one plain document (appended to `docs`) or none."""
+        doc = YamlDocument(self.file)
+        key_marks, value_marks, is_secret, shapes = doc.key_marks, doc.value_marks, self.is_secret, self.shapes
+        # The open collections: (the mapping or list, its path, the column of its keys or dashes).
+        stack: list[tuple[Any, Path_, int]] = []
+        waiting: tuple[dict, Path_, int] | None = None  # a key whose value is the collection below it
+        for number, line in enumerate(lines[start:end], start + 1):
+            if line in shapes:
+                shape = shapes[line]
+            else:
+                shape = shapes[line] = self._shape(line)
+            if shape is None:
+                return False
+            indent, dash, key, key_column, value, value_column, text, items = shape
+            if indent < 0:
+                continue  # blank, or a comment
+            if waiting is not None:  # the first line of the collection that is the waiting key's value
+                parent, path, column = waiting
+                waiting = None
+                opened: Any
+                if dash and indent >= column:
+                    opened = parent[path[-1]] = []
+                elif not dash and indent > column:
+                    opened = parent[path[-1]] = {}
+                else:
+                    return False  # an empty value: null, for the parser to read
+                value_marks[path] = (number, indent + 1)
+                stack.append((opened, path, indent))
+            elif not stack:
+                if dash:
+                    return False  # a list document, for the parser to read
+                doc.data = {}
+                value_marks[()] = (number, indent + 1)
+                stack.append((doc.data, (), indent))
+            else:
+                while stack and (stack[-1][2] > indent or (
+                        not dash and stack[-1][2] == indent and type(stack[-1][0]) is list)):
+                    stack.pop()
+                if not stack or stack[-1][2] != indent or (type(stack[-1][0]) is list) != dash:
+                    return False
+            current, path, _ = stack[-1]
+            if dash:  # an entry of the list `current`
+                place = (*path, len(current))
+                if key is _NO_KEY:
+                    current.append(value)
+                    value_marks[place] = (number, value_column + 1)
+                    if text and is_secret(place):
+                        doc.secret_texts.add(text)
+                    continue
+                mapping: dict = {}
+                current.append(mapping)
+                value_marks[place] = (number, key_column + 1)
+                stack.append((mapping, place, key_column))
+                current, path = mapping, place
+            place = (*path, key)
+            if place in key_marks:
+                return False  # a repeated key
+            key_marks[place] = (number, key_column + 1)
+            if value is _NO_KEY:
+                current[key] = None
+                waiting = (current, place, stack[-1][2])
+                continue
+            value_marks[place] = (number, value_column + 1)
+            if value is not _FLOW:
+                current[key] = value
+                if text and is_secret(place):
+                    doc.secret_texts.add(text)
+                continue
+            flow: list = []
+            current[key] = flow
+            for item, column, text in items:
+                at = (*place, len(flow))
+                flow.append(item)
+                value_marks[at] = (number, column + 1)
+                if text and is_secret(at):
+                    doc.secret_texts.add(text)
+        if waiting is not None:
+            return False
+        if doc.data is not None:
+            docs.append(doc)
+        return True
+
+    def _shape(self, line: str) -> _Line | None:
+        """What `line` holds (_BLANK: nothing but a comment, maybe), or None when it is not a line
+        of a plain document."""
+        found = _PLAIN_LINE.fullmatch(line)
+        if found is None:
+            return _BLANK if _BLANK_OR_COMMENT.fullmatch(line) else None
+        dash, key = found.group("dash") is not None, found.group("key")
+        if key is None:
+            if not dash:
+                return None  # a scalar alone on its line: the end of a multi-line one?
+            value, text = self._scalar(found.group("item"))
+            return None if value is _NO_KEY else _Line(
+                found.end("indent"), True, _NO_KEY, 0, value, found.start("item"), text, ())
+        if len(key) > _MAX_KEY:
+            return None  # YAML's parsers would not look that far for its colon
+        name, _ = self._scalar(key)
+        if name is _NO_KEY or name is None or isinstance(name, (bool, float)):
+            return None  # keys that are no text nor whole number, for the parser to report
+        shape = _Line(found.end("indent"), dash, name, found.start("key"), _NO_KEY, 0, "", ())
+        if found.start("value") < 0:
+            return shape
+        if found.start("flow") < 0:
+            value, text = self._scalar(found.group("value"))
+            return None if value is _NO_KEY else shape._replace(
+                value=value, value_column=found.start("value"), text=text)
+        items = []
+        for item in _FLOW_ITEMS.finditer(line, found.start("flow"), found.end("flow")):
+            value, text = self._scalar(item.group())
+            if value is _NO_KEY:
+                return None
+            items.append((value, item.start(), text))
+        return shape._replace(value=_FLOW, value_column=found.start("flow"), items=tuple(items))
+
+    @staticmethod
+    def _scalar(written: str) -> tuple[Any, str]:
+        """The value of a scalar `written` so (quotes included), and its text (a secret's, to
+        keep); _NO_KEY for the value when YAML versions read it differently, which the parser reports."""
+        if written[0] in "'\"":
+            text = written[1:-1]
+            value, problem = _typed_text(text, None, False)
+        else:
+            text = written
+            value, problem = _typed_text(text, None, True)
+        return (_NO_KEY if problem is not None else value), text
 
 
 # --- nodes ---------------------------------------------------------------------------------------

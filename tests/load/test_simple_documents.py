@@ -85,6 +85,7 @@ def test_plain_documents_read_straight_from_events_as_through_nodes(monkeypatch,
     texts = _texts()
     straight = [_read(text) for text in texts]
     monkeypatch.setattr(yaml_source, "SIMPLE_DOCUMENTS", False)
+    monkeypatch.setattr(yaml_source, "PLAIN_LINES", False)
     through_nodes = [_read(text) for text in texts]
     for text, a, b in zip(texts, straight, through_nodes):
         assert a == b, text
