@@ -25,6 +25,7 @@ from reconciler.drift.model import (
     DataLossSignal,
     DriftCounts,
     DriftItem,
+    ItemKind,
     PendingChange,
     PendingTruncation,
     PlanDiagnostic,
@@ -52,6 +53,7 @@ from reconciler.models.plan import (
     TruncateRecords,
     unhandled,
 )
+from reconciler.models.trusted import trusted
 from reconciler.planner import PlanOptions, plan, same_config_value
 from reconciler.render.values import reassignment_headline
 
@@ -286,21 +288,55 @@ def assemble(cluster: str, cluster_id: str | None, observed_at: datetime | None,
              topics: Iterable[TopicDrift], sizes_refused: str | None = None) -> ClusterDrift:
     """A cluster's report from its topics' findings, in any order. `sizes_refused`: the snapshot's."""
     topics = sorted(topics, key=lambda t: t.topic)
-    changes = [c for t in topics for c in t.changes]
-    config = [c for t in topics for c in t.config]
-    truncations = [t.truncation for t in topics if t.truncation is not None]
-    rows = [r for t in topics for r in t.truncation_rows]
-    replicas = [r for t in topics for r in t.replicas]
-    health = [t.health for t in topics if t.health is not None]
-    data_loss = [s for t in topics for s in t.data_loss]
-    retention = [t.retention for t in topics if t.retention is not None]
-    unverified = [u for t in topics for u in t.unverified]
-    diagnostics = sorted((d for t in topics for d in t.diagnostics),
-                         key=lambda d: ([s.value for s in Severity].index(d.severity), d.topic or "",
-                                        -1 if d.partition is None else d.partition, d.code, d.message))
-    unmanaged = [t.topic for t in topics if t.unmanaged]
-    change_log = [e for t in topics for e in t.change_log]
-    hidden = [t.topic for t in topics if t.hidden]
+    changes: list[PendingChange] = []
+    config: list[ConfigDrift] = []
+    truncations: list[PendingTruncation] = []
+    rows: list[TruncationRow] = []
+    replicas: list[ReplicaProblem] = []
+    health: list[ReplicaHealth] = []
+    data_loss: list[DataLossSignal] = []
+    retention: list[RetentionLowered] = []
+    unverified: list[UnverifiedPartition] = []
+    found: list[PlanDiagnostic] = []
+    unmanaged: list[str] = []
+    change_log: list[ChangeLogEntry] = []
+    hidden: list[str] = []
+    observed = managed = partitions = changed = 0
+    # One pass over the topics (a fleet's cluster has tens of thousands), most of them with one
+    # finding or none: each list in topic order, as the report lists them.
+    for t in topics:
+        observed += t.observed
+        managed += t.managed
+        partitions += t.partitions
+        if t.changes:
+            changes += t.changes
+        if t.config:
+            config += t.config
+        if t.truncation is not None:
+            truncations.append(t.truncation)
+        if t.truncation_rows:
+            rows += t.truncation_rows
+        if t.replicas:
+            replicas += t.replicas
+        if t.health is not None:
+            health.append(t.health)
+        if t.data_loss:
+            data_loss += t.data_loss
+        if t.retention is not None:
+            retention.append(t.retention)
+        if t.unverified:
+            unverified += t.unverified
+        if t.diagnostics:
+            found += t.diagnostics
+        if t.unmanaged:
+            unmanaged.append(t.topic)
+        if t.change_log:
+            change_log += t.change_log
+            changed += 1
+        if t.hidden:
+            hidden.append(t.topic)
+    diagnostics = sorted(found, key=lambda d: ([s.value for s in Severity].index(d.severity), d.topic or "",
+                                               -1 if d.partition is None else d.partition, d.code, d.message))
     items = _items(cluster, changes, unmanaged, config, truncations, replicas, data_loss, diagnostics, retention,
                    hidden, health)
     counts = DriftCounts(
@@ -311,7 +347,7 @@ def assemble(cluster: str, cluster_id: str | None, observed_at: datetime | None,
         offline=sum(r.state == "offline" for r in replicas), data_loss=len(data_loss),
         retention_lowered=len(retention), retention_records=sum(r.cut.known_records for r in retention),
         retention_bytes=sum(p.bytes_to_delete or 0 for r in retention for p in r.cut.partitions),
-        unverified=len(unverified), change_log=len(change_log), changed_topics=sum(bool(t.change_log) for t in topics),
+        unverified=len(unverified), change_log=len(change_log), changed_topics=changed,
         not_visible=len(hidden),
         plan_errors=sum(d.severity == Severity.ERROR.value and d.code != DiagnosticCode.NOT_AUTHORISED
                         for d in diagnostics),
@@ -319,49 +355,53 @@ def assemble(cluster: str, cluster_id: str | None, observed_at: datetime | None,
         leader_not_preferred=sum(len(h.not_preferred) for h in health), items=len(items))
     return ClusterDrift(
         cluster=cluster, cluster_id=cluster_id, observed_at=observed_at, since=since,
-        topics_observed=sum(t.observed for t in topics), topics_managed=sum(t.managed for t in topics),
-        partitions_observed=sum(t.partitions for t in topics), sizes_refused=sizes_refused, counts=counts,
+        topics_observed=observed, topics_managed=managed, partitions_observed=partitions,
+        sizes_refused=sizes_refused, counts=counts,
         changes=changes, unmanaged_topics=unmanaged, not_visible_topics=hidden, config=config,
         truncations=truncations, truncation_rows=rows, replicas=replicas, health=health, data_loss=data_loss,
         retention=retention, unverified=unverified, diagnostics=diagnostics, items=items, change_log=change_log)
 
 
+_ITEM_FIELDS = set(DriftItem.model_fields)
+
+
+def _item(cluster: str, kind: ItemKind, topic: str, detail: str, partition: int | None = None,
+          key: str | None = None, records: int | None = None, bytes: int | None = None) -> DriftItem:
+    """A DriftItem, not validated again: its values are the findings' own (validated models) or
+    text made of them. Keys in field order: a model is dumped in the order of its values."""
+    return trusted(DriftItem, {"cluster": cluster, "kind": kind, "topic": topic, "partition": partition, "key": key,
+                               "detail": detail, "records": records, "bytes": bytes}, _ITEM_FIELDS)
+
+
 def _items(cluster, changes, unmanaged, config, truncations, replicas, data_loss, diagnostics,
            retention=(), hidden=(), health: Sequence[ReplicaHealth] = ()) -> list[DriftItem]:
-    items = [DriftItem(cluster=cluster, kind="data-loss", topic=s.topic, partition=s.partition,
-                       records=s.records_lost,
-                       detail=f"log ends below offset {s.earlier_high_watermark:,} seen under epoch {s.earlier_epoch} "
-                              f"({s.evidence}); up to {s.records_lost:,} records lost or rewritten")
+    items = [_item(cluster, "data-loss", s.topic, partition=s.partition, records=s.records_lost,
+                   detail=f"log ends below offset {s.earlier_high_watermark:,} seen under epoch {s.earlier_epoch} "
+                          f"({s.evidence}); up to {s.records_lost:,} records lost or rewritten")
              for s in data_loss]
-    items += [DriftItem(cluster=cluster, kind="retention-lowered", topic=r.topic, key=",".join(r.against),
-                        records=r.cut.records_to_delete, bytes=r.cut.bytes_to_delete, detail=retention_detail(r))
+    items += [_item(cluster, "retention-lowered", r.topic, key=",".join(r.against), records=r.cut.records_to_delete,
+                    bytes=r.cut.bytes_to_delete, detail=retention_detail(r))
               for r in retention]
-    items += [DriftItem(cluster=cluster, kind="offline-partition" if r.state == "offline" else "under-replicated",
-                        topic=r.topic, partition=r.partition,
-                        detail=(f"no leader; replicas {r.replicas}" if r.state == "offline"
-                                else f"in-sync {r.isr} of replicas {r.replicas}"))
+    items += [_item(cluster, "offline-partition" if r.state == "offline" else "under-replicated", r.topic,
+                    partition=r.partition,
+                    detail=(f"no leader; replicas {r.replicas}" if r.state == "offline"
+                            else f"in-sync {r.isr} of replicas {r.replicas}"))
               for r in replicas]
     # A hidden topic's one diagnostic says why it is not visible: its item, not a plan error besides.
     unseen = {d.topic: d.message for d in diagnostics if d.code == DiagnosticCode.NOT_AUTHORISED}
-    items += [DriftItem(cluster=cluster, kind="not-visible", topic=name,
-                        detail=unseen.get(name, "not authorised to see it: grant DESCRIBE on the topic (whether it "
-                                                "exists is unknown)"))
+    items += [_item(cluster, "not-visible", name,
+                    detail=unseen.get(name, "not authorised to see it: grant DESCRIBE on the topic (whether it "
+                                            "exists is unknown)"))
               for name in hidden]
-    items += [DriftItem(cluster=cluster, kind="plan-error", topic=d.topic or "", partition=d.partition, key=d.code,
-                        detail=d.message)
+    items += [_item(cluster, "plan-error", d.topic or "", partition=d.partition, key=d.code, detail=d.message)
               for d in diagnostics if d.severity == Severity.ERROR.value and d.code != DiagnosticCode.NOT_AUTHORISED]
-    items += [DriftItem(cluster=cluster, kind="pending-change", topic=c.topic, key=c.kind,
-                        detail=f"{c.symbol} {c.summary}")
+    items += [_item(cluster, "pending-change", c.topic, key=c.kind.value, detail=f"{c.symbol} {c.summary}")
               for c in changes if c.kind.facts.drift_finding == "pending-change"]
-    items += [DriftItem(cluster=cluster, kind="pending-truncation", topic=t.topic, records=t.records,
-                        bytes=t.estimated_bytes,
-                        detail=f"{t.records:,} records in {t.partitions} partitions ({'; '.join(t.rules)})")
+    items += [_item(cluster, "pending-truncation", t.topic, records=t.records, bytes=t.estimated_bytes,
+                    detail=f"{t.records:,} records in {t.partitions} partitions ({'; '.join(t.rules)})")
               for t in truncations]
-    items += [DriftItem(cluster=cluster, kind="config-drift", topic=c.topic, key=c.key,
-                        detail=_config_detail(c))
-              for c in config]
-    items += [DriftItem(cluster=cluster, kind="unmanaged-topic", topic=name, detail="in no manifest")
-              for name in unmanaged]
+    items += [_item(cluster, "config-drift", c.topic, key=c.key, detail=_config_detail(c)) for c in config]
+    items += [_item(cluster, "unmanaged-topic", name, detail="in no manifest") for name in unmanaged]
     items += health_items(cluster, health)
     order = {k: i for i, k in enumerate(ITEM_KINDS)}
     return sorted(items, key=lambda i: (order[i.kind], i.topic, -1 if i.partition is None else i.partition,

@@ -23,7 +23,7 @@ ENGINES = ("local", "spark", "auto")
 
 # --engine auto, without a master: Spark in local[*] when it would finish first on this machine's
 # cores. Measured on a 2-core machine (README "Performance"): the local engine, on one core, runs
-# at 80,000 (every topic drifting, benchmarks/drift_fleet.py) to 135,000 (a quarter drifting,
+# at 120,000-130,000 (every topic drifting, benchmarks/drift_fleet.py) to 135,000 (a quarter drifting,
 # benchmarks/drift_spark.py: 2M partitions in 14.8 s) partitions a second; Spark spends ~45 s
 # starting and planning its jobs, then ~43,000 partitions a second on both cores. On 2 cores it
 # never catches up (2M: local 15 s, Spark 72 s); with more cores its rate grows, the local one does

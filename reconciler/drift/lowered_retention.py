@@ -35,8 +35,11 @@ def lowered_retention(observed: ObservedTopic | None, desired: DesiredTopic | No
     if observed is None or not observed.configs:  # configs not read: nothing to compare
         return None
     changes = [c for a in actions if isinstance(a, AlterConfigs) for c in a.changes]
-    if not changes and (earlier is None or not earlier.configs or earlier.configs == observed.configs):
-        return None  # equal settings on both sides of each comparison: nothing deleted
+    if all(_pins(c, observed) for c in changes) and (
+            earlier is None or not earlier.configs or earlier.configs == observed.configs):
+        # Equal settings on both sides of each comparison (a pin sets a key to the value it has):
+        # `retention.classify` finds nothing deleted between equal settings.
+        return None
     # A one-topic view, built without validating the topic again.
     inherited = retention.inherited_values(ObservedState.view_of("-", {observed.name: observed}))
     against: list[tuple[str, Classification]] = []
@@ -109,6 +112,12 @@ def _made_by_git(observed: ObservedTopic, earlier: ObservedTopic, desired: Desir
             moved.add(key)
     pending = {c.key for c in changes}
     return bool(moved) and all(k in desired.configs and k not in pending for k in moved)
+
+
+def _pins(change: ConfigChange, observed: ObservedTopic) -> bool:
+    """Whether `change` sets a key to the value the topic has for it (its effective value either way)."""
+    config = observed.configs.get(change.key)
+    return change.op == "set" and config is not None and config.value is not None and config.value == change.after
 
 
 def _same_log(observed: ObservedTopic, earlier: ObservedTopic) -> bool:

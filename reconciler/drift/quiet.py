@@ -29,14 +29,15 @@ benchmark's fleets and on hand-made clusters with every kind of finding.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 from reconciler.drift.compute import cluster_topics
-from reconciler.drift.model import TopicDrift
+from reconciler.drift.model import ConfigDrift, PendingChange, TopicDrift
 from reconciler.files.snapshot_columns import SnapshotColumns
 from reconciler.models.desired import DesiredState, DesiredTopic, TopicState
 from reconciler.models.observed import ObservedState, ObservedTopic
 from reconciler.models.plan import AlterConfigs, Plan
+from reconciler.models.trusted import trusted
 from reconciler.planner import PlanOptions, plan, unmanaged_topics
 from reconciler.policy import is_protected
 from reconciler.retention import SETTINGS_KEYS
@@ -118,10 +119,21 @@ def _name_free(template: TopicDrift, first_plan: Plan, topic: str) -> bool:
 
 
 def _renamed(template: TopicDrift, name: str, partitions: int, unmanaged: bool) -> TopicDrift:
-    return template.model_copy(update={
-        "topic": name, "partitions": partitions, "unmanaged": unmanaged,
-        "changes": [c.model_copy(update={"topic": name}) for c in template.changes],
-        "config": [c.model_copy(update={"topic": name}) for c in template.config]})
+    """The template's findings for another topic of its shape: what `model_copy(update=...)` gives
+    (each model's other values shared, its set of given fields the template's), built as trusted
+    models since every value is the template's own or of its type."""
+    return trusted(TopicDrift, {
+        **template.__dict__, "topic": name, "partitions": partitions, "unmanaged": unmanaged,
+        "changes": [_retitled(c, name) for c in template.changes],
+        "config": [_retitled(c, name) for c in template.config]}, _TOPIC_DRIFT_FIELDS)
+
+
+_TOPIC_DRIFT_FIELDS = set(TopicDrift.model_fields)
+_Finding = TypeVar("_Finding", PendingChange, ConfigDrift)
+
+
+def _retitled(finding: _Finding, topic: str) -> _Finding:
+    return trusted(type(finding), {**finding.__dict__, "topic": topic}, finding.__pydantic_fields_set__)
 
 
 def _quiet(desired: DesiredState, now: SnapshotColumns,

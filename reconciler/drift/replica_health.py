@@ -36,9 +36,10 @@ def replica_health(observed: ObservedTopic, drain: Iterable[int] = (),
         # A partition being reassigned keeps its leader until it is done: not yet an imbalance.
         if running is None and p.leader >= 0 and kept and p.leader != kept[0]:
             not_preferred.append(p.partition)
-    health = ReplicaHealth(topic=observed.name, partitions=len(observed.partitions), reassigning=moving,
-                           drained=drained, drained_brokers=sorted(on), not_preferred=not_preferred)
-    return None if health.empty else health
+    if not (moving or drained or not_preferred):  # `ReplicaHealth.empty`, before building it (most topics)
+        return None
+    return ReplicaHealth(topic=observed.name, partitions=len(observed.partitions), reassigning=moving,
+                         drained=drained, drained_brokers=sorted(on), not_preferred=not_preferred)
 
 
 def health_items(cluster: str, found: Sequence[ReplicaHealth]) -> list[DriftItem]:

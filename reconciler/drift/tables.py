@@ -67,15 +67,29 @@ def retention_dicts(found: RetentionLowered) -> list[dict[str, Any]]:
              "unknown": found.unknown.get(p.partition)} for p in found.cut.partitions]
 
 
-def report_rows(report: DriftReport) -> tuple[list[dict], list[dict], list[dict], list[dict]]:
-    items, truncations, retention, changes = [], [], [], []
+TABLES = (("drift_items", COMMON_FIELDS + ITEM_FIELDS), ("pending_truncations", COMMON_FIELDS + TRUNCATION_FIELDS),
+          ("retention_lowered", COMMON_FIELDS + RETENTION_FIELDS),
+          ("changes", [*COMMON_FIELDS, ("since", "timestamp"), *CHANGE_FIELDS]))
+
+
+def report_columns(report: DriftReport) -> dict[str, dict[str, list]]:
+    """Each table's columns (name -> values, in row order): a list per column rather than a dict
+    per row, since a fleet's report has tens of thousands of items."""
+    tables: dict[str, dict[str, list]] = {name: {field: [] for field, _ in fields} for name, fields in TABLES}
     for c in report.clusters:
-        common = {"generated_at": report.generated_at, "cluster": c.cluster, "observed_at": c.observed_at}
-        items += [{**common, **item_dict(i)} for i in c.items]
-        truncations += [{**common, **truncation_dict(r)} for r in c.truncation_rows]
-        retention += [{**common, **row} for r in c.retention for row in retention_dicts(r)]
-        changes += [{**common, "since": c.since, **change_dict(e)} for e in c.change_log]
-    return items, truncations, retention, changes
+        common = {"generated_at": report.generated_at, "cluster": c.cluster, "observed_at": c.observed_at,
+                  "since": c.since}
+        retention = [row for r in c.retention for row in retention_dicts(r)]
+        for name, found in (("drift_items", c.items), ("pending_truncations", c.truncation_rows),
+                            ("retention_lowered", retention), ("changes", c.change_log)):
+            for field, values in tables[name].items():
+                if field in common:
+                    values += [common[field]] * len(found)
+                elif name == "retention_lowered":
+                    values += [row[field] for row in retention]
+                else:
+                    values += [getattr(x, field) for x in found]
+    return tables
 
 
 def _arrow_schema(fields: list[tuple[str, str]]) -> Any:
@@ -89,17 +103,15 @@ def _arrow_schema(fields: list[tuple[str, str]]) -> Any:
 def write_tables_local(report: DriftReport, directory: str | Path) -> Path:
     pa = require_pyarrow()
     directory = Path(directory)
-    items, truncations, retention, changes = report_rows(report)
-    for name, fields, rows in (("drift_items", COMMON_FIELDS + ITEM_FIELDS, items),
-                               ("pending_truncations", COMMON_FIELDS + TRUNCATION_FIELDS, truncations),
-                               ("retention_lowered", COMMON_FIELDS + RETENTION_FIELDS, retention),
-                               ("changes", [*COMMON_FIELDS, ("since", "timestamp"), *CHANGE_FIELDS], changes)):
+    columns = report_columns(report)
+    for name, fields in TABLES:
         target = directory / name
         if target.exists():
             shutil.rmtree(target)
         target.mkdir(parents=True)
-        pa.parquet.write_table(pa.Table.from_pylist(rows, schema=_arrow_schema(fields)),
-                               target / "part-00000.parquet", compression="zstd")
+        schema = _arrow_schema(fields)
+        table = pa.Table.from_arrays([columns[name][field] for field in schema.names], schema=schema)
+        pa.parquet.write_table(table, target / "part-00000.parquet", compression="zstd")
     return directory
 
 

@@ -160,7 +160,7 @@ def _proven(path: Path, table: Any, header: dict[str, Any]) -> SnapshotColumns:
     table_of = _ReplicaTable.of(replica_starts, replicas)
     _require(table_of.distinct(replica_starts, replicas))
     for lists_starts, ids in ((isr_starts, isr), (offline_starts, offline_replicas)):
-        _require(table_of.distinct(lists_starts, ids) and table_of.holds(lists_starts, ids))
+        _require(table_of.distinct_replicas(lists_starts, ids))
     _require(table_of.holds_each(np.flatnonzero(led), leader[led]))
 
     configs = _configs(read, pa, pc)
@@ -234,11 +234,23 @@ class _ReplicaTable:
         rows = np.sort(_matrix(starts, ids), axis=1)
         return bool(rows.shape[1] < 2 or not ((rows[:, 1:] == rows[:, :-1]) & (rows[:, 1:] >= 0)).any())
 
-    def holds(self, starts: Any, ids: Any) -> bool:
+    def distinct_replicas(self, starts: Any, ids: Any) -> bool:
+        """Whether each list holds an id once, and only its partition's replicas (`distinct` and
+        `holds`). A list equal to its partition's replicas (most in-sync lists) is both, the
+        replicas being distinct: only the others are compared."""
         import numpy as np
 
-        owner = np.repeat(np.arange(starts.size - 1, dtype=np.int64), np.diff(starts))
-        return self.holds_each(owner, ids)
+        if ids.size == 0:
+            return True
+        lists = _matrix(starts, ids)
+        replicas = self.rows
+        if lists.shape == replicas.shape:
+            differ = ~(lists == replicas).all(axis=1)
+            lists, replicas = lists[differ], replicas[differ]
+        ordered = np.sort(lists, axis=1)
+        if ordered.shape[1] > 1 and ((ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] >= 0)).any():
+            return False
+        return bool(((lists[:, :, None] == replicas[:, None, :]).any(axis=2) | (lists < 0)).all())
 
     def holds_each(self, partitions: Any, ids: Any) -> bool:
         """Whether each of `ids` is a replica of the partition at the same place in `partitions`."""
