@@ -99,6 +99,10 @@ def run_fleet(fleet: str | Path, desired_for: Callable[[str], DesiredState], eng
                 f"the Spark engine reads Parquet snapshots only, and {fleet} holds JSON ones ({found[0]}"
                 f"{f' and {len(found) - 1} more' if len(found) > 1 else ''}): write them with `reconcile snapshot "
                 "--format parquet`, or use --engine local.")
+        if "://" not in str(fleet):  # on this machine: the local engine's checks of the directory first
+            from reconciler.files.fleet import discover_fleet
+
+            discover_fleet(fleet)
         try:
             from reconciler.drift import spark_job
         except ImportError as e:

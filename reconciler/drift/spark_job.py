@@ -81,7 +81,8 @@ def session(master: str | None = None, conf: Mapping[str, str] | None = None) ->
     launched_by_spark_submit = "PYSPARK_GATEWAY_PORT" in os.environ
     builder = (SparkSession.builder.appName("reconcile-drift").config("spark.sql.session.timeZone", "UTC")
                .config("spark.ui.showConsoleProgress", "false"))
-    if not launched_by_spark_submit and (master is None or master.startswith("local")):
+    in_process = not launched_by_spark_submit and (master is None or master.startswith("local"))
+    if in_process:
         # Local mode: Python workers must be this interpreter (it has the reconciler installed).
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         # The JVM we start is driver and executor at once; Spark's 1 GiB default loses task results
@@ -93,7 +94,9 @@ def session(master: str | None = None, conf: Mapping[str, str] | None = None) ->
     for key, value in (conf or {}).items():
         builder = builder.config(key, value)
     _session = builder.getOrCreate()
-    _session.sparkContext.setLogLevel("ERROR")
+    # In-process, the executors log to this terminal: a failed task's Java stack would come before
+    # the one paragraph `run` gives for it. A cluster's executors log to their own files.
+    _session.sparkContext.setLogLevel("FATAL" if in_process else "ERROR")
     return _session
 
 

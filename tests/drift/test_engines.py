@@ -185,3 +185,22 @@ def test_spark_engine_names_a_file_spark_cannot_read_in_one_paragraph(spark, sma
     assert message.startswith(f"the Spark engine failed on the fleet under {fleet}: [FAILED_READ_FILE")
     assert str(broken) in message and "--engine local" in message and "Nothing was reported." in message
     assert "\n" not in message and "Py4J" not in message and "\tat " not in message
+
+
+@pytest.mark.parametrize("layout, says", [
+    ({}, "is not a directory of snapshots"),
+    ({"notes.txt": b"x"}, "holds no snapshots"),
+    ({"prod-eu/latest.parquet": b"x"}, "are named <cluster>/<YYYYMMDDTHHMMSSZ>.parquet"),
+])
+def test_spark_engine_checks_a_local_fleet_directory_as_the_local_engine_does(tmp_path, layout, says):
+    """Before Spark starts: the same words for a missing, empty or misnamed fleet from both engines."""
+    fleet = tmp_path / "fleet"
+    for name, data in layout.items():
+        (fleet / name).parent.mkdir(parents=True, exist_ok=True)
+        (fleet / name).write_bytes(data)
+    messages = []
+    for name in ("local", "spark"):
+        with pytest.raises(ReconcilerError, match=says) as refused:
+            engine.run_fleet(fleet, lambda c: None, engine=name)
+        messages.append(str(refused.value))
+    assert messages[0] == messages[1]
