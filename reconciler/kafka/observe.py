@@ -195,26 +195,26 @@ def _topic(view: ClusterView, name: str, scope: ReadScope, results: PartitionRes
                      for slot, timestamp in enumerate(scope.timestamps.get(name, ()))]
     epoch_values = values.get("epoch", nothing).get(name, nothing) if name in scope.epoch_topics else nothing
     observed = []
-    for index in sorted(meta.partitions):
-        p = meta.partitions[index]
+    for index, p in sorted(meta.partitions.items()):
         start, end = earliest.get(index), latest.get(index)
         readable = start is not None and end is not None and index in epochs
-        if start is None or end is None or not readable:
+        if not readable:
             start = end = -1
         by_time = {}
-        if readable:
+        if readable and by_time_kinds:
             for timestamp, found_at in by_time_kinds:
                 found = found_at.get(index)
                 if found is not None:
                     by_time[timestamp] = found  # -1: no record at or after it; stored as Kafka said
         epoch_answer = epoch_values.get(index)
-        observed.append(ObservedPartition.from_reader(
-            partition=index, leader=p.leader if readable and p.leader in brokers else -1,
-            leader_epoch=epochs.get(index, p.epoch), replicas=p.replicas, isr=p.isr,
-            offline_replicas=p.offline, log_start_offset=start,
-            high_watermark=end, size_bytes=size_of.get((name, index)),
-            epoch_end_offset=epoch_answer[1] if epoch_answer and readable else None, offsets_by_timestamp=by_time))
-    return ObservedTopic.from_reader(name=name, topic_id=meta.topic_id, internal=meta.internal, partitions=observed,
+        observed.append({
+            "partition": index, "leader": p.leader if readable and p.leader in brokers else -1,
+            "leader_epoch": epochs.get(index, p.epoch), "replicas": p.replicas, "isr": p.isr,
+            "offline_replicas": p.offline, "log_start_offset": start, "high_watermark": end,
+            "size_bytes": size_of.get((name, index)),
+            "epoch_end_offset": epoch_answer[1] if epoch_answer and readable else None, "offsets_by_timestamp": by_time})
+    return ObservedTopic.from_reader(name=name, topic_id=meta.topic_id, internal=meta.internal,
+                                     partitions=ObservedPartition.all_from_reader(observed),
                                      configs=configs, authorized_operations=meta.authorized_operations)
 
 

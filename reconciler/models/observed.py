@@ -243,6 +243,18 @@ class ObservedPartition(_Model):
             "high_watermark": high_watermark, "size_bytes": size_bytes, "epoch_end_offset": epoch_end_offset,
             "offsets_by_timestamp": offsets_by_timestamp}, _PARTITION_FIELDS)
 
+    @classmethod
+    def all_from_reader(cls, rows: list[dict[str, Any]]) -> list[ObservedPartition]:
+        """`from_reader` of each of `rows` (every field, in the models' order), the rules checked
+        with the lookups hoisted: every partition of a cluster passes here on each read."""
+        for v in rows:
+            start, end, leader, replicas = v["log_start_offset"], v["high_watermark"], v["leader"], v["replicas"]
+            if not (0 <= start <= end or (start == end == leader == UNKNOWN and v["epoch_end_offset"] is None
+                                          and not v["offsets_by_timestamp"])) \
+                    or not (leader == UNKNOWN or not replicas or leader in replicas):
+                return [cls.from_reader(**v) for v in rows]
+        return _trusted_partitions(rows)
+
     @property
     def unreadable(self) -> str | None:
         """Why the offsets cannot be planned on (offline, or not read: the -1 markers), or None."""

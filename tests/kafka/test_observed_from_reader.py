@@ -35,6 +35,15 @@ def test_what_the_planner_must_not_act_on_is_still_refused(bad):
         ObservedPartition.from_reader(**dict(ONLINE, **bad))
 
 
+def test_a_topic_s_partitions_from_the_reader_at_once_are_each_one_s_and_a_bad_one_is_refused():
+    rows = [dict(ONLINE, partition=0), dict(OFFLINE, partition=1), dict(LEADER_LEFT, partition=2)]
+    together = ObservedPartition.all_from_reader([dict(r) for r in rows])
+    assert [p.model_dump_json() for p in together] == [ObservedPartition(**r).model_dump_json() for r in rows]
+    assert [list(p.__dict__) for p in together] == [list(ObservedPartition.model_fields)] * 3
+    with pytest.raises(ValidationError, match="above the high watermark"):
+        ObservedPartition.all_from_reader([dict(r) for r in rows] + [dict(ONLINE, partition=3, log_start_offset=300)])
+
+
 def test_a_trusted_topic_is_the_validated_one_and_partitions_out_of_order_are_refused():
     partitions = [ObservedPartition.from_reader(**dict(ONLINE, partition=i)) for i in range(3)]
     configs = {"retention.ms": ObservedConfig(value="1000", source=ConfigSource.DYNAMIC_TOPIC_CONFIG)}
