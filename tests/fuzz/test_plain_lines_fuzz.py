@@ -10,6 +10,7 @@ import pytest
 
 from reconciler import yaml_source
 from reconciler.manifests.problems import is_secret
+from tests.yaml_reads import read_everything
 
 KEYS = ["kind", "name", "partitions", "configs", "retention.ms", "password", "a", "b", "0", "1", "x-y", "yes"]
 VALUES = ["Topic", "orders.v1", "12", "-1", "+3", "0.5", "7d", "1_000", "012", "0x1f", "yes", "no", "on", "null",
@@ -62,20 +63,13 @@ def _text(rng: random.Random) -> str:
     return "\n".join(lines) + rng.choice(["\n", ""])
 
 
-def _read(text: str) -> tuple[list, list]:
-    found: list = []
-    docs = yaml_source.read_yaml_text(text, "f.yaml", lambda *p: found.append(p), is_secret)
-    return [(d.file, d.data, d.key_marks, d.value_marks, d.refused, d.refused_at, d.secret_texts)
-            for d in docs], found
-
-
 @pytest.mark.parametrize("seed", range(4))
 def test_random_near_plain_files_read_as_through_the_parser(monkeypatch, seed):
     rng = random.Random(seed)
     texts = [_text(rng) for _ in range(1500)]
-    by_lines = [_read(text) for text in texts]
+    by_lines = [read_everything(text) for text in texts]
     taken = sum(yaml_source._LineReader("f.yaml", is_secret).read(text) is not None for text in texts)
     monkeypatch.setattr(yaml_source, "PLAIN_LINES", False)
     for text, got in zip(texts, by_lines):
-        assert got == _read(text), text
+        assert got == read_everything(text), text
     assert taken > 150  # the comparison compares the line reader on many files, not the parser twice

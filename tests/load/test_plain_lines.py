@@ -12,6 +12,7 @@ import pytest
 
 from reconciler import yaml_source
 from reconciler.manifests.problems import is_secret
+from tests.yaml_reads import read_everything
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -136,21 +137,14 @@ def _texts() -> list[str]:
     return texts
 
 
-def _read(text: str) -> tuple[list, list]:
-    found: list = []
-    docs = yaml_source.read_yaml_text(text, "f.yaml", lambda *p: found.append(p), is_secret)
-    return [(d.file, d.data, d.key_marks, d.value_marks, d.refused, d.refused_at, d.secret_texts)
-            for d in docs], found
-
-
 @pytest.mark.parametrize("fast", [True, False], ids=["libyaml", "pure-python"])
 def test_plain_files_read_line_by_line_as_through_the_parser(monkeypatch, fast):
     if not fast:
         monkeypatch.setattr(yaml_source, "_FAST_LOADER", None)
     texts = _texts()
-    by_lines = [_read(text) for text in texts]
+    by_lines = [read_everything(text) for text in texts]
     monkeypatch.setattr(yaml_source, "PLAIN_LINES", False)
-    by_parser = [_read(text) for text in texts]
+    by_parser = [read_everything(text) for text in texts]
     for text, a, b in zip(texts, by_lines, by_parser):
         assert a == b, text
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from reconciler import yaml_source
-from reconciler.manifests.problems import is_secret
+from tests.yaml_reads import read_everything
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -71,22 +71,15 @@ def _texts() -> list[str]:
     return texts
 
 
-def _read(text: str) -> tuple[list, list]:
-    found: list = []
-    docs = yaml_source.read_yaml_text(text, "f.yaml", lambda *p: found.append(p), is_secret)
-    return [(d.file, d.data, d.key_marks, d.value_marks, d.refused, d.refused_at, d.secret_texts)
-            for d in docs], found
-
-
 @pytest.mark.parametrize("fast", [True, False], ids=["libyaml", "pure-python"])
 def test_plain_documents_read_straight_from_events_as_through_nodes(monkeypatch, fast):
     if not fast:
         monkeypatch.setattr(yaml_source, "_FAST_LOADER", None)
     texts = _texts()
-    straight = [_read(text) for text in texts]
+    straight = [read_everything(text) for text in texts]
     monkeypatch.setattr(yaml_source, "SIMPLE_DOCUMENTS", False)
     monkeypatch.setattr(yaml_source, "PLAIN_LINES", False)
-    through_nodes = [_read(text) for text in texts]
+    through_nodes = [read_everything(text) for text in texts]
     for text, a, b in zip(texts, straight, through_nodes):
         assert a == b, text
 
@@ -102,5 +95,5 @@ def test_the_plain_path_is_taken_for_plain_documents(monkeypatch):
         return result
 
     monkeypatch.setattr(yaml_source._Reader, "_simple_document", spy)
-    _read(f"{PLAIN}---\na: &x 1\n---\n{PLAIN}")
+    read_everything(f"{PLAIN}---\na: &x 1\n---\n{PLAIN}")
     assert taken == [True, False, True]
