@@ -142,11 +142,17 @@ def _spark_failure(fleet: str | Path, error: PySparkException | Py4JJavaError) -
             "the Spark executors cannot import the reconciler: install kafka-reconciler (with its spark "
             "extra) on every worker, or ship a packed virtualenv with --archives, and set PYSPARK_PYTHON "
             "(spark.pyspark.python) to that interpreter.")
+    said = shown_text(cause.rstrip(".:"), 400)
+    if isinstance(error, PythonException):  # the planner's side, on the executors: not a file Spark read
+        return ReconcilerError(
+            f"the Spark engine's Python workers failed on the fleet under {fleet}: {said}. Run the same command "
+            "with --engine local, which reads and checks each snapshot itself, to see which file or topic it is. "
+            "Nothing was reported.")
     return SnapshotError(
-        f"the Spark engine failed on the fleet under {fleet}: {shown_text(cause.rstrip('.:'), 400)}. A file Spark cannot read "
-        "(not Parquet, cut short, or with columns of other types than a snapshot's) is the usual cause: write "
-        "snapshots with `reconcile snapshot --format parquet`; `reconcile drift --fleet ... --engine local` checks "
-        "each file and names the bad one and its bad values. Nothing was reported.")
+        f"the Spark engine failed on the fleet under {fleet}: {said}. A file Spark cannot read (not Parquet, cut "
+        "short, or with columns of other types than a snapshot's) is the usual cause: write snapshots with "
+        "`reconcile snapshot --format parquet`; `reconcile drift --fleet ... --engine local` checks each file and "
+        "names the bad one and its bad values. Nothing was reported.")
 
 
 def fleet_inputs(spark: SparkSession, fleet: str | Path, desired_for: Callable[[str], DesiredState],

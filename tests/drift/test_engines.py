@@ -204,3 +204,16 @@ def test_spark_engine_checks_a_local_fleet_directory_as_the_local_engine_does(tm
             engine.run_fleet(fleet, lambda c: None, engine=name)
         messages.append(str(refused.value))
     assert messages[0] == messages[1]
+
+
+def test_a_python_worker_s_failure_is_its_last_line_not_a_file_problem():
+    from pyspark.errors import PythonException
+
+    from reconciler.errors import SnapshotError
+
+    failed = PythonException(message="An exception was thrown from the Python worker:\nTraceback (most recent call "
+                                     "last):\n  File \"job.py\", line 9, in run\n    row['x']\nKeyError: 'x'\n")
+    error = spark_job._spark_failure("/fleet", failed)
+    assert isinstance(error, ReconcilerError) and not isinstance(error, SnapshotError)
+    assert str(error).startswith("the Spark engine's Python workers failed on the fleet under /fleet: KeyError: 'x'. ")
+    assert "Traceback" not in str(error) and "--engine local" in str(error)
