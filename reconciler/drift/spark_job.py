@@ -31,9 +31,9 @@ if __name__ == "__main__":  # pragma: no cover - this file was once the one hand
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import unquote, urlparse
 
 import pyarrow as pa
 from py4j.protocol import Py4JJavaError
@@ -168,6 +168,14 @@ def fleet_inputs(spark: SparkSession, fleet: str | Path, desired_for: Callable[[
     if not counted:
         raise SnapshotError(f"{fleet} holds no Parquet snapshots; the Spark engine reads "
                             "<cluster>/<run>.parquet files written by `reconcile snapshot --format parquet`.")
+    misplaced = sorted((r["file"], r["cluster"]) for r in counted if r["cluster"] != _cluster_directory(r["file"]))
+    if misplaced:
+        file, cluster = misplaced[0]
+        more = f" ({len(misplaced) - 1} more such file(s))" if len(misplaced) > 1 else ""
+        raise SnapshotError(f"{_shown_path(file)} holds rows of cluster {shown_text(repr(cluster), 60)} in the "
+                            f"directory of cluster {shown_text(repr(_cluster_directory(file)), 60)}, so it is refused "
+                            f"whole and nothing ran{more}. A fleet's snapshots are <cluster>/<run>.parquet as "
+                            "`reconcile snapshot --format parquet` writes them; do not edit or move snapshots by hand.")
     undated = sorted({r["cluster"] for r in counted if r["run"] is None})
     if undated:
         raise SnapshotError(f"{fleet} holds Parquet snapshots without a run time (column `run`) for "
@@ -335,6 +343,11 @@ def _for_the_planner(found: FleetInputs) -> DataFrame:
 
 _PLANNED_COLUMNS = ("topic_id", "internal", "configs", "partitions", "group_offsets", *_RIGHTS_COLUMNS,
                     "earlier_topic_id", "earlier_configs", "earlier_partitions", "want")
+
+
+def _cluster_directory(file: str) -> str:
+    """The cluster a fleet's file belongs to by its place: the directory it is in."""
+    return PurePosixPath(unquote(urlparse(file).path)).parent.name
 
 
 def _shown_path(file: str) -> str:

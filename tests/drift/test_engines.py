@@ -217,3 +217,24 @@ def test_a_python_worker_s_failure_is_its_last_line_not_a_file_problem():
     assert isinstance(error, ReconcilerError) and not isinstance(error, SnapshotError)
     assert str(error).startswith("the Spark engine's Python workers failed on the fleet under /fleet: KeyError: 'x'. ")
     assert "Traceback" not in str(error) and "--engine local" in str(error)
+
+
+def test_spark_engine_refuses_a_file_whose_rows_name_another_cluster_than_its_directory(spark, small_fleet, tmp_path):
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from reconciler.errors import SnapshotError
+
+    source, desired = small_fleet
+    fleet = tmp_path / "fleet"
+    shutil.copytree(source, fleet)
+    moved = sorted((fleet / "cluster-001").glob("*.parquet"))[-1]
+    table = pq.read_table(moved)
+    column = table.schema.get_field_index("cluster")
+    pq.write_table(table.set_column(column, "cluster", pa.array(["cluster-000"] * table.num_rows)), moved)
+    with pytest.raises(SnapshotError) as refused:
+        engine.run_fleet(fleet, desired.__getitem__, engine="spark", generated_at=WHEN)
+    assert str(refused.value).startswith(
+        f"{moved} holds rows of cluster 'cluster-000' in the directory of cluster 'cluster-001', so it is refused whole")
