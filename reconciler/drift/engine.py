@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from urllib.parse import urlparse
 
 from reconciler.drift.compute import assemble_cluster, cluster_drift
 from reconciler.drift.model import ClusterDrift, DriftReport
@@ -99,7 +100,7 @@ def run_fleet(fleet: str | Path, desired_for: Callable[[str], DesiredState], eng
                 f"the Spark engine reads Parquet snapshots only, and {fleet} holds JSON ones ({found[0]}"
                 f"{f' and {len(found) - 1} more' if len(found) > 1 else ''}): write them with `reconcile snapshot "
                 "--format parquet`, or use --engine local.")
-        if "://" not in str(fleet):  # on this machine: the local engine's checks of the directory first
+        if not urlparse(str(fleet)).scheme:  # a plain path: the local engine's checks of the directory first
             from reconciler.files.fleet import discover_fleet
 
             discover_fleet(fleet)

@@ -352,7 +352,8 @@ def _cluster_directory(file: str) -> str:
 
 def _shown_path(file: str) -> str:
     """A file as Spark names it (a URI), as the local engine would for a local file."""
-    return unquote(file[len("file:"):].replace("///", "/", 1)) if file.startswith("file:") else file
+    parsed = urlparse(file)
+    return unquote(parsed.path) if parsed.scheme == "file" else file
 
 
 def _drift_batches(shared) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
