@@ -15,6 +15,11 @@ testable without a cluster and keeps the adapter free of manifest knowledge.
   estimated by asking ListOffsets for `now_ms - retention.ms`, so the scope and the snapshot
   must agree on it to the millisecond; those lookups join `timestamps` (the same batched
   requests: one more timestamp slot at most, never one more request per topic).
+- `offset_topics`: the topics whose earliest and latest offsets are read (None: every topic's). A
+  plan's read asks only for those its plan shows offsets of (`desired_scope(..., every_offset=False)`):
+  topics with truncation rules, topics declared absent (a deletion counts its records), topics sized
+  for an estimate. The others' partitions keep their leader and -1 offsets ("not read",
+  `ObservedPartition.offsets_not_read`); a retention change reads its topic again, whole.
 - `size_topics`: topics whose partition sizes (DescribeLogDirs) an estimate needs (the bytes a
   truncation or a retention cut deletes), read even when sizes were not asked for.
 - `cluster_operations`: read the cluster's authorized operations (DescribeCluster), which tell
@@ -71,6 +76,7 @@ class ReadScope:
     groups: Mapping[str, frozenset[str]] = field(default_factory=dict)
     now_ms: int | None = None
     size_topics: frozenset[str] = frozenset()
+    offset_topics: frozenset[str] | None = None
     cluster_operations: bool = False
     reassignments: bool = False
     replicas: Mapping[str, ReplicaWant] = field(default_factory=dict)
@@ -78,14 +84,21 @@ class ReadScope:
 
     def with_moving_sizes(self, replicas: Mapping[str, Sequence[Sequence[int]]]) -> ReadScope:
         """This scope, also sizing the topics whose replicas (topic -> per partition, from Metadata)
-        are not what `replicas` declares, or sit on a drained broker."""
+        are not what `replicas` declares, or sit on a drained broker (and reading their offsets)."""
         moving = {name for name, lists in replicas.items()
                   if name in self.replicas and _replicas_move(self.replicas[name], lists, self.drain_brokers)}
-        return replace(self, size_topics=self.size_topics | moving) if moving - self.size_topics else self
+        if not moving - self.size_topics:
+            return self
+        offsets = None if self.offset_topics is None else self.offset_topics | moving
+        return replace(self, size_topics=self.size_topics | moving, offset_topics=offsets)
 
     def wants(self, topic: str) -> bool:
         """Whether the read depends on this topic (its configs are read, its errors count)."""
         return self.topics is None or topic in self.topics
+
+    def reads_offsets(self, topic: str) -> bool:
+        """Whether the topic's earliest and latest offsets are read."""
+        return self.offset_topics is None or topic in self.offset_topics
 
     @property
     def metadata_topics(self) -> list[str] | None:
@@ -93,14 +106,17 @@ class ReadScope:
         return None if self.list_all or self.topics is None else sorted(self.topics)
 
 
-def desired_scope(desired: DesiredState, now_ms: int | None = None) -> ReadScope:
-    """What planning `desired` reads; with `now_ms`, also what estimating retention changes needs."""
+def desired_scope(desired: DesiredState, now_ms: int | None = None, every_offset: bool = True) -> ReadScope:
+    """What planning `desired` reads; with `now_ms`, also what estimating retention changes needs;
+    without `every_offset`, only the offsets a plan shows (`offset_topics`)."""
     timestamps: dict[str, set[int]] = {}
     groups: dict[str, set[str]] = {}
     epoch_topics = set()
     size_topics = set()
+    absent = set()
     for name, topic in desired.topics.items():
         if topic.state is not TopicState.PRESENT:
+            absent.add(name)
             continue
         if now_ms is not None and _may_change_retention(topic):
             size_topics.add(name)
@@ -124,6 +140,7 @@ def desired_scope(desired: DesiredState, now_ms: int | None = None) -> ReadScope
         epoch_topics=frozenset(epoch_topics),
         groups={g: frozenset(t) for g, t in sorted(groups.items())},
         now_ms=now_ms, size_topics=frozenset(size_topics),
+        offset_topics=None if every_offset else frozenset(epoch_topics | size_topics | absent),
         cluster_operations=any(t.state is TopicState.PRESENT for t in desired.topics.values()), reassignments=True,
         replicas={name: ReplicaWant(topic.replication_factor, {p: tuple(b) for p, b in topic.replica_assignment.items()})
                   for name, topic in sorted(desired.topics.items()) if topic.state is TopicState.PRESENT},
@@ -137,8 +154,8 @@ def _replicas_move(want: ReplicaWant, replicas: Sequence[Sequence[int]], drain: 
 
 def estimate_scope(desired: DesiredState, seen: ObservedState) -> ReadScope | None:
     """What to read again so that the retention changes planned on `seen` can be estimated: the
-    topics whose time or size limit the manifests lower and whose read lacks a lookup or a size
-    the estimate needs (a read that did not ask for them: a plan's first read; a gradual step's
+    topics whose time or size limit the manifests lower and whose read lacks an offset, a lookup or
+    a size the estimate needs (a read that did not ask for them: a plan's first read; a gradual step's
     lookup, which depends on the value read), with everything planning them needs, measured from
     `seen`'s instant (the fresh topics replace the old ones whole: `ObservedState.with_topics`);
     None when nothing is missing."""
@@ -160,7 +177,8 @@ def estimate_scope(desired: DesiredState, seen: ObservedState) -> ReadScope | No
             if step is not None:
                 lookups.add(retention.time_lookup(now_ms, step))
         readable = [p for p in have.partitions if not p.unreadable]
-        if any(lookup not in p.offsets_by_timestamp for p in readable for lookup in lookups) \
+        if any(p.offsets_not_read for p in have.partitions) \
+                or any(lookup not in p.offsets_by_timestamp for p in readable for lookup in lookups) \
                 or (seen.sizes_refused is None and any(p.size_bytes is None for p in readable)):
             again[name] = lookups
     if not again:

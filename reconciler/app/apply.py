@@ -72,13 +72,13 @@ def apply_changes(manifests_dir: str, plan_file: str | None, cluster: str | None
             to_apply = saved
         else:
             # The same preflight as `plan`: what the brokers would refuse is shown now, and nothing is applied.
-            to_apply = validate_on_brokers(make_plan(desired, kafka.observe_desired(desired)), kafka)
+            to_apply = validate_on_brokers(make_plan(desired, kafka.observe_desired(desired, every_offset=False)), kafka)
             review.show(to_apply)
             if not to_apply.has_changes or to_apply.has_errors:
                 return ApplyOutcome(result=None, plan=to_apply)
             review.approve(to_apply, desired.cluster.name)
         result = apply_plan(to_apply, kafka, desired, options or ApplyOptions(), progress=progress)
-        follow_up = make_plan(desired, kafka.observe_desired(desired))
+        follow_up = make_plan(desired, kafka.observe_desired(desired, every_offset=False))
     return ApplyOutcome(result=result.model_copy(update={"follow_up": follow_up}), plan=to_apply)
 
 
@@ -93,5 +93,5 @@ def cancel_reassignments(manifests_dir: str, cluster: str | None, connect: Conne
     rate = throttle_bytes_per_s or desired.cluster.reassignment.throttle_bytes_per_s
     with connect(desired.cluster) as kafka:
         outcomes = cancel(sorted(desired.topics), kafka, rate, progress)
-        follow_up = make_plan(desired, kafka.observe_desired(desired))
+        follow_up = make_plan(desired, kafka.observe_desired(desired, every_offset=False))
     return CancelOutcome(ApplyResult(cluster=desired.cluster.name, outcomes=outcomes, follow_up=follow_up))

@@ -38,7 +38,7 @@ def plan_cluster(manifests_dir: str, cluster: str | None, snapshot: str | None, 
 
     desired = manifests.desired_state(require_cluster(manifests, cluster))
     with connect(desired.cluster) as kafka:
-        result = make_plan(desired, kafka.observe_desired(desired))
+        result = make_plan(desired, kafka.observe_desired(desired, every_offset=False))
         if validate:
             result = validate_on_brokers(result, kafka)
     return PlanOutcome(result)

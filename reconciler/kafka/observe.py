@@ -9,7 +9,8 @@ the number of topics:
 - DescribeConfigs for the managed topics that exist, `CONFIG_CHUNK` resources per request;
 - ListOffsets earliest and latest: one request each per leader broker, covering every
   partition, unmanaged ones too: it costs no extra request, and a snapshot with made-up
-  offsets would look like data loss to a later drift report (their errors never fail a read);
+  offsets would look like data loss to a later drift report (their errors never fail a read).
+  A plan asks only for the partitions of topics its plan shows offsets of (`offset_topics`);
 - ListOffsets by time for `before_time` rules and retention estimates (`now - retention.ms`): one
   request per leader per timestamp slot;
 - OffsetForLeaderEpoch for partitions of topics with truncation rules: one per leader;
@@ -72,10 +73,12 @@ class Observer:
     _progress: Callable[[str], None] | None
     _view: ClusterView | None
 
-    def observe_desired(self, desired: DesiredState, sizes: bool = False) -> ObservedState:
+    def observe_desired(self, desired: DesiredState, sizes: bool = False, every_offset: bool = True) -> ObservedState:
         """What planning `desired` needs; `sizes`: also every partition's size and every declared
-        retention's lookups (snapshots and drift keep them)."""
-        observed = self._observe(desired_scope(desired, _now_ms() if sizes else None), sizes)
+        retention's lookups (snapshots and drift keep them); without `every_offset`, only the
+        offsets the plan shows (a plan's read, which is never kept)."""
+        scope = desired_scope(desired, _now_ms() if sizes else None, every_offset=every_offset)
+        observed = self._observe(scope, sizes)
         # Whether retention changes shows in the values just read: read those topics again with
         # the lookups and sizes their estimates need.
         again = estimate_scope(desired, observed)
@@ -169,7 +172,8 @@ def _now_ms() -> int:
 def _partition_reads(view: ClusterView, scope: ReadScope) -> Reads:
     partitions_of = {name: list(topic.partitions) for name, topic in view.topics.items()}
     reads: Reads = [(partitions.list_offsets(kind, LIST_OFFSETS_TIMEOUT_MS),
-                     {name: dict.fromkeys(indexes, timestamp) for name, indexes in partitions_of.items()})
+                     {name: dict.fromkeys(indexes, timestamp) for name, indexes in partitions_of.items()
+                      if scope.reads_offsets(name)})
                     for kind, timestamp in (("earliest", EARLIEST), ("latest", LATEST))]
     for slot in range(timestamp_slots(scope.timestamps)):
         reads.append((partitions.list_offsets(f"time{slot}", LIST_OFFSETS_TIMEOUT_MS),
@@ -194,6 +198,7 @@ def _topic(view: ClusterView, name: str, scope: ReadScope, results: PartitionRes
     by_time_kinds = [(timestamp, values.get(f"time{slot}", nothing).get(name, nothing))
                      for slot, timestamp in enumerate(scope.timestamps.get(name, ()))]
     epoch_values = values.get("epoch", nothing).get(name, nothing) if name in scope.epoch_topics else nothing
+    offsets_read = scope.reads_offsets(name)
     observed = []
     for index, p in sorted(meta.partitions.items()):
         start, end = earliest.get(index), latest.get(index)
@@ -208,13 +213,14 @@ def _topic(view: ClusterView, name: str, scope: ReadScope, results: PartitionRes
                     by_time[timestamp] = found  # -1: no record at or after it; stored as Kafka said
         epoch_answer = epoch_values.get(index)
         observed.append({
-            "partition": index, "leader": p.leader if readable and p.leader in brokers else -1,
+            # Not asked for offsets: the leader stays Metadata's, as the offsets were not read, not lost.
+            "partition": index, "leader": p.leader if (readable or not offsets_read) and p.leader in brokers else -1,
             "leader_epoch": epochs.get(index, p.epoch), "replicas": p.replicas, "isr": p.isr,
             "offline_replicas": p.offline, "log_start_offset": start, "high_watermark": end,
             "size_bytes": size_of.get((name, index)),
             "epoch_end_offset": epoch_answer[1] if epoch_answer and readable else None, "offsets_by_timestamp": by_time})
     return ObservedTopic.from_reader(name=name, topic_id=meta.topic_id, internal=meta.internal,
-                                     partitions=ObservedPartition.all_from_reader(observed),
+                                     partitions=ObservedPartition.all_from_reader(observed, offsets_read),
                                      configs=configs, authorized_operations=meta.authorized_operations)
 
 

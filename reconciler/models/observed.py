@@ -19,6 +19,10 @@ and deleting records cannot be undone, so a value Kafka could not have reported 
     (Kept as -1 rather than null so snapshots written before this check still load, and the JSON
     of online partitions is unchanged.) A partition can also have `leader: -1` with known
     offsets (its leader left between the reads); that is offline too, for the planner.
+  * **offsets not read**: a plan's live read asks only for the offsets its plan shows
+    (`reconciler.read_scope`), and leaves the other topics' partitions with their leader and -1
+    offsets (`offsets_not_read`). The rules refuse that combination, so it exists only in memory:
+    the live reader builds it without validation, and a file holding it is refused.
   * `offsets_by_timestamp` value -1: ListOffsets found no record at or after that time.
   * `epoch_end_offset` -1: the leader answered OffsetForLeaderEpoch with UNDEFINED_EPOCH_OFFSET
     (it does not know the epoch); null: not asked or not answered.
@@ -244,16 +248,27 @@ class ObservedPartition(_Model):
             "offsets_by_timestamp": offsets_by_timestamp}, _PARTITION_FIELDS)
 
     @classmethod
-    def all_from_reader(cls, rows: list[dict[str, Any]]) -> list[ObservedPartition]:
+    def all_from_reader(cls, rows: list[dict[str, Any]], offsets_read: bool = True) -> list[ObservedPartition]:
         """`from_reader` of each of `rows` (every field, in the models' order), the rules checked
-        with the lookups hoisted: every partition of a cluster passes here on each read."""
+        with the lookups hoisted: every partition of a cluster passes here on each read.
+        `offsets_read=False`: the rows are of a topic whose offsets the read did not ask for, -1 with
+        the leader Metadata gave (`offsets_not_read`), which only the live reader makes."""
         for v in rows:
             start, end, leader, replicas = v["log_start_offset"], v["high_watermark"], v["leader"], v["replicas"]
-            if not (0 <= start <= end or (start == end == leader == UNKNOWN and v["epoch_end_offset"] is None
-                                          and not v["offsets_by_timestamp"])) \
-                    or not (leader == UNKNOWN or not replicas or leader in replicas):
+            if offsets_read:
+                in_order = 0 <= start <= end or (start == end == leader == UNKNOWN and v["epoch_end_offset"] is None
+                                                 and not v["offsets_by_timestamp"])
+            else:
+                in_order = start == end == UNKNOWN and v["epoch_end_offset"] is None and not v["offsets_by_timestamp"]
+            if not in_order or not (leader == UNKNOWN or not replicas or leader in replicas):
                 return [cls.from_reader(**v) for v in rows]
         return _trusted_partitions(rows)
+
+    @property
+    def offsets_not_read(self) -> bool:
+        """Whether the read did not ask for the offsets: -1 with a leader, which the models refuse, so
+        only a plan's live read makes it (`ReadScope.offset_topics`), and no file holds it."""
+        return self.high_watermark < 0 and self.leader >= 0
 
     @property
     def unreadable(self) -> str | None:
@@ -261,7 +276,7 @@ class ObservedPartition(_Model):
         if self.leader < 0:
             return "has no leader (offline)"
         if self.high_watermark < 0 or self.log_start_offset < 0:
-            return "could not be read (its offsets are unknown)"
+            return "was not read (its offsets are unknown)"
         if self.leader_epoch < 0:
             return "has no known leader epoch, so a truncation could not be fenced"
         return None

@@ -7,9 +7,11 @@ import time
 from kafka.protocol.admin import DescribeConfigsResponse
 
 from reconciler.kafka.observe import _config
+from reconciler.kafka.partitions import EARLIEST, LATEST
 from reconciler.models.observed import ConfigSource
+from reconciler.planner import plan as make_plan
 from reconciler.testing import TestCluster
-from tests.kafka.helpers import api_counts, kafka_of
+from tests.kafka.helpers import api_counts, kafka_of, sent
 
 T0 = 1_700_000_000_000  # 2023-11-14T22:13:20Z
 ORDERS = """\
@@ -104,6 +106,40 @@ def test_a_plan_reads_lookups_and_sizes_only_of_the_topics_whose_retention_lower
     assert logs and all([t.topic for t in r.topics] == ["lowered"] for r in logs)
 
 
+def test_a_plan_reads_the_offsets_only_of_topics_whose_plan_shows_them(test_cluster, kafka, desired_for):
+    """A truncation, a deletion and a retention estimate show offsets; a change of configs or a topic
+    nobody manages shows none, so a plan's read leaves their offsets unread (their leaders stay), and
+    plans the same as from a read of every offset. Snapshots and drift still read every offset."""
+    for name in ("plain", "cut", "gone", "lowered", "unmanaged"):
+        test_cluster.create_topic(name, partitions=2, replication_factor=2, configs={"retention.ms": str(7 * 86_400_000)})
+        test_cluster.produce_many({(name, 0): 5}, timestamp_ms=T0, step_ms=1000)
+    desired = desired_for("kind: Topic\nname: plain\npartitions: 2\nreplication_factor: 2\nconfigs: {retention.ms: 7d}\n"
+                          "---\nkind: Topic\nname: cut\npartitions: 2\nreplication_factor: 2\ntruncate: [{keep_last: 2}]\n"
+                          "---\nkind: Topic\nname: gone\nstate: absent\n"
+                          "---\nkind: Topic\nname: lowered\npartitions: 2\nreplication_factor: 2\nconfigs: {retention.ms: 1d}\n")
+    kafka.supports_epoch_fencing()
+    test_cluster.clear_request_log()
+    shown = kafka.observe_desired(desired, every_offset=False)
+    asked = {(t.name, p.partition_index, p.timestamp) for r in sent(test_cluster, "ListOffsets")
+             for t in r.topics for p in t.partitions if p.timestamp in (EARLIEST, LATEST)}
+    assert asked == {(n, i, kind) for n in ("cut", "gone", "lowered") for i in range(2) for kind in (EARLIEST, LATEST)}
+    for name in ("plain", "unmanaged"):
+        partitions = shown.topics[name].partitions
+        assert [p.leader for p in partitions] == [test_cluster.partition(name, i).leader for i in range(2)]
+        assert all(p.offsets_not_read and p.unreadable == "was not read (its offsets are unknown)" for p in partitions)
+    assert [p.high_watermark for n in ("cut", "gone", "lowered") for p in shown.topics[n].partitions] == [5, 0] * 3
+
+    everything = kafka.observe_desired(desired)
+    assert not any(p.offsets_not_read for t in everything.topics.values() for p in t.partitions)
+    assert everything.topics["plain"].partitions[0].high_watermark == 5
+    planned = make_plan(desired, shown)
+    assert sorted((a.kind.value, a.topic) for a in planned.actions) == [
+        ("alter_configs", "lowered"), ("delete_topic", "gone"), ("truncate", "cut")]
+    by_topic = {a.topic: a for a in planned.actions}
+    assert by_topic["gone"].records == 5 and by_topic["lowered"].retention.counted
+    assert planned.model_dump(exclude={"observed_at"}) == make_plan(desired, everything).model_dump(exclude={"observed_at"})
+
+
 def test_sizes_come_from_describe_log_dirs_once_per_broker(test_cluster, kafka, desired_for):
     test_cluster.create_topic("sized", partitions=3, replication_factor=2)
     test_cluster.produce_many({("sized", 0): 20, ("sized", 2): 3}, value_size=50)
@@ -149,6 +185,21 @@ def test_partitions_without_a_leader_are_reported_offline_not_raised(test_cluste
             assert p.offline_replicas == [down]
         else:
             assert p.leader == test_cluster.partition("fragile", i).leader and p.high_watermark == 0
+    assert any("no usable leader" in n and "fragile-1" in n for n in notes)
+
+
+def test_a_plan_that_reads_no_offsets_of_a_topic_still_reports_its_leaderless_partitions(test_cluster, desired_for):
+    test_cluster.create_topic("fragile", partitions=3, replication_factor=1)
+    down = test_cluster.partition("fragile", 1).leader
+    test_cluster.stop_broker(down)
+    notes: list[str] = []
+    with kafka_of(test_cluster) as kafka:
+        kafka._progress = notes.append
+        observed = kafka.observe_desired(desired_for("kind: Topic\nname: fragile\npartitions: 3\n"), every_offset=False)
+    for p in observed.topics["fragile"].partitions:
+        leader = test_cluster.partition("fragile", p.partition).leader
+        assert p.leader == leader and p.unreadable == ("has no leader (offline)" if leader < 0 else
+                                                       "was not read (its offsets are unknown)")
     assert any("no usable leader" in n and "fragile-1" in n for n in notes)
 
 

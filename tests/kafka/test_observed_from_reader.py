@@ -44,6 +44,21 @@ def test_a_topic_s_partitions_from_the_reader_at_once_are_each_one_s_and_a_bad_o
         ObservedPartition.all_from_reader([dict(r) for r in rows] + [dict(ONLINE, partition=3, log_start_offset=300)])
 
 
+def test_partitions_whose_offsets_a_plan_did_not_read_keep_their_leader_and_exist_only_in_memory():
+    not_read = dict(OFFLINE, leader=2, size_bytes=None)
+    rows = [dict(not_read, partition=0), dict(OFFLINE, partition=1)]
+    built = ObservedPartition.all_from_reader([dict(r) for r in rows], offsets_read=False)
+    assert [(p.leader, p.offsets_not_read, p.unreadable) for p in built] == [
+        (2, True, "was not read (its offsets are unknown)"), (-1, False, "has no leader (offline)")]
+    # No file (nor any validated state) holds it: the offsets would read as known.
+    with pytest.raises(ValidationError, match="only for an offline partition"):
+        ObservedPartition(**not_read)
+    with pytest.raises(ValidationError, match="not one of the replicas"):
+        ObservedPartition.all_from_reader([dict(not_read, leader=9)], offsets_read=False)
+    # Offsets given all the same are validated as any others, never taken for unread ones.
+    assert ObservedPartition.all_from_reader([dict(ONLINE)], offsets_read=False) == [ObservedPartition(**ONLINE)]
+
+
 def test_a_trusted_topic_is_the_validated_one_and_partitions_out_of_order_are_refused():
     partitions = [ObservedPartition.from_reader(**dict(ONLINE, partition=i)) for i in range(3)]
     configs = {"retention.ms": ObservedConfig(value="1000", source=ConfigSource.DYNAMIC_TOPIC_CONFIG)}

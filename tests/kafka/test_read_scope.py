@@ -49,6 +49,10 @@ def test_desired_scope_lists_everything_and_collects_what_the_rules_need():
     # truncation shows the bytes it deletes, so its topic is sized.
     assert scope.epoch_topics == scope.size_topics == {"timed", "consumed", "also-billing"}
     assert scope.groups == {"audit": {"consumed"}, "billing": {"consumed", "also-billing"}}
+    assert scope.offset_topics is None and scope.reads_offsets("unmanaged")
+    # A plan's read asks for the offsets its plan shows: truncations, and the records a deletion deletes.
+    shown = desired_scope(desired, every_offset=False)
+    assert shown.offset_topics == {"timed", "consumed", "also-billing", "gone"} and not shown.reads_offsets("plain")
 
 
 def test_topics_scope_names_or_everything():

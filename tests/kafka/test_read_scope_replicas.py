@@ -30,6 +30,12 @@ def test_topics_whose_replicas_move_are_sized_the_others_not():
             "undeclared": [[1]]}
     assert scope.with_moving_sizes(seen).size_topics == {"grow", "drained", "pinned"}
     assert scope.with_moving_sizes({"same": seen["same"]}) is scope
+    assert scope.with_moving_sizes(seen).offset_topics is None  # every offset, as asked
+    shown_only = desired_scope(desired(want("same", replication_factor=2), want("grow", replication_factor=3)),
+                               every_offset=False)
+    assert shown_only.offset_topics == set()
+    # A move shows the data it copies, and its partitions' leaders decide whether it can start.
+    assert shown_only.with_moving_sizes(seen).offset_topics == {"grow"}
 
 
 def test_apply_re_reads_reassignments_only_for_a_plan_that_reassigns():
