@@ -49,7 +49,7 @@ PLAIN_LINES = True
 _FAST_LOADER = getattr(yaml, "CSafeLoader", None)
 
 
-@dataclass
+@dataclass(slots=True)  # one per document: 10,000 in a file of 10,000 topics
 class YamlDocument:
     """One parsed YAML document with the position of every key and value in it."""
 
@@ -66,10 +66,12 @@ class YamlDocument:
 
     def ref(self, path: Path_ = (), key: bool = False) -> SourceRef:
         marks = self.key_marks if key else self.value_marks
-        while path not in marks and path:
-            path = path[:-1]
-        line, column = marks.get(path, (1, 1))
-        return SourceRef.at(self.file, line, column)
+        mark = marks.get(path)
+        if mark is None:  # a place not written (a key left out): the nearest one it is inside of
+            while path not in marks and path:
+                path = path[:-1]
+            mark = marks.get(path, (1, 1))
+        return SourceRef.at(self.file, *mark)
 
     def is_refused(self, path: Path_) -> bool:
         """Whether `path`, or a key or value it is inside of, was refused already."""
@@ -218,7 +220,8 @@ class _LineReader:
         self.shapes: dict[str, _Line | None] = {}
 
     def read(self, text: str) -> list[YamlDocument] | None:
-        if _NOT_PLAIN_TEXT.search(text):
+        # Tabs and line breaks other than \n: in ASCII text (most files) only \t and \r, found without a regex.
+        if ("\t" in text or "\r" in text) if text.isascii() else _NOT_PLAIN_TEXT.search(text):
             return None
         docs: list[YamlDocument] = []
         lines = text.split("\n")

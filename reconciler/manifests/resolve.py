@@ -136,7 +136,7 @@ class Resolver:
             if override is not None:
                 layers.append(override)
             merged = merge(layers)
-            if merged.refused & _SIZES:
+            if merged.refused and not merged.refused.isdisjoint(_SIZES):
                 continue  # reported where the refused value is written
             if merged.partitions is None or merged.replication_factor is None:
                 for what, value in (("partitions", merged.partitions), ("replication_factor", merged.replication_factor)):
