@@ -35,7 +35,15 @@ def violations(desired: DesiredState) -> dict[str, list[str]]:
     allowed = desired.policy.allowed_replication_factors
     allowed_set = frozenset(allowed) if allowed is not None else None
     allowed_text = shown(sorted(allowed_set)) if allowed_set is not None else ""
+    policy = desired.policy
+    # Without a rule on a topic's shape, a present topic can only break the policy with truncation
+    # rules while protected: most topics need no look.
+    shaped = bool(policy.topic_name_pattern or policy.min_partitions is not None or policy.max_partitions is not None
+                  or allowed_set is not None or policy.required_configs)
+    patterns = bool(policy.protected_topic_patterns)
     for topic in desired.topics.values():
+        if not shaped and topic.state is TopicState.PRESENT and not (topic.truncate and (topic.protected or patterns)):
+            continue
         reasons = _violations(desired, topic, allowed_set, allowed_text)
         if reasons:
             found[topic.name] = [f"{reason} (policy)" for reason in reasons]

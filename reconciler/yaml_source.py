@@ -49,7 +49,7 @@ PLAIN_LINES = True
 _FAST_LOADER = getattr(yaml, "CSafeLoader", None)
 
 
-@dataclass
+@dataclass(slots=True)  # one per document: 10,000 in a file of 10,000 topics
 class YamlDocument:
     """One parsed YAML document with the position of every key and value in it."""
 
@@ -66,10 +66,12 @@ class YamlDocument:
 
     def ref(self, path: Path_ = (), key: bool = False) -> SourceRef:
         marks = self.key_marks if key else self.value_marks
-        while path not in marks and path:
-            path = path[:-1]
-        line, column = marks.get(path, (1, 1))
-        return SourceRef.at(self.file, line, column)
+        mark = marks.get(path)
+        if mark is None:  # a place not written (a key left out): the nearest one it is inside of
+            while path not in marks and path:
+                path = path[:-1]
+            mark = marks.get(path, (1, 1))
+        return SourceRef.at(self.file, *mark)
 
     def is_refused(self, path: Path_) -> bool:
         """Whether `path`, or a key or value it is inside of, was refused already."""
@@ -195,15 +197,16 @@ class _Line(NamedTuple):
     indent: int  # the column of its first character, 0-based
     dash: bool  # a list entry
     key: Any  # the key (typed), or _NO_KEY for an entry's scalar
-    key_column: int
+    key_column: int  # 1-based, as marks are
     value: Any  # the scalar's value; _FLOW: a flow list (its `items`); _NO_KEY: the collection on the lines below
-    value_column: int
+    value_column: int  # 1-based
     text: str  # the scalar's text, as a secret would be kept
-    items: tuple[tuple[Any, int, str], ...]  # a flow list's: value, column, text
+    items: tuple[tuple[Any, int, str], ...]  # a flow list's: value, column (1-based), text
 
 
 _BLANK = _Line(-1, False, None, 0, None, 0, "", ())
 _FLOW = object()  # _Line.value of a flow list
+_UNSHAPED = _Line(-2, False, None, 0, None, 0, "", ())  # a line not read yet (_LineReader.shapes)
 
 
 class _LineReader:
@@ -217,7 +220,8 @@ class _LineReader:
         self.shapes: dict[str, _Line | None] = {}
 
     def read(self, text: str) -> list[YamlDocument] | None:
-        if _NOT_PLAIN_TEXT.search(text):
+        # Tabs and line breaks other than \n: in ASCII text (most files) only \t and \r, found without a regex.
+        if ("\t" in text or "\r" in text) if text.isascii() else _NOT_PLAIN_TEXT.search(text):
             return None
         docs: list[YamlDocument] = []
         lines = text.split("\n")
@@ -237,13 +241,16 @@ class _LineReader:
         """Whether lines[start:end] are one plain document (appended to `docs`) or none."""
         doc = YamlDocument(self.file)
         key_marks, value_marks, is_secret, shapes = doc.key_marks, doc.value_marks, self.is_secret, self.shapes
-        # The open collections: (the mapping or list, its path, the column of its keys or dashes).
+        # The innermost open collection (the mapping or list, its path, the column of its keys or
+        # dashes), in locals: most lines go on with it. The stack holds the ones it is inside of.
+        current: Any = None
+        path: Path_ = ()
+        column = -1
         stack: list[tuple[Any, Path_, int]] = []
-        waiting: tuple[dict, Path_, int] | None = None  # a key whose value is the collection below it
+        waiting: Path_ | None = None  # a key of `current` whose value is the collection below it
         for number, line in enumerate(lines[start:end], start + 1):
-            if line in shapes:
-                shape = shapes[line]
-            else:
+            shape = shapes.get(line, _UNSHAPED)
+            if shape is _UNSHAPED:
                 shape = shapes[line] = self._shape(line)
             if shape is None:
                 return False
@@ -251,52 +258,51 @@ class _LineReader:
             if indent < 0:
                 continue  # blank, or a comment
             if waiting is not None:  # the first line of the collection that is the waiting key's value
-                parent, path, column = waiting
-                waiting = None
                 opened: Any
                 if dash and indent >= column:
-                    opened = parent[path[-1]] = []
+                    opened = current[waiting[-1]] = []
                 elif not dash and indent > column:
-                    opened = parent[path[-1]] = {}
+                    opened = current[waiting[-1]] = {}
                 else:
                     return False  # an empty value: null, for the parser to read
-                value_marks[path] = (number, indent + 1)
-                stack.append((opened, path, indent))
-            elif not stack:
+                value_marks[waiting] = (number, indent + 1)
+                stack.append((current, path, column))
+                current, path, column, waiting = opened, waiting, indent, None
+            elif current is None:
                 if dash:
                     return False  # a list document, for the parser to read
-                doc.data = {}
+                current = doc.data = {}
                 value_marks[()] = (number, indent + 1)
-                stack.append((doc.data, (), indent))
-            else:
-                while stack and (stack[-1][2] > indent or (
-                        not dash and stack[-1][2] == indent and type(stack[-1][0]) is list)):
-                    stack.pop()
-                if not stack or stack[-1][2] != indent or (type(stack[-1][0]) is list) != dash:
+                column = indent
+            elif indent != column or (type(current) is list) != dash:  # not one more line of `current`
+                while column > indent or (not dash and column == indent and type(current) is list):
+                    if not stack:
+                        return False
+                    current, path, column = stack.pop()
+                if column != indent or (type(current) is list) != dash:
                     return False
-            current, path, _ = stack[-1]
             if dash:  # an entry of the list `current`
                 place = (*path, len(current))
                 if key is _NO_KEY:
                     current.append(value)
-                    value_marks[place] = (number, value_column + 1)
+                    value_marks[place] = (number, value_column)
                     if text and is_secret(place):
                         doc.secret_texts.add(text)
                     continue
                 mapping: dict = {}
                 current.append(mapping)
-                value_marks[place] = (number, key_column + 1)
-                stack.append((mapping, place, key_column))
-                current, path = mapping, place
-            place = (*path, key)
-            if place in key_marks:
+                value_marks[place] = (number, key_column)
+                stack.append((current, path, column))
+                current, path, column = mapping, place, key_column - 1
+            if key in current:
                 return False  # a repeated key
-            key_marks[place] = (number, key_column + 1)
+            place = (*path, key)
+            key_marks[place] = (number, key_column)
             if value is _NO_KEY:
                 current[key] = None
-                waiting = (current, place, stack[-1][2])
+                waiting = place
                 continue
-            value_marks[place] = (number, value_column + 1)
+            value_marks[place] = (number, value_column)
             if value is not _FLOW:
                 current[key] = value
                 if text and is_secret(place):
@@ -304,12 +310,12 @@ class _LineReader:
                 continue
             flow: list = []
             current[key] = flow
-            for item, column, text in items:
+            for item, item_column, item_text in items:
                 at = (*place, len(flow))
                 flow.append(item)
-                value_marks[at] = (number, column + 1)
-                if text and is_secret(at):
-                    doc.secret_texts.add(text)
+                value_marks[at] = (number, item_column)
+                if item_text and is_secret(at):
+                    doc.secret_texts.add(item_text)
         if waiting is not None:
             return False
         if doc.data is not None:
@@ -322,32 +328,31 @@ class _LineReader:
         found = _PLAIN_LINE.fullmatch(line)
         if found is None:
             return _BLANK if _BLANK_OR_COMMENT.fullmatch(line) else None
-        dash, key = found.group("dash") is not None, found.group("key")
+        indent, dash, key = found.end("indent"), found.start("dash") >= 0, found.group("key")
         if key is None:
             if not dash:
                 return None  # a scalar alone on its line: the end of a multi-line one?
             value, text = self._scalar(found.group("item"))
-            return None if value is _NO_KEY else _Line(
-                found.end("indent"), True, _NO_KEY, 0, value, found.start("item"), text, ())
+            return None if value is _NO_KEY else _Line(indent, True, _NO_KEY, 0, value, found.start("item") + 1,
+                                                       text, ())
         if len(key) > _MAX_KEY:
             return None  # YAML's parsers would not look that far for its colon
         name, _ = self._scalar(key)
         if name is _NO_KEY or name is None or isinstance(name, (bool, float)):
             return None  # keys that are no text nor whole number, for the parser to report
-        shape = _Line(found.end("indent"), dash, name, found.start("key"), _NO_KEY, 0, "", ())
-        if found.start("value") < 0:
-            return shape
+        key_column, value_start = found.start("key") + 1, found.start("value")
+        if value_start < 0:
+            return _Line(indent, dash, name, key_column, _NO_KEY, 0, "", ())
         if found.start("flow") < 0:
             value, text = self._scalar(found.group("value"))
-            return None if value is _NO_KEY else shape._replace(
-                value=value, value_column=found.start("value"), text=text)
+            return None if value is _NO_KEY else _Line(indent, dash, name, key_column, value, value_start + 1, text, ())
         items = []
-        for item in _FLOW_ITEMS.finditer(line, found.start("flow"), found.end("flow")):
+        for item in _FLOW_ITEMS.finditer(line, value_start, found.end("flow")):
             value, text = self._scalar(item.group())
             if value is _NO_KEY:
                 return None
-            items.append((value, item.start(), text))
-        return shape._replace(value=_FLOW, value_column=found.start("flow"), items=tuple(items))
+            items.append((value, item.start() + 1, text))
+        return _Line(indent, dash, name, key_column, _FLOW, value_start + 1, "", tuple(items))
 
     @staticmethod
     def _scalar(written: str) -> tuple[Any, str]:

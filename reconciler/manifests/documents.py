@@ -53,6 +53,8 @@ def refusal(message: str) -> PydanticCustomError:
 
 def repeated_names(names: list[str], what: str, each: str) -> str | None:
     """Why a list names something twice, or None. Linear time: lists may be long."""
+    if len(set(names)) == len(names):
+        return None  # the usual case, said without a loop
     seen: set[str] = set()
     repeated: set[str] = set()
     for name in names:

@@ -30,6 +30,7 @@ from reconciler.policy import check_desired
 from reconciler.yaml_source import YamlDocument
 
 D = TypeVar("D", ClusterDoc, TruncationRuleDoc, TopicTemplateDoc)
+_SIZES = frozenset({"partitions", "replication_factor"})  # a topic without both is not planned
 
 
 class Resolver:
@@ -43,6 +44,7 @@ class Resolver:
         self.topics: list[Entry[TopicDoc]] = []
         # Per cluster, its Cluster document's `defaults.configs`, normalised.
         self.default_configs: dict[str, dict[str, str]] = {}
+        self._defaults: dict[str, Layer] = {}  # per cluster, the lowest layer of every topic on it
         self.cluster_documents = 0  # valid or not: an invalid one is reported as such, not as missing
 
     def add(self, doc: YamlDocument) -> None:
@@ -52,7 +54,9 @@ class Resolver:
         if entry is None:
             return
         model = entry.model
-        if isinstance(model, ClusterDoc):
+        if isinstance(model, TopicDoc):  # most documents
+            self.topics.append(entry.of(model))
+        elif isinstance(model, ClusterDoc):
             self._unique(self.clusters, model.name, entry.of(model), "cluster")
         elif isinstance(model, PolicyDoc):
             self.policies.append(entry.of(model))
@@ -60,8 +64,6 @@ class Resolver:
             self._unique(self.rules, model.name, entry.of(model), "truncation rule")
         elif isinstance(model, TopicTemplateDoc):
             self._unique(self.templates, model.name, entry.of(model), "topic template")
-        else:
-            self.topics.append(entry.of(model))
 
     def _unique(self, table: dict[str, Entry[D]], name: str, entry: Entry[D], what: str) -> None:
         if name in table:
@@ -122,11 +124,19 @@ class Resolver:
             elif name not in names:
                 self.problems.add(doc.ref(("overrides", name), key=True),
                                   f"override for cluster {shown(name)}, which topic {shown_text(topic.name)} is not on")
+        shared: list[Layer] | None = None  # the template's and the topic's layers: the same on every cluster
         for name in names:
             if name not in clusters:
                 continue
-            merged = merge(self._layers(entry, template, name))
-            if merged.refused & {"partitions", "replication_factor"}:
+            layers = [self._defaults_layer(name)]  # lowest first (reconciler.manifests.merge)
+            if shared is None:
+                shared = self._shared_layers(entry, template)
+            layers += shared
+            override = self._override_layer(entry, name)
+            if override is not None:
+                layers.append(override)
+            merged = merge(layers)
+            if merged.refused and not merged.refused.isdisjoint(_SIZES):
                 continue  # reported where the refused value is written
             if merged.partitions is None or merged.replication_factor is None:
                 for what, value in (("partitions", merged.partitions), ("replication_factor", merged.replication_factor)):
@@ -139,40 +149,56 @@ class Resolver:
                 self._clashes(topic.name, name, merged)
             truncate = []
             if merged.truncate:
-                at = merged.set_at["truncate"]
+                at = merged.set_at("truncate")
                 truncate = rules.for_topic(at.entry, at.path, merged.truncate, merged.partitions, topic.name)
             yield name, DesiredTopic.resolved(
                 name=topic.name, state=merged.state, partitions=merged.partitions,
                 replication_factor=merged.replication_factor, configs=dict(sorted(merged.configs.items())),
                 undeclared_configs=merged.undeclared_configs, protected=merged.protected,
                 retention_stepping=merged.retention_stepping,
-                replica_assignment={p: list(brokers) for p, brokers in merged.replica_assignment.items()},
+                replica_assignment={p: list(brokers) for p, brokers in merged.replica_assignment.items()}
+                if merged.replica_assignment else {},
                 truncate=truncate, source=doc.ref(("name",)))
 
-    def _layers(self, entry: Entry[TopicDoc], template: Entry[TopicTemplateDoc] | None, cluster: str) -> list[Layer]:
-        """The layers of `entry` on `cluster`, lowest first (reconciler.manifests.merge)."""
+    def _defaults_layer(self, cluster: str) -> Layer:
+        """The lowest layer of every topic on `cluster`: its Cluster document's `defaults`."""
+        layer = self._defaults.get(cluster)
+        if layer is None:
+            entry = self.clusters[cluster]
+            layer = self._defaults[cluster] = Layer(entry, ("defaults",), entry.model.defaults, self.configs.configs(
+                entry.doc, ("defaults", "configs"), entry.model.defaults.configs))
+        return layer
+
+    def _shared_layers(self, entry: Entry[TopicDoc], template: Entry[TopicTemplateDoc] | None) -> list[Layer]:
+        """The layers of `entry` between a cluster's defaults and its override, the same on every
+        cluster: its template's and its own."""
         read = self.configs.configs
-        defaults = self.clusters[cluster]
-        layers = [Layer(defaults, ("defaults",), defaults.model.defaults,
-                        read(defaults.doc, ("defaults", "configs"), defaults.model.defaults.configs))]
-        if template is not None:
-            layers.append(Layer(template, (), template.model, read(template.doc, ("configs",), template.model.configs)))
+        layers = [] if template is None else [
+            Layer(template, (), template.model, read(template.doc, ("configs",), template.model.configs))]
         layers.append(Layer(entry, (), entry.model, read(entry.doc, ("configs",), entry.model.configs)))
-        override = entry.model.overrides.get(cluster)
-        if override is not None or entry.is_refused(("overrides", cluster)):
-            path = ("overrides", cluster)
-            override = override or TopicOverride()
-            layers.append(Layer(entry, path, override, read(entry.doc, path + ("configs",), override.configs)))
         return layers
+
+    def _override_layer(self, entry: Entry[TopicDoc], cluster: str) -> Layer | None:
+        """The highest layer of `entry` on `cluster`: its override for the cluster, if it has one."""
+        override = entry.model.overrides.get(cluster)
+        if override is None and not entry.is_refused(("overrides", cluster)):
+            return None
+        path = ("overrides", cluster)
+        override = override or TopicOverride()
+        return Layer(entry, path, override, self.configs.configs(entry.doc, path + ("configs",), override.configs))
 
     def _clashes(self, topic: str, cluster: str, merged: Merged) -> None:
         """Settings that are valid one by one, but not together on this cluster once merged."""
-        named = f"topic {shown_text(topic)} on cluster {shown_text(cluster)}"
         rf = merged.replication_factor
         min_isr = merged.configs.get("min.insync.replicas")
+        policy = merged.configs.get("cleanup.policy")
+        if not ((min_isr is not None and rf is not None) or merged.replica_assignment
+                or (policy is not None and merged.truncate)):
+            return  # nothing that could clash (most topics)
+        named = f"topic {shown_text(topic)} on cluster {shown_text(cluster)}"
         if rf is not None and min_isr is not None and int(min_isr) > rf:
             # At the one of the two set last in the merge order: the change that made them clash.
-            isr_at, rf_at = merged.config_set_at["min.insync.replicas"], merged.set_at["replication_factor"]
+            isr_at, rf_at = merged.config_set_at("min.insync.replicas"), merged.set_at("replication_factor")
             here, other = ((isr_at, ("replication_factor", rf_at)) if isr_at.rank >= rf_at.rank
                            else (rf_at, ("min.insync.replicas", isr_at)))
             self.problems.add(here.ref(), f"{named}: min.insync.replicas {min_isr} is above its replication_factor "
@@ -181,16 +207,15 @@ class Resolver:
                                           "replication_factor")
         if merged.replica_assignment and rf is not None and merged.partitions is not None:
             self._assignment_clashes(named, merged, rf, merged.partitions)
-        policy = merged.configs.get("cleanup.policy")
         if policy is not None and merged.truncate and not kafka_configs.cleanup_policy_allows_delete(policy):
-            self.problems.add(merged.set_at["truncate"].ref(),
+            self.problems.add(merged.set_at("truncate").ref(),
                               f"{named} has truncation rules, but its cleanup.policy is {shown_text(policy)} (set at "
-                              f"{merged.config_set_at['cleanup.policy'].ref()}), and Kafka deletes records only from "
+                              f"{merged.config_set_at('cleanup.policy').ref()}), and Kafka deletes records only from "
                               "topics whose cleanup.policy includes delete; write cleanup.policy: compact,delete or "
                               "remove the rules")
 
     def _assignment_clashes(self, named: str, merged: Merged, rf: int, partitions: int) -> None:
-        at = merged.set_at["replica_assignment"]
+        at = merged.set_at("replica_assignment")
         for partition, brokers in sorted(merged.replica_assignment.items()):
             where = at.entry.doc.ref(at.path + (partition,))
             if partition >= partitions:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, get_args, get_origin
+from typing import Any, Generic, TypeVar, cast, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
@@ -54,7 +54,8 @@ class Entry(Generic[M]):
 
     def of(self, model: N) -> Entry[N]:
         """This entry, typed as holding `model` (its own model, narrowed by the caller)."""
-        return Entry(self.doc, model, self.refused)
+        assert model is self.model
+        return cast("Entry[N]", self)
 
     def is_refused(self, path: Path_) -> bool:
         """Whether the value at `path`, or one it is inside of, was refused."""
@@ -85,42 +86,53 @@ def check_document(doc: YamlDocument, problems: Problems) -> Entry[AnyDoc] | Non
     if model_type is None:
         problems.add(doc.ref(("kind",)), f"unknown kind {shown(kind)}" + problems.did_you_mean(str(kind), DOC_MODELS))
         return None
+    try:
+        return Entry(doc, model_type.model_validate(doc.data), _NOTHING_REFUSED)
+    except ValidationError as e:
+        return _check_again(doc, model_type, e, problems)
+
+
+def _check_again(doc: YamlDocument, model_type: type[AnyDoc], error: ValidationError,
+                 problems: Problems) -> Entry[AnyDoc] | None:
+    """The model of a document its model refused (`error`), validated again without the values it
+    refused, or None after reporting why it has none."""
     data: dict = doc.data
     refused: set[Path_] = set()
     kept: dict[str, Any] = {}
     while True:
+        errors = error.errors(include_url=False)
+        _report(doc, model_type, errors, problems)
+        keys_of: dict = {}
+        places: dict[Path_, set[str]] = {}
+        for err in errors:
+            place = _droppable(model_type, yaml_path(doc.data, err["loc"], keys_of=keys_of))
+            places.setdefault(place, set()).add(err["type"])
+        if () in places or set(places) <= refused:
+            return None  # nothing left to leave out
+        left = data
+        for place, kinds in places.items():
+            info = model_type.model_fields.get(place[0]) if len(place) == 1 else None
+            if info is not None and info.is_required():
+                # A required value of the right type that breaks a limit (a topic name too
+                # long): the rest of the document is still checked, with the field's example
+                # standing in, and the value as written is kept (remembered as refused).
+                examples = info.examples
+                if not kinds & _LIMITS or not examples:
+                    return None
+                kept[place[0]] = doc.data[place[0]]
+                left = {**left, place[0]: examples[0]}
+            else:
+                left = _without(left, place)
+        if left is data:
+            return None
+        data = left
+        refused |= set(places)
         try:
             model: AnyDoc = model_type.model_validate(data)
-            return Entry(doc, model.model_copy(update=kept) if kept else model,
-                         frozenset(refused) if refused else _NOTHING_REFUSED)
         except ValidationError as e:
-            errors = e.errors(include_url=False)
-            _report(doc, model_type, errors, problems)
-            keys_of: dict = {}
-            places: dict[Path_, set[str]] = {}
-            for err in errors:
-                place = _droppable(model_type, yaml_path(doc.data, err["loc"], keys_of=keys_of))
-                places.setdefault(place, set()).add(err["type"])
-            if () in places or set(places) <= refused:
-                return None  # nothing left to leave out
-            left = data
-            for place, kinds in places.items():
-                info = model_type.model_fields.get(place[0]) if len(place) == 1 else None
-                if info is not None and info.is_required():
-                    # A required value of the right type that breaks a limit (a topic name too
-                    # long): the rest of the document is still checked, with the field's example
-                    # standing in, and the value as written is kept (remembered as refused).
-                    examples = info.examples
-                    if not kinds & _LIMITS or not examples:
-                        return None
-                    kept[place[0]] = doc.data[place[0]]
-                    left = {**left, place[0]: examples[0]}
-                else:
-                    left = _without(left, place)
-            if left is data:
-                return None
-            data = left
-            refused |= set(places)
+            error = e
+            continue
+        return Entry(doc, model.model_copy(update=kept) if kept else model, frozenset(refused))
 
 
 # --- pydantic's errors in the manifest's words -------------------------------------------------------
