@@ -183,7 +183,8 @@ def estimate_scope(desired: DesiredState, seen: ObservedState) -> ReadScope | No
             again[name] = lookups
     if not again:
         return None
-    scope, names = desired_scope(desired, now_ms), frozenset(again)
+    names = frozenset(again)
+    scope = desired_scope(desired.model_copy(update={"topics": {n: desired.topics[n] for n in sorted(names)}}), now_ms)
     # Group offsets are the cluster's, not a topic's: the first read's stay.
     return ReadScope(topics=names, list_all=False, now_ms=now_ms,
                      timestamps={n: tuple(sorted({*scope.timestamps.get(n, ()), *lookups}))

@@ -171,9 +171,9 @@ def _now_ms() -> int:
 
 def _partition_reads(view: ClusterView, scope: ReadScope) -> Reads:
     partitions_of = {name: list(topic.partitions) for name, topic in view.topics.items()}
+    read = [(name, indexes) for name, indexes in partitions_of.items() if scope.reads_offsets(name)]
     reads: Reads = [(partitions.list_offsets(kind, LIST_OFFSETS_TIMEOUT_MS),
-                     {name: dict.fromkeys(indexes, timestamp) for name, indexes in partitions_of.items()
-                      if scope.reads_offsets(name)})
+                     {name: dict.fromkeys(indexes, timestamp) for name, indexes in read})
                     for kind, timestamp in (("earliest", EARLIEST), ("latest", LATEST))]
     for slot in range(timestamp_slots(scope.timestamps)):
         reads.append((partitions.list_offsets(f"time{slot}", LIST_OFFSETS_TIMEOUT_MS),
@@ -190,6 +190,8 @@ def _partition_reads(view: ClusterView, scope: ReadScope) -> Reads:
 def _topic(view: ClusterView, name: str, scope: ReadScope, results: PartitionResults,
            configs: dict[str, ObservedConfig], size_of: dict) -> ObservedTopic:
     meta = view.topics[name]
+    if not scope.reads_offsets(name):
+        return _topic_of(meta, configs, ObservedPartition.all_from_reader(_unread(meta, view, size_of), False))
     # Each kind's values looked up once per topic, not per partition: 100,000 partitions pass here.
     values, brokers = results.values, view.brokers
     nothing: dict = {}
@@ -198,7 +200,6 @@ def _topic(view: ClusterView, name: str, scope: ReadScope, results: PartitionRes
     by_time_kinds = [(timestamp, values.get(f"time{slot}", nothing).get(name, nothing))
                      for slot, timestamp in enumerate(scope.timestamps.get(name, ()))]
     epoch_values = values.get("epoch", nothing).get(name, nothing) if name in scope.epoch_topics else nothing
-    offsets_read = scope.reads_offsets(name)
     observed = []
     for index, p in sorted(meta.partitions.items()):
         start, end = earliest.get(index), latest.get(index)
@@ -213,14 +214,27 @@ def _topic(view: ClusterView, name: str, scope: ReadScope, results: PartitionRes
                     by_time[timestamp] = found  # -1: no record at or after it; stored as Kafka said
         epoch_answer = epoch_values.get(index)
         observed.append({
-            # Not asked for offsets: the leader stays Metadata's, as the offsets were not read, not lost.
-            "partition": index, "leader": p.leader if (readable or not offsets_read) and p.leader in brokers else -1,
+            "partition": index, "leader": p.leader if readable and p.leader in brokers else -1,
             "leader_epoch": epochs.get(index, p.epoch), "replicas": p.replicas, "isr": p.isr,
             "offline_replicas": p.offline, "log_start_offset": start, "high_watermark": end,
             "size_bytes": size_of.get((name, index)),
             "epoch_end_offset": epoch_answer[1] if epoch_answer and readable else None, "offsets_by_timestamp": by_time})
-    return ObservedTopic.from_reader(name=name, topic_id=meta.topic_id, internal=meta.internal,
-                                     partitions=ObservedPartition.all_from_reader(observed, offsets_read),
+    return _topic_of(meta, configs, ObservedPartition.all_from_reader(observed))
+
+
+def _unread(meta: metadata.TopicMeta, view: ClusterView, size_of: dict) -> list[dict]:
+    """The partitions of a topic whose offsets were not asked for: -1 offsets, and Metadata's
+    leader, since nothing was lost (offline only where Metadata names no live broker)."""
+    brokers, name = view.brokers, meta.name
+    return [{"partition": index, "leader": p.leader if p.leader in brokers else -1, "leader_epoch": p.epoch,
+             "replicas": p.replicas, "isr": p.isr, "offline_replicas": p.offline, "log_start_offset": -1,
+             "high_watermark": -1, "size_bytes": size_of.get((name, index)), "epoch_end_offset": None,
+             "offsets_by_timestamp": {}} for index, p in sorted(meta.partitions.items())]
+
+
+def _topic_of(meta: metadata.TopicMeta, configs: dict[str, ObservedConfig],
+              partitions: list[ObservedPartition]) -> ObservedTopic:
+    return ObservedTopic.from_reader(name=meta.name, topic_id=meta.topic_id, internal=meta.internal, partitions=partitions,
                                      configs=configs, authorized_operations=meta.authorized_operations)
 
 
