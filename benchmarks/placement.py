@@ -1,4 +1,4 @@
-"""Replica placement (reconciler/placement.py) on a large cluster: wall and CPU time.
+"""Replica placement (reconciler/plan/placement.py) on a large cluster: wall and CPU time.
 
     python benchmarks/placement.py [--topics 1000] [--partitions 10] [--brokers 30] [--racks 3]
 
@@ -16,7 +16,7 @@ import argparse
 import time
 from collections import Counter
 
-from reconciler.placement import BrokerInfo, Placement
+from reconciler.plan.placement import BrokerInfo, Placement
 
 
 def kafka_style(topics: int, partitions: int, brokers: int, replication_factor: int) -> dict[str, dict[int, list[int]]]:

@@ -176,11 +176,11 @@ def phases(manifests_dir: str) -> None:
     gc.disable()  # as `reconcile` runs every command (reconciler.cli)
     step = Steps()
     with step("import"):
-        from reconciler.kafka_cluster import connect
+        from reconciler.kafka.connection import connect
         from reconciler.manifests import load_manifests
-        from reconciler.planner import plan as make_plan
+        from reconciler.plan.planner import plan as make_plan
+        from reconciler.plan.validate_only import validate_on_brokers
         from reconciler.render import render_plan
-        from reconciler.validation import validate_on_brokers
     with step("load manifests"):
         manifests = load_manifests(manifests_dir)
         desired = manifests.desired_state(CLUSTER)

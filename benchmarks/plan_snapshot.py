@@ -147,7 +147,7 @@ def phases(manifests: str, snap: str, traced: bool) -> None:
     def imports():
         from reconciler.app.inputs import snapshot_for
         from reconciler.manifests import load_manifests
-        from reconciler.planner import plan as make_plan
+        from reconciler.plan.planner import plan as make_plan
         from reconciler.render import render_plan
         return load_manifests, snapshot_for, make_plan, render_plan
 

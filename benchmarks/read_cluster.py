@@ -100,7 +100,7 @@ class Brokers:
 
 
 def measure(topics: int, partitions: int, replication_factor: int, repeat: int, sizes: bool) -> dict:
-    from reconciler.kafka_cluster import connect
+    from reconciler.kafka.connection import connect
 
     with Brokers(topics, partitions, replication_factor) as brokers:
         state = desired(brokers.bootstrap_servers, topics, partitions, replication_factor)

@@ -21,8 +21,8 @@ from reconciler.app.outcome import Outcome
 from reconciler.errors import ReconcilerError
 
 if TYPE_CHECKING:
-    from reconciler.app.connection import Connect, LiveCluster
-    from reconciler.importer import GroupBy
+    from reconciler.adopt.importer import GroupBy
+    from reconciler.app.cluster_access import Connect, LiveCluster
     from reconciler.models.desired import ClusterSpec
     from reconciler.models.plan import Plan
 
@@ -147,7 +147,7 @@ def _connector(bootstrap_servers: list[str] | None) -> Connect:
     plan against a snapshot opens none)."""
 
     def connect(spec: ClusterSpec) -> AbstractContextManager[LiveCluster]:
-        from reconciler.app.connection import kafka_connector
+        from reconciler.app.cluster_access import kafka_connector
 
         return kafka_connector(bootstrap_servers, progress=_progress)(spec)
 
@@ -204,7 +204,7 @@ def main() -> None:
 @handle_errors
 def validate(manifests_dir: str) -> Outcome:
     """Check the manifests and the policy, offline. Exit 0 if valid, 1 otherwise."""
-    from reconciler.app.validate import validate_manifests
+    from reconciler.app.validate_manifests import validate_manifests
 
     outcome = validate_manifests(manifests_dir)
     click.echo(f"{outcome.files} files, {outcome.clusters} clusters, {outcome.topics} topics: valid.")
@@ -215,7 +215,7 @@ def validate(manifests_dir: str) -> Outcome:
 @handle_errors
 def schema() -> Outcome:
     """Print the JSON Schema of the manifest format (for editor completion)."""
-    from reconciler.app.validate import manifest_schema
+    from reconciler.app.validate_manifests import manifest_schema
 
     outcome = manifest_schema()
     click.echo(json.dumps(outcome.schema, indent=2))
@@ -246,7 +246,7 @@ def plan(manifests_dir: str, cluster: str | None, snapshot: str | None, bootstra
     Against a live cluster the plan is also validated on the brokers with validate_only (nothing
     is changed); their refusals appear as errors next to the action they concern.
     """
-    from reconciler.app.plan import plan_cluster
+    from reconciler.app.make_plan import plan_cluster
     from reconciler.render import render_plan
 
     outcome = plan_cluster(manifests_dir, cluster, snapshot, _connector(bootstrap_servers), validate=not offline)
@@ -267,7 +267,7 @@ def plan(manifests_dir: str, cluster: str | None, snapshot: str | None, bootstra
 def snapshot(manifests_dir: str, cluster: str, bootstrap_servers: list[str] | None, sizes: bool, output: str,
              snapshot_format: str = "json") -> Outcome:
     """Save what the cluster looks like, for offline planning (`plan --snapshot`) and drift reports."""
-    from reconciler.app.snapshot import take_snapshot
+    from reconciler.app.take_snapshot import take_snapshot
 
     outcome = take_snapshot(manifests_dir, cluster, output, _connector(bootstrap_servers),
                             parquet=snapshot_format == "parquet", sizes=sizes)
@@ -341,7 +341,7 @@ def apply(plan_file: str | None, manifests_dir: str, cluster: str | None, bootst
     from reconciler.render import render_apply_result
 
     if cancel_reassignments:
-        from reconciler.app.apply import cancel_reassignments as cancel
+        from reconciler.app.apply_plan import cancel_reassignments as cancel
 
         if plan_file:
             raise ReconcilerError("--cancel-reassignments takes no plan file: it cancels what is in progress on the "
@@ -349,7 +349,7 @@ def apply(plan_file: str | None, manifests_dir: str, cluster: str | None, bootst
         cancelled = cancel(manifests_dir, cluster, _connector(bootstrap_servers), throttle, progress=_progress)
         _show(lambda f, c: render_apply_result(cancelled.result, f, color=c), fmt, output, use_color(color))
         return cancelled.kind
-    from reconciler.app.apply import ApplyOptions, apply_changes
+    from reconciler.app.apply_plan import ApplyOptions, apply_changes
 
     options = ApplyOptions(allow_unfenced_truncation=allow_unfenced_truncation, throttle_bytes_per_s=throttle,
                            reassignment_wait_s=reassignment_wait_s, elect_leaders=elect_leaders)
@@ -395,7 +395,7 @@ def drift(manifests_dir: str, cluster: str | None, snapshot: str | None, fleet: 
     from the broker), truncation points not yet applied (records and bytes they would free),
     under-replicated and offline partitions, and data-loss signals against an earlier snapshot.
     """
-    from reconciler.app.drift import drift_report
+    from reconciler.app.report_drift import drift_report
     from reconciler.drift.render import render_report
 
     outcome = drift_report(manifests_dir, cluster, snapshot, fleet, since, _connector(bootstrap_servers),

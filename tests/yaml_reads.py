@@ -1,7 +1,7 @@
 """What reading a YAML text gives, all of it, for comparing two ways of reading the same text."""
 from __future__ import annotations
 
-from reconciler import yaml_source
+from reconciler.manifests import yaml_source
 from reconciler.manifests.problems import is_secret
 
 

@@ -8,15 +8,15 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from reconciler.app.connection import Connect
+from reconciler.adopt.importer import GroupBy, ImportOptions, ImportResult, import_cluster
+from reconciler.app.cluster_access import Connect
 from reconciler.app.outcome import Outcome
 from reconciler.errors import ManifestError, ReconcilerError, shown
-from reconciler.importer import GroupBy, ImportOptions, ImportResult, import_cluster
 from reconciler.manifests import load_manifests
 from reconciler.models.desired import ClusterSpec
 from reconciler.models.observed import ObservedState
 from reconciler.models.plan import Severity
-from reconciler.planner import plan as make_plan
+from reconciler.plan.planner import plan as make_plan
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Pure drift computation: (desired, observed, plan, earlier observed) -> ClusterDrift. No I/O.
 
-The diff itself is the planner's (`reconciler.planner.plan`); this module only reads a plan and
+The diff itself is the planner's (`reconciler.plan.planner.plan`); this module only reads a plan and
 the observed state and classifies what it finds. The unit of work is one topic of one cluster:
 `topic_drift` computes everything for one topic from the plan's actions and diagnostics for that
 topic, and `assemble` puts a cluster's topics together. The local engine plans a whole cluster at
@@ -54,7 +54,7 @@ from reconciler.models.plan import (
     unhandled,
 )
 from reconciler.models.trusted import trusted
-from reconciler.planner import PlanOptions, plan, same_config_value
+from reconciler.plan.planner import PlanOptions, plan, same_config_value
 from reconciler.render.values import reassignment_headline
 
 _BROKER_SOURCES = {ConfigSource.DYNAMIC_BROKER_CONFIG.name, ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG.name,

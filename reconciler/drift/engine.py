@@ -18,7 +18,7 @@ from reconciler.drift.model import ClusterDrift, DriftReport
 from reconciler.errors import ReconcilerError, shown, shown_text
 from reconciler.models.desired import DesiredState
 from reconciler.models.observed import ObservedState
-from reconciler.planner import PlanOptions, plan
+from reconciler.plan.planner import PlanOptions, plan
 
 ENGINES = ("local", "spark", "auto")
 

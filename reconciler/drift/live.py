@@ -32,8 +32,8 @@ from reconciler.drift.lowered_retention import lowered_retention, missing_reads
 from reconciler.models.desired import DesiredState
 from reconciler.models.observed import ObservedState
 from reconciler.models.plan import Action, Plan
+from reconciler.plan.read_scope import ReadScope
 from reconciler.ports import ClusterPort, EpochCheck
-from reconciler.read_scope import ReadScope
 from reconciler.units import epoch_ms
 
 TopicPartition = tuple[str, int]

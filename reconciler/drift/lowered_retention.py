@@ -3,7 +3,7 @@ records that the manifests, or the cluster as observed earlier, would keep. Pure
 
 The "change" is read backwards from a plan's: from the manifests' value (the plan's config change
 applied) or the earlier observation's, to the value the cluster has now. It is classified and
-estimated by `reconciler.retention` exactly as the planner would classify and estimate that change,
+estimated by `reconciler.plan.retention` exactly as the planner would classify and estimate that change,
 measured back from when the cluster was read: what the brokers delete at their next retention
 check, or may already have deleted (a cut that has already run leaves little left to estimate;
 with an earlier observation, the log start's move shows what went).
@@ -17,12 +17,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 
-from reconciler import retention
 from reconciler.drift.model import RetentionLowered
 from reconciler.models.desired import DesiredTopic
 from reconciler.models.observed import ObservedState, ObservedTopic
 from reconciler.models.plan import Action, AlterConfigs, ConfigChange
-from reconciler.retention import Classification, Settings
+from reconciler.plan import retention
+from reconciler.plan.retention import Classification, Settings
 from reconciler.units import epoch_ms
 
 

@@ -38,9 +38,9 @@ from reconciler.models.desired import DesiredState, DesiredTopic, TopicState
 from reconciler.models.observed import ObservedState, ObservedTopic
 from reconciler.models.plan import AlterConfigs, Plan
 from reconciler.models.trusted import trusted
-from reconciler.planner import PlanOptions, plan, unmanaged_topics
-from reconciler.policy import is_protected
-from reconciler.retention import SETTINGS_KEYS
+from reconciler.plan.planner import PlanOptions, plan, unmanaged_topics
+from reconciler.plan.policy import is_protected
+from reconciler.plan.retention import SETTINGS_KEYS
 
 
 def columnar_topics(desired: DesiredState, now: SnapshotColumns, earlier: SnapshotColumns | None,

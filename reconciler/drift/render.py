@@ -18,9 +18,9 @@ from reconciler.drift.model import ITEM_KINDS, ChangeLogEntry, ClusterDrift, Dri
 from reconciler.drift.replica_health import SHOWN, reassigning_text
 from reconciler.models.observed import ConfigSource
 from reconciler.models.plan import DiagnosticCode
+from reconciler.plan.rights import sizes_refused_line
 from reconciler.render.table import markdown_cell, markdown_table, text_columns
 from reconciler.render.values import size
-from reconciler.rights import sizes_refused_line
 
 FORMATS = ("text", "json", "markdown", "html")
 MAX_ROWS = 50

@@ -50,7 +50,7 @@ from reconciler.files.snapshot_parquet import ABSENT, HIDDEN, read_header, topic
 from reconciler.files.snapshot_problems import SNAPSHOT_KEYS, explain, invalid_snapshot
 from reconciler.models.desired import DesiredState, DesiredTopic
 from reconciler.models.observed import ObservedState
-from reconciler.planner import PlanOptions
+from reconciler.plan.planner import PlanOptions
 
 # A topic with findings, or (topic null) a batch's tally of a cluster's other topics: how many
 # were read, how many declared, their partitions; or a topic whose row the models refuse (`refused`).

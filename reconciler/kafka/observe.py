@@ -20,7 +20,7 @@ the number of topics:
   DESCRIBE on the cluster: said once, in `sizes_refused`);
 - ListPartitionReassignments once, to any broker, for the reassignments in progress.
 
-All of these are in flight together. What to read is decided by `reconciler.read_scope`.
+All of these are in flight together. What to read is decided by `reconciler.plan.read_scope`.
 """
 from __future__ import annotations
 
@@ -52,8 +52,8 @@ from reconciler.models.observed import (
     PartitionReassignment,
 )
 from reconciler.models.plan import Plan
+from reconciler.plan.read_scope import ReadScope, desired_scope, estimate_scope, plan_scope, timestamp_slots, topics_scope
 from reconciler.ports import ErrorKind
-from reconciler.read_scope import ReadScope, desired_scope, estimate_scope, plan_scope, timestamp_slots, topics_scope
 from reconciler.units import epoch_ms, from_epoch_ms
 
 TopicPartition = tuple[str, int]

@@ -1,6 +1,6 @@
 """Loading manifests: YAML files -> one DesiredState per cluster.
 
-    files.py          the *.yaml / *.yml files under a directory, read (with reconciler.yaml_source)
+    files.py          the *.yaml / *.yml files under a directory, read (with reconciler.manifests.yaml_source)
     documents.py      the document models, one per kind, with every limit a JSON Schema can say
     config_values.py  what each topic config key accepts (schema) and the Kafka string of a value
     validate.py       one document -> its model; pydantic's errors in the manifest's words

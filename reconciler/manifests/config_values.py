@@ -16,7 +16,7 @@ from reconciler import kafka_configs, units
 from reconciler.errors import shown
 from reconciler.kafka_configs import INT_RANGE, LONG_RANGE, ConfigType, TopicConfigKey, Unit
 from reconciler.manifests.problems import Problems
-from reconciler.yaml_source import Path_, YamlDocument
+from reconciler.manifests.yaml_source import Path_, YamlDocument
 
 __all__ = ["ConfigReader", "configs_schema", "kafka_string", "scalar_text"]
 

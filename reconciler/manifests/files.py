@@ -8,8 +8,8 @@ from pathlib import Path
 
 from reconciler.errors import shown
 from reconciler.manifests.problems import Problems, is_secret
+from reconciler.manifests.yaml_source import YamlDocument, decode, read_yaml_text
 from reconciler.models.desired import SourceRef
-from reconciler.yaml_source import YamlDocument, decode, read_yaml_text
 
 
 def read_manifests(root: Path, problems: Problems) -> tuple[list[Path], list[YamlDocument]]:

@@ -14,8 +14,8 @@ from typing import Any, NamedTuple
 
 from reconciler.manifests.documents import RuleEntry, TopicDefaults, TopicOverride, TopicSettings
 from reconciler.manifests.validate import Entry
+from reconciler.manifests.yaml_source import Path_
 from reconciler.models.desired import RetentionStepping, SourceRef, TopicState, UndeclaredConfigs
-from reconciler.yaml_source import Path_
 
 SETTINGS = ("partitions", "replication_factor", "state", "undeclared_configs", "protected", "retention_stepping",
             "replica_assignment", "truncate")

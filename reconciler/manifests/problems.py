@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reconciler.errors import ManifestProblem, shown
+from reconciler.manifests.yaml_source import Path_, YamlDocument
 from reconciler.models.desired import ClientSecurity, SourceRef
-from reconciler.yaml_source import Path_, YamlDocument
 
 SECRET_FIELDS = ("password", "ssl_password")
 # Every other key under `security` (a misspelt `pasword` too) may hold a secret: no message shows its value.

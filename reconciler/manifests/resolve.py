@@ -25,9 +25,9 @@ from reconciler.manifests.merge import Layer, Merged, merge
 from reconciler.manifests.problems import Problems
 from reconciler.manifests.rules import Rules
 from reconciler.manifests.validate import Entry, check_document, declares_cluster
+from reconciler.manifests.yaml_source import YamlDocument
 from reconciler.models.desired import ClusterSpec, DesiredState, DesiredTopic, Policy, SourceRef, TopicState
-from reconciler.policy import check_desired
-from reconciler.yaml_source import YamlDocument
+from reconciler.plan.policy import check_desired
 
 D = TypeVar("D", ClusterDoc, TruncationRuleDoc, TopicTemplateDoc)
 _SIZES = frozenset({"partitions", "replication_factor"})  # a topic without both is not planned

@@ -15,6 +15,7 @@ from reconciler.errors import shown, shown_text
 from reconciler.manifests.documents import RULE_KINDS, RuleEntry, TruncationRuleDoc, rfc3339
 from reconciler.manifests.problems import Problems
 from reconciler.manifests.validate import Entry
+from reconciler.manifests.yaml_source import Path_, YamlDocument
 from reconciler.models.desired import (
     BeforeOffset,
     BeforeTime,
@@ -24,7 +25,6 @@ from reconciler.models.desired import (
     SourceRef,
     TruncationRule,
 )
-from reconciler.yaml_source import Path_, YamlDocument
 
 
 def one_kind_needed(given: list[str]) -> str:

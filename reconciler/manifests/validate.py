@@ -26,8 +26,8 @@ from reconciler.manifests.documents import (
     split_servers,
 )
 from reconciler.manifests.problems import Problems, contains_secret, is_secret
+from reconciler.manifests.yaml_source import Path_, YamlDocument
 from reconciler.models.desired import ENV_REFERENCE, HOST_PORT_OR_REFERENCE
-from reconciler.yaml_source import Path_, YamlDocument
 
 # What people write for an environment variable outside ${NAME}: $NAME, $(cmd), %NAME%, {NAME}, ${NAME.
 _ENV_LOOKALIKE = re.compile(r"\$[A-Za-z_({]|%[A-Za-z_][A-Za-z0-9_]*%|^\{[A-Za-z_][A-Za-z0-9_]*\}$")

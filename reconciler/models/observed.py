@@ -20,7 +20,7 @@ and deleting records cannot be undone, so a value Kafka could not have reported 
     of online partitions is unchanged.) A partition can also have `leader: -1` with known
     offsets (its leader left between the reads); that is offline too, for the planner.
   * **offsets not read**: a plan's live read asks only for the offsets its plan shows
-    (`reconciler.read_scope`), and leaves the other topics' partitions with their leader and -1
+    (`reconciler.plan.read_scope`), and leaves the other topics' partitions with their leader and -1
     offsets (`offsets_not_read`). The rules refuse that combination, so it exists only in memory:
     the live reader builds it without validation, and a file holding it is refused.
   * `offsets_by_timestamp` value -1: ListOffsets found no record at or after that time.

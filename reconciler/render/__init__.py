@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from reconciler.models.plan import Plan
 from reconciler.models.result import ApplyResult
+from reconciler.render import apply_result as result_format
 from reconciler.render import json as json_format
 from reconciler.render import markdown, text
-from reconciler.render import result as result_format
 
 FORMATS = ("text", "json", "markdown")
 

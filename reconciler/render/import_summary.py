@@ -1,7 +1,7 @@
 """The summary `reconcile import` prints: what was (or would be) written, skipped and left out."""
 from __future__ import annotations
 
-from reconciler.importer import ImportResult
+from reconciler.adopt.importer import ImportResult
 
 
 def import_summary(result: ImportResult, manifests_dir: str, snapshot: str | None, dry_run: bool,

@@ -1,10 +1,11 @@
 """How values read to a person: config values with their friendly form, counts, sizes, positions."""
 from __future__ import annotations
 
-from reconciler import kafka_configs, retention, units
+from reconciler import kafka_configs, units
 from reconciler.kafka_configs import Unit
 from reconciler.models.desired import SourceRef
 from reconciler.models.plan import PartitionMove, ReassignReplicas, RetentionCut
+from reconciler.plan import retention
 
 UNKNOWN = "unknown"
 REDACTED = "(sensitive)"

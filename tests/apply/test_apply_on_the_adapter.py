@@ -3,9 +3,9 @@ arrange: a DeleteRecords answer lost on the wire, and a write that fails after i
 (Convergence, diverged logs and clean leader changes are tested there, through saved plans.)"""
 from __future__ import annotations
 
-from reconciler.apply import apply_plan
+from reconciler.apply.executor import apply_plan
 from reconciler.models.result import Status
-from reconciler.planner import plan
+from reconciler.plan.planner import plan
 from tests.kafka.helpers import kafka_of
 
 DELETE_RECORDS = 21

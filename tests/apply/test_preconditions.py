@@ -1,22 +1,22 @@
-"""Stale-plan and still-wanted checks (reconciler.preconditions), pure: what apply refuses before it writes."""
+"""Stale-plan and still-wanted checks (reconciler.apply.preconditions), pure: what apply refuses before it writes."""
 from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from reconciler import retention
-from reconciler.models.desired import Everything, KeepLast, Policy, TopicState
-from reconciler.models.plan import AlterConfigs, ConfigChange, DeleteTopic, PartitionTruncation, TruncateRecords
-from reconciler.planner import plan
-from reconciler.ports import BrokerError
-from reconciler.preconditions import (
+from reconciler.apply.preconditions import (
     delete_fraction_problems,
     manifest_refusals,
     retention_problems,
     topic_changes,
     truncation_partition_problems,
 )
+from reconciler.models.desired import Everything, KeepLast, Policy, TopicState
+from reconciler.models.plan import AlterConfigs, ConfigChange, DeleteTopic, PartitionTruncation, TruncateRecords
+from reconciler.plan import retention
+from reconciler.plan.planner import plan
+from reconciler.plan.validate_only import _key_named
+from reconciler.ports import BrokerError
 from reconciler.units import epoch_ms
-from reconciler.validation import _key_named
 from tests.factories import desired, have, observed, partition, want
 
 

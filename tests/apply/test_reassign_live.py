@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from reconciler.app.apply import cancel_reassignments
-from reconciler.apply import ApplyOptions, apply_plan
-from reconciler.kafka_cluster import connect
+from reconciler.app.apply_plan import cancel_reassignments
+from reconciler.apply.executor import ApplyOptions, apply_plan
+from reconciler.kafka.connection import connect
 from reconciler.manifests import load_manifests
 from reconciler.models.plan import (
     AlterConfigs,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 from reconciler.models.result import ApplyResult
-from reconciler.render.result import result_text
+from reconciler.render.apply_result import result_text
 from tests.apply.test_apply_live import HOUR, Repo, outcome
 
 DAY = 24 * HOUR

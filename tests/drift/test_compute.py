@@ -9,7 +9,7 @@ from reconciler.drift.render import render_report, summary_line
 from reconciler.files.snapshot import load_snapshot
 from reconciler.models.desired import KeepLast, UndeclaredConfigs
 from reconciler.models.observed import ConfigSource, ObservedConfig
-from reconciler.planner import PlanOptions
+from reconciler.plan.planner import PlanOptions
 from tests.factories import desired, have, observed, partition, want
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,7 +13,7 @@ from reconciler.drift import engine, spark_job
 from reconciler.drift.tables import read_table_rows
 from reconciler.errors import ReconcilerError
 from reconciler.files.snapshot import load_snapshot
-from reconciler.planner import PlanOptions
+from reconciler.plan.planner import PlanOptions
 
 WHEN = datetime(2026, 11, 21, 6, 0, tzinfo=timezone.utc)
 
@@ -102,7 +102,7 @@ def test_both_engines_report_retention_lowered_out_of_band_alike(spark, tmp_path
     partition) and against the earlier run (size cut, log start moved), in reports and tables."""
     from reconciler.drift.tables import read_table_rows
     from reconciler.files.fleet import write_fleet_snapshot
-    from reconciler.retention import time_lookup
+    from reconciler.plan.retention import time_lookup
     from reconciler.units import epoch_ms
     from tests.factories import desired, have, observed, partition, want
 

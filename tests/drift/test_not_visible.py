@@ -11,7 +11,7 @@ from reconciler.drift import engine
 from reconciler.drift.compute import cluster_drift, drift_one_topic
 from reconciler.drift.render import render_report
 from reconciler.models.desired import KeepLast
-from reconciler.planner import plan
+from reconciler.plan.planner import plan
 from tests.factories import desired, have, observed, want
 
 WHEN = datetime(2026, 11, 21, 6, 0, tzinfo=timezone.utc)

@@ -17,7 +17,7 @@ from reconciler.files.snapshot import load_snapshot, load_snapshot_columns
 from reconciler.manifests import load_manifests
 from reconciler.models.desired import DesiredState, Policy
 from reconciler.models.observed import ObservedConfig, ObservedState
-from reconciler.planner import PlanOptions, plan
+from reconciler.plan.planner import PlanOptions, plan
 
 pytest.importorskip("pyarrow")
 pytest.importorskip("numpy")

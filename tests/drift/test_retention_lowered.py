@@ -11,8 +11,8 @@ from reconciler.drift.render import render_report, summary_line
 from reconciler.drift.tables import read_table_rows, write_tables_local
 from reconciler.models.desired import UndeclaredConfigs
 from reconciler.models.observed import ConfigSource, ObservedConfig
-from reconciler.planner import plan
-from reconciler.retention import time_lookup
+from reconciler.plan.planner import plan
+from reconciler.plan.retention import time_lookup
 from reconciler.units import epoch_ms
 from tests.factories import desired, have, observed, partition, want
 

@@ -13,7 +13,7 @@ from reconciler.drift.tables import read_table_rows
 from reconciler.files.fleet import write_fleet_snapshot
 from reconciler.models.desired import ClusterSpec, DesiredState, KeepLast, TopicState
 from reconciler.models.observed import Broker, ConfigSource, ObservedConfig, PartitionReassignment
-from reconciler.planner import PlanOptions
+from reconciler.plan.planner import PlanOptions
 from tests.factories import have, observed, want
 
 WHEN = datetime(2026, 11, 21, 6, 0, tzinfo=timezone.utc)

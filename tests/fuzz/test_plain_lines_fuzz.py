@@ -1,4 +1,4 @@
-"""Random files near the line reader's edges (`reconciler.yaml_source._LineReader`): lines of
+"""Random files near the line reader's edges (`reconciler.manifests.yaml_source._LineReader`): lines of
 plain documents and lines that are almost plain, at random indents, in random orders. Whatever the
 line reader takes must read exactly as through the parser (documents, positions, secrets,
 problems); what it leaves goes to the parser. Seeded: the same files every run."""
@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from reconciler import yaml_source
+from reconciler.manifests import yaml_source
 from reconciler.manifests.problems import is_secret
 from tests.yaml_reads import read_everything
 

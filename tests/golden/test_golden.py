@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from reconciler.manifests import load_manifests
-from reconciler.planner import plan
+from reconciler.plan.planner import plan
 from reconciler.render import render_plan
 from reconciler.files.snapshot import load_snapshot
 

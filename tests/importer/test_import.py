@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from reconciler.adopt.importer import ImportOptions, config_yaml_value, import_cluster, topic_prefix
 from reconciler.cli import main
 from reconciler.files.snapshot import load_snapshot
 from reconciler.files.snapshot_json import write_snapshot_json
-from reconciler.importer import ImportOptions, config_yaml_value, import_cluster, topic_prefix
 from reconciler.kafka_configs import LONG_MAX, TOPIC_CONFIGS, Unit
 from reconciler.manifests import load_manifests
 from reconciler.models.observed import Broker, ConfigSource, ObservedConfig, ObservedPartition, ObservedState, ObservedTopic
-from reconciler.planner import plan as make_plan
+from reconciler.plan.planner import plan as make_plan
 
 ROOT = Path(__file__).resolve().parents[2]
 PROD_EU = ROOT / "manifests" / "snapshots" / "prod-eu.json"

@@ -8,9 +8,9 @@ import pytest
 from click.testing import CliRunner
 
 from reconciler.cli import main
-from reconciler.kafka_cluster import connect
+from reconciler.kafka.connection import connect
 from reconciler.manifests import load_manifests
-from reconciler.planner import plan as make_plan
+from reconciler.plan.planner import plan as make_plan
 from reconciler.testing import TestCluster
 from reconciler.testing.seed import seed_from_snapshot
 

@@ -6,7 +6,7 @@ from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
 
-from reconciler.kafka_cluster import connect
+from reconciler.kafka.connection import connect
 from reconciler.models.desired import ClusterSpec
 
 CLUSTER = "test"

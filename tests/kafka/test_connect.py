@@ -8,7 +8,7 @@ import time
 import pytest
 
 from reconciler.errors import ClusterError, ReconcilerError
-from reconciler.kafka_cluster import connect
+from reconciler.kafka.connection import connect
 from reconciler.models.desired import ClientSecurity, ClusterSpec
 from reconciler.testing import TestCluster
 from tests.kafka.helpers import kafka_of

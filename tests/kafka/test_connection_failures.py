@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from reconciler.cli import main
 from reconciler.errors import ClusterError, ReconcilerError
-from reconciler.kafka_cluster import connect
+from reconciler.kafka.connection import connect
 from reconciler.models.desired import ClientSecurity, ClusterSpec
 from reconciler.testing import TestCluster
 from reconciler.testing.tls import server_context

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 from kafka.protocol.metadata import MetadataResponse
 
-from reconciler.apply import apply_plan
+from reconciler.apply.executor import apply_plan
 from reconciler.errors import ClusterError
 from reconciler.kafka import errors as codes
 from reconciler.kafka import metadata
 from reconciler.kafka.codec import MetadataAnswer, decode_metadata
 from reconciler.models.result import Status
-from reconciler.planner import plan
+from reconciler.plan.planner import plan
 from reconciler.ports import ErrorKind
 from tests.kafka.helpers import api_counts
 

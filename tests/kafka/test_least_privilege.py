@@ -8,7 +8,7 @@ from collections import Counter
 
 from reconciler.manifests import load_manifests
 from reconciler.models.plan import DiagnosticCode, Severity
-from reconciler.planner import plan
+from reconciler.plan.planner import plan
 from reconciler.testing import Acl, TestCluster
 from tests.kafka.helpers import CLUSTER, kafka_of, write_manifests
 

@@ -9,7 +9,7 @@ from kafka.protocol.admin import DescribeConfigsResponse
 from reconciler.kafka.observe import _config
 from reconciler.kafka.partitions import EARLIEST, LATEST
 from reconciler.models.observed import ConfigSource
-from reconciler.planner import plan as make_plan
+from reconciler.plan.planner import plan as make_plan
 from reconciler.testing import TestCluster
 from tests.kafka.helpers import api_counts, kafka_of, sent
 

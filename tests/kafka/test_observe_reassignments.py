@@ -7,7 +7,7 @@ import pytest
 
 from reconciler.models.observed import PartitionReassignment
 from reconciler.models.plan import ReassignReplicas
-from reconciler.planner import plan
+from reconciler.plan.planner import plan
 from reconciler.testing import TestCluster
 from tests.kafka.helpers import api_counts, kafka_of
 

@@ -23,7 +23,7 @@ from reconciler.models.plan import (
     TopicPreconditions,
     TruncateRecords,
 )
-from reconciler.read_scope import desired_scope, plan_scope, timestamp_slots, topics_scope
+from reconciler.plan.read_scope import desired_scope, plan_scope, timestamp_slots, topics_scope
 
 T1 = datetime(2026, 10, 1, tzinfo=timezone.utc)
 

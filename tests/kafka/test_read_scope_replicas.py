@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from reconciler.models.desired import ClusterSpec, DesiredState, TopicState
 from reconciler.models.plan import PartitionMove, Plan, ReassignReplicas, TopicPreconditions
-from reconciler.read_scope import ReplicaWant, desired_scope, plan_scope, topics_scope
+from reconciler.plan.read_scope import ReplicaWant, desired_scope, plan_scope, topics_scope
 from tests.factories import want
 
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from kafka.protocol.broker_version_data import BROKER_API_VERSIONS
 
-from reconciler.apply import apply_plan
+from reconciler.apply.executor import apply_plan
 from reconciler.manifests import load_manifests
 from reconciler.models.plan import AddPartitions, AlterConfigs, ConfigChange, CreateTopic, TopicPreconditions
-from reconciler.planner import plan as make_plan
+from reconciler.plan.planner import plan as make_plan
+from reconciler.plan.validate_only import validate_on_brokers
 from reconciler.testing import TestCluster
 from reconciler.testing.protocol import request_class
-from reconciler.validation import validate_on_brokers
 from tests.kafka.helpers import CLUSTER, api_counts, kafka_of, write_manifests
 
 NEW, EXISTS = TopicPreconditions(exists=False), TopicPreconditions(exists=True)

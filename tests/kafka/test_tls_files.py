@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from reconciler.errors import ReconcilerError
+from reconciler.kafka.connection import connect
 from reconciler.kafka.tls import client_context
-from reconciler.kafka_cluster import connect
 from reconciler.models.desired import ClientSecurity, ClusterSpec
 from reconciler.testing.tls import TestCertificates, generate_certificates
 

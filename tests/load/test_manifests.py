@@ -279,8 +279,7 @@ def _yaml_texts() -> list[str]:
 
 
 def test_both_parsers_give_the_same_documents_and_problems(monkeypatch):
-    from reconciler import yaml_source
-
+    from reconciler.manifests import yaml_source
     def read(text: str):
         found = []
         docs = yaml_source.read_yaml_text(text, "f.yaml", lambda *p: found.append(p), lambda path: False)
@@ -301,8 +300,7 @@ def test_both_parsers_give_the_same_documents_and_problems(monkeypatch):
     "".join("  " * i + f"k{i}:\n" for i in range(2_000)),
 ], ids=["flow-10k", "flow-100k", "block-list-2k", "block-map-2k"])
 def test_deep_nesting_is_refused_before_anything_recurses(monkeypatch, fast, text):
-    from reconciler import yaml_source
-
+    from reconciler.manifests import yaml_source
     if not fast:
         monkeypatch.setattr(yaml_source, "_FAST_LOADER", None)
     found = []

@@ -1,4 +1,4 @@
-"""Files of the plainest documents are read line by line (`reconciler.yaml_source._LineReader`),
+"""Files of the plainest documents are read line by line (`reconciler.manifests.yaml_source._LineReader`),
 without the parser; every other file goes through the parser's events. Both must give the same
 documents (values, key and value positions, secrets) and the same problems for every text: the
 example manifests, every bad manifest, lines of every shape the line reader takes, and texts that
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import yaml_source
+from reconciler.manifests import yaml_source
 from reconciler.manifests.problems import is_secret
 from tests.yaml_reads import read_everything
 

@@ -16,7 +16,7 @@ from jsonschema import Draft202012Validator
 from reconciler.cli import main
 from reconciler.errors import ManifestError
 from reconciler.manifests import load_manifests
-from reconciler.yaml_source import read_yaml_text
+from reconciler.manifests.yaml_source import read_yaml_text
 
 ROOT = Path(__file__).resolve().parents[2]
 CLUSTER = "kind: Cluster\nname: prod\nbootstrap_servers: [kafka-1:9092]\ndefaults: {partitions: 3, replication_factor: 3}\n"

@@ -1,5 +1,5 @@
 """Plain YAML documents are converted straight from the parser's events
-(`reconciler.yaml_source._Reader._simple_document`); every other one goes through nodes. Both
+(`reconciler.manifests.yaml_source._Reader._simple_document`); every other one goes through nodes. Both
 must give the same documents (values, key and value positions, refusals, secrets) and the same
 problems, in the same order, for every text: the example manifests, every bad manifest, and texts
 that leave the plain path at each of its exits, also part-way through a file."""
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import yaml_source
+from reconciler.manifests import yaml_source
 from tests.yaml_reads import read_everything
 
 ROOT = Path(__file__).resolve().parents[2]

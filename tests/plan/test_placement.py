@@ -1,4 +1,4 @@
-"""Replica placement (reconciler/placement.py): the README's cases as examples, the rules as
+"""Replica placement (reconciler/plan/placement.py): the README's cases as examples, the rules as
 properties over generated clusters (hypothesis shrinks a failure to a smallest case), and the
 balance and rack spread compared with every possible placement on small clusters.
 """
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reconciler.placement import BrokerInfo, Placement, PlacementError
+from reconciler.plan.placement import BrokerInfo, Placement, PlacementError
 
 PROPERTIES = settings(max_examples=int(os.environ.get("INVARIANT_EXAMPLES", "300")), deadline=None,
                       derandomize=not os.environ.get("INVARIANT_EXAMPLES"))

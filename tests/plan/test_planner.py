@@ -14,7 +14,7 @@ from reconciler.models.desired import (
     UndeclaredConfigs,
 )
 from reconciler.models.observed import ConfigSource
-from reconciler.planner import PlanOptions, plan, same_config_value
+from reconciler.plan.planner import PlanOptions, plan, same_config_value
 from tests.factories import desired, have, observed, want
 
 OCT_1 = datetime(2026, 10, 1, tzinfo=timezone.utc)

@@ -24,7 +24,7 @@ from reconciler.models.desired import (
     UndeclaredConfigs,
 )
 from reconciler.models.plan import TruncateRecords
-from reconciler.planner import plan
+from reconciler.plan.planner import plan
 from tests.factories import desired, have, observed, want
 from tests.simulate import apply_effects
 

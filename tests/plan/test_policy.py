@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from reconciler.models.desired import Everything, Policy, SourceRef, TopicState
-from reconciler.policy import check_desired, is_protected
+from reconciler.plan.policy import check_desired, is_protected
 from tests.factories import desired, want
 
 AT = SourceRef(file="topics.yaml", line=7)

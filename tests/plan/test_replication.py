@@ -13,7 +13,7 @@ from reconciler.models.observed import (
     PartitionReassignment,
 )
 from reconciler.models.plan import AlterConfigs, ReassignReplicas
-from reconciler.planner import plan
+from reconciler.plan.planner import plan
 from reconciler.render import render_plan
 from tests.factories import have, observed, want
 

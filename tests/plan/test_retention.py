@@ -6,11 +6,11 @@ from datetime import datetime, timezone
 
 import pytest
 
-from reconciler import retention
 from reconciler.models.desired import Policy, UndeclaredConfigs
 from reconciler.models.observed import ConfigSource, ObservedConfig
 from reconciler.models.plan import AlterConfigs, ConfigChange, Plan, TopicPreconditions
-from reconciler.planner import plan
+from reconciler.plan import retention
+from reconciler.plan.planner import plan
 from reconciler.render import render_plan
 from reconciler.units import epoch_ms
 from tests.factories import desired, have, observed, partition, want

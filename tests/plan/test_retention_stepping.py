@@ -7,12 +7,12 @@ from datetime import datetime, timezone
 
 import pytest
 
-from reconciler import retention
 from reconciler.models.desired import Policy, RetentionStepping, UndeclaredConfigs
 from reconciler.models.observed import ConfigSource, ObservedConfig, ObservedTopic
 from reconciler.models.plan import AlterConfigs, Plan, RetentionStep
-from reconciler.planner import plan
-from reconciler.read_scope import estimate_scope
+from reconciler.plan import retention
+from reconciler.plan.planner import plan
+from reconciler.plan.read_scope import estimate_scope
 from reconciler.render import render_plan
 from reconciler.units import epoch_ms
 from tests.factories import desired, have, observed, partition, want

@@ -1,16 +1,16 @@
 """The planner as a least-privilege principal: hidden topics, each action's ACL operation
-(`reconciler.rights`), and sizes the brokers would not give. Pure, on hand-built states."""
+(`reconciler.plan.rights`), and sizes the brokers would not give. Pure, on hand-built states."""
 from __future__ import annotations
 
 from datetime import datetime, timezone
 
 import pytest
 
-from reconciler import rights
 from reconciler.models.desired import ClientSecurity, KeepLast, TopicState
 from reconciler.models.observed import Broker
 from reconciler.models.plan import ActionKind, DiagnosticCode, Severity
-from reconciler.planner import plan
+from reconciler.plan import rights
+from reconciler.plan.planner import plan
 from tests.factories import desired, have, observed, want
 
 EVERYTHING = ["ALTER", "ALTER_CONFIGS", "CREATE", "DELETE", "DESCRIBE", "DESCRIBE_CONFIGS", "READ", "WRITE"]

@@ -11,7 +11,7 @@ from reconciler.models.desired import KeepLast
 from reconciler.models.observed import ConfigSource, ObservedConfig
 from reconciler.models.plan import AlterConfigs, ConfigChange, Plan, TopicPreconditions
 from reconciler.models.result import ActionOutcome, ApplyResult, PartitionOutcome, Status
-from reconciler.planner import plan
+from reconciler.plan.planner import plan
 from reconciler.render import render_apply_result, render_plan
 from reconciler.render.markdown import COMMENT_LIMIT
 from tests.factories import desired, have, observed, want

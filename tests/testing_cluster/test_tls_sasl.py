@@ -17,7 +17,7 @@ from kafka import KafkaAdminClient
 from kafka.admin import NewTopic
 from kafka.net.sasl.scram import ScramClient
 
-from reconciler.kafka_cluster import connect
+from reconciler.kafka.connection import connect
 from reconciler.models.desired import ClientSecurity, ClusterSpec
 from reconciler.testing import TestCluster
 from reconciler.testing.__main__ import main as serve

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from reconciler.app.connection import Connect
+from reconciler.app.cluster_access import Connect
 from reconciler.app.inputs import snapshot_for
 from reconciler.app.outcome import Outcome
 from reconciler.drift import engine as drift_engine
@@ -14,7 +14,7 @@ from reconciler.drift.model import DriftReport
 from reconciler.errors import ReconcilerError, shown
 from reconciler.manifests import load_manifests
 from reconciler.models.observed import ObservedState
-from reconciler.planner import PlanOptions, plan
+from reconciler.plan.planner import PlanOptions, plan
 
 
 @dataclass(frozen=True)

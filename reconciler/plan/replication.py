@@ -4,7 +4,7 @@ checks made before anything is sent (AlterPartitionReassignments has no validate
 A topic gets one `ReassignReplicas` with only the partitions whose replicas change, when its
 replication factor differs from the manifest's, a pinned `replica_assignment` differs from what
 the cluster has, or a replica sits on a broker the cluster declares in `drain_brokers`. Where the
-replicas go is `reconciler.placement`'s: one `Placement` per plan, holding the load of every topic
+replicas go is `reconciler.plan.placement`'s: one `Placement` per plan, holding the load of every topic
 in the observation, so the topics (planned in name order) share the balance.
 
 Decisions worth knowing:
@@ -43,7 +43,7 @@ from reconciler.models.plan import (
     Severity,
     TopicPreconditions,
 )
-from reconciler.placement import BrokerInfo, Placement, PlacementError
+from reconciler.plan.placement import BrokerInfo, Placement, PlacementError
 
 MIN_INSYNC = "min.insync.replicas"
 _INHERITED = (ConfigSource.DYNAMIC_BROKER_CONFIG, ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG,

@@ -6,17 +6,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from reconciler.app.connection import Connect, Progress
+from reconciler.app.cluster_access import Connect, Progress
 from reconciler.app.inputs import require_cluster
 from reconciler.app.outcome import Outcome
-from reconciler.apply import ApplyOptions, apply_plan
+from reconciler.apply.executor import ApplyOptions, apply_plan
+from reconciler.apply.reassignment import cancel
 from reconciler.errors import ReconcilerError, shown
 from reconciler.manifests import load_manifests
 from reconciler.models.plan import Plan
 from reconciler.models.result import ApplyResult
-from reconciler.planner import plan as make_plan
-from reconciler.reassign import cancel
-from reconciler.validation import validate_on_brokers
+from reconciler.plan.planner import plan as make_plan
+from reconciler.plan.validate_only import validate_on_brokers
 
 
 class Review(Protocol):
@@ -53,7 +53,7 @@ class CancelOutcome:
 def apply_changes(manifests_dir: str, plan_file: str | None, cluster: str | None, connect: Connect, review: Review,
                   options: ApplyOptions | None = None, progress: Progress = lambda _: None) -> ApplyOutcome:
     """Every action's preconditions are checked against a fresh read and the current manifests
-    first (see `reconciler.apply`); the brokers validate every write before the first one is sent."""
+    first (see `reconciler.apply.executor`); the brokers validate every write before the first one is sent."""
     manifests = load_manifests(manifests_dir)
     saved = None
     if plan_file:

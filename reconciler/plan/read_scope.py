@@ -44,7 +44,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from reconciler import kafka_configs, retention
+from reconciler import kafka_configs
 from reconciler.models.desired import (
     BeforeTime,
     ConsumedBy,
@@ -56,6 +56,7 @@ from reconciler.models.desired import (
 )
 from reconciler.models.observed import ObservedState, ObservedTopic
 from reconciler.models.plan import ActionKind, AlterConfigs, ConfigChange, Plan, ReassignReplicas
+from reconciler.plan import retention
 from reconciler.units import epoch_ms
 
 

@@ -3,10 +3,10 @@
 Safety rules, in the order they act:
 1. A plan with error diagnostics is refused whole.
 2. The cluster is read again before anything is written, and every action's preconditions are
-   checked against it and against the current manifests (reconciler.preconditions). An action
+   checked against it and against the current manifests (reconciler.apply.preconditions). An action
    the cluster moved away from, that the manifests no longer ask for or allow (protection,
    policy, rules changed, `state: absent` gone), or that the principal is not authorised to make
-   (its topic is hidden now, or the re-read shows the ACL operation missing: reconciler.rights),
+   (its topic is hidden now, or the re-read shows the ACL operation missing: reconciler.plan.rights),
    is refused, and so are the later actions on the same topic; actions on other topics still
    run. The result says which. A config change that cuts retention is estimated again from the
    re-read and refused when it now deletes more than the policy allows.
@@ -16,7 +16,7 @@ Safety rules, in the order they act:
 4. Actions run in plan order: creates, partition increases, replica reassignments, config
    changes, truncations, topic deletions. A created topic is waited for in Metadata before
    anything else touches it. When an action fails, the later actions on its topic are not sent;
-   nor while a reassignment is still in progress when apply stops waiting (reconciler.reassign).
+   nor while a reassignment is still in progress when apply stops waiting (reconciler.apply.reassignment).
 5. Truncation targets are the offsets fixed in the plan, never recomputed and never -1. Right
    before DeleteRecords each partition's current leader is asked OffsetForLeaderEpoch for the
    planned epoch; if that epoch now ends below the target, the log diverged after the plan and
@@ -28,7 +28,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from reconciler import rights
+from reconciler.apply.preconditions import (
+    delete_fraction_problems,
+    manifest_refusals,
+    retention_problems,
+    topic_changes,
+    truncation_partition_problems,
+)
+from reconciler.apply.reassignment import ReassignOptions, reassign
 from reconciler.errors import PlanRejected
 from reconciler.models.desired import DesiredState
 from reconciler.models.observed import ObservedState
@@ -44,16 +51,9 @@ from reconciler.models.plan import (
     unhandled,
 )
 from reconciler.models.result import ActionOutcome, ApplyResult, PartitionOutcome, Status, worst
+from reconciler.plan import rights
+from reconciler.plan.validate_only import broker_refusals, send_topic_requests
 from reconciler.ports import BrokerError, ClusterPort, EpochCheck, ErrorKind
-from reconciler.preconditions import (
-    delete_fraction_problems,
-    manifest_refusals,
-    retention_problems,
-    topic_changes,
-    truncation_partition_problems,
-)
-from reconciler.reassign import ReassignOptions, reassign
-from reconciler.validation import broker_refusals, send_topic_requests
 
 # Bounded rounds for DeleteRecords partitions whose leader moved or whose request timed out.
 LEADER_MOVE_ROUNDS = 3
@@ -145,7 +145,7 @@ def _send(cluster: ClusterPort, actions: list[Action], options: ApplyOptions) ->
         case ActionKind.DELETE_TOPIC:
             return cluster.delete_topics([a.topic for a in actions])
         case ActionKind.REASSIGN_REPLICAS | ActionKind.TRUNCATE:
-            raise ValueError(f"{kind} is applied per partition (reconciler.reassign, _truncate)")
+            raise ValueError(f"{kind} is applied per partition (reconciler.apply.reassignment, _truncate)")
         case _:
             unhandled(kind)
 

@@ -9,10 +9,10 @@ from reconciler.app.inputs import require_cluster, snapshot_for
 from reconciler.app.outcome import Outcome
 from reconciler.manifests import load_manifests
 from reconciler.models.plan import Plan
-from reconciler.planner import plan as make_plan
+from reconciler.plan.planner import plan as make_plan
 
 if TYPE_CHECKING:
-    from reconciler.app.connection import Connect
+    from reconciler.app.cluster_access import Connect
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ def plan_cluster(manifests_dir: str, cluster: str | None, snapshot: str | None, 
     if snapshot:
         observed = snapshot_for(manifests, snapshot, cluster)
         return PlanOutcome(make_plan(manifests.desired_state(observed.cluster), observed))
-    from reconciler.validation import validate_on_brokers  # a plan against a snapshot has no brokers to ask
+    from reconciler.plan.validate_only import validate_on_brokers  # a plan against a snapshot has no brokers to ask
 
     desired = manifests.desired_state(require_cluster(manifests, cluster))
     with connect(desired.cluster) as kafka:

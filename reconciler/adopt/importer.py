@@ -32,12 +32,12 @@ import yaml
 from reconciler import kafka_configs, units
 from reconciler.errors import ReconcilerError
 from reconciler.kafka_configs import ConfigType, Unit
+from reconciler.manifests.yaml_source import plain_reads_as_text
 from reconciler.models.desired import ClusterSpec, DesiredState, DesiredTopic, Policy
 from reconciler.models.observed import ObservedState, ObservedTopic
 from reconciler.models.plan import AlterConfigs, Severity
-from reconciler.planner import plan as make_plan
-from reconciler.policy import violations as policy_violations
-from reconciler.yaml_source import plain_reads_as_text
+from reconciler.plan.planner import plan as make_plan
+from reconciler.plan.policy import violations as policy_violations
 
 GroupBy = Literal["prefix", "none"]
 SkipReason = Literal["internal", "ignored", "filtered", "managed", "file-exists", "held-back"]

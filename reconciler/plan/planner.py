@@ -8,7 +8,7 @@ Decisions worth knowing:
 - Only keys set on the topic (DYNAMIC_TOPIC_CONFIG) can be deleted, and only when the topic
   opts in with `undeclared_configs: remove`; otherwise they are reported.
 - A config change that makes the brokers delete records (lower retention, retention or compaction
-  switched on; see `reconciler.retention`) is destructive and carries an estimate of what goes,
+  switched on; see `reconciler.plan.retention`) is destructive and carries an estimate of what goes,
   counted against the policy's max_delete_fraction like a truncation. A partition whose deletion
   cannot be estimated is "unknown", never 0, and fails the plan where a limit applies.
 - The policy's max_retention_decrease bounds how far one apply may lower retention.ms or
@@ -18,10 +18,10 @@ Decisions worth knowing:
   retention switched on) has no bounded step: it passes only while its estimate deletes nothing.
 - A declared topic the principal may not DESCRIBE (hidden) is an error, and nothing is planned
   for it: whether it exists is unknown, so it is never created. An action whose ACL operation the
-  read shows missing (`reconciler.rights`) is an error under that action; it stays in the plan,
+  read shows missing (`reconciler.plan.rights`) is an error under that action; it stays in the plan,
   which cannot be applied, so the reviewer sees what the grant would let it do.
 - A replication-factor change, a pinned replica_assignment or a drained broker becomes one
-  reassignment per topic, placed and checked by `reconciler.replication`.
+  reassignment per topic, placed and checked by `reconciler.plan.replication`.
 - Each truncation rule says "records before X may go"; several rules on one topic combine to
   the largest X per partition. A target at or below the log start is already satisfied; one
   above the high watermark is an error. A time rule that finds no record at or after its time
@@ -33,7 +33,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from reconciler import kafka_configs, retention, rights
+from reconciler import kafka_configs
 from reconciler.kafka_configs import same_config_value
 from reconciler.models.desired import (
     BeforeOffset,
@@ -67,8 +67,9 @@ from reconciler.models.plan import (
     TopicPreconditions,
     TruncateRecords,
 )
-from reconciler.policy import is_protected
-from reconciler.replication import ReplicaPlanner
+from reconciler.plan import retention, rights
+from reconciler.plan.policy import is_protected
+from reconciler.plan.replication import ReplicaPlanner
 from reconciler.units import epoch_ms
 
 

@@ -1,5 +1,5 @@
 """YAML text -> Python data with the position of every key and value, read with the meaning YAML
-1.2's core schema gives it. With reconciler.importer, the only module that imports yaml.
+1.2's core schema gives it. With reconciler.adopt.importer, the only module that imports yaml.
 
 PyYAML implements YAML 1.1, where `on` is true, `012` is 10 and `1:30` is 90. Nodes are built
 here from the parser's events, and every scalar is typed by YAML 1.2's core schema; a plain

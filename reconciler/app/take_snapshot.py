@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reconciler.app.connection import Connect
+from reconciler.app.cluster_access import Connect
 from reconciler.app.outcome import Outcome
 from reconciler.manifests import load_manifests
 from reconciler.models.observed import ObservedState
-from reconciler.rights import hidden_topics_line, sizes_refused_line
+from reconciler.plan.rights import hidden_topics_line, sizes_refused_line
 
 
 @dataclass(frozen=True)

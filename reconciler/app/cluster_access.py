@@ -11,8 +11,8 @@ from typing import Protocol
 
 from reconciler.models.desired import ClusterSpec, DesiredState
 from reconciler.models.observed import ObservedState
+from reconciler.plan.read_scope import ReadScope
 from reconciler.ports import ClusterPort
-from reconciler.read_scope import ReadScope
 
 Progress = Callable[[str], None]
 
@@ -33,7 +33,7 @@ def kafka_connector(bootstrap_servers: Sequence[str] | None = None, progress: Pr
     document's (--bootstrap-servers: the address CI can reach)."""
 
     def connect(spec: ClusterSpec) -> AbstractContextManager[LiveCluster]:
-        from reconciler.kafka_cluster import connect as kafka_connect
+        from reconciler.kafka.connection import connect as kafka_connect
 
         if bootstrap_servers:
             spec = spec.model_copy(update={"bootstrap_servers": list(bootstrap_servers)})

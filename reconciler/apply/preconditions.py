@@ -26,7 +26,7 @@ that estimate now passes the policy's max_delete_fraction, or cannot be made whi
 """
 from __future__ import annotations
 
-from reconciler import kafka_configs, retention
+from reconciler import kafka_configs
 from reconciler.kafka_configs import same_config_value
 from reconciler.models.desired import DesiredState, DesiredTopic, RetentionStepping, TopicState, UndeclaredConfigs
 from reconciler.models.observed import ObservedState
@@ -43,7 +43,8 @@ from reconciler.models.plan import (
     TruncateRecords,
     unhandled,
 )
-from reconciler.policy import is_protected
+from reconciler.plan import retention
+from reconciler.plan.policy import is_protected
 from reconciler.units import epoch_ms
 
 
