@@ -17,6 +17,7 @@ partitions added, a topic deleted and another created; and as many other topics 
 
 CPU seconds of this process (time.process_time). Not a test: figures depend on the machine.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,8 +44,10 @@ def _configs(shared: dict, retention_ms: str, extra: dict[str, str] | None = Non
             shared[key] = ObservedConfig(value=value, source=source)
         return shared[key]
 
-    out = {name: config(None if spec.default is None else str(spec.default), ConfigSource.DEFAULT_CONFIG)
-           for name, spec in TOPIC_CONFIGS.items()}
+    out = {
+        name: config(None if spec.default is None else str(spec.default), ConfigSource.DEFAULT_CONFIG)
+        for name, spec in TOPIC_CONFIGS.items()
+    }
     out["retention.ms"] = config(retention_ms, ConfigSource.DYNAMIC_TOPIC_CONFIG)
     for key, value in (extra or {}).items():
         out[key] = config(value, ConfigSource.DYNAMIC_TOPIC_CONFIG)
@@ -57,8 +60,17 @@ def _partitions(count: int, shift: int = 0, leader_moved: bool = False) -> list[
         first = (p + shift) % BROKERS
         replicas = [first, (first + 1) % BROKERS, (first + 2) % BROKERS]
         leader = replicas[1] if leader_moved and p == 0 else replicas[0]
-        out.append(ObservedPartition(partition=p, leader=leader, leader_epoch=3, replicas=replicas, isr=replicas,
-                                     log_start_offset=0, high_watermark=1000 + p))
+        out.append(
+            ObservedPartition(
+                partition=p,
+                leader=leader,
+                leader_epoch=3,
+                replicas=replicas,
+                isr=replicas,
+                log_start_offset=0,
+                high_watermark=1000 + p,
+            )
+        )
     return out
 
 
@@ -71,14 +83,12 @@ def observations(topics: int, partitions: int, changed: float) -> tuple[Observed
     for i in range(topics):
         name = f"team{i % 50:02d}.events-{i:06d}"
         configs = _configs(shared, "604800000")
-        before[name] = ObservedTopic(name=name, topic_id=f"id-{i}", partitions=_partitions(partitions, i),
-                                     configs=configs)
+        before[name] = ObservedTopic(name=name, topic_id=f"id-{i}", partitions=_partitions(partitions, i), configs=configs)
         if i % step == 0:
             moved += 1
             kind = (i // step) % 6
             if kind == 0:
-                now[name] = before[name].model_copy(update={"configs": _configs(shared, "604800000",
-                                                                                {"segment.ms": "3600000"})})
+                now[name] = before[name].model_copy(update={"configs": _configs(shared, "604800000", {"segment.ms": "3600000"})})
             elif kind == 1:
                 now[name] = before[name].model_copy(update={"configs": _configs(shared, "86400000")})
             elif kind == 2:
@@ -120,6 +130,7 @@ def main() -> None:
     earlier, now, moved = observations(args.topics, args.partitions, args.changed)
     start = time.process_time()
     import deepdiff
+
     imported = time.process_time() - start
 
     from reconciler.drift import changelog
@@ -138,15 +149,21 @@ def main() -> None:
     calls.clear()
     same_cpu, same = _cpu(lambda: changelog.change_log(earlier, earlier), args.repeat)
     assert same == {} and not calls
-    desired = DesiredState(cluster=ClusterSpec(name="bench", bootstrap_servers=["b:9092"]), topics={
-        name: DesiredTopic(name=name, partitions=args.partitions, replication_factor=3,
-                           configs={"retention.ms": "604800000"}) for name in list(earlier.topics)[: args.topics // 2]})
+    desired = DesiredState(
+        cluster=ClusterSpec(name="bench", bootstrap_servers=["b:9092"]),
+        topics={
+            name: DesiredTopic(name=name, partitions=args.partitions, replication_factor=3, configs={"retention.ms": "604800000"})
+            for name in list(earlier.topics)[: args.topics // 2]
+        },
+    )
     without_cpu, _ = _cpu(lambda: drift_for_cluster(desired, now), max(1, args.repeat // 2))
     with_cpu, report = _cpu(lambda: drift_for_cluster(desired, now, earlier), max(1, args.repeat // 2))
     entries = sum(len(v) for v in log.values())
-    print(f"{args.topics:,} topics x {args.partitions} partitions, {len(TOPIC_CONFIGS)} configs each; "
-          f"{moved} topics moved in shape or configs, {len(log):,} topics in the change log "
-          f"({entries:,} entries), {diffs} DeepDiff calls\n")
+    print(
+        f"{args.topics:,} topics x {args.partitions} partitions, {len(TOPIC_CONFIGS)} configs each; "
+        f"{moved} topics moved in shape or configs, {len(log):,} topics in the change log "
+        f"({entries:,} entries), {diffs} DeepDiff calls\n"
+    )
     print("| step | CPU s |\n|---|---:|")
     print(f"| import deepdiff (once per process, only when a topic moved) | {imported:.3f} |")
     print(f"| change_log, {args.changed:.0%} changed (best of {args.repeat}) | {changed_cpu:.3f} |")

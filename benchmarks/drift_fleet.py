@@ -10,6 +10,7 @@ then each engine runs in its own child process (`--run ENGINE FLEET`) so that it
 byte for byte; both are generated "at" the same fixed instant.
 Not a test: figures depend on the machine. The generator is also used by tests/drift.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -53,30 +54,43 @@ def synthetic_desired(cluster: str, partitions: int, seed: int = 7) -> DesiredSt
             configs["retention.ms"] = "86400000"  # differs from the cluster
         truncate = [KeepLast(records=500)] if 0.15 <= roll < 0.18 else []
         want_partitions = n + 3 if 0.18 <= roll < 0.19 else n
-        topics[name] = DesiredTopic(name=name, partitions=want_partitions, replication_factor=3, configs=configs,
-                                    truncate=truncate)
+        topics[name] = DesiredTopic(
+            name=name, partitions=want_partitions, replication_factor=3, configs=configs, truncate=truncate
+        )
     for j in range(max(1, partitions // 20000)):
-        topics[f"new.topic-{j}"] = DesiredTopic(name=f"new.topic-{j}", partitions=6, replication_factor=3,
-                                                configs={"cleanup.policy": "delete"})
-    return DesiredState(cluster=ClusterSpec(name=cluster, bootstrap_servers=[f"{cluster}:9092"],
-                                            ignore_topics=["^connect-"]), topics=topics)
+        topics[f"new.topic-{j}"] = DesiredTopic(
+            name=f"new.topic-{j}", partitions=6, replication_factor=3, configs={"cleanup.policy": "delete"}
+        )
+    return DesiredState(
+        cluster=ClusterSpec(name=cluster, bootstrap_servers=[f"{cluster}:9092"], ignore_topics=["^connect-"]), topics=topics
+    )
 
 
 def synthetic_rows(cluster: str, partitions: int, run: int, seed: int = 7) -> list[dict]:
     """Snapshot rows (reconciler.files.snapshot_parquet.arrow_schema) of a synthetic cluster; run 0 is the earlier one."""
     rnd = random.Random(f"{seed}-{cluster}-observed")
     taken = RUN_AT + timedelta(hours=run)
-    rows = [{
-        "cluster": cluster, "cluster_id": f"id-{cluster}", "run": taken, "controller_id": 1,
-        "topic": "__consumer_offsets", "topic_id": f"{cluster}-co", "internal": True,
-        "configs": [{"key": "cleanup.policy", "value": "compact", "source": 1, "sensitive": False, "read_only": False}],
-        "partitions": [_partition(p, 100, 1000 * (run + 1), 1, 200) for p in range(3)], "group_offsets": []}]
+    rows = [
+        {
+            "cluster": cluster,
+            "cluster_id": f"id-{cluster}",
+            "run": taken,
+            "controller_id": 1,
+            "topic": "__consumer_offsets",
+            "topic_id": f"{cluster}-co",
+            "internal": True,
+            "configs": [{"key": "cleanup.policy", "value": "compact", "source": 1, "sensitive": False, "read_only": False}],
+            "partitions": [_partition(p, 100, 1000 * (run + 1), 1, 200) for p in range(3)],
+            "group_offsets": [],
+        }
+    ]
     for i, (name, n) in enumerate(_topic_names(cluster, partitions)):
-        configs = [{"key": "cleanup.policy", "value": "delete", "source": 5, "sensitive": False, "read_only": False},
-                   {"key": "retention.ms", "value": "604800000", "source": 1, "sensitive": False, "read_only": False}]
+        configs = [
+            {"key": "cleanup.policy", "value": "delete", "source": 5, "sensitive": False, "read_only": False},
+            {"key": "retention.ms", "value": "604800000", "source": 1, "sensitive": False, "read_only": False},
+        ]
         if rnd.random() < 0.02:
-            configs.append({"key": "segment.ms", "value": "3600000", "source": 1, "sensitive": False,
-                            "read_only": False})
+            configs.append({"key": "segment.ms", "value": "3600000", "source": 1, "sensitive": False, "read_only": False})
         parts = []
         for p in range(n):
             hw = 10_000 + (i * 31 + p * 7) % 5000 + run * 1000
@@ -91,22 +105,42 @@ def synthetic_rows(cluster: str, partitions: int, run: int, seed: int = 7) -> li
                 part["high_watermark"] = hw - 3000  # truncated below what run 0 saw
                 part["leader_epoch"] += 2
             parts.append(part)
-        rows.append({"cluster": cluster, "cluster_id": f"id-{cluster}", "run": taken, "controller_id": 1,
-                     "topic": name, "topic_id": f"{cluster}-{i}", "internal": False, "configs": configs,
-                     "partitions": parts, "group_offsets": []})
+        rows.append(
+            {
+                "cluster": cluster,
+                "cluster_id": f"id-{cluster}",
+                "run": taken,
+                "controller_id": 1,
+                "topic": name,
+                "topic_id": f"{cluster}-{i}",
+                "internal": False,
+                "configs": configs,
+                "partitions": parts,
+                "group_offsets": [],
+            }
+        )
     return rows
 
 
 def _partition(p: int, log_start: int, hw: int, leader: int, size: int) -> dict:
     replicas = [leader, leader % 3 + 1, (leader + 1) % 3 + 1]
-    return {"partition": p, "leader": leader, "leader_epoch": 3, "replicas": replicas, "isr": list(replicas),
-            "offline_replicas": [], "log_start_offset": log_start, "high_watermark": hw, "size_bytes": size,
-            "epoch_end_offset": None, "offsets_by_timestamp": []}
+    return {
+        "partition": p,
+        "leader": leader,
+        "leader_epoch": 3,
+        "replicas": replicas,
+        "isr": list(replicas),
+        "offline_replicas": [],
+        "log_start_offset": log_start,
+        "high_watermark": hw,
+        "size_bytes": size,
+        "epoch_end_offset": None,
+        "offsets_by_timestamp": [],
+    }
 
 
 def write_fleet(directory: str | Path, clusters: int, partitions: int, runs: int = 2, seed: int = 7) -> dict:
     """Write a synthetic fleet as Parquet snapshots; returns {cluster: DesiredState}."""
-
 
     directory = Path(directory)
     desired = {}
@@ -126,8 +160,15 @@ def write_run(directory: Path, cluster: str, rows: list[dict]) -> None:
     from reconciler.files.fleet import run_name
     from reconciler.files.snapshot_parquet import METADATA_KEY, arrow_schema
 
-    header = {"format_version": 1, "cluster": cluster, "cluster_id": f"id-{cluster}", "controller_id": 1,
-              "taken_at": rows[0]["run"].isoformat(), "brokers": [], "group_offsets": {}}
+    header = {
+        "format_version": 1,
+        "cluster": cluster,
+        "cluster_id": f"id-{cluster}",
+        "controller_id": 1,
+        "taken_at": rows[0]["run"].isoformat(),
+        "brokers": [],
+        "group_offsets": {},
+    }
     schema = arrow_schema().with_metadata({METADATA_KEY: json.dumps(header).encode()})
     path = directory / cluster / f"{run_name(rows[0]['run'])}.parquet"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -173,17 +214,33 @@ def _child(engine: str, fleet: str, master: str | None, report: str | None = Non
 
     threading.Thread(target=sample, daemon=True).start()
     start, cpu_start = time.perf_counter(), time.process_time()
-    result = run_fleet(Path(fleet) / "snapshots", _desired_from(Path(fleet)), engine=engine, master=master,
-                       tables=Path(fleet) / f"tables-{engine}", generated_at=GENERATED_AT)
+    result = run_fleet(
+        Path(fleet) / "snapshots",
+        _desired_from(Path(fleet)),
+        engine=engine,
+        master=master,
+        tables=Path(fleet) / f"tables-{engine}",
+        generated_at=GENERATED_AT,
+    )
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     if report:
         Path(report).write_text(result.report.model_dump_json(indent=1))
     done.set()
     self_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     items = sum(c.counts.items for c in result.report.clusters)
-    print(json.dumps({"engine": engine, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2), "peak_rss_mib": round(self_kib / 1024),
-                      "peak_tree_rss_mib": round(max(peak[0], self_kib) / 1024), "items": items,
-                      "pyspark_imported": "pyspark" in sys.modules}))
+    print(
+        json.dumps(
+            {
+                "engine": engine,
+                "wall_s": round(wall, 2),
+                "cpu_s": round(cpu, 2),
+                "peak_rss_mib": round(self_kib / 1024),
+                "peak_tree_rss_mib": round(max(peak[0], self_kib) / 1024),
+                "items": items,
+                "pyspark_imported": "pyspark" in sys.modules,
+            }
+        )
+    )
 
 
 def main() -> None:
@@ -206,10 +263,11 @@ def main() -> None:
         if not (fleet / "desired.json").exists():
             start = time.perf_counter()
             desired = write_fleet(fleet / "snapshots", n, args.partitions)
-            (fleet / "desired.json").write_text(
-                json.dumps({k: v.model_dump(mode="json") for k, v in desired.items()}))
-            print(f"# wrote {n} clusters x {args.partitions:,} partitions x 2 runs in "
-                  f"{time.perf_counter() - start:.0f}s", file=sys.stderr)
+            (fleet / "desired.json").write_text(json.dumps({k: v.model_dump(mode="json") for k, v in desired.items()}))
+            print(
+                f"# wrote {n} clusters x {args.partitions:,} partitions x 2 runs in {time.perf_counter() - start:.0f}s",
+                file=sys.stderr,
+            )
         for engine in args.engines:
             cmd = [sys.executable, __file__, "--run", engine, str(fleet)] + (["--master", args.master] if args.master else [])
             out = subprocess.run(cmd, check=False, capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
@@ -222,12 +280,16 @@ def main() -> None:
                 row["check"] = _check(args.check, fleet)
             results.append(row)
             print(json.dumps(row), flush=True)
-    print("\n| clusters | partitions | engine | wall (s) | peak RSS, Python driver (MiB) "
-          "| peak RSS, whole process tree (MiB) | findings |")
+    print(
+        "\n| clusters | partitions | engine | wall (s) | peak RSS, Python driver (MiB) "
+        "| peak RSS, whole process tree (MiB) | findings |"
+    )
     print("|---:|---:|---|---:|---:|---:|---:|")
     for r in results:
-        print(f"| {r['clusters']} | {r['partitions']:,} | {r['engine']} | {r['wall_s']} | {r['peak_rss_mib']} | "
-              f"{r['peak_tree_rss_mib']} | {r['items']:,} |")
+        print(
+            f"| {r['clusters']} | {r['partitions']:,} | {r['engine']} | {r['wall_s']} | {r['peak_rss_mib']} | "
+            f"{r['peak_tree_rss_mib']} | {r['items']:,} |"
+        )
     checks = [f"{r['clusters']} clusters: {r['check']}" for r in results if "check" in r]
     if checks:
         print("\nReport check: " + "; ".join(checks) + ".")
@@ -249,8 +311,12 @@ def _check(commit: str, fleet: Path) -> str:
             env = {**os.environ, "PYTHONWARNINGS": "ignore"}
             if package is not None:
                 env["PYTHONPATH"] = str(package)
-            subprocess.run([sys.executable, __file__, "--run", "local", str(fleet), "--report", str(report)],
-                           check=True, capture_output=True, env=env)
+            subprocess.run(
+                [sys.executable, __file__, "--run", "local", str(fleet), "--report", str(report)],
+                check=True,
+                capture_output=True,
+                env=env,
+            )
             reports.append(report.read_bytes())
     if reports[0] == reports[1]:
         return f"identical to {commit}'s (report JSON, byte for byte)"

@@ -16,6 +16,7 @@ children reaped included), peak RSS of the Python driver and of the tree (sample
 `--check` requires the engines' reports (JSON, every field but the engine's name) to be equal.
 Not a test: figures depend on the machine and its load.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -68,9 +69,9 @@ def _in_sync(name: str, same_topic: tuple[dict, ...]) -> DesiredTopic:
     return DesiredTopic(name=name, partitions=len(same_topic[0]["partitions"]), replication_factor=3, configs=configs)
 
 
-def write_reconciled_fleet(directory: Path, clusters: int, partitions: int, drifted: float | None,
-                           seed: int = 7) -> dict[str, DesiredState]:
-
+def write_reconciled_fleet(
+    directory: Path, clusters: int, partitions: int, drifted: float | None, seed: int = 7
+) -> dict[str, DesiredState]:
 
     out = {}
     for c in range(clusters):
@@ -116,16 +117,26 @@ def _child(engine: str, fleet: Path, report: Path) -> None:
 
     threading.Thread(target=sample, daemon=True).start()
     cpu_before, start = _tree(os.getpid())[1], time.perf_counter()
-    result = run_fleet(fleet / "snapshots", states.__getitem__, engine=engine, tables=fleet / f"tables-{engine}",
-                       generated_at=GENERATED_AT)
+    result = run_fleet(
+        fleet / "snapshots", states.__getitem__, engine=engine, tables=fleet / f"tables-{engine}", generated_at=GENERATED_AT
+    )
     wall, cpu = time.perf_counter() - start, _tree(os.getpid())[1] - cpu_before
     done.set()
     report.write_text(json.dumps(result.report.comparable(), sort_keys=True))
     self_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"engine": result.engine, "wall_s": round(wall, 1), "cpu_s": round(cpu, 1),
-                      "driver_rss_mib": round(self_kib / 1024), "tree_rss_mib": round(max(peak[0], self_kib) / 1024),
-                      "items": sum(c.counts.items for c in result.report.clusters),
-                      "topics": sum(c.topics_observed for c in result.report.clusters)}))
+    print(
+        json.dumps(
+            {
+                "engine": result.engine,
+                "wall_s": round(wall, 1),
+                "cpu_s": round(cpu, 1),
+                "driver_rss_mib": round(self_kib / 1024),
+                "tree_rss_mib": round(max(peak[0], self_kib) / 1024),
+                "items": sum(c.counts.items for c in result.report.clusters),
+                "topics": sum(c.topics_observed for c in result.report.clusters),
+            }
+        )
+    )
 
 
 def main() -> None:
@@ -148,20 +159,20 @@ def main() -> None:
             start = time.perf_counter()
             desired = write_reconciled_fleet(fleet / "snapshots", n, args.partitions, args.drifted)
             (fleet / "desired.json").write_text(json.dumps({k: v.model_dump(mode="json") for k, v in desired.items()}))
-            print(f"# wrote {n} clusters x {args.partitions:,} partitions x 2 runs in "
-                  f"{time.perf_counter() - start:.0f}s", file=sys.stderr)
+            print(
+                f"# wrote {n} clusters x {args.partitions:,} partitions x 2 runs in {time.perf_counter() - start:.0f}s",
+                file=sys.stderr,
+            )
         reports = {}
         for engine in args.engines:
             reports[engine] = fleet / f"report-{engine}.json"
             cmd = [sys.executable, __file__, "--run", engine, str(fleet), str(reports[engine])]
-            out = subprocess.run(cmd, check=False, capture_output=True, text=True,
-                                 env={**os.environ, "PYTHONWARNINGS": "ignore"})
+            out = subprocess.run(cmd, check=False, capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
             line = [x for x in out.stdout.splitlines() if x.startswith("{")]
             if out.returncode or not line:
                 print(out.stderr[-3000:], file=sys.stderr)
                 raise SystemExit(f"{engine} failed on {fleet}")
-            row = {"clusters": n, "partitions": n * args.partitions, "load": round(os.getloadavg()[0], 1),
-                   **json.loads(line[-1])}
+            row = {"clusters": n, "partitions": n * args.partitions, "load": round(os.getloadavg()[0], 1), **json.loads(line[-1])}
             results.append(row)
             print(json.dumps(row), flush=True)
         if args.check and len(reports) > 1:
@@ -170,12 +181,16 @@ def main() -> None:
             print(f"# {n} clusters: reports {'equal' if same else 'DIFFER'} ({', '.join(texts)})", flush=True)
             if not same:
                 raise SystemExit(1)
-    print("\n| clusters | partitions | engine | wall (s) | CPU, process tree (s) | peak RSS, driver (MiB) "
-          "| peak RSS, tree (MiB) | topics | findings | load |")
+    print(
+        "\n| clusters | partitions | engine | wall (s) | CPU, process tree (s) | peak RSS, driver (MiB) "
+        "| peak RSS, tree (MiB) | topics | findings | load |"
+    )
     print("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
-        print(f"| {r['clusters']} | {r['partitions']:,} | {r['engine']} | {r['wall_s']} | {r['cpu_s']} | "
-              f"{r['driver_rss_mib']} | {r['tree_rss_mib']} | {r['topics']:,} | {r['items']:,} | {r['load']} |")
+        print(
+            f"| {r['clusters']} | {r['partitions']:,} | {r['engine']} | {r['wall_s']} | {r['cpu_s']} | "
+            f"{r['driver_rss_mib']} | {r['tree_rss_mib']} | {r['topics']:,} | {r['items']:,} | {r['load']} |"
+        )
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ broker is drained. Prints a Markdown table: the replicas added and removed, the 
 and the spread of replicas and preferred leaders per eligible broker afterwards. Not a test: the
 figures depend on the machine and its load.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,13 +21,21 @@ from reconciler.plan.placement import BrokerInfo, Placement
 
 
 def kafka_style(topics: int, partitions: int, brokers: int, replication_factor: int) -> dict[str, dict[int, list[int]]]:
-    return {f"svc{t % 97:02d}.events-{t:05d}": {p: [(t + p + j) % brokers + 1 for j in range(replication_factor)]
-                                              for p in range(partitions)}
-            for t in range(topics)}
+    return {
+        f"svc{t % 97:02d}.events-{t:05d}": {
+            p: [(t + p + j) % brokers + 1 for j in range(replication_factor)] for p in range(partitions)
+        }
+        for t in range(topics)
+    }
 
 
-def run(name: str, brokers: list[BrokerInfo], current: dict[str, dict[int, list[int]]], replication_factor: int,
-        drain: tuple[int, ...] = ()) -> str:
+def run(
+    name: str,
+    brokers: list[BrokerInfo],
+    current: dict[str, dict[int, list[int]]],
+    replication_factor: int,
+    drain: tuple[int, ...] = (),
+) -> str:
     wall, cpu = time.perf_counter(), time.process_time()
     placement = Placement(brokers, current, drain=drain)
     placed = {topic: placement.place(topic, replication_factor) for topic in sorted(current)}
@@ -43,8 +52,10 @@ def run(name: str, brokers: list[BrokerInfo], current: dict[str, dict[int, list[
             leaders[after[0]] += 1
     eligible = [b.node_id for b in brokers if b.node_id not in drain]
     spread = lambda counts: f"{min(counts[b] for b in eligible)}..{max(counts[b] for b in eligible)}"  # noqa: E731
-    return (f"| {name} | {sum(len(p) for p in placed.values())} | {added} | {removed} | {wall:.3f} | {cpu:.3f} "
-            f"| {spread(replicas)} | {spread(leaders)} |")
+    return (
+        f"| {name} | {sum(len(p) for p in placed.values())} | {added} | {removed} | {wall:.3f} | {cpu:.3f} "
+        f"| {spread(replicas)} | {spread(leaders)} |"
+    )
 
 
 def main() -> None:
@@ -55,14 +66,20 @@ def main() -> None:
     parser.add_argument("--racks", type=int, default=3)
     args = parser.parse_args()
     brokers = [BrokerInfo(n, f"rack-{n % args.racks}" if args.racks else None) for n in range(1, args.brokers + 1)]
-    print(f"{args.topics} topics x {args.partitions} partitions on {args.brokers} brokers, "
-          f"{args.racks or 'no'} racks\n")
+    print(f"{args.topics} topics x {args.partitions} partitions on {args.brokers} brokers, {args.racks or 'no'} racks\n")
     print("| placement | partitions | replicas added | removed | wall s | CPU s | replicas per broker | leaders per broker |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |")
     print(run("1 -> 3", brokers, kafka_style(args.topics, args.partitions, args.brokers, 1), 3))
     print(run("3 -> 2", brokers, kafka_style(args.topics, args.partitions, args.brokers, 3), 2))
-    print(run(f"3 -> 3, drain broker {args.brokers}", brokers,
-              kafka_style(args.topics, args.partitions, args.brokers, 3), 3, drain=(args.brokers,)))
+    print(
+        run(
+            f"3 -> 3, drain broker {args.brokers}",
+            brokers,
+            kafka_style(args.topics, args.partitions, args.brokers, 3),
+            3,
+            drain=(args.brokers,),
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ the read (`observed_at`) masked. The commit before the speed work of issue 16 is
 In 2, 3 and 4 the child announces each step and waits, so the brokers' request log and CPU time are
 taken per step. Prints Markdown tables. Not a test: figures depend on the machine and its load.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -64,6 +65,7 @@ ORDER = APIS + ["ApiVersions", "CreateTopics", "CreatePartitions", "IncrementalA
 
 # -- the manifests ---------------------------------------------------------------------------
 
+
 def write_manifests(root: Path, bootstrap: str, topics: int, partitions: int, replication_factor: int) -> None:
     cut = datetime.fromtimestamp(CUT_MS / 1000, timezone.utc).isoformat().replace("+00:00", "Z")
     (root / "topics").mkdir(parents=True)
@@ -72,12 +74,14 @@ def write_manifests(root: Path, bootstrap: str, topics: int, partitions: int, re
         f"defaults: {{partitions: {partitions}, replication_factor: {replication_factor}}}\n"
         "---\nkind: Policy\n"
         "topic_name_pattern: '^[a-z][a-z0-9-]*(\\.[a-z0-9-]+)+$'\n"
-        f"max_partitions: 64\nallowed_replication_factors: [{replication_factor}]\nmax_delete_fraction: 1.0\n")
+        f"max_partitions: 64\nallowed_replication_factors: [{replication_factor}]\nmax_delete_fraction: 1.0\n"
+    )
     (root / "shared.yaml").write_text(
         "kind: TopicTemplate\nname: events\nconfigs: {retention.ms: 7d}\n"
         "---\nkind: TopicTemplate\nname: consumed-events\nconfigs: {retention.ms: 7d}\n"
         f"truncate:\n  - consumed_by: [{GROUP}]\n"
-        f"---\nkind: TruncationRule\nname: erasure-batch\nbefore_time: {cut}\n")
+        f"---\nkind: TruncationRule\nname: erasure-batch\nbefore_time: {cut}\n"
+    )
     teams: dict[str, list[str]] = {}
     for i, name in enumerate(names(topics)):
         doc = [f"kind: Topic\nname: {name}\ntemplate: {'consumed-events' if i % 10 == 0 else 'events'}"]
@@ -98,6 +102,7 @@ def write_manifests(root: Path, bootstrap: str, topics: int, partitions: int, re
 
 # -- children: measured with wait4, talking step by step -------------------------------------
 
+
 def run_child(argv: list[str], timeout_s: float, brokers: Brokers, stdout=None) -> dict:
     """Run a child to completion (killed after timeout_s): wall, CPU and peak RSS of that process
     alone, and the brokers' CPU time and requests over the same interval. A child that talks the
@@ -107,8 +112,13 @@ def run_child(argv: list[str], timeout_s: float, brokers: Brokers, stdout=None) 
     brokers.ask("clear")
     broker_before, started = brokers.ask("usage"), time.perf_counter()
     stepwise = stdout is None
-    child = subprocess.Popen(argv, stdin=subprocess.PIPE if stepwise else subprocess.DEVNULL,
-                             stdout=subprocess.PIPE if stepwise else stdout, stderr=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE if stepwise else subprocess.DEVNULL,
+        stdout=subprocess.PIPE if stepwise else stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     killed = threading.Event()
     killer = threading.Timer(timeout_s, lambda: (killed.set(), child.kill()))
     killer.start()
@@ -123,8 +133,9 @@ def run_child(argv: list[str], timeout_s: float, brokers: Brokers, stdout=None) 
             step = {"name": message["begin"], "broker": brokers.ask("usage"), "started": time.perf_counter()}
         elif "end" in message:
             used = brokers.ask("usage")
-            step.update(message, broker_cpu=used[0] + used[1] - step["broker"][0] - step["broker"][1],
-                        counts=brokers.ask("counts"))
+            step.update(
+                message, broker_cpu=used[0] + used[1] - step["broker"][0] - step["broker"][1], counts=brokers.ask("counts")
+            )
             steps.append(step)
             step = None
         else:
@@ -138,12 +149,28 @@ def run_child(argv: list[str], timeout_s: float, brokers: Brokers, stdout=None) 
     drain.join(timeout=10)
     broker_after = brokers.ask("usage")
     if step is not None:  # killed during this step
-        steps.append(dict(step, wall=time.perf_counter() - step["started"], cpu=float("nan"), error="killed",
-                          broker_cpu=sum(broker_after[:2]) - sum(step["broker"][:2]), counts=brokers.ask("counts")))
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss_mib": usage.ru_maxrss / 1024,
-            "exit": child.returncode, "killed": killed.is_set(),
-            "broker_cpu": sum(broker_after[:2]) - sum(broker_before[:2]), "broker_rss_mib": broker_after[2] / 1024,
-            "counts": brokers.ask("counts"), "steps": steps, "stderr": "".join(stderr)[-2000:]}
+        steps.append(
+            dict(
+                step,
+                wall=time.perf_counter() - step["started"],
+                cpu=float("nan"),
+                error="killed",
+                broker_cpu=sum(broker_after[:2]) - sum(step["broker"][:2]),
+                counts=brokers.ask("counts"),
+            )
+        )
+    return {
+        "wall": wall,
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "rss_mib": usage.ru_maxrss / 1024,
+        "exit": child.returncode,
+        "killed": killed.is_set(),
+        "broker_cpu": sum(broker_after[:2]) - sum(broker_before[:2]),
+        "broker_rss_mib": broker_after[2] / 1024,
+        "counts": brokers.ask("counts"),
+        "steps": steps,
+        "stderr": "".join(stderr)[-2000:],
+    }
 
 
 class Steps:
@@ -157,8 +184,15 @@ class Steps:
             yield
         except Exception as e:  # noqa: BLE001 - reported, not fatal: the comparison says what failed
             error = f"{type(e).__name__}: {e}"[:300]
-        self._say({"end": name, "wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu,
-                   "error": error, "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024})
+        self._say(
+            {
+                "end": name,
+                "wall": time.perf_counter() - wall,
+                "cpu": time.process_time() - cpu,
+                "error": error,
+                "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            }
+        )
 
     def note(self, **values) -> None:
         self._say({"note": values})
@@ -206,18 +240,17 @@ def admin(bootstrap: str, topics: int) -> None:
         from kafka import TopicPartition
         from kafka.admin import ConfigResource, ConfigResourceType, KafkaAdminClient, OffsetSpec
     with step("connect"):
-        client = KafkaAdminClient(bootstrap_servers=bootstrap.split(","), client_id="bench-admin",
-                                  request_timeout_ms=600_000)
+        client = KafkaAdminClient(bootstrap_servers=bootstrap.split(","), client_id="bench-admin", request_timeout_ms=600_000)
     described = []
     with step("describe_topics()"):
         described = client.describe_topics()
     wanted = set(names(topics))
-    every = [TopicPartition(t["name"], p["partition_index"]) for t in described if t["name"] in wanted
-             for p in t["partitions"]]
+    every = [TopicPartition(t["name"], p["partition_index"]) for t in described if t["name"] in wanted for p in t["partitions"]]
     by_index = {name: i for i, name in enumerate(names(topics))}
     with step("describe_configs(all topics)"):
-        found = client.describe_configs([ConfigResource(ConfigResourceType.TOPIC, n) for n in sorted(wanted)],
-                                        config_filter="all")
+        found = client.describe_configs(
+            [ConfigResource(ConfigResourceType.TOPIC, n) for n in sorted(wanted)], config_filter="all"
+        )
         assert len(found["topic"]) == topics
     for label, spec in (("earliest", OffsetSpec.EARLIEST), ("latest", OffsetSpec.LATEST)):
         with step(f"list_partition_offsets({label})"):
@@ -245,16 +278,16 @@ def confluent(bootstrap: str, topics: int) -> None:
     every = [TopicPartition(t, p) for t, meta in described.topics.items() if t in wanted for p in meta.partitions]
     by_index = {name: i for i, name in enumerate(names(topics))}
     with step("describe_configs(all topics)"):
-        futures = client.describe_configs([ConfigResource(ResourceType.TOPIC, n) for n in sorted(wanted)],
-                                          request_timeout=600)
+        futures = client.describe_configs([ConfigResource(ResourceType.TOPIC, n) for n in sorted(wanted)], request_timeout=600)
         assert len([f.result() for f in futures.values()]) == topics
     for label, spec in (("earliest", OffsetSpec.earliest()), ("latest", OffsetSpec.latest())):
         with step(f"list_offsets({label})"):
             found = client.list_offsets(dict.fromkeys(every, spec), request_timeout=600)
             assert len([f.result() for f in found.values()]) == len(every)
     with step("list_offsets(by time)"):
-        found = client.list_offsets({tp: OffsetSpec.for_timestamp(CUT_MS) for tp in every
-                                     if by_index[tp.topic] % 10 == 5}, request_timeout=600)
+        found = client.list_offsets(
+            {tp: OffsetSpec.for_timestamp(CUT_MS) for tp in every if by_index[tp.topic] % 10 == 5}, request_timeout=600
+        )
         [f.result() for f in found.values()]
     with step("list_consumer_group_offsets"):
         request = ConsumerGroupTopicPartitions(GROUP, [tp for tp in every if by_index[tp.topic] % 10 == 0])
@@ -270,13 +303,13 @@ def has_confluent() -> bool:
 
 # -- checking the plan against an earlier commit's ---------------------------------------------
 
+
 def package_of(commit: str, into: Path) -> Path:
     """The `reconciler` package as `commit` has it, extracted under `into` (a PYTHONPATH entry)."""
     import subprocess
 
     root = Path(__file__).resolve().parent.parent
-    archive = subprocess.run(["git", "-C", str(root), "archive", commit, "reconciler"], check=True,
-                             capture_output=True).stdout
+    archive = subprocess.run(["git", "-C", str(root), "archive", commit, "reconciler"], check=True, capture_output=True).stdout
     into.mkdir(parents=True)
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
     return into
@@ -299,24 +332,39 @@ def check_against(commit: str, tmp: str, argv: list[str], plan_file: Path, text_
     args = [a if a != str(plan_file) else str(reference) for a in argv]
     # From `tmp`: `python -m` puts the working directory first on sys.path, so run from a checkout
     # it would import the checkout's package instead of the reference.
-    done = subprocess.run([sys.executable, "-m", "reconciler", *args], capture_output=True, text=True, cwd=tmp,
-                          env={**os.environ, "PYTHONPATH": str(package)}, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "reconciler", *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp,
+        env={**os.environ, "PYTHONPATH": str(package)},
+        check=False,
+    )
     if done.returncode != 2:
         return f"the reference plan exited {done.returncode}: {done.stderr[-500:]}"
-    for name, ours, theirs in (("JSON", plan_file.read_text(), reference.read_text()),
-                               ("text", text_file.read_text(), done.stdout)):
+    for name, ours, theirs in (
+        ("JSON", plan_file.read_text(), reference.read_text()),
+        ("text", text_file.read_text(), done.stdout),
+    ):
         ours, theirs = _masked(ours), _masked(theirs)
         if ours != theirs:
-            line = next(i for i, (a, b) in enumerate(zip(ours.splitlines() + [""], theirs.splitlines() + [""]))
-                        if a != b)
+            line = next(i for i, (a, b) in enumerate(zip(ours.splitlines() + [""], theirs.splitlines() + [""])) if a != b)
             return f"{name} differs from {commit}'s at line {line + 1}"
     return f"identical to {commit}'s (JSON and text, byte for byte; the read's time masked)"
 
 
 # -- the parent ------------------------------------------------------------------------------
 
-def measure(topics: int, partitions: int, replication_factor: int, skip_admin: bool, admin_timeout_s: float,
-            skip_confluent: bool = False, check: str | None = None) -> dict:
+
+def measure(
+    topics: int,
+    partitions: int,
+    replication_factor: int,
+    skip_admin: bool,
+    admin_timeout_s: float,
+    skip_confluent: bool = False,
+    check: str | None = None,
+) -> dict:
     out = {"topics": topics, "partitions": topics * partitions, "load": [os.getloadavg()[0]]}
     reconcile = Path(sys.executable).with_name("reconcile")
     cli = [str(reconcile)] if reconcile.exists() else [sys.executable, "-m", "reconciler"]
@@ -339,13 +387,15 @@ def measure(topics: int, partitions: int, replication_factor: int, skip_admin: b
         out["phases"] = run_child([sys.executable, __file__, "--phases", str(manifests)], 1800, brokers)
         out["load"].append(os.getloadavg()[0])
         if not skip_admin:
-            out["admin"] = run_child([sys.executable, __file__, "--admin", brokers.bootstrap_servers, str(topics)],
-                                     admin_timeout_s, brokers)
+            out["admin"] = run_child(
+                [sys.executable, __file__, "--admin", brokers.bootstrap_servers, str(topics)], admin_timeout_s, brokers
+            )
             out["admin"]["timeout_s"] = admin_timeout_s
             out["load"].append(os.getloadavg()[0])
         if not skip_confluent and has_confluent():
-            out["confluent"] = run_child([sys.executable, __file__, "--confluent", brokers.bootstrap_servers,
-                                          str(topics)], admin_timeout_s, brokers)
+            out["confluent"] = run_child(
+                [sys.executable, __file__, "--confluent", brokers.bootstrap_servers, str(topics)], admin_timeout_s, brokers
+            )
             out["confluent"]["timeout_s"] = admin_timeout_s
             out["load"].append(os.getloadavg()[0])
     return out
@@ -362,30 +412,67 @@ def _apis(counts: Counter) -> str:
 
 
 def report(results: list[dict]) -> str:
-    out = ["### `reconcile plan` end to end", "", markdown(
-        ["topics / partitions", "wall s", "client CPU s", "client peak RSS MiB", "broker CPU s", "requests"],
-        [[f"{r['topics']:,} / {r['partitions']:,}", f"{r['plan']['wall']:.1f}", f"{r['plan']['cpu']:.1f}",
-          f"{r['plan']['rss_mib']:.0f}", f"{r['plan']['broker_cpu']:.1f}",
-          f"{sum(r['plan']['counts'].values())}: {_apis(r['plan']['counts'])}"] for r in results])]
-    out += ["", "Plans: " + "; ".join(
-        f"{r['topics']:,} topics: {', '.join(f'{n} {k}' for k, n in sorted(r['plan']['actions'].items()))}, "
-        f"JSON {r['plan']['json_mib']:.1f} MiB" for r in results)]
-    peers = [(key, label) for key, label in (("admin", "KafkaAdminClient"), ("confluent", "confluent-kafka"))
-             if any(key in r for r in results)]
+    out = [
+        "### `reconcile plan` end to end",
+        "",
+        markdown(
+            ["topics / partitions", "wall s", "client CPU s", "client peak RSS MiB", "broker CPU s", "requests"],
+            [
+                [
+                    f"{r['topics']:,} / {r['partitions']:,}",
+                    f"{r['plan']['wall']:.1f}",
+                    f"{r['plan']['cpu']:.1f}",
+                    f"{r['plan']['rss_mib']:.0f}",
+                    f"{r['plan']['broker_cpu']:.1f}",
+                    f"{sum(r['plan']['counts'].values())}: {_apis(r['plan']['counts'])}",
+                ]
+                for r in results
+            ],
+        ),
+    ]
+    out += [
+        "",
+        "Plans: "
+        + "; ".join(
+            f"{r['topics']:,} topics: {', '.join(f'{n} {k}' for k, n in sorted(r['plan']['actions'].items()))}, "
+            f"JSON {r['plan']['json_mib']:.1f} MiB"
+            for r in results
+        ),
+    ]
+    peers = [
+        (key, label)
+        for key, label in (("admin", "KafkaAdminClient"), ("confluent", "confluent-kafka"))
+        if any(key in r for r in results)
+    ]
     if peers:
-        out += ["", "Client CPU of the whole `reconcile plan` against the peers' bare read of the same state: " + "; ".join(
-            f"{r['topics']:,} topics: " + ", ".join(
-                f"{label} {r[key]['cpu']:.1f} s ({r[key]['cpu'] / r['plan']['cpu']:.1f}x)" for key, label in peers
-                if key in r) for r in results) + "."]
+        out += [
+            "",
+            "Client CPU of the whole `reconcile plan` against the peers' bare read of the same state: "
+            + "; ".join(
+                f"{r['topics']:,} topics: "
+                + ", ".join(
+                    f"{label} {r[key]['cpu']:.1f} s ({r[key]['cpu'] / r['plan']['cpu']:.1f}x)" for key, label in peers if key in r
+                )
+                for r in results
+            )
+            + ".",
+        ]
     if any("check" in r for r in results):
-        out += ["", "Plan output check: " + "; ".join(f"{r['topics']:,} topics: {r['check']}" for r in results
-                                                       if "check" in r) + "."]
+        out += [
+            "",
+            "Plan output check: " + "; ".join(f"{r['topics']:,} topics: {r['check']}" for r in results if "check" in r) + ".",
+        ]
     if not any("confluent" in r for r in results) and not has_confluent():
-        out += ["", "confluent-kafka is not installed, so its AdminClient was not compared (pip install "
-                    "confluent-kafka to include it; it is not a dependency of the reconciler)."]
-    for key, title in (("phases", "The same, phase by phase (in one process)"),
-                       ("admin", "The same read through kafka-python's KafkaAdminClient"),
-                       ("confluent", "The same read through confluent-kafka's AdminClient")):
+        out += [
+            "",
+            "confluent-kafka is not installed, so its AdminClient was not compared (pip install "
+            "confluent-kafka to include it; it is not a dependency of the reconciler).",
+        ]
+    for key, title in (
+        ("phases", "The same, phase by phase (in one process)"),
+        ("admin", "The same read through kafka-python's KafkaAdminClient"),
+        ("confluent", "The same read through confluent-kafka's AdminClient"),
+    ):
         if not any(key in r for r in results):
             continue
         out += ["", f"### {title}", ""]
@@ -396,19 +483,41 @@ def report(results: list[dict]) -> str:
                 if "note" in s:
                     continue
                 status = f" ({s['error']})" if s.get("error") else ""
-                rows.append([f"{r['topics']:,}", s["name"] + status, f"{s['wall']:.2f}", f"{s['cpu']:.2f}",
-                             f"{s['rss_mib']:.0f}" if "rss_mib" in s else "", f"{max(0, s['broker_cpu']):.2f}",
-                             f"{sum(s['counts'].values())}: {_apis(s['counts'])}" if s["counts"] else "0"])
+                rows.append(
+                    [
+                        f"{r['topics']:,}",
+                        s["name"] + status,
+                        f"{s['wall']:.2f}",
+                        f"{s['cpu']:.2f}",
+                        f"{s['rss_mib']:.0f}" if "rss_mib" in s else "",
+                        f"{max(0, s['broker_cpu']):.2f}",
+                        f"{sum(s['counts'].values())}: {_apis(s['counts'])}" if s["counts"] else "0",
+                    ]
+                )
             finished = "" if not run["killed"] else f" (killed after {run['timeout_s'] / 60:.0f} min)"
             total = sum(sum(s.get("counts", {}).values()) for s in run["steps"])
-            rows.append([f"{r['topics']:,}", f"**whole process**{finished}", f"{run['wall']:.2f}",
-                         f"{run['cpu']:.2f}", f"{run['rss_mib']:.0f}", f"{max(0, run['broker_cpu']):.2f}", str(total)])
-        out.append(markdown(["topics", "step", "wall s", "client CPU s", "client peak RSS MiB", "broker CPU s",
-                             "requests"], rows))
-    out += ["", "1-minute load average before/between/after the runs: " + "; ".join(
-        f"{r['topics']:,} topics: " + ", ".join(f"{x:.2f}" for x in r["load"]) for r in results)
+            rows.append(
+                [
+                    f"{r['topics']:,}",
+                    f"**whole process**{finished}",
+                    f"{run['wall']:.2f}",
+                    f"{run['cpu']:.2f}",
+                    f"{run['rss_mib']:.0f}",
+                    f"{max(0, run['broker_cpu']):.2f}",
+                    str(total),
+                ]
+            )
+        out.append(
+            markdown(["topics", "step", "wall s", "client CPU s", "client peak RSS MiB", "broker CPU s", "requests"], rows)
+        )
+    out += [
+        "",
+        "1-minute load average before/between/after the runs: "
+        + "; ".join(f"{r['topics']:,} topics: " + ", ".join(f"{x:.2f}" for x in r["load"]) for r in results)
         + ". Broker process peak RSS after seeding: "
-        + ", ".join(f"{r['broker_seed_rss_mib']:.0f} MiB" for r in results) + "."]
+        + ", ".join(f"{r['broker_seed_rss_mib']:.0f} MiB" for r in results)
+        + ".",
+    ]
     return "\n".join(out)
 
 
@@ -426,14 +535,24 @@ def main() -> None:
     parser.add_argument("--skip-admin", action="store_true", help="leave out the kafka-python comparison")
     parser.add_argument("--skip-confluent", action="store_true", help="leave out the confluent-kafka comparison")
     parser.add_argument("--admin-timeout", type=float, default=1800, help="seconds before a comparison is killed")
-    parser.add_argument("--check", metavar="COMMIT",
-                        help="also plan with this commit's reconciler package and require identical output")
+    parser.add_argument(
+        "--check", metavar="COMMIT", help="also plan with this commit's reconciler package and require identical output"
+    )
     parser.add_argument("--json", metavar="FILE", help="also write the raw figures here")
     args = parser.parse_args()
     results = []
     for topics in args.topics:
-        results.append(measure(topics, args.partitions, args.replication_factor, args.skip_admin, args.admin_timeout,
-                               args.skip_confluent, args.check))
+        results.append(
+            measure(
+                topics,
+                args.partitions,
+                args.replication_factor,
+                args.skip_admin,
+                args.admin_timeout,
+                args.skip_confluent,
+                args.check,
+            )
+        )
         print(f"  {topics:,} topics: plan {results[-1]['plan']['wall']:.1f}s", file=sys.stderr, flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1, default=str))

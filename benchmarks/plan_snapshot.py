@@ -18,6 +18,7 @@ tracing slows everything down).
 `--check COMMIT` plans again with that commit's `reconciler` package (`git archive`) and requires
 the JSON plan and the text on stdout to be byte-identical. Not a test: figures depend on the machine.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,21 +45,38 @@ def snapshot(topics: int, partitions: int) -> dict:
         for p in range(partitions):
             leader = 1 + (i + p) % 3
             replicas = [leader, leader % 3 + 1, (leader + 1) % 3 + 1]
-            parts.append({"partition": p, "leader": leader, "leader_epoch": 3 + p % 2, "replicas": replicas,
-                          "isr": list(replicas), "offline_replicas": [], "log_start_offset": 100 * (p % 4),
-                          "high_watermark": 10_000 + (i * 31 + p * 7) % 5000, "size_bytes": 1_800_000 + p,
-                          "epoch_end_offset": None,
-                          "offsets_by_timestamp": {str(T0): 500 + p} if i % 10 == 3 else {}})
-        configs = {"cleanup.policy": {"value": "delete", "source": 5, "sensitive": False, "read_only": False},
-                   "retention.ms": {"value": "604800000", "source": 1, "sensitive": False, "read_only": False},
-                   "segment.bytes": {"value": "1073741824", "source": 5, "sensitive": False, "read_only": False}}
-        out[name] = {"name": name, "topic_id": f"id-{i:05d}", "internal": False, "partitions": parts,
-                     "configs": configs}
+            parts.append(
+                {
+                    "partition": p,
+                    "leader": leader,
+                    "leader_epoch": 3 + p % 2,
+                    "replicas": replicas,
+                    "isr": list(replicas),
+                    "offline_replicas": [],
+                    "log_start_offset": 100 * (p % 4),
+                    "high_watermark": 10_000 + (i * 31 + p * 7) % 5000,
+                    "size_bytes": 1_800_000 + p,
+                    "epoch_end_offset": None,
+                    "offsets_by_timestamp": {str(T0): 500 + p} if i % 10 == 3 else {},
+                }
+            )
+        configs = {
+            "cleanup.policy": {"value": "delete", "source": 5, "sensitive": False, "read_only": False},
+            "retention.ms": {"value": "604800000", "source": 1, "sensitive": False, "read_only": False},
+            "segment.bytes": {"value": "1073741824", "source": 5, "sensitive": False, "read_only": False},
+        }
+        out[name] = {"name": name, "topic_id": f"id-{i:05d}", "internal": False, "partitions": parts, "configs": configs}
     groups = {"billing": {name: {"0": 50} for j, name in enumerate(out) if j % 10 == 0}}
-    return {"format_version": 1, "cluster": "bench", "cluster_id": "bench-id", "controller_id": 1,
-            "taken_at": TAKEN_AT, "brokers": [{"node_id": b, "host": f"b{b}", "port": 9092, "rack": None}
-                                              for b in (1, 2, 3)],
-            "topics": out, "group_offsets": groups}
+    return {
+        "format_version": 1,
+        "cluster": "bench",
+        "cluster_id": "bench-id",
+        "controller_id": 1,
+        "taken_at": TAKEN_AT,
+        "brokers": [{"node_id": b, "host": f"b{b}", "port": 9092, "rack": None} for b in (1, 2, 3)],
+        "topics": out,
+        "group_offsets": groups,
+    }
 
 
 CLUSTER_YAML = """kind: Cluster
@@ -75,8 +93,13 @@ def write_case(root: Path, topics: int, partitions: int) -> tuple[Path, Path]:
     snap.write_text(json.dumps(snapshot(topics, partitions), indent=2))
     manifests.mkdir()
     (manifests / "cluster.yaml").write_text(CLUSTER_YAML)
-    subprocess.run([sys.executable, "-m", "reconciler", "import", str(manifests), "--snapshot", str(snap),
-                    "--group-by", "none"], check=True, capture_output=True, env=with_package(ROOT), cwd=root)
+    subprocess.run(
+        [sys.executable, "-m", "reconciler", "import", str(manifests), "--snapshot", str(snap), "--group-by", "none"],
+        check=True,
+        capture_output=True,
+        env=with_package(ROOT),
+        cwd=root,
+    )
     (path,) = [p for p in manifests.rglob("*.yaml") if p.name != "cluster.yaml"]
     docs = path.read_text().split("\n---\n")
     for i in range(len(docs)):
@@ -106,8 +129,7 @@ def run_plan(argv: list[str], env: dict | None = None) -> tuple[float, float, in
     this waits for it)."""
     import tempfile
 
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err, \
-            tempfile.TemporaryDirectory() as elsewhere:
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err, tempfile.TemporaryDirectory() as elsewhere:
         start = time.perf_counter()
         proc = subprocess.Popen(argv, stdout=out, stderr=err, text=True, env=env or with_package(ROOT), cwd=elsewhere)
         _, status, usage = os.wait4(proc.pid, 0)
@@ -115,8 +137,12 @@ def run_plan(argv: list[str], env: dict | None = None) -> tuple[float, float, in
         proc.returncode = code = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        return (wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss,
-                subprocess.CompletedProcess(argv, code, out.read(), err.read()))
+        return (
+            wall,
+            usage.ru_utime + usage.ru_stime,
+            usage.ru_maxrss,
+            subprocess.CompletedProcess(argv, code, out.read(), err.read()),
+        )
 
 
 def phases(manifests: str, snap: str, traced: bool) -> None:
@@ -135,12 +161,14 @@ def phases(manifests: str, snap: str, traced: bool) -> None:
             tracemalloc.reset_peak()
             before = tracemalloc.get_traced_memory()[0]
         result = run()
-        row = {"step": name, "cpu_s": round(time.process_time() - cpu, 3),
-               "rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
+        row = {
+            "step": name,
+            "cpu_s": round(time.process_time() - cpu, 3),
+            "rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        }
         if traced:
             now, peak = tracemalloc.get_traced_memory()
-            row = {"step": name, "peak_mib": round((peak - before) / 2**20, 1),
-                   "kept_mib": round((now - before) / 2**20, 1)}
+            row = {"step": name, "peak_mib": round((peak - before) / 2**20, 1), "kept_mib": round((now - before) / 2**20, 1)}
         print(json.dumps(row), flush=True)
         return result
 
@@ -149,6 +177,7 @@ def phases(manifests: str, snap: str, traced: bool) -> None:
         from reconciler.manifests import load_manifests
         from reconciler.plan.planner import plan as make_plan
         from reconciler.render import render_plan
+
         return load_manifests, snapshot_for, make_plan, render_plan
 
     load_manifests, snapshot_for, make_plan, render_plan = step("import", imports)
@@ -182,15 +211,32 @@ def main() -> None:
     root = Path(args.workdir) / f"{args.topics}x{args.partitions}"
     snap, manifests = write_case(root, args.topics, args.partitions)
     plan_file = root / "plan.json"
-    argv = [sys.executable, "-m", "reconciler", "plan", str(manifests), "--snapshot", str(snap), "--format", "json",
-            "-o", str(plan_file), "--no-color"]
+    argv = [
+        sys.executable,
+        "-m",
+        "reconciler",
+        "plan",
+        str(manifests),
+        "--snapshot",
+        str(snap),
+        "--format",
+        "json",
+        "-o",
+        str(plan_file),
+        "--no-color",
+    ]
     runs = [run_plan(argv) for _ in range(args.repeat)]
     for *_, done in runs:
         if done.returncode != 2:
             raise SystemExit(f"plan exited {done.returncode}: {done.stderr[-2000:]}")
     wall, cpu, rss, done = min(runs, key=lambda r: r[0])
-    row = {"topics": args.topics, "partitions": args.topics * args.partitions, "wall_s": round(wall, 2),
-           "cpu_s": round(cpu, 2), "peak_rss_mib": round(rss / 1024)}
+    row = {
+        "topics": args.topics,
+        "partitions": args.topics * args.partitions,
+        "wall_s": round(wall, 2),
+        "cpu_s": round(cpu, 2),
+        "peak_rss_mib": round(rss / 1024),
+    }
     if args.check:
         import tempfile
 
@@ -198,8 +244,7 @@ def main() -> None:
             package = package_of(args.check, Path(tmp, "reference"))
             reference = Path(tmp, "plan.json")
             theirs = run_plan([a if a != str(plan_file) else str(reference) for a in argv], env=with_package(package))[3]
-            same = theirs.returncode == 2 and theirs.stdout == done.stdout \
-                and reference.read_bytes() == plan_file.read_bytes()
+            same = theirs.returncode == 2 and theirs.stdout == done.stdout and reference.read_bytes() == plan_file.read_bytes()
             row["check"] = f"identical to {args.check}'s" if same else f"DIFFERS from {args.check}'s"
     print(json.dumps(row))
     if args.phases:

@@ -10,6 +10,7 @@ are counted by the brokers. Not a test: timings depend on the machine. benchmark
 seeds the same way (`Brokers`); this module imports the reconciler only where it is used, so that
 its children measure their own imports.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,8 +28,7 @@ if TYPE_CHECKING:
 
 T0 = 1_700_000_000_000
 GROUP = "bench-consumers"
-APIS = ["Metadata", "DescribeConfigs", "ListOffsets", "OffsetForLeaderEpoch", "FindCoordinator", "OffsetFetch",
-        "DescribeLogDirs"]
+APIS = ["Metadata", "DescribeConfigs", "ListOffsets", "OffsetForLeaderEpoch", "FindCoordinator", "OffsetFetch", "DescribeLogDirs"]
 
 
 def names(topics: int) -> list[str]:
@@ -42,10 +42,10 @@ def serve(pipe, topics: int, partitions: int, replication_factor: int) -> None:
 
     with TestCluster(brokers=3) as cluster:
         for name in names(topics):
-            cluster.create_topic(name, partitions=partitions, replication_factor=replication_factor,
-                                 configs={"retention.ms": "604800000"})
-        cluster.produce_many({(name, p): 200 for name in names(topics) for p in range(partitions)},
-                             timestamp_ms=T0, step_ms=1000)
+            cluster.create_topic(
+                name, partitions=partitions, replication_factor=replication_factor, configs={"retention.ms": "604800000"}
+            )
+        cluster.produce_many({(name, p): 200 for name in names(topics) for p in range(partitions)}, timestamp_ms=T0, step_ms=1000)
         cluster.commit_offsets(GROUP, {(name, p): 150 for name in names(topics)[::10] for p in range(partitions)})
         pipe.send(cluster.bootstrap_servers)
         while True:
@@ -73,8 +73,13 @@ def desired(bootstrap: str, topics: int, partitions: int, replication_factor: in
             rules.append(ConsumedBy(groups=[GROUP]))
         if i % 10 == 5:
             rules.append(BeforeTime(timestamp=cut))
-        wanted[name] = DesiredTopic(name=name, partitions=partitions, replication_factor=replication_factor,
-                                    configs={"retention.ms": "604800000"}, truncate=rules)
+        wanted[name] = DesiredTopic(
+            name=name,
+            partitions=partitions,
+            replication_factor=replication_factor,
+            configs={"retention.ms": "604800000"},
+            truncate=rules,
+        )
     return DesiredState(cluster=ClusterSpec(name="bench", bootstrap_servers=bootstrap.split(",")), topics=wanted)
 
 
@@ -115,15 +120,23 @@ def measure(topics: int, partitions: int, replication_factor: int, repeat: int, 
                 cpus.append(time.process_time() - cpu)
                 counts = brokers.ask("counts")
         assert sum(len(t.partitions) for n, t in observed.topics.items() if n in state.topics) == topics * partitions
-        return {"topics": topics, "partitions": topics * partitions, "wall": statistics.median(walls),
-                "cpu": statistics.median(cpus), "counts": counts}
+        return {
+            "topics": topics,
+            "partitions": topics * partitions,
+            "wall": statistics.median(walls),
+            "cpu": statistics.median(cpus),
+            "counts": counts,
+        }
 
 
 def table(rows: list[dict]) -> str:
     apis = [a for a in APIS if any(r["counts"].get(a) for r in rows)]
     head = ["topics", "partitions", "observe s", "reader CPU s", "requests"] + apis
-    lines = [[f"{r['topics']:,}", f"{r['partitions']:,}", f"{r['wall']:.2f}", f"{r['cpu']:.2f}",
-              str(sum(r["counts"].values()))] + [str(r["counts"].get(a, 0)) for a in apis] for r in rows]
+    lines = [
+        [f"{r['topics']:,}", f"{r['partitions']:,}", f"{r['wall']:.2f}", f"{r['cpu']:.2f}", str(sum(r["counts"].values()))]
+        + [str(r["counts"].get(a, 0)) for a in apis]
+        for r in rows
+    ]
     widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(head)]
     out = [" | ".join(h.rjust(w) for h, w in zip(head, widths)), "-+-".join("-" * w for w in widths)]
     out += [" | ".join(c.rjust(w) for c, w in zip(line, widths)) for line in lines]

@@ -3,6 +3,7 @@ outcome, write it, and turn the outcome's kind into the exit code through one ta
 
 Errors are one paragraph on stderr, never a traceback (set RECONCILER_DEBUG=1 to see one).
 """
+
 from __future__ import annotations
 
 import functools
@@ -54,8 +55,10 @@ def handle_errors(command: Callable[..., Outcome]) -> Callable[..., Outcome]:
         except Exception as e:  # a bug: still no traceback for the user unless asked
             if os.environ.get("RECONCILER_DEBUG"):
                 raise
-            message = (f"internal error ({type(e).__name__}: {e}). This is a bug in the reconciler; "
-                       "run again with RECONCILER_DEBUG=1 for a traceback and report it.")
+            message = (
+                f"internal error ({type(e).__name__}: {e}). This is a bug in the reconciler; "
+                "run again with RECONCILER_DEBUG=1 for a traceback and report it."
+            )
         click.echo(f"Error: {message}", err=True)
         return Outcome.FAILED
 
@@ -112,8 +115,9 @@ def _server_list(ctx, param, value: str | None) -> list[str] | None:
     return [s.strip() for s in value.split(",")] if value else None
 
 
-COLOR_OPTION = click.option("--color/--no-color", default=None,
-                            help="Colour text on stdout (default: on a terminal, unless NO_COLOR is set).")
+COLOR_OPTION = click.option(
+    "--color/--no-color", default=None, help="Colour text on stdout (default: on a terminal, unless NO_COLOR is set)."
+)
 
 
 def _show(render: Callable[[str, bool], str], fmt: str, output: str | None, painted: bool) -> None:
@@ -224,8 +228,11 @@ def schema() -> Outcome:
 
 CLUSTER_OPTION = click.option("--cluster", help="Cluster name from the manifests (default: the snapshot's).")
 BOOTSTRAP_OPTION = click.option(
-    "--bootstrap-servers", envvar="RECONCILE_BOOTSTRAP_SERVERS", callback=_server_list,
-    help="Override the cluster's bootstrap servers (host:port,...), e.g. from a CI secret.")
+    "--bootstrap-servers",
+    envvar="RECONCILE_BOOTSTRAP_SERVERS",
+    callback=_server_list,
+    help="Override the cluster's bootstrap servers (host:port,...), e.g. from a CI secret.",
+)
 
 
 @main.command()
@@ -235,12 +242,25 @@ BOOTSTRAP_OPTION = click.option(
 @BOOTSTRAP_OPTION
 @click.option("--offline", is_flag=True, help="Skip validating the plan on the brokers (validate_only).")
 @click.option("--format", "fmt", type=FORMATS, default="text", show_default=True)
-@click.option("-o", "--output", type=click.Path(), callback=_output_file,
-              help="Write the plan in --format to FILE; the text plan goes to stdout.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(),
+    callback=_output_file,
+    help="Write the plan in --format to FILE; the text plan goes to stdout.",
+)
 @COLOR_OPTION
 @handle_errors
-def plan(manifests_dir: str, cluster: str | None, snapshot: str | None, bootstrap_servers: list[str] | None,
-         offline: bool, fmt: str, output: str | None, color: bool | None) -> Outcome:
+def plan(
+    manifests_dir: str,
+    cluster: str | None,
+    snapshot: str | None,
+    bootstrap_servers: list[str] | None,
+    offline: bool,
+    fmt: str,
+    output: str | None,
+    color: bool | None,
+) -> Outcome:
     """Show what would change. Exit 0 no changes, 2 changes, 1 error.
 
     Against a live cluster the plan is also validated on the brokers with validate_only (nothing
@@ -259,20 +279,32 @@ def plan(manifests_dir: str, cluster: str | None, snapshot: str | None, bootstra
 @click.option("--cluster", required=True, help="Cluster name from the manifests.")
 @BOOTSTRAP_OPTION
 @click.option("--sizes/--no-sizes", default=True, show_default=True, help="Read partition sizes (DescribeLogDirs).")
-@click.option("-o", "--output", type=click.Path(), required=True,
-              help="Snapshot file to write (JSON); with --format parquet, the fleet directory to write into.")
-@click.option("--format", "snapshot_format", type=click.Choice(["json", "parquet"]), default="json", show_default=True,
-              help="parquet: write <OUTPUT>/<cluster>/<run>.parquet, the columnar layout `drift --fleet` reads.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(),
+    required=True,
+    help="Snapshot file to write (JSON); with --format parquet, the fleet directory to write into.",
+)
+@click.option(
+    "--format",
+    "snapshot_format",
+    type=click.Choice(["json", "parquet"]),
+    default="json",
+    show_default=True,
+    help="parquet: write <OUTPUT>/<cluster>/<run>.parquet, the columnar layout `drift --fleet` reads.",
+)
 @handle_errors
-def snapshot(manifests_dir: str, cluster: str, bootstrap_servers: list[str] | None, sizes: bool, output: str,
-             snapshot_format: str = "json") -> Outcome:
+def snapshot(
+    manifests_dir: str, cluster: str, bootstrap_servers: list[str] | None, sizes: bool, output: str, snapshot_format: str = "json"
+) -> Outcome:
     """Save what the cluster looks like, for offline planning (`plan --snapshot`) and drift reports."""
     from reconciler.app.take_snapshot import take_snapshot
 
-    outcome = take_snapshot(manifests_dir, cluster, output, _connector(bootstrap_servers),
-                            parquet=snapshot_format == "parquet", sizes=sizes)
-    click.echo(f"{outcome.path}: {outcome.topics} topics, {outcome.partitions} partitions of {outcome.cluster}.",
-               err=True)
+    outcome = take_snapshot(
+        manifests_dir, cluster, output, _connector(bootstrap_servers), parquet=snapshot_format == "parquet", sizes=sizes
+    )
+    click.echo(f"{outcome.path}: {outcome.topics} topics, {outcome.partitions} partitions of {outcome.cluster}.", err=True)
     for warning in outcome.warnings:
         click.echo(f"warning: {warning}", err=True)
     return outcome.kind
@@ -293,40 +325,80 @@ class _TerminalReview:
         if self.auto_approve:
             return
         if not sys.stdin.isatty():
-            raise ReconcilerError("no terminal to confirm on: review the plan and pass --auto-approve, "
-                                  "or apply a saved plan file.")
+            raise ReconcilerError(
+                "no terminal to confirm on: review the plan and pass --auto-approve, or apply a saved plan file."
+            )
         click.confirm(f"Apply this plan to {cluster}?", abort=True)
 
 
 @main.command()
 @click.argument("plan_file", required=False, type=click.Path())
-@click.option("--manifests", "manifests_dir", default="manifests", show_default=True, type=click.Path(),
-              help="Manifest directory (cluster connection settings; the plan to make when no PLAN_FILE).")
+@click.option(
+    "--manifests",
+    "manifests_dir",
+    default="manifests",
+    show_default=True,
+    type=click.Path(),
+    help="Manifest directory (cluster connection settings; the plan to make when no PLAN_FILE).",
+)
 @click.option("--cluster", help="Cluster name (default: the saved plan's).")
 @BOOTSTRAP_OPTION
 @click.option("--auto-approve", is_flag=True, help="Apply a freshly made plan without asking.")
-@click.option("--allow-unfenced-truncation", is_flag=True,
-              help="Truncate even on brokers without OffsetForLeaderEpoch (a diverged log goes undetected).")
-@click.option("--throttle", "throttle", metavar="SIZE", callback=_byte_rate,
-              help="Replication throttle per broker while replicas are copied, e.g. 50MiB (per second); "
-                   "overrides the Cluster document's reassignment.throttle.")
-@click.option("--reassignment-wait", "reassignment_wait_s", metavar="DURATION", callback=_duration_s,
-              help="How long to wait for replica reassignments before reporting them in progress, e.g. 10m "
-                   "(default: the Cluster document's reassignment.wait, else 5m).")
-@click.option("--elect-leaders", is_flag=True,
-              help="After replicas are reassigned, elect each moved partition's preferred leader.")
-@click.option("--cancel-reassignments", is_flag=True,
-              help="Cancel the replica reassignments in progress on the managed topics (their replicas revert) "
-                   "and remove their throttles; plans nothing else. Needs --cluster, no PLAN_FILE.")
+@click.option(
+    "--allow-unfenced-truncation",
+    is_flag=True,
+    help="Truncate even on brokers without OffsetForLeaderEpoch (a diverged log goes undetected).",
+)
+@click.option(
+    "--throttle",
+    "throttle",
+    metavar="SIZE",
+    callback=_byte_rate,
+    help="Replication throttle per broker while replicas are copied, e.g. 50MiB (per second); "
+    "overrides the Cluster document's reassignment.throttle.",
+)
+@click.option(
+    "--reassignment-wait",
+    "reassignment_wait_s",
+    metavar="DURATION",
+    callback=_duration_s,
+    help="How long to wait for replica reassignments before reporting them in progress, e.g. 10m "
+    "(default: the Cluster document's reassignment.wait, else 5m).",
+)
+@click.option(
+    "--elect-leaders", is_flag=True, help="After replicas are reassigned, elect each moved partition's preferred leader."
+)
+@click.option(
+    "--cancel-reassignments",
+    is_flag=True,
+    help="Cancel the replica reassignments in progress on the managed topics (their replicas revert) "
+    "and remove their throttles; plans nothing else. Needs --cluster, no PLAN_FILE.",
+)
 @click.option("--format", "fmt", type=FORMATS, default="text", show_default=True, help="Format of the result.")
-@click.option("-o", "--output", type=click.Path(), callback=_output_file,
-              help="Write the result in --format to FILE; the text result goes to stdout.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(),
+    callback=_output_file,
+    help="Write the result in --format to FILE; the text result goes to stdout.",
+)
 @COLOR_OPTION
 @handle_errors
-def apply(plan_file: str | None, manifests_dir: str, cluster: str | None, bootstrap_servers: list[str] | None,
-          auto_approve: bool, allow_unfenced_truncation: bool, fmt: str, output: str | None,
-          color: bool | None = None, throttle: int | None = None, reassignment_wait_s: float | None = None,
-          elect_leaders: bool = False, cancel_reassignments: bool = False) -> Outcome:
+def apply(
+    plan_file: str | None,
+    manifests_dir: str,
+    cluster: str | None,
+    bootstrap_servers: list[str] | None,
+    auto_approve: bool,
+    allow_unfenced_truncation: bool,
+    fmt: str,
+    output: str | None,
+    color: bool | None = None,
+    throttle: int | None = None,
+    reassignment_wait_s: float | None = None,
+    elect_leaders: bool = False,
+    cancel_reassignments: bool = False,
+) -> Outcome:
     """Apply a saved plan exactly, or plan, show, confirm and apply.
 
     Every action's preconditions are checked against a fresh read and the current manifests
@@ -344,17 +416,30 @@ def apply(plan_file: str | None, manifests_dir: str, cluster: str | None, bootst
         from reconciler.app.apply_plan import cancel_reassignments as cancel
 
         if plan_file:
-            raise ReconcilerError("--cancel-reassignments takes no plan file: it cancels what is in progress on the "
-                                  "topics the manifests declare; name the cluster with --cluster.")
+            raise ReconcilerError(
+                "--cancel-reassignments takes no plan file: it cancels what is in progress on the "
+                "topics the manifests declare; name the cluster with --cluster."
+            )
         cancelled = cancel(manifests_dir, cluster, _connector(bootstrap_servers), throttle, progress=_progress)
         _show(lambda f, c: render_apply_result(cancelled.result, f, color=c), fmt, output, use_color(color))
         return cancelled.kind
     from reconciler.app.apply_plan import ApplyOptions, apply_changes
 
-    options = ApplyOptions(allow_unfenced_truncation=allow_unfenced_truncation, throttle_bytes_per_s=throttle,
-                           reassignment_wait_s=reassignment_wait_s, elect_leaders=elect_leaders)
-    outcome = apply_changes(manifests_dir, plan_file, cluster, _connector(bootstrap_servers),
-                            _TerminalReview(auto_approve, use_color(color)), options, progress=_progress)
+    options = ApplyOptions(
+        allow_unfenced_truncation=allow_unfenced_truncation,
+        throttle_bytes_per_s=throttle,
+        reassignment_wait_s=reassignment_wait_s,
+        elect_leaders=elect_leaders,
+    )
+    outcome = apply_changes(
+        manifests_dir,
+        plan_file,
+        cluster,
+        _connector(bootstrap_servers),
+        _TerminalReview(auto_approve, use_color(color)),
+        options,
+        progress=_progress,
+    )
     result = outcome.result
     if result is not None:
         _show(lambda f, c: render_apply_result(result, f, color=c), fmt, output, use_color(color))
@@ -366,29 +451,64 @@ def apply(plan_file: str | None, manifests_dir: str, cluster: str | None, bootst
 @click.option("--cluster", help="Report on this live cluster (name from the manifests).")
 @click.option("--snapshot", type=click.Path(), help="Report on a saved snapshot (JSON or Parquet).")
 @click.option("--fleet", type=click.Path(), help="Report on every cluster's latest snapshot under this directory.")
-@click.option("--since", type=click.Path(),
-              help="Earlier snapshot of the cluster, for data-loss signals and a change log (fleet: each cluster's "
-                   "previous run).")
+@click.option(
+    "--since",
+    type=click.Path(),
+    help="Earlier snapshot of the cluster, for data-loss signals and a change log (fleet: each cluster's previous run).",
+)
 @BOOTSTRAP_OPTION
-@click.option("--engine", type=click.Choice(["local", "spark", "auto"]), default="auto", show_default=True,
-              help="Fleet engine: local (in-process), spark (PySpark), auto (by fleet size).")
+@click.option(
+    "--engine",
+    type=click.Choice(["local", "spark", "auto"]),
+    default="auto",
+    show_default=True,
+    help="Fleet engine: local (in-process), spark (PySpark), auto (by fleet size).",
+)
 @click.option("--master", help="Spark master URL (spark://host:7077, yarn, local[4]); implies the Spark engine.")
-@click.option("--tables", type=click.Path(), help="Write Parquet tables (drift_items/, pending_truncations/, retention_lowered/, "
-                                                   "changes/) to DIR.")
-@click.option("--sizes/--no-sizes", default=True, show_default=True,
-              help="Live: read partition sizes (DescribeLogDirs) to estimate the bytes truncations would free.")
-@click.option("--ignore-topic", "ignore_topics", multiple=True, metavar="REGEX",
-              help="Never report topics matching REGEX as unmanaged (besides internal `__*` ones); repeatable.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "html"]), default="text",
-              show_default=True)
-@click.option("-o", "--output", type=click.Path(), callback=_output_file,
-              help="Write the report in --format to FILE; a text summary goes to stdout.")
+@click.option(
+    "--tables",
+    type=click.Path(),
+    help="Write Parquet tables (drift_items/, pending_truncations/, retention_lowered/, changes/) to DIR.",
+)
+@click.option(
+    "--sizes/--no-sizes",
+    default=True,
+    show_default=True,
+    help="Live: read partition sizes (DescribeLogDirs) to estimate the bytes truncations would free.",
+)
+@click.option(
+    "--ignore-topic",
+    "ignore_topics",
+    multiple=True,
+    metavar="REGEX",
+    help="Never report topics matching REGEX as unmanaged (besides internal `__*` ones); repeatable.",
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "html"]), default="text", show_default=True)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(),
+    callback=_output_file,
+    help="Write the report in --format to FILE; a text summary goes to stdout.",
+)
 @COLOR_OPTION
 @handle_errors
-def drift(manifests_dir: str, cluster: str | None, snapshot: str | None, fleet: str | None, since: str | None,
-          bootstrap_servers: list[str] | None, engine: str, master: str | None, tables: str | None,
-          ignore_topics: tuple[str, ...], fmt: str, output: str | None, sizes: bool = True,
-          color: bool | None = None) -> Outcome:
+def drift(
+    manifests_dir: str,
+    cluster: str | None,
+    snapshot: str | None,
+    fleet: str | None,
+    since: str | None,
+    bootstrap_servers: list[str] | None,
+    engine: str,
+    master: str | None,
+    tables: str | None,
+    ignore_topics: tuple[str, ...],
+    fmt: str,
+    output: str | None,
+    sizes: bool = True,
+    color: bool | None = None,
+) -> Outcome:
     """Report where clusters have moved away from Git. Exit 0 no drift, 3 drift found, 1 error.
 
     Findings: pending plan changes, unmanaged topics, config drift (set on the topic vs inherited
@@ -398,8 +518,19 @@ def drift(manifests_dir: str, cluster: str | None, snapshot: str | None, fleet: 
     from reconciler.app.report_drift import drift_report
     from reconciler.drift.render import render_report
 
-    outcome = drift_report(manifests_dir, cluster, snapshot, fleet, since, _connector(bootstrap_servers),
-                           engine=engine, master=master, tables=tables, sizes=sizes, ignore_topics=ignore_topics)
+    outcome = drift_report(
+        manifests_dir,
+        cluster,
+        snapshot,
+        fleet,
+        since,
+        _connector(bootstrap_servers),
+        engine=engine,
+        master=master,
+        tables=tables,
+        sizes=sizes,
+        ignore_topics=ignore_topics,
+    )
     # Drift's text has no colour yet; the option is taken so that every command takes the same ones.
     _show(lambda f, _c: render_report(outcome.report, f), fmt, output, use_color(color))
     return outcome.kind
@@ -410,20 +541,44 @@ def drift(manifests_dir: str, cluster: str | None, snapshot: str | None, fleet: 
 @click.option("--cluster", help="Read this live cluster: its name in the manifests, or a new name with --bootstrap-servers.")
 @click.option("--snapshot", type=click.Path(), help="Import from a saved snapshot instead of a live cluster.")
 @BOOTSTRAP_OPTION
-@click.option("--topics", "topics_regex", metavar="REGEX",
-              help="Import only topics whose name matches REGEX (searched in the name; anchor with ^...$).")
-@click.option("--exclude", multiple=True, metavar="REGEX",
-              help="Never import topics matching REGEX; repeatable. Internal __* topics and the Cluster "
-                   "document's ignore_topics are always left out.")
-@click.option("--group-by", type=click.Choice(["prefix", "none"]), default="prefix", show_default=True,
-              help="prefix: topics/CLUSTER/PREFIX.yaml per name prefix (orders.v1 -> orders); none: topics/CLUSTER.yaml.")
-@click.option("--overwrite", is_flag=True,
-              help="Rewrite files the import writes when they already exist; the topics they declare are imported again.")
+@click.option(
+    "--topics",
+    "topics_regex",
+    metavar="REGEX",
+    help="Import only topics whose name matches REGEX (searched in the name; anchor with ^...$).",
+)
+@click.option(
+    "--exclude",
+    multiple=True,
+    metavar="REGEX",
+    help="Never import topics matching REGEX; repeatable. Internal __* topics and the Cluster "
+    "document's ignore_topics are always left out.",
+)
+@click.option(
+    "--group-by",
+    type=click.Choice(["prefix", "none"]),
+    default="prefix",
+    show_default=True,
+    help="prefix: topics/CLUSTER/PREFIX.yaml per name prefix (orders.v1 -> orders); none: topics/CLUSTER.yaml.",
+)
+@click.option(
+    "--overwrite",
+    is_flag=True,
+    help="Rewrite files the import writes when they already exist; the topics they declare are imported again.",
+)
 @click.option("--dry-run", is_flag=True, help="Print the files instead of writing them.")
 @handle_errors
-def import_(manifests_dir: str, cluster: str | None, snapshot: str | None, bootstrap_servers: list[str] | None,
-            topics_regex: str | None, exclude: tuple[str, ...], group_by: GroupBy, overwrite: bool,
-            dry_run: bool) -> Outcome:
+def import_(
+    manifests_dir: str,
+    cluster: str | None,
+    snapshot: str | None,
+    bootstrap_servers: list[str] | None,
+    topics_regex: str | None,
+    exclude: tuple[str, ...],
+    group_by: GroupBy,
+    overwrite: bool,
+    dry_run: bool,
+) -> Outcome:
     """Write manifests for the topics a cluster already has, so the first plan is empty.
 
     Declares partitions, replication factor and the configs set on each topic; inherited configs
@@ -433,9 +588,18 @@ def import_(manifests_dir: str, cluster: str | None, snapshot: str | None, boots
     from reconciler.app.import_cluster import import_manifests
     from reconciler.render.import_summary import import_summary
 
-    outcome = import_manifests(manifests_dir, cluster, snapshot, _connector(bootstrap_servers),
-                               bootstrap_servers=bootstrap_servers or (), topics=topics_regex, exclude=exclude,
-                               group_by=group_by, overwrite=overwrite, dry_run=dry_run)
+    outcome = import_manifests(
+        manifests_dir,
+        cluster,
+        snapshot,
+        _connector(bootstrap_servers),
+        bootstrap_servers=bootstrap_servers or (),
+        topics=topics_regex,
+        exclude=exclude,
+        group_by=group_by,
+        overwrite=overwrite,
+        dry_run=dry_run,
+    )
     if dry_run:
         for path, text in outcome.result.to_write().items():
             click.echo(f"==> {path} <==\n{text}")

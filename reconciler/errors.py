@@ -4,6 +4,7 @@ Every error a user can meet carries a one-paragraph message that names the file,
 partition concerned and says what to do. Client-library exceptions are chained as causes, never
 shown raw.
 """
+
 from __future__ import annotations
 
 import json
@@ -65,8 +66,13 @@ def summarize_validation_error(error: ValidationError, limit: int = 3, keyed: Ma
     return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
 
 
-def validation_problems(error: ValidationError, limit: int = 20, keyed: Mapping[str, int] | None = None,
-                        loc_prefix: int = 0, explain: Callable[[Any], str | None] | None = None) -> list[str]:
+def validation_problems(
+    error: ValidationError,
+    limit: int = 20,
+    keyed: Mapping[str, int] | None = None,
+    loc_prefix: int = 0,
+    explain: Callable[[Any], str | None] | None = None,
+) -> list[str]:
     """The first `limit` problems of a pydantic error, each as `JSON path: message (got VALUE)`.
 
     `keyed` names the dict-valued fields and how many levels of keys follow them (`{"topics": 1,
@@ -76,13 +82,18 @@ def validation_problems(error: ValidationError, limit: int = 20, keyed: Mapping[
     return [problem_line(e, keyed, loc_prefix, explain) for e in error.errors(include_url=False)[:limit]]
 
 
-def problem_line(e: Any, keyed: Mapping[str, int] | None = None, loc_prefix: int = 0,
-                 explain: Callable[[Any], str | None] | None = None) -> str:
+def problem_line(
+    e: Any, keyed: Mapping[str, int] | None = None, loc_prefix: int = 0, explain: Callable[[Any], str | None] | None = None
+) -> str:
     loc = tuple(e["loc"])
     place = json_path(loc[loc_prefix:], keyed, prefix=loc[:loc_prefix])
     message = shown_text(str((explain and explain(e)) or e["msg"]), 300)
-    if "input" in e and e["type"] not in _NO_INPUT and not isinstance(e["input"], (dict, list)) \
-            and not (isinstance(e["input"], int) and str(e["input"]) in message):  # said already
+    if (
+        "input" in e
+        and e["type"] not in _NO_INPUT
+        and not isinstance(e["input"], (dict, list))
+        and not (isinstance(e["input"], int) and str(e["input"]) in message)
+    ):  # said already
         message += f" (got {short_value(e['input'])})"
     return f"{place or '(top level)'}: {message}"
 
@@ -129,7 +140,7 @@ def short_value(value: Any, limit: int = 80) -> str:
     """A value as a message quotes it: strings JSON-quoted, everything cut to about `limit`."""
     if isinstance(value, str):
         if len(value) > limit:
-            return f"{json.dumps(value[:limit])[:-1]}...\" ({len(value):,} characters)"
+            return f'{json.dumps(value[:limit])[:-1]}..." ({len(value):,} characters)'
         return json.dumps(value)
     if isinstance(value, bool) or value is None:
         return json.dumps(value)

@@ -3,6 +3,7 @@
 Pure data, shared by the manifest loader (type checks, normalisation) and the test cluster
 (DEFAULT_CONFIG values it reports). Source: Kafka's TopicConfig / LogConfig for 4.0.
 """
+
 from __future__ import annotations
 
 import re
@@ -11,8 +12,8 @@ from enum import Enum
 
 from reconciler.errors import shown, shown_text
 
-LONG_MAX = 2 ** 63 - 1
-INT_MAX = 2 ** 31 - 1
+LONG_MAX = 2**63 - 1
+INT_MAX = 2**31 - 1
 # A legal topic name (Topic.validate), apart from "." and "..", which Kafka refuses too.
 TOPIC_NAME = re.compile(r"[a-zA-Z0-9._-]{1,249}")
 
@@ -50,58 +51,81 @@ def _k(name, type_, default, unit=Unit.NONE, choices=None, minimum=None, maximum
     return TopicConfigKey(name, type_, default, unit, choices, minimum, maximum, broker)
 
 
-B, I, L, D, S, LS = (ConfigType.BOOLEAN, ConfigType.INT, ConfigType.LONG, ConfigType.DOUBLE,  # noqa: E741 - short type names keep the catalogue one row per key
-                     ConfigType.STRING, ConfigType.LIST)
+B, I, L, D, S, LS = (  # noqa: E741 - short type names keep the catalogue one row per key
+    ConfigType.BOOLEAN,
+    ConfigType.INT,
+    ConfigType.LONG,
+    ConfigType.DOUBLE,
+    ConfigType.STRING,
+    ConfigType.LIST,
+)
 
-TOPIC_CONFIGS: dict[str, TopicConfigKey] = {c.name: c for c in [
-    _k("cleanup.policy", LS, "delete", choices=("delete", "compact"), broker="log.cleanup.policy"),
-    _k("compression.type", S, "producer",
-       choices=("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"), broker="compression.type"),
-    _k("compression.gzip.level", I, "-1", broker="compression.gzip.level"),
-    _k("compression.lz4.level", I, "9", minimum=1, maximum=17, broker="compression.lz4.level"),
-    _k("compression.zstd.level", I, "3", minimum=-131072, maximum=22, broker="compression.zstd.level"),
-    _k("delete.retention.ms", L, "86400000", Unit.MS, minimum=0, broker="log.cleaner.delete.retention.ms"),
-    _k("file.delete.delay.ms", L, "60000", Unit.MS, minimum=0, broker="log.segment.delete.delay.ms"),
-    _k("flush.messages", L, str(LONG_MAX), minimum=1, broker="log.flush.interval.messages"),
-    _k("flush.ms", L, str(LONG_MAX), Unit.MS, minimum=0, broker="log.flush.interval.ms"),
-    _k("follower.replication.throttled.replicas", LS, ""),
-    _k("index.interval.bytes", I, "4096", Unit.BYTES, minimum=0, broker="log.index.interval.bytes"),
-    _k("leader.replication.throttled.replicas", LS, ""),
-    _k("local.retention.bytes", L, "-2", Unit.BYTES, minimum=-2, broker="log.local.retention.bytes"),
-    _k("local.retention.ms", L, "-2", Unit.MS, minimum=-2, broker="log.local.retention.ms"),
-    _k("max.compaction.lag.ms", L, str(LONG_MAX), Unit.MS, minimum=1, broker="log.cleaner.max.compaction.lag.ms"),
-    _k("max.message.bytes", I, "1048588", Unit.BYTES, minimum=0, broker="message.max.bytes"),
-    _k("message.downconversion.enable", B, "true", broker="log.message.downconversion.enable"),  # 4.0: a no-op, still defined
-    _k("message.timestamp.after.max.ms", L, "3600000", Unit.MS, minimum=0,
-       broker="log.message.timestamp.after.max.ms"),
-    _k("message.timestamp.before.max.ms", L, str(LONG_MAX), Unit.MS, minimum=0,
-       broker="log.message.timestamp.before.max.ms"),
-    _k("message.timestamp.type", S, "CreateTime", choices=("CreateTime", "LogAppendTime"),
-       broker="log.message.timestamp.type"),
-    _k("min.cleanable.dirty.ratio", D, "0.5", minimum=0, maximum=1, broker="log.cleaner.min.cleanable.ratio"),
-    _k("min.compaction.lag.ms", L, "0", Unit.MS, minimum=0, broker="log.cleaner.min.compaction.lag.ms"),
-    _k("min.insync.replicas", I, "1", minimum=1, broker="min.insync.replicas"),
-    _k("preallocate", B, "false", broker="log.preallocate"),
-    _k("remote.log.copy.disable", B, "false"),
-    _k("remote.log.delete.on.disable", B, "false"),
-    _k("remote.storage.enable", B, "false"),
-    _k("retention.bytes", L, "-1", Unit.BYTES, broker="log.retention.bytes"),
-    _k("retention.ms", L, "604800000", Unit.MS, minimum=-1, broker="log.retention.ms"),
-    _k("segment.bytes", I, "1073741824", Unit.BYTES, minimum=14,  # 4.0: one legacy record; 1 MiB from 4.1
-       broker="log.segment.bytes"),
-    _k("segment.index.bytes", I, "10485760", Unit.BYTES, minimum=4, broker="log.index.size.max.bytes"),
-    _k("segment.jitter.ms", L, "0", Unit.MS, minimum=0, broker="log.roll.jitter.ms"),
-    _k("segment.ms", L, "604800000", Unit.MS, minimum=1, broker="log.roll.ms"),
-    _k("unclean.leader.election.enable", B, "false", broker="unclean.leader.election.enable"),
-]}
+TOPIC_CONFIGS: dict[str, TopicConfigKey] = {
+    c.name: c
+    for c in [
+        _k("cleanup.policy", LS, "delete", choices=("delete", "compact"), broker="log.cleanup.policy"),
+        _k(
+            "compression.type",
+            S,
+            "producer",
+            choices=("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"),
+            broker="compression.type",
+        ),
+        _k("compression.gzip.level", I, "-1", broker="compression.gzip.level"),
+        _k("compression.lz4.level", I, "9", minimum=1, maximum=17, broker="compression.lz4.level"),
+        _k("compression.zstd.level", I, "3", minimum=-131072, maximum=22, broker="compression.zstd.level"),
+        _k("delete.retention.ms", L, "86400000", Unit.MS, minimum=0, broker="log.cleaner.delete.retention.ms"),
+        _k("file.delete.delay.ms", L, "60000", Unit.MS, minimum=0, broker="log.segment.delete.delay.ms"),
+        _k("flush.messages", L, str(LONG_MAX), minimum=1, broker="log.flush.interval.messages"),
+        _k("flush.ms", L, str(LONG_MAX), Unit.MS, minimum=0, broker="log.flush.interval.ms"),
+        _k("follower.replication.throttled.replicas", LS, ""),
+        _k("index.interval.bytes", I, "4096", Unit.BYTES, minimum=0, broker="log.index.interval.bytes"),
+        _k("leader.replication.throttled.replicas", LS, ""),
+        _k("local.retention.bytes", L, "-2", Unit.BYTES, minimum=-2, broker="log.local.retention.bytes"),
+        _k("local.retention.ms", L, "-2", Unit.MS, minimum=-2, broker="log.local.retention.ms"),
+        _k("max.compaction.lag.ms", L, str(LONG_MAX), Unit.MS, minimum=1, broker="log.cleaner.max.compaction.lag.ms"),
+        _k("max.message.bytes", I, "1048588", Unit.BYTES, minimum=0, broker="message.max.bytes"),
+        _k("message.downconversion.enable", B, "true", broker="log.message.downconversion.enable"),  # 4.0: a no-op, still defined
+        _k("message.timestamp.after.max.ms", L, "3600000", Unit.MS, minimum=0, broker="log.message.timestamp.after.max.ms"),
+        _k("message.timestamp.before.max.ms", L, str(LONG_MAX), Unit.MS, minimum=0, broker="log.message.timestamp.before.max.ms"),
+        _k(
+            "message.timestamp.type",
+            S,
+            "CreateTime",
+            choices=("CreateTime", "LogAppendTime"),
+            broker="log.message.timestamp.type",
+        ),
+        _k("min.cleanable.dirty.ratio", D, "0.5", minimum=0, maximum=1, broker="log.cleaner.min.cleanable.ratio"),
+        _k("min.compaction.lag.ms", L, "0", Unit.MS, minimum=0, broker="log.cleaner.min.compaction.lag.ms"),
+        _k("min.insync.replicas", I, "1", minimum=1, broker="min.insync.replicas"),
+        _k("preallocate", B, "false", broker="log.preallocate"),
+        _k("remote.log.copy.disable", B, "false"),
+        _k("remote.log.delete.on.disable", B, "false"),
+        _k("remote.storage.enable", B, "false"),
+        _k("retention.bytes", L, "-1", Unit.BYTES, broker="log.retention.bytes"),
+        _k("retention.ms", L, "604800000", Unit.MS, minimum=-1, broker="log.retention.ms"),
+        _k(
+            "segment.bytes",
+            I,
+            "1073741824",
+            Unit.BYTES,
+            minimum=14,  # 4.0: one legacy record; 1 MiB from 4.1
+            broker="log.segment.bytes",
+        ),
+        _k("segment.index.bytes", I, "10485760", Unit.BYTES, minimum=4, broker="log.index.size.max.bytes"),
+        _k("segment.jitter.ms", L, "0", Unit.MS, minimum=0, broker="log.roll.jitter.ms"),
+        _k("segment.ms", L, "604800000", Unit.MS, minimum=1, broker="log.roll.ms"),
+        _k("unclean.leader.election.enable", B, "false", broker="unclean.leader.election.enable"),
+    ]
+}
 
 # The topic configs a reassignment throttles its replicas with (set by Kafka's tool and by apply).
 LEADER_THROTTLED_REPLICAS = "leader.replication.throttled.replicas"
 FOLLOWER_THROTTLED_REPLICAS = "follower.replication.throttled.replicas"
 REPLICATION_THROTTLE_LISTS = frozenset({LEADER_THROTTLED_REPLICAS, FOLLOWER_THROTTLED_REPLICAS})
 
-INT_RANGE = (-(2 ** 31), INT_MAX)
-LONG_RANGE = (-(2 ** 63), LONG_MAX)
+INT_RANGE = (-(2**31), INT_MAX)
+LONG_RANGE = (-(2**63), LONG_MAX)
 
 # What Java's Integer.parseInt / Long.parseLong read (Python's int() also takes 1_000 and other
 # scripts' digits, which the broker refuses), and plain decimal numbers for doubles (no NaN or

@@ -2,6 +2,7 @@
 connection, and the plain values it answers with. A leaf module, so the adapter and the core
 meet here without importing each other.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -115,22 +116,26 @@ class ClusterPort(Protocol):
     def delete_topics(self, names: list[str]) -> dict[str, BrokerError | None]: ...
     # Replica reassignment (reconciler.apply.reassignment).
     def list_reassignments(self, topics: list[str]) -> dict[TopicPartition, Reassignment]: ...
-    def alter_reassignments(self, targets: dict[TopicPartition, list[int] | None]
-                            ) -> dict[TopicPartition, BrokerError | None]:
+    def alter_reassignments(self, targets: dict[TopicPartition, list[int] | None]) -> dict[TopicPartition, BrokerError | None]:
         """Start (replicas) or cancel (None) reassignments. A cancel of a partition with none in
         progress is no error (None): the partition's replicas tell what happened."""
+
     def partition_replicas(self, topics: list[str]) -> dict[TopicPartition, list[int]]: ...
     def live_brokers(self) -> list[int]:
         """The brokers Metadata lists (a stopped one is not among them)."""
+
     def replica_sizes(self, replicas: dict[TopicPartition, list[int]]) -> dict[tuple[TopicPartition, int], int]:
         """Bytes on disk of each (partition, broker) replica asked for that answered."""
+
     def elect_preferred_leaders(self, partitions: list[TopicPartition]) -> dict[TopicPartition, BrokerError | None]:
         """None where the preferred replica leads now (elected, or it already did)."""
-    def describe_config_values(self, resources: list[ConfigResource], keys: list[str]
-                               ) -> dict[ConfigResource, dict[str, str]]:
+
+    def describe_config_values(self, resources: list[ConfigResource], keys: list[str]) -> dict[ConfigResource, dict[str, str]]:
         """The given keys' values that are set on each resource (an unset key is left out)."""
-    def alter_config_ops(self, changes: dict[ConfigResource, list[ConfigChangeOp]]
-                         ) -> dict[ConfigResource, BrokerError | None]: ...
+
+    def alter_config_ops(
+        self, changes: dict[ConfigResource, list[ConfigChangeOp]]
+    ) -> dict[ConfigResource, BrokerError | None]: ...
 
 
 def create_topic_batches(actions: list[CreateTopic]) -> list[list[CreateTopic]]:

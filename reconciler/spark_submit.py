@@ -8,6 +8,7 @@ the rest of the Spark settings taken from spark-submit (the Spark job picks up t
 started). It exits with drift's codes (0 no drift, 3 drift found, 1 error). An entry point like
 `__main__`: it sits above the CLI, which it runs; nothing imports it.
 """
+
 from __future__ import annotations
 
 import os

@@ -4,6 +4,7 @@ Parsing accepts what people write in manifests; formatting produces the shortest
 that `format_duration_ms(parse_duration_ms(x))` never changes a value's meaning. `-1` (Kafka's
 "unlimited") passes through unchanged in both directions.
 """
+
 from __future__ import annotations
 
 import re
@@ -19,8 +20,14 @@ _LONGEST = 40  # characters: far beyond any value Kafka takes (a long has 19 dig
 
 _BYTE_UNITS = {
     "b": 1,
-    "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4,
-    "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4,
+    "kib": 1024,
+    "mib": 1024**2,
+    "gib": 1024**3,
+    "tib": 1024**4,
+    "kb": 1000,
+    "mb": 1000**2,
+    "gb": 1000**3,
+    "tb": 1000**4,
 }
 _SIZE = re.compile(r"([0-9]+)\s*([a-z]+)?", re.IGNORECASE)
 
@@ -33,8 +40,7 @@ def parse_duration_ms(text: str) -> int:
     if _INTEGER.fullmatch(s):
         return int(s)
     if not _DURATION.fullmatch(s):
-        raise ValueError(f"{shown(text)} is not a duration; write milliseconds or e.g. 500ms, 30s, 15m, 12h, 7d, "
-                         "2w, 1h30m")
+        raise ValueError(f"{shown(text)} is not a duration; write milliseconds or e.g. 500ms, 30s, 15m, 12h, 7d, 2w, 1h30m")
     return sum(int(n) * _DURATION_UNITS[unit] for n, unit in _DURATION_PART.findall(s))
 
 
@@ -48,8 +54,7 @@ def parse_bytes(text: str) -> int:
     match = _SIZE.fullmatch(s)
     unit = (match.group(2) or "b").lower() if match else None
     if match is None or unit not in _BYTE_UNITS:
-        raise ValueError(f"{shown(text)} is not a size; write bytes or e.g. 512KiB, 100MiB, 50GiB, 1TiB (or "
-                         "KB/MB/GB/TB)")
+        raise ValueError(f"{shown(text)} is not a size; write bytes or e.g. 512KiB, 100MiB, 50GiB, 1TiB (or KB/MB/GB/TB)")
     return int(match.group(1)) * _BYTE_UNITS[unit]
 
 

@@ -1,5 +1,6 @@
 """Suite-wide: the test cluster fixture and connections to it, and markers given by what a test
 needs, so that `pytest -m "not live and not spark"` runs the pure tests in seconds."""
+
 import itertools
 from pathlib import Path
 
@@ -34,6 +35,7 @@ def desired_for(tmp_path, test_cluster):
         target = cluster or test_cluster
         root = write_manifests(tmp_path / f"m{next(counter)}", target.bootstrap_servers, topics, cluster_extra)
         return load_manifests(root).desired_state(CLUSTER)
+
     return build
 
 

@@ -1,5 +1,6 @@
 """What a plan's actions would leave behind, computed on plain data: the planner's invariant
 tests apply a plan this way and plan again, expecting no changes."""
+
 from __future__ import annotations
 
 from reconciler.models.observed import ConfigSource, ObservedConfig, ObservedPartition, ObservedState, ObservedTopic
@@ -27,10 +28,11 @@ def _apply(topics: dict[str, ObservedTopic], action: Action) -> None:
     match action:
         case CreateTopic():
             topics[name] = ObservedTopic(
-                name=name, topic_id=f"new-{name}",
+                name=name,
+                topic_id=f"new-{name}",
                 partitions=[_empty_partition(i, action.replication_factor) for i in range(action.partitions)],
-                configs={k: ObservedConfig(value=v, source=ConfigSource.DYNAMIC_TOPIC_CONFIG)
-                         for k, v in action.configs.items()})
+                configs={k: ObservedConfig(value=v, source=ConfigSource.DYNAMIC_TOPIC_CONFIG) for k, v in action.configs.items()},
+            )
         case DeleteTopic():
             del topics[name]
         case AddPartitions():
@@ -46,8 +48,10 @@ def _apply(topics: dict[str, ObservedTopic], action: Action) -> None:
             topics[name] = topics[name].model_copy(update={"configs": configs})
         case TruncateRecords():
             targets = {t.partition: t.target_offset for t in action.partitions}
-            partitions = [p.model_copy(update={"log_start_offset": max(p.log_start_offset, targets.get(p.partition, 0))})
-                          for p in topics[name].partitions]
+            partitions = [
+                p.model_copy(update={"log_start_offset": max(p.log_start_offset, targets.get(p.partition, 0))})
+                for p in topics[name].partitions
+            ]
             topics[name] = topics[name].model_copy(update={"partitions": partitions})
         case _:
             unhandled(action)
@@ -55,5 +59,6 @@ def _apply(topics: dict[str, ObservedTopic], action: Action) -> None:
 
 def _empty_partition(index: int, replication_factor: int) -> ObservedPartition:
     replicas = list(range(1, replication_factor + 1))
-    return ObservedPartition(partition=index, leader=1, leader_epoch=0, replicas=replicas, isr=replicas,
-                             log_start_offset=0, high_watermark=0)
+    return ObservedPartition(
+        partition=index, leader=1, leader_epoch=0, replicas=replicas, isr=replicas, log_start_offset=0, high_watermark=0
+    )

@@ -7,6 +7,7 @@ the point at which its place in the pipeline is decided.
     load -> plan -> apply, with the Kafka adapter beside them, files, render, drift and adopt on
     top, then the use cases (app) both front ends call, then the CLI and the entry points.
 """
+
 from __future__ import annotations
 
 import ast
@@ -22,8 +23,14 @@ PACKAGE = ROOT / "reconciler"
 # layer -> the modules it covers: a name covers the module and, for a package, everything in it;
 # the most specific name wins ("reconciler" only covers what nothing else does).
 LAYERS: dict[str, tuple[str, ...]] = {
-    "core data": ("reconciler", "reconciler.errors", "reconciler.units", "reconciler.kafka_configs",
-                  "reconciler.models", "reconciler.ports"),
+    "core data": (
+        "reconciler",
+        "reconciler.errors",
+        "reconciler.units",
+        "reconciler.kafka_configs",
+        "reconciler.models",
+        "reconciler.ports",
+    ),
     # the Policy document's rules: checked as the manifests load, and again by the planner and apply
     "policy": ("reconciler.plan.policy",),
     "load": ("reconciler.manifests",),
@@ -97,7 +104,7 @@ def _imports(module: str) -> list[tuple[str, bool]]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1] + ([base] if base else []))
+                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
             # `from pkg import sub` imports the submodule pkg.sub when there is one
             names = [f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base for a in node.names]
         else:
@@ -145,7 +152,7 @@ def test_no_import_circles():
         chain = [*chain, module]
         for name in sorted(graph.get(module, ())):
             if state.get(name) == "open":
-                circles.append(" -> ".join([*chain[chain.index(name):], name]))
+                circles.append(" -> ".join([*chain[chain.index(name) :], name]))
             elif name not in state:
                 visit(name, chain)
         state[module] = "done"
@@ -172,8 +179,10 @@ def test_third_party_clients_stay_where_they_belong(package):
 
 def test_the_cli_starts_without_the_kafka_client_pyarrow_pyspark_or_deepdiff():
     """`reconcile --help` imports the CLI; the heavy clients wait for the command that needs them."""
-    code = ("import sys, reconciler.cli; print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in "
-            "('kafka', 'pyarrow', 'pyspark', 'deepdiff') or m.startswith(('reconciler.kafka', "
-            "'reconciler.drift.spark_job')))))")
+    code = (
+        "import sys, reconciler.cli; print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('kafka', 'pyarrow', 'pyspark', 'deepdiff') or m.startswith(('reconciler.kafka', "
+        "'reconciler.drift.spark_job')))))"
+    )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
     assert loaded.split() == []

@@ -9,6 +9,7 @@
   16) wrote; only the cluster's random ids and the time of the read are masked. Regenerate only
   for an intended change of the plan: `UPDATE_IDENTITY=1 python -m pytest tests/test_output_identity.py`.
 """
+
 from __future__ import annotations
 
 import json
@@ -29,10 +30,14 @@ REFERENCE = HERE / "output_identity"
 GOLDEN = sorted(p for p in (HERE / "golden").iterdir() if p.is_dir() and (p / "plan.json").exists())
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(min_value=-(2 ** 70), max_value=2 ** 70)
-    | st.floats(allow_nan=True, allow_infinity=True) | st.text(),
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(),
     lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner, max_size=5),
-    max_leaves=40)
+    max_leaves=40,
+)
 
 
 @settings(max_examples=int(os.environ.get("IDENTITY_EXAMPLES", "300")), deadline=None)
@@ -41,12 +46,22 @@ def test_json_text_is_json_dumps(data):
     assert json_text(data) == json.dumps(data, indent=2)
 
 
-@pytest.mark.parametrize("data", [
-    [2.5e-05, 1e-07, 1e16, 1e22, 5e-324, 1.7976931348623157e308, -0.0, 0.1, 100.0, 123456789.123],
-    {"ratio": 0.5, "text ending in a float": "up to 1.5", "line": "x: 2.5e-05", "k 1.5": 2.5e-05},
-    2.5e-05, "é\x7f\x01😀\"\\ \u2028\t\n", "\ud83d lone surrogate", float("nan"), [float("-inf")],
-    {"": [], "a": {}, "b": [[], {}]}, 2 ** 64, -(2 ** 63),
-], ids=repr)
+@pytest.mark.parametrize(
+    "data",
+    [
+        [2.5e-05, 1e-07, 1e16, 1e22, 5e-324, 1.7976931348623157e308, -0.0, 0.1, 100.0, 123456789.123],
+        {"ratio": 0.5, "text ending in a float": "up to 1.5", "line": "x: 2.5e-05", "k 1.5": 2.5e-05},
+        2.5e-05,
+        'é\x7f\x01😀"\\ \u2028\t\n',
+        "\ud83d lone surrogate",
+        float("nan"),
+        [float("-inf")],
+        {"": [], "a": {}, "b": [[], {}]},
+        2**64,
+        -(2**63),
+    ],
+    ids=repr,
+)
 def test_json_text_is_json_dumps_for_awkward_values(data):
     assert json_text(data) == json.dumps(data, indent=2)
 
@@ -64,12 +79,12 @@ GROUP = "identity-consumers"
 TOPICS = [f"svc{i % 3}.events-{i:02d}" for i in range(18)]
 MANIFESTS = {
     "cluster.yaml": "kind: Cluster\nname: identity\nbootstrap_servers: [{bootstrap}]\n"
-                    "defaults: {{partitions: 4, replication_factor: 3}}\n---\nkind: Policy\n"
-                    "max_partitions: 16\nallowed_replication_factors: [3]\nmax_delete_fraction: 1.0\n",
+    "defaults: {{partitions: 4, replication_factor: 3}}\n---\nkind: Policy\n"
+    "max_partitions: 16\nallowed_replication_factors: [3]\nmax_delete_fraction: 1.0\n",
     "shared.yaml": "kind: TopicTemplate\nname: events\nconfigs: {{retention.ms: 7d}}\n---\n"
-                   "kind: TopicTemplate\nname: consumed\nconfigs: {{retention.ms: 7d}}\n"
-                   f"truncate:\n  - consumed_by: [{GROUP}]\n---\n"
-                   "kind: TruncationRule\nname: erasure\nbefore_time: 2023-11-14T22:14:10Z\n",
+    "kind: TopicTemplate\nname: consumed\nconfigs: {{retention.ms: 7d}}\n"
+    f"truncate:\n  - consumed_by: [{GROUP}]\n---\n"
+    "kind: TruncationRule\nname: erasure\nbefore_time: 2023-11-14T22:14:10Z\n",
 }
 
 
@@ -107,11 +122,14 @@ def test_a_live_plan_is_the_stored_reference(test_cluster, tmp_path):
         (tmp_path / file).write_text(text.format(bootstrap=test_cluster.bootstrap_servers))
     (tmp_path / "tópicos.yaml").write_text(_topics_yaml())  # a non-ASCII source file: escaped in JSON
     out = tmp_path / "plan.json"
-    result = CliRunner().invoke(main, ["plan", str(tmp_path), "--cluster", "identity", "--format", "json",
-                                       "-o", str(out), "--no-color"])
+    result = CliRunner().invoke(
+        main, ["plan", str(tmp_path), "--cluster", "identity", "--format", "json", "-o", str(out), "--no-color"]
+    )
     assert result.exit_code == 2, result.output
-    rendered = {"plan.json": _masked(out.read_text(encoding="utf-8"), test_cluster),
-                "plan.txt": _masked(result.stdout, test_cluster)}
+    rendered = {
+        "plan.json": _masked(out.read_text(encoding="utf-8"), test_cluster),
+        "plan.txt": _masked(result.stdout, test_cluster),
+    }
     for name, text in rendered.items():
         if os.environ.get("UPDATE_IDENTITY"):
             REFERENCE.mkdir(exist_ok=True)

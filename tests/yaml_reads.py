@@ -1,4 +1,5 @@
 """What reading a YAML text gives, all of it, for comparing two ways of reading the same text."""
+
 from __future__ import annotations
 
 from reconciler.manifests import yaml_source
@@ -9,5 +10,4 @@ def read_everything(text: str) -> tuple[list, list]:
     """(each document's file, data, key and value positions, refusals and secrets; the problems)."""
     found: list = []
     docs = yaml_source.read_yaml_text(text, "f.yaml", lambda *p: found.append(p), is_secret)
-    return [(d.file, d.data, d.key_marks, d.value_marks, d.refused, d.refused_at, d.secret_texts)
-            for d in docs], found
+    return [(d.file, d.data, d.key_marks, d.value_marks, d.refused, d.refused_at, d.secret_texts) for d in docs], found

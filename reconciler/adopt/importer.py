@@ -19,6 +19,7 @@ such topics are held back and reported, like topics that break the manifests' po
 default value explicitly would not help: the planner pins every declared key the topic only
 inherits.
 """
+
 from __future__ import annotations
 
 import re
@@ -48,13 +49,13 @@ _CANONICAL_INT = re.compile(r"-?(0|[1-9][0-9]*)")
 
 @dataclass(frozen=True)
 class ImportOptions:
-    topics: str | None = None              # regex searched in the name: only matching topics
-    exclude: tuple[str, ...] = ()             # regexes searched in the name: never imported
+    topics: str | None = None  # regex searched in the name: only matching topics
+    exclude: tuple[str, ...] = ()  # regexes searched in the name: never imported
     group_by: GroupBy = "prefix"
     overwrite: bool = False
-    bootstrap_servers: tuple[str, ...] = ()   # for a new Cluster document; default: the snapshot's brokers
-    live: bool = False                        # only changes the header's wording
-    now: datetime | None = None            # header time when the observed state has none
+    bootstrap_servers: tuple[str, ...] = ()  # for a new Cluster document; default: the snapshot's brokers
+    live: bool = False  # only changes the header's wording
+    now: datetime | None = None  # header time when the observed state has none
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,7 @@ class ImportResult:
     # What rewriting those files removes and the import does not write again.
     dropped: list[str] = field(default_factory=list)
     topics: dict[str, str] = field(default_factory=dict)  # imported topic -> its file
-    cluster_file: str | None = None                    # set when a Cluster document is written
+    cluster_file: str | None = None  # set when a Cluster document is written
     skipped: list[Skipped] = field(default_factory=list)
     left_out: list[LeftOut] = field(default_factory=list)
 
@@ -94,8 +95,12 @@ class ImportResult:
         return {path: text for path, text in self.files.items() if path not in self.unchanged}
 
 
-def import_cluster(observed: ObservedState, manifests=None, existing_files: Mapping[str, str] | None = None,
-                   options: ImportOptions = ImportOptions()) -> ImportResult:
+def import_cluster(
+    observed: ObservedState,
+    manifests=None,
+    existing_files: Mapping[str, str] | None = None,
+    options: ImportOptions = ImportOptions(),
+) -> ImportResult:
     """Manifests for `observed`'s topics that the manifests do not declare yet.
 
     `manifests` is the loaded manifest directory (reconciler.manifests.Manifests) or None when it
@@ -118,15 +123,21 @@ def import_cluster(observed: ObservedState, manifests=None, existing_files: Mapp
         raise ReconcilerError(
             f"the manifests have no Cluster document for {cluster}, and {cluster_file} already exists; add "
             f"a `kind: Cluster` document named {cluster} to the manifests, or pass --overwrite to replace "
-            "that file.")
+            "that file."
+        )
 
     # With --overwrite, an existing file the import writes is replaced as a whole, so topics it
     # declared are imported again; a replaced file can free topics bound for further files.
     rewritten: set[str] = set()
     while True:
         freed = {n for n, t in managed.items() if t.source is not None and t.source.file in rewritten}
-        candidates = [n for n in wanted if n not in managed or n in freed
-                      or (options.overwrite and managed[n].source is not None and managed[n].source.file == targets[n])]
+        candidates = [
+            n
+            for n in wanted
+            if n not in managed
+            or n in freed
+            or (options.overwrite and managed[n].source is not None and managed[n].source.file == targets[n])
+        ]
         now_rewritten = {targets[n] for n in candidates if targets[n] in existing} if options.overwrite else set()
         if cluster_file is not None and cluster_file in existing:
             now_rewritten.add(cluster_file)
@@ -140,8 +151,11 @@ def import_cluster(observed: ObservedState, manifests=None, existing_files: Mapp
             source = managed[name].source
             result.skipped.append(Skipped(name, "managed", f"already declared at {source}" if source else "already declared"))
         elif targets[name] in existing and not options.overwrite:
-            result.skipped.append(Skipped(name, "file-exists", f"not written, its file {targets[name]} exists; "
-                                                               "pass --overwrite to rewrite that file"))
+            result.skipped.append(
+                Skipped(
+                    name, "file-exists", f"not written, its file {targets[name]} exists; pass --overwrite to rewrite that file"
+                )
+            )
         else:
             importing.append(name)
 
@@ -162,8 +176,7 @@ def import_cluster(observed: ObservedState, manifests=None, existing_files: Mapp
         by_file.setdefault(targets[name], []).append(name)
         result.topics[name] = targets[name]
     for path, names in sorted(by_file.items()):
-        docs = [_topic_doc(cluster, topics[n][0], topics[n][1], [x for x in result.left_out if x.topic == n])
-                for n in names]
+        docs = [_topic_doc(cluster, topics[n][0], topics[n][1], [x for x in result.left_out if x.topic == n]) for n in names]
         result.files[path] = header + "---\n".join(docs)
     if cluster_file is not None:
         result.cluster_file = cluster_file
@@ -182,6 +195,7 @@ def import_cluster(observed: ObservedState, manifests=None, existing_files: Mapp
 
 # --- which topics ------------------------------------------------------------------------------
 
+
 def _select(observed: ObservedState, spec: ClusterSpec, options: ImportOptions, result: ImportResult) -> list[str]:
     try:
         only = re.compile(options.topics) if options.topics is not None else None
@@ -197,8 +211,7 @@ def _select(observed: ObservedState, spec: ClusterSpec, options: ImportOptions, 
         if topic.internal or name.startswith("__"):
             result.skipped.append(Skipped(name, "internal", "internal topic"))
         elif cluster_pattern is not None:
-            result.skipped.append(Skipped(name, "ignored", f"matches the Cluster document's ignore_topics "
-                                                           f"{cluster_pattern!r}"))
+            result.skipped.append(Skipped(name, "ignored", f"matches the Cluster document's ignore_topics {cluster_pattern!r}"))
         elif option_pattern is not None:
             result.skipped.append(Skipped(name, "ignored", f"matches --exclude {option_pattern!r}"))
         elif only is not None and not only.search(name):
@@ -206,8 +219,11 @@ def _select(observed: ObservedState, spec: ClusterSpec, options: ImportOptions, 
         elif not topic.partitions or topic.replication_factor < 1:
             # Metadata without partitions or replicas (a topic being created or deleted) says
             # nothing a manifest could declare.
-            result.skipped.append(Skipped(name, "held-back", "held back: the cluster reported no partitions or "
-                                                             "replicas for it; import it again later"))
+            result.skipped.append(
+                Skipped(
+                    name, "held-back", "held back: the cluster reported no partitions or replicas for it; import it again later"
+                )
+            )
         else:
             wanted.append(name)
     return wanted
@@ -220,8 +236,10 @@ def _declared_configs(topic: ObservedTopic, result: ImportResult) -> dict[str, s
         if key not in kafka_configs.TOPIC_CONFIGS:
             why = "not a topic config the manifest format knows; it stays on the topic and plans report it"
         elif config.value is None:
-            why = ("sensitive: the cluster does not reveal its value, so it cannot be written; it stays on "
-                   "the topic, and plans report it until you declare it by hand")
+            why = (
+                "sensitive: the cluster does not reveal its value, so it cannot be written; it stays on "
+                "the topic, and plans report it until you declare it by hand"
+            )
         elif (error := kafka_configs.value_error(key, config.value)) is not None:
             why = f"the manifest format would refuse its value ({error}); it stays on the topic"
         else:
@@ -231,9 +249,15 @@ def _declared_configs(topic: ObservedTopic, result: ImportResult) -> dict[str, s
     return declared
 
 
-def _held_back(topics: dict[str, tuple[ObservedTopic, dict[str, str]]], managed: dict[str, DesiredTopic],
-               freed: set[str], defaults: dict[str, str], spec: ClusterSpec, policy: Policy,
-               observed: ObservedState) -> dict[str, str]:
+def _held_back(
+    topics: dict[str, tuple[ObservedTopic, dict[str, str]]],
+    managed: dict[str, DesiredTopic],
+    freed: set[str],
+    defaults: dict[str, str],
+    spec: ClusterSpec,
+    policy: Policy,
+    observed: ObservedState,
+) -> dict[str, str]:
     """Topics whose manifest would not plan empty or would not load, with the reason."""
     held: dict[str, str] = {}
     staying = {n for n in managed if n not in freed}
@@ -241,15 +265,20 @@ def _held_back(topics: dict[str, tuple[ObservedTopic, dict[str, str]]], managed:
     for name in sorted(topics):
         other = folded.get(name.replace(".", "_"))
         if other is not None:
-            held[name] = (f"its name collides with {other!r} ('.' and '_' are the same to Kafka's metrics), "
-                          "so the manifests could not declare both")
+            held[name] = (
+                f"its name collides with {other!r} ('.' and '_' are the same to Kafka's metrics), "
+                "so the manifests could not declare both"
+            )
         else:
             folded[name.replace(".", "_")] = name
     wants = {}
     for name, (topic, configs) in topics.items():
         wants[name] = DesiredTopic(
-            name=name, partitions=len(topic.partitions), replication_factor=topic.replication_factor,
-            configs=dict(sorted({**defaults, **configs}.items())))
+            name=name,
+            partitions=len(topic.partitions),
+            replication_factor=topic.replication_factor,
+            configs=dict(sorted({**defaults, **configs}.items())),
+        )
     state = DesiredState(cluster=spec, topics=dict(sorted(wants.items())), policy=policy)
     for name, reasons in policy_violations(state).items():
         held.setdefault(name, reasons[0])
@@ -273,13 +302,16 @@ def _change_reason(change, defaults: dict[str, str], declared: dict[str, str]) -
     if key in defaults and key not in declared:
         inherited = f"inherits {change.before} ({change.before_source})" if change.before is not None else "does not have it"
         effect = "would pin that same value on the topic" if change.before == change.after else "would change it"
-        return (f"the Cluster document's defaults declare {key}={defaults[key]} for every topic and this topic "
-                f"{inherited}, so the first plan {effect}; set the key on the topic in the cluster, or take it "
-                "out of the defaults, then import again")
+        return (
+            f"the Cluster document's defaults declare {key}={defaults[key]} for every topic and this topic "
+            f"{inherited}, so the first plan {effect}; set the key on the topic in the cluster, or take it "
+            "out of the defaults, then import again"
+        )
     return f"a plan would still change {key} ({change.before} -> {change.after})"
 
 
 # --- where it goes -----------------------------------------------------------------------------
+
 
 def _topic_file(cluster: str, topic: str, group_by: GroupBy) -> str:
     if group_by == "none":
@@ -301,16 +333,20 @@ def _file_safe(name: str) -> str:
 def _bootstrap(observed: ObservedState, options: ImportOptions) -> list[str]:
     if options.bootstrap_servers:
         return list(options.bootstrap_servers)
-    servers = [f"[{b.host}]:{b.port}" if ":" in b.host else f"{b.host}:{b.port}"
-               for b in sorted(observed.brokers, key=lambda b: b.node_id)]
+    servers = [
+        f"[{b.host}]:{b.port}" if ":" in b.host else f"{b.host}:{b.port}"
+        for b in sorted(observed.brokers, key=lambda b: b.node_id)
+    ]
     if not servers:
         raise ReconcilerError(
             f"the manifests have no Cluster document for {observed.cluster} and the observed state lists no "
-            "brokers; pass --bootstrap-servers host:port,... for the Cluster document the import writes.")
+            "brokers; pass --bootstrap-servers host:port,... for the Cluster document the import writes."
+        )
     return servers
 
 
 # --- YAML text ---------------------------------------------------------------------------------
+
 
 def _when(observed: ObservedState, options: ImportOptions) -> str:
     moment = observed.taken_at or options.now or datetime.now(timezone.utc)
@@ -321,9 +357,11 @@ def _when(observed: ObservedState, options: ImportOptions) -> str:
 
 def _header(cluster: str, when: str, live: bool) -> str:
     origin = f"read from the cluster at {when}" if live else f"from a snapshot taken at {when}"
-    return (f"{HEADER_MARK} from cluster {cluster}, {origin}.\n"
-            "# Declares what is set on each topic; configs a topic inherits from the brokers are left out, so\n"
-            "# they keep following the cluster. Truncation points are never imported: add `truncate:` by hand.\n")
+    return (
+        f"{HEADER_MARK} from cluster {cluster}, {origin}.\n"
+        "# Declares what is set on each topic; configs a topic inherits from the brokers are left out, so\n"
+        "# they keep following the cluster. Truncation points are never imported: add `truncate:` by hand.\n"
+    )
 
 
 def _body(text: str) -> str:
@@ -333,10 +371,20 @@ def _body(text: str) -> str:
 
 
 def _topic_doc(cluster: str, topic: ObservedTopic, configs: dict[str, str], left_out: list[LeftOut]) -> str:
-    data: dict[str, object] = {"kind": "Topic", "name": topic.name, "clusters": [cluster],
-                               "partitions": len(topic.partitions), "replication_factor": topic.replication_factor}
-    lines = ["kind: Topic", f"name: {_scalar(topic.name)}", f"clusters: {_flow([cluster])}",
-             f"partitions: {len(topic.partitions)}", f"replication_factor: {topic.replication_factor}"]
+    data: dict[str, object] = {
+        "kind": "Topic",
+        "name": topic.name,
+        "clusters": [cluster],
+        "partitions": len(topic.partitions),
+        "replication_factor": topic.replication_factor,
+    }
+    lines = [
+        "kind: Topic",
+        f"name: {_scalar(topic.name)}",
+        f"clusters: {_flow([cluster])}",
+        f"partitions: {len(topic.partitions)}",
+        f"replication_factor: {topic.replication_factor}",
+    ]
     for item in left_out:
         lines.append(f"# not declared: {item.key} ({item.why})")
     if configs:
@@ -350,10 +398,12 @@ def _topic_doc(cluster: str, topic: ObservedTopic, configs: dict[str, str], left
 
 def _cluster_doc(spec: ClusterSpec) -> str:
     data = {"kind": "Cluster", "name": spec.name, "bootstrap_servers": list(spec.bootstrap_servers)}
-    text = ("# Add `security:` (secrets as ${ENV_VAR} references) and `ignore_topics:` as needed. Config\n"
-            "# `defaults:` apply to every topic that does not set the key itself, so adding some later puts\n"
-            "# them on the imported topics at the next apply.\n"
-            f"kind: Cluster\nname: {_scalar(spec.name)}\nbootstrap_servers: {_flow(spec.bootstrap_servers)}\n")
+    text = (
+        "# Add `security:` (secrets as ${ENV_VAR} references) and `ignore_topics:` as needed. Config\n"
+        "# `defaults:` apply to every topic that does not set the key itself, so adding some later puts\n"
+        "# them on the imported topics at the next apply.\n"
+        f"kind: Cluster\nname: {_scalar(spec.name)}\nbootstrap_servers: {_flow(spec.bootstrap_servers)}\n"
+    )
     _check_round_trip(text, data)
     return text
 
@@ -418,8 +468,8 @@ def _check_round_trip(text: str, data: dict) -> None:
 
 # --- what --overwrite removes ------------------------------------------------------------------
 
-def _dropped(path: str, text: str, cluster: str, imported: dict[str, str],
-             not_imported: dict[str, Skipped]) -> list[str]:
+
+def _dropped(path: str, text: str, cluster: str, imported: dict[str, str], not_imported: dict[str, Skipped]) -> list[str]:
     """What replacing `path` loses: documents the import does not write again, and hand-written
     parts of the topics it does (truncation rules, templates, overrides)."""
     try:
@@ -442,8 +492,9 @@ def _dropped(path: str, text: str, cluster: str, imported: dict[str, str],
             why = skipped.detail if skipped else "no longer on the cluster"
             lost.append(f"{path}: Topic {name} (not imported again, {why})")
         else:
-            extras = sorted(k for k in doc if k not in ("kind", "name", "clusters", "partitions",
-                                                       "replication_factor", "configs"))
+            extras = sorted(
+                k for k in doc if k not in ("kind", "name", "clusters", "partitions", "replication_factor", "configs")
+            )
             if extras:
                 lost.append(f"{path}: {', '.join(extras)} of Topic {name}")
     return lost

@@ -1,6 +1,7 @@
 """`reconcile apply`: a saved plan applied exactly, or a fresh plan made, reviewed and applied;
 then planned again to tell whether the cluster converged. `--cancel-reassignments` instead
 cancels the replica reassignments in progress on the managed topics."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -50,8 +51,15 @@ class CancelOutcome:
         return Outcome.DONE if self.result.succeeded else Outcome.FAILED
 
 
-def apply_changes(manifests_dir: str, plan_file: str | None, cluster: str | None, connect: Connect, review: Review,
-                  options: ApplyOptions | None = None, progress: Progress = lambda _: None) -> ApplyOutcome:
+def apply_changes(
+    manifests_dir: str,
+    plan_file: str | None,
+    cluster: str | None,
+    connect: Connect,
+    review: Review,
+    options: ApplyOptions | None = None,
+    progress: Progress = lambda _: None,
+) -> ApplyOutcome:
     """Every action's preconditions are checked against a fresh read and the current manifests
     first (see `reconciler.apply.executor`); the brokers validate every write before the first one is sent."""
     manifests = load_manifests(manifests_dir)
@@ -63,8 +71,10 @@ def apply_changes(manifests_dir: str, plan_file: str | None, cluster: str | None
         if cluster and cluster != saved.cluster:
             raise ReconcilerError(f"{plan_file} is a plan for {shown(saved.cluster)}, not {shown(cluster)}.")
         if saved.cluster not in manifests.clusters:
-            raise ReconcilerError(f"{plan_file} is a plan for cluster {shown(saved.cluster)}, which the manifests in "
-                                  f"{manifests_dir} do not declare (known: {', '.join(manifests.cluster_names())}).")
+            raise ReconcilerError(
+                f"{plan_file} is a plan for cluster {shown(saved.cluster)}, which the manifests in "
+                f"{manifests_dir} do not declare (known: {', '.join(manifests.cluster_names())})."
+            )
         cluster = saved.cluster
     desired = manifests.desired_state(require_cluster(manifests, cluster))
     with connect(desired.cluster) as kafka:
@@ -82,8 +92,13 @@ def apply_changes(manifests_dir: str, plan_file: str | None, cluster: str | None
     return ApplyOutcome(result=result.model_copy(update={"follow_up": follow_up}), plan=to_apply)
 
 
-def cancel_reassignments(manifests_dir: str, cluster: str | None, connect: Connect,
-                         throttle_bytes_per_s: int | None = None, progress: Progress = lambda _: None) -> CancelOutcome:
+def cancel_reassignments(
+    manifests_dir: str,
+    cluster: str | None,
+    connect: Connect,
+    throttle_bytes_per_s: int | None = None,
+    progress: Progress = lambda _: None,
+) -> CancelOutcome:
     """Cancel the reassignments in progress on the topics the manifests declare for `cluster`
     (Kafka records no owner: these are the ones this tool may have started, and any other one
     there works against the manifests too), remove their throttles, then plan again: the

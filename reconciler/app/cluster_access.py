@@ -3,6 +3,7 @@
 `kafka_connector` is the real one, through the Kafka adapter, which is imported when a connection
 is opened (kafka-python costs start-up time that commands without a cluster should not pay).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence

@@ -1,5 +1,6 @@
 """`reconcile import`: manifests written for the topics a cluster already has, and checked to
 plan empty before anything is written."""
+
 from __future__ import annotations
 
 import tempfile
@@ -26,10 +27,19 @@ class ImportOutcome:
     kind: Outcome = Outcome.DONE
 
 
-def import_manifests(manifests_dir: str, cluster: str | None, snapshot: str | None, connect: Connect,
-                     bootstrap_servers: Sequence[str] = (), topics: str | None = None, exclude: Sequence[str] = (),
-                     group_by: GroupBy = "prefix", overwrite: bool = False, dry_run: bool = False,
-                     now: datetime | None = None) -> ImportOutcome:
+def import_manifests(
+    manifests_dir: str,
+    cluster: str | None,
+    snapshot: str | None,
+    connect: Connect,
+    bootstrap_servers: Sequence[str] = (),
+    topics: str | None = None,
+    exclude: Sequence[str] = (),
+    group_by: GroupBy = "prefix",
+    overwrite: bool = False,
+    dry_run: bool = False,
+    now: datetime | None = None,
+) -> ImportOutcome:
     """From `snapshot` when given, else from the live `cluster` (a cluster the manifests do not
     declare yet is reached with `bootstrap_servers`, and gets a Cluster document)."""
     root = Path(manifests_dir)
@@ -56,14 +66,22 @@ def import_manifests(manifests_dir: str, cluster: str | None, snapshot: str | No
             if not servers:
                 raise ReconcilerError(
                     f"the manifests in {manifests_dir} have no cluster named {cluster!r}; pass --bootstrap-servers "
-                    "host:port to read it (the import then writes a Cluster document for it).")
+                    "host:port to read it (the import then writes a Cluster document for it)."
+                )
             spec = ClusterSpec(name=cluster, bootstrap_servers=list(servers))
         with connect(spec) as kafka:
             observed = kafka.observe_topics()
         if observed.cluster != cluster:
             observed = observed.model_copy(update={"cluster": cluster})
-    options = ImportOptions(topics=topics, exclude=tuple(exclude), group_by=group_by, overwrite=overwrite,
-                            bootstrap_servers=servers, live=not snapshot, now=now or datetime.now(timezone.utc))
+    options = ImportOptions(
+        topics=topics,
+        exclude=tuple(exclude),
+        group_by=group_by,
+        overwrite=overwrite,
+        bootstrap_servers=servers,
+        live=not snapshot,
+        now=now or datetime.now(timezone.utc),
+    )
     result = import_cluster(observed, manifests, existing, options)
     verify_import(existing, result, observed)
     if not dry_run:
@@ -86,11 +104,13 @@ def verify_import(existing: dict[str, str], result: ImportResult, observed: Obse
         except ManifestError as e:
             raise ReconcilerError(
                 "nothing was written: with the imported files the manifests would not load. Leave the topics "
-                "concerned out with --exclude, or change the manifests, then import again.\n" + str(e)) from e
+                "concerned out with --exclude, or change the manifests, then import again.\n" + str(e)
+            ) from e
     planned = make_plan(after.desired_state(observed.cluster), observed)
     left = [f"{a.topic}: {a.kind} ({a.reason})" for a in planned.actions if a.topic in result.topics]
-    left += [f"{d.topic}: {d.message}" for d in planned.diagnostics
-             if d.severity is Severity.ERROR and d.topic in result.topics]
+    left += [f"{d.topic}: {d.message}" for d in planned.diagnostics if d.severity is Severity.ERROR and d.topic in result.topics]
     if left:
-        raise ReconcilerError("nothing was written: the imported topics would not plan empty, which is a bug in "
-                              "reconcile import; please report it with this list:\n  " + "\n  ".join(left))
+        raise ReconcilerError(
+            "nothing was written: the imported topics would not plan empty, which is a bug in "
+            "reconcile import; please report it with this list:\n  " + "\n  ".join(left)
+        )

@@ -1,4 +1,5 @@
 """Checks the use cases share on what they were given: which cluster, and a snapshot that fits."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,8 +12,10 @@ from reconciler.models.observed import ObservedState
 def require_cluster(manifests: Manifests, cluster: str | None) -> str:
     if not cluster:
         raise ReconcilerError(
-            "name the cluster with --cluster NAME (known: " + ", ".join(manifests.cluster_names())
-            + "), or plan against a saved snapshot with --snapshot FILE.")
+            "name the cluster with --cluster NAME (known: "
+            + ", ".join(manifests.cluster_names())
+            + "), or plan against a saved snapshot with --snapshot FILE."
+        )
     return cluster
 
 
@@ -23,12 +26,15 @@ def snapshot_for(manifests: Manifests, path: str | Path, cluster: str | None = N
 
     observed = load_snapshot(path)
     if cluster and cluster != observed.cluster:
-        raise SnapshotError(f"{path} is a snapshot of cluster {shown(observed.cluster)}, not {shown(cluster)}; "
-                            "pass the matching --cluster or another snapshot.")
+        raise SnapshotError(
+            f"{path} is a snapshot of cluster {shown(observed.cluster)}, not {shown(cluster)}; "
+            "pass the matching --cluster or another snapshot."
+        )
     known = manifests.cluster_names()
     if observed.cluster not in known:
         raise SnapshotError(
             f"{path} is a snapshot of cluster {shown(observed.cluster)}, which the manifests do not declare "
             f"(known: {shown_text(', '.join(known), 300) or 'none'}); add a `kind: Cluster` document for it, or use a "
-            "snapshot of a declared cluster.")
+            "snapshot of a declared cluster."
+        )
     return observed

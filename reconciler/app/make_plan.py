@@ -1,5 +1,6 @@
 """`reconcile plan`: the manifests planned against a saved snapshot, or against the live cluster
 and then validated on its brokers (validate_only: nothing is changed)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -26,8 +27,9 @@ class PlanOutcome:
         return Outcome.CHANGES if self.plan.has_changes else Outcome.DONE
 
 
-def plan_cluster(manifests_dir: str, cluster: str | None, snapshot: str | None, connect: Connect,
-                 validate: bool = True) -> PlanOutcome:
+def plan_cluster(
+    manifests_dir: str, cluster: str | None, snapshot: str | None, connect: Connect, validate: bool = True
+) -> PlanOutcome:
     """Against `snapshot` when given (of `cluster`, if named), else against the live `cluster`;
     `validate`: ask the brokers whether they would accept each write."""
     manifests = load_manifests(manifests_dir)

@@ -1,4 +1,5 @@
 """What a command's run came to. The CLI maps each kind to one exit code (`cli.EXIT_CODES`)."""
+
 from __future__ import annotations
 
 from enum import Enum

@@ -1,5 +1,6 @@
 """`reconcile drift`: where a live cluster, a saved snapshot or a fleet of snapshots moved away
 from Git, with data-loss signals and a change log against an earlier snapshot."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -26,9 +27,19 @@ class DriftOutcome:
         return Outcome.DRIFT if self.report.has_drift else Outcome.DONE
 
 
-def drift_report(manifests_dir: str, cluster: str | None, snapshot: str | None, fleet: str | None,
-                 since: str | None, connect: Connect, engine: str = "auto", master: str | None = None,
-                 tables: str | None = None, sizes: bool = True, ignore_topics: Sequence[str] = ()) -> DriftOutcome:
+def drift_report(
+    manifests_dir: str,
+    cluster: str | None,
+    snapshot: str | None,
+    fleet: str | None,
+    since: str | None,
+    connect: Connect,
+    engine: str = "auto",
+    master: str | None = None,
+    tables: str | None = None,
+    sizes: bool = True,
+    ignore_topics: Sequence[str] = (),
+) -> DriftOutcome:
     """One of: the live `cluster`, a `snapshot` file, or every cluster's latest snapshot under
     `fleet` (on the `engine` chosen). `tables`: also write the dashboards' Parquet tables there."""
     if sum(x is not None for x in (cluster if not snapshot else None, snapshot, fleet)) != 1:
@@ -37,10 +48,15 @@ def drift_report(manifests_dir: str, cluster: str | None, snapshot: str | None, 
     options = PlanOptions(ignore_topics=tuple(ignore_topics))
     if fleet:
         if since:
-            raise ReconcilerError("--since is for one cluster; with --fleet each cluster's previous snapshot "
-                                  "under the fleet directory is the earlier state.")
-        return DriftOutcome(drift_engine.run_fleet(fleet, manifests.desired_state, engine=engine, master=master,
-                                                   tables=tables, options=options).report)
+            raise ReconcilerError(
+                "--since is for one cluster; with --fleet each cluster's previous snapshot "
+                "under the fleet directory is the earlier state."
+            )
+        return DriftOutcome(
+            drift_engine.run_fleet(
+                fleet, manifests.desired_state, engine=engine, master=master, tables=tables, options=options
+            ).report
+        )
     from reconciler.files.snapshot import load_snapshot
 
     earlier = load_snapshot(since) if since else None  # JSON or Parquet, checked; refused whole if bad
@@ -65,8 +81,14 @@ def drift_report(manifests_dir: str, cluster: str | None, snapshot: str | None, 
                 cluster_plan = plan(desired, observed, options)
             if earlier is not None:
                 evidence = epoch_evidence(kafka, earlier, observed)
-    result = cluster_drift(desired, observed, cluster_plan, earlier, evidence.end_offsets if evidence else None,
-                           evidence.unanswered if evidence else None)
+    result = cluster_drift(
+        desired,
+        observed,
+        cluster_plan,
+        earlier,
+        evidence.end_offsets if evidence else None,
+        evidence.unanswered if evidence else None,
+    )
     report = drift_engine.report_of([result], "local")
     if tables:
         from reconciler.drift.tables import write_tables_local
@@ -77,5 +99,4 @@ def drift_report(manifests_dir: str, cluster: str | None, snapshot: str | None, 
 
 def _check_since(earlier: ObservedState | None, observed: ObservedState, since: str | None) -> None:
     if earlier is not None and earlier.cluster != observed.cluster:
-        raise ReconcilerError(f"--since {since} is a snapshot of {shown(earlier.cluster)}, not "
-                              f"{shown(observed.cluster)}.")
+        raise ReconcilerError(f"--since {since} is a snapshot of {shown(earlier.cluster)}, not {shown(observed.cluster)}.")

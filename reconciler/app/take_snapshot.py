@@ -4,6 +4,7 @@ A read with too few rights still writes its snapshot (what was seen is still wor
 reporting on, and the file says what was not: `hidden_topics`, `sizes_refused`), and the outcome
 carries one warning per thing not seen, so the command says so while it succeeds.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -25,8 +26,9 @@ class SnapshotOutcome:
     warnings: tuple[str, ...] = ()  # what the principal could not see
 
 
-def take_snapshot(manifests_dir: str, cluster: str, output: str, connect: Connect, parquet: bool = False,
-                  sizes: bool = True) -> SnapshotOutcome:
+def take_snapshot(
+    manifests_dir: str, cluster: str, output: str, connect: Connect, parquet: bool = False, sizes: bool = True
+) -> SnapshotOutcome:
     """JSON to the file `output`; `parquet`: `<output>/<cluster>/<run>.parquet`, the fleet layout."""
     desired = load_manifests(manifests_dir).desired_state(cluster)
     with connect(desired.cluster) as kafka:
@@ -40,8 +42,9 @@ def take_snapshot(manifests_dir: str, cluster: str, output: str, connect: Connec
 
         write_snapshot_json(observed, output)
     partitions = sum(len(t.partitions) for t in observed.topics.values())
-    return SnapshotOutcome(path=output, cluster=cluster, topics=len(observed.topics), partitions=partitions,
-                           warnings=unseen(observed))
+    return SnapshotOutcome(
+        path=output, cluster=cluster, topics=len(observed.topics), partitions=partitions, warnings=unseen(observed)
+    )
 
 
 def unseen(observed: ObservedState) -> tuple[str, ...]:

@@ -1,4 +1,5 @@
 """`reconcile validate` and `reconcile schema`: the manifests checked offline, and their JSON Schema."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

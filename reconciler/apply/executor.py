@@ -23,6 +23,7 @@ Safety rules, in the order they act:
    the partition is refused. After a timeout the log start offset is read again before the
    partition is called failed.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -75,22 +76,30 @@ Progress = Callable[[str], None]
 Answers = dict[str, BrokerError | None]  # topic -> the broker's error, None where it applied
 
 
-def apply_plan(plan: Plan, cluster: ClusterPort, desired: DesiredState, options: ApplyOptions = ApplyOptions(),
-               progress: Progress = lambda _: None) -> ApplyResult:
+def apply_plan(
+    plan: Plan,
+    cluster: ClusterPort,
+    desired: DesiredState,
+    options: ApplyOptions = ApplyOptions(),
+    progress: Progress = lambda _: None,
+) -> ApplyResult:
     """Apply `plan` as far as the cluster as it is now and the manifests as they are now (`desired`) allow."""
     if plan.has_errors:
         raise PlanRejected(
             f"the plan for {plan.cluster} has {plan.summary().errors} error(s) and cannot be applied; "
-            "fix them (see `reconcile plan`) and plan again.")
+            "fix them (see `reconcile plan`) and plan again."
+        )
     if desired.cluster.name != plan.cluster:
-        raise PlanRejected(f"the plan is for cluster {plan.cluster}, the manifests given are {desired.cluster.name}'s; "
-                           "nothing was changed.")
+        raise PlanRejected(
+            f"the plan is for cluster {plan.cluster}, the manifests given are {desired.cluster.name}'s; nothing was changed."
+        )
     progress(f"reading {plan.cluster} again to check the plan's preconditions")
     now = cluster.observe_for_plan(plan)  # with the reassignments in progress, when the plan has any
     if plan.cluster_id and now.cluster_id and plan.cluster_id != now.cluster_id:
         raise PlanRejected(
             f"the plan was made for cluster id {plan.cluster_id} but {plan.cluster} now answers as "
-            f"{now.cluster_id}; nothing was changed. Plan again against the right cluster.")
+            f"{now.cluster_id}; nothing was changed. Plan again against the right cluster."
+        )
 
     run = _Run(plan, progress)
     for index, action in enumerate(plan.actions):
@@ -104,8 +113,12 @@ def apply_plan(plan: Plan, cluster: ClusterPort, desired: DesiredState, options:
         elif moved:
             run.refuse(index, "the cluster moved since the plan: " + "; ".join(moved))
         elif isinstance(action, AlterConfigs) and (grown := retention_problems(action, now, desired)):
-            run.refuse(index, "the retention change would now delete more than the policy allows: "
-                       + "; ".join(grown) + ". Nothing was changed; plan again")
+            run.refuse(
+                index,
+                "the retention change would now delete more than the policy allows: "
+                + "; ".join(grown)
+                + ". Nothing was changed; plan again",
+            )
     progress("validating the plan on the brokers (validate_only)")
     refusals = broker_refusals([a for _, a in run.pending()], cluster)
     if refusals:
@@ -115,12 +128,18 @@ def apply_plan(plan: Plan, cluster: ClusterPort, desired: DesiredState, options:
         if kind is ActionKind.REASSIGN_REPLICAS:  # started together, waited for together
             items = run.pending(kind)
             if items:
-                wait_s = (options.reassignment_wait_s if options.reassignment_wait_s is not None
-                          else desired.cluster.reassignment.wait_ms / 1000)
-                settings = ReassignOptions(throttle_bytes_per_s=options.throttle_bytes_per_s, wait_s=wait_s,
-                                           poll_s=options.reassignment_poll_s, elect_leaders=options.elect_leaders)
-                outcomes = reassign([a for _, a in items if isinstance(a, ReassignReplicas)], now, cluster, settings,
-                                    progress)
+                wait_s = (
+                    options.reassignment_wait_s
+                    if options.reassignment_wait_s is not None
+                    else desired.cluster.reassignment.wait_ms / 1000
+                )
+                settings = ReassignOptions(
+                    throttle_bytes_per_s=options.throttle_bytes_per_s,
+                    wait_s=wait_s,
+                    poll_s=options.reassignment_poll_s,
+                    elect_leaders=options.elect_leaders,
+                )
+                outcomes = reassign([a for _, a in items if isinstance(a, ReassignReplicas)], now, cluster, settings, progress)
                 for index, action in items:
                     run.settle(index, outcomes[action.topic])
         elif kind is ActionKind.TRUNCATE:  # one topic at a time, each partition fenced
@@ -171,8 +190,10 @@ class _Run:
         if outcome.status in (Status.REFUSED, Status.FAILED):
             self.stopped[outcome.topic] = f"not sent: the earlier {earlier} of {outcome.topic} was {outcome.status.value}"
         elif outcome.status is Status.IN_PROGRESS:
-            self.stopped[outcome.topic] = (f"not sent: the earlier {earlier} of {outcome.topic} is still in progress; "
-                                           "the apply that finds it done sends this")
+            self.stopped[outcome.topic] = (
+                f"not sent: the earlier {earlier} of {outcome.topic} is still in progress; "
+                "the apply that finds it done sends this"
+            )
 
     def pending(self, kind: ActionKind | None = None) -> list[tuple[int, Action]]:
         """The actions (of this kind) still to run; those of a stopped topic are refused here."""
@@ -196,9 +217,15 @@ class _Run:
         errors = send(actions)
         for index, action in items:
             error = errors.get(action.topic)
-            self.settle(index, ActionOutcome(
-                kind=action.kind, topic=action.topic, status=Status.FAILED if error else Status.APPLIED,
-                message=f"the broker refused: {error}" if error else kind.facts.done or ""))
+            self.settle(
+                index,
+                ActionOutcome(
+                    kind=action.kind,
+                    topic=action.topic,
+                    status=Status.FAILED if error else Status.APPLIED,
+                    message=f"the broker refused: {error}" if error else kind.facts.done or "",
+                ),
+            )
 
     def refuse_all(self, refusals: Sequence[Diagnostic]) -> ApplyResult:
         """Nothing is written: each action the brokers would refuse says why, the others say so."""
@@ -210,8 +237,7 @@ class _Run:
         return self.result()
 
     def result(self) -> ApplyResult:
-        return ApplyResult(cluster=self.plan.cluster,
-                           outcomes=[self.outcomes[i] for i in range(len(self.plan.actions))])
+        return ApplyResult(cluster=self.plan.cluster, outcomes=[self.outcomes[i] for i in range(len(self.plan.actions))])
 
 
 def _wait_for_created(cluster: ClusterPort, actions: list[Action], errors: Answers, options: ApplyOptions) -> None:
@@ -219,31 +245,39 @@ def _wait_for_created(cluster: ClusterPort, actions: list[Action], errors: Answe
     created = [a.topic for a in actions if isinstance(a, CreateTopic) and not errors.get(a.topic)]
     for name in cluster.wait_for_topics(created, options.topic_visible_timeout_s):
         errors[name] = BrokerError(
-            -1, "NOT_VISIBLE", f"created but not visible in Metadata after {options.topic_visible_timeout_s:.0f}s")
+            -1, "NOT_VISIBLE", f"created but not visible in Metadata after {options.topic_visible_timeout_s:.0f}s"
+        )
 
 
-def _truncate(action: TruncateRecords, now: ObservedState, cluster: ClusterPort, options: ApplyOptions,
-              forbidden: dict[int, str]) -> ActionOutcome:
+def _truncate(
+    action: TruncateRecords, now: ObservedState, cluster: ClusterPort, options: ApplyOptions, forbidden: dict[int, str]
+) -> ActionOutcome:
     results: dict[int, PartitionOutcome] = {}
     targets = {t.partition: t for t in action.partitions}
     current = {p.partition: p for p in now.topics[action.topic].partitions}
 
     def settle(p: int, status: Status, message: str, low_watermark: int | None = None) -> None:
-        results[p] = PartitionOutcome(partition=p, status=status, target_offset=targets[p].target_offset,
-                                      low_watermark=low_watermark, message=message)
+        results[p] = PartitionOutcome(
+            partition=p, status=status, target_offset=targets[p].target_offset, low_watermark=low_watermark, message=message
+        )
 
     for p, problem in {**truncation_partition_problems(action, now), **forbidden}.items():
         settle(p, Status.REFUSED, problem)
     for p, t in targets.items():
         if p not in results and current[p].log_start_offset >= t.target_offset:
-            settle(p, Status.ALREADY_SATISFIED, f"log start is already {current[p].log_start_offset}",
-                   current[p].log_start_offset)
+            settle(
+                p, Status.ALREADY_SATISFIED, f"log start is already {current[p].log_start_offset}", current[p].log_start_offset
+            )
     fenced = cluster.supports_epoch_fencing()
     if not fenced and not options.allow_unfenced_truncation:
         for p in targets:
             if p not in results:
-                settle(p, Status.REFUSED, "the brokers do not support OffsetForLeaderEpoch, so a diverged log "
-                       "cannot be detected; pass --allow-unfenced-truncation to accept that risk")
+                settle(
+                    p,
+                    Status.REFUSED,
+                    "the brokers do not support OffsetForLeaderEpoch, so a diverged log "
+                    "cannot be detected; pass --allow-unfenced-truncation to accept that risk",
+                )
 
     for _ in range(LEADER_MOVE_ROUNDS):
         pending = [p for p in targets if p not in results]
@@ -274,20 +308,24 @@ def _truncate(action: TruncateRecords, now: ObservedState, cluster: ClusterPort,
             for p in timed_out:
                 start = starts.get((action.topic, p), -1)
                 if start >= targets[p].target_offset:
-                    settle(p, Status.APPLIED, "records deleted (confirmed by reading the log start after a "
-                           "timeout)", start)
+                    settle(p, Status.APPLIED, "records deleted (confirmed by reading the log start after a timeout)", start)
                 # Otherwise the next round sends it again, fenced again: DeleteRecords to a fixed
                 # offset is idempotent (the log start becomes max(current, requested)).
     for p in targets:
         if p not in results:
-            settle(p, Status.FAILED, f"DeleteRecords was not confirmed in {LEADER_MOVE_ROUNDS} rounds (the leader "
-                   "kept moving or requests timed out); plan again and retry")
+            settle(
+                p,
+                Status.FAILED,
+                f"DeleteRecords was not confirmed in {LEADER_MOVE_ROUNDS} rounds (the leader "
+                "kept moving or requests timed out); plan again and retry",
+            )
 
     partitions = [results[p] for p in sorted(results)]
     # The action is as bad as its worst partition (a partly refused truncation is refused).
     status = worst(r.status for r in partitions)
-    counts = ", ".join(f"{sum(r.status is s for r in partitions)} {s.value}" for s in Status
-                       if any(r.status is s for r in partitions))
+    counts = ", ".join(
+        f"{sum(r.status is s for r in partitions)} {s.value}" for s in Status if any(r.status is s for r in partitions)
+    )
     return ActionOutcome(kind=action.kind, topic=action.topic, status=status, message=counts, partitions=partitions)
 
 
@@ -298,10 +336,14 @@ def _divergence(planned, check: EpochCheck | None) -> str | None:
     if check.error is not None:
         return f"OffsetForLeaderEpoch failed ({check.error}); nothing was deleted"
     if check.end_offset < 0:
-        return (f"the leader no longer knows epoch {planned.leader_epoch}, so it cannot be shown that the log "
-                "did not diverge; nothing was deleted. Plan again")
+        return (
+            f"the leader no longer knows epoch {planned.leader_epoch}, so it cannot be shown that the log "
+            "did not diverge; nothing was deleted. Plan again"
+        )
     if check.end_offset < planned.target_offset:
-        return (f"the log diverged after the plan: epoch {planned.leader_epoch} now ends at offset "
-                f"{check.end_offset}, below the target {planned.target_offset} (an unclean leader election?). "
-                "Nothing was deleted; plan again")
+        return (
+            f"the log diverged after the plan: epoch {planned.leader_epoch} now ends at offset "
+            f"{check.end_offset}, below the target {planned.target_offset} (an unclean leader election?). "
+            "Nothing was deleted; plan again"
+        )
     return None

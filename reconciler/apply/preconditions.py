@@ -24,6 +24,7 @@ A retention cut's estimate is made again from the fresh read: the brokers apply 
 the log as it is at apply time, which may hold older records than at plan time. It is refused when
 that estimate now passes the policy's max_delete_fraction, or cannot be made while a limit applies.
 """
+
 from __future__ import annotations
 
 from reconciler import kafka_configs
@@ -71,12 +72,15 @@ def topic_changes(action: Action, now: ObservedState) -> list[str]:
     if isinstance(action, AlterConfigs) and action.retention is not None:
         for step in action.retention.steps:
             config = topic.configs.get(step.key)
-            value = config.value if config is not None and config.value is not None else \
-                kafka_configs.TOPIC_CONFIGS[step.key].default
+            value = (
+                config.value if config is not None and config.value is not None else kafka_configs.TOPIC_CONFIGS[step.key].default
+            )
             if value.strip() != str(step.current):
-                moved.append(f"{action.topic}: {step.key} is now {value}, and the step {_step(step)} was planned from "
-                             f"{step.current}, so it no longer follows from the cluster's value. Plan again for the "
-                             "next step")
+                moved.append(
+                    f"{action.topic}: {step.key} is now {value}, and the step {_step(step)} was planned from "
+                    f"{step.current}, so it no longer follows from the cluster's value. Plan again for the "
+                    "next step"
+                )
     return moved
 
 
@@ -97,8 +101,10 @@ def replica_changes(action: ReassignReplicas, now: ObservedState) -> list[str]:
             continue  # already there: nothing left to do
         if move.in_progress:
             if running is None:
-                found.append(f"{where}: the reassignment to {move.after} that the plan saw running has ended with "
-                             f"replicas {replicas} (cancelled?)")
+                found.append(
+                    f"{where}: the reassignment to {move.after} that the plan saw running has ended with "
+                    f"replicas {replicas} (cancelled?)"
+                )
             elif target != move.after:
                 found.append(f"{where} is now being reassigned to {target}, not to {move.after} as the plan saw")
         elif running is not None:
@@ -119,12 +125,12 @@ def truncation_partition_problems(action: TruncateRecords, now: ObservedState) -
             problems[planned.partition] = "partition no longer exists"
         elif p.unreadable:
             # Not staleness and not data loss: -1 here only means the offsets could not be read.
-            problems[planned.partition] = (f"the partition {p.unreadable}; nothing was deleted. Apply again "
-                                           "when it is back")
+            problems[planned.partition] = f"the partition {p.unreadable}; nothing was deleted. Apply again when it is back"
         elif planned.target_offset > p.high_watermark:
             problems[planned.partition] = (
                 f"the high watermark is now {p.high_watermark}, below the planned target "
-                f"{planned.target_offset} (it was {planned.high_watermark}): the log was truncated since the plan")
+                f"{planned.target_offset} (it was {planned.high_watermark}): the log was truncated since the plan"
+            )
     return problems
 
 
@@ -133,17 +139,28 @@ def manifest_refusals(action: Action, desired: DesiredState) -> list[str]:
     topic = desired.topics.get(action.topic)
     match action:
         case DeleteTopic():
-            found = [] if topic is not None and topic.state is TopicState.ABSENT else [
-                f"the manifests no longer declare {action.topic} `state: absent`"]
+            found = (
+                []
+                if topic is not None and topic.state is TopicState.ABSENT
+                else [f"the manifests no longer declare {action.topic} `state: absent`"]
+            )
         case TruncateRecords():
             rules = [r.describe() for r in topic.truncate] if topic is not None else []
-            found = [] if rules == action.rules else [
-                f"the truncation rules of {action.topic} changed since the plan (planned: "
-                f"{'; '.join(action.rules)}; the manifests now: {'; '.join(rules) or 'none'})"]
+            found = (
+                []
+                if rules == action.rules
+                else [
+                    f"the truncation rules of {action.topic} changed since the plan (planned: "
+                    f"{'; '.join(action.rules)}; the manifests now: {'; '.join(rules) or 'none'})"
+                ]
+            )
         case AlterConfigs() if action.destructive:
             steps = {s.key: s for s in action.retention.steps} if action.retention is not None else {}
-            found = [f"the manifests no longer ask for {_change(c)} on {action.topic}"
-                     for c in action.changes if c.key not in steps and not _still_declared(c.key, c.after, topic)]
+            found = [
+                f"the manifests no longer ask for {_change(c)} on {action.topic}"
+                for c in action.changes
+                if c.key not in steps and not _still_declared(c.key, c.after, topic)
+            ]
             found += [problem for step in steps.values() for problem in _step_refusals(action.topic, step, topic, desired)]
         case CreateTopic() | AddPartitions() | ReassignReplicas() | AlterConfigs():
             return []  # nothing is lost if the manifests changed since: the next plan undoes it
@@ -159,8 +176,11 @@ def delete_fraction_problems(action: TruncateRecords, desired: DesiredState) -> 
     limit = desired.policy.max_delete_fraction
     if limit is None:
         return {}
-    return {t.partition: t.delete_fraction_excess(limit) + " (the policy now in the manifests); nothing was deleted"
-            for t in action.partitions if t.delete_fraction > limit}
+    return {
+        t.partition: t.delete_fraction_excess(limit) + " (the policy now in the manifests); nothing was deleted"
+        for t in action.partitions
+        if t.delete_fraction > limit
+    }
 
 
 def retention_problems(action: AlterConfigs, now: ObservedState, desired: DesiredState) -> list[str]:
@@ -173,16 +193,21 @@ def retention_problems(action: AlterConfigs, now: ObservedState, desired: Desire
     taken = now.taken_at
     planned = {p.partition: p for p in action.retention.partitions}
     cut, unknown = retention.estimate_again(action.retention, topic, epoch_ms(taken) if taken else None)
-    found = [f"{action.topic}-{p}: what it deletes cannot be estimated again ({why}), so the policy's "
-             f"max_delete_fraction ({limit:.0%}) cannot be checked" for p, why in sorted(unknown.items())]
+    found = [
+        f"{action.topic}-{p}: what it deletes cannot be estimated again ({why}), so the policy's "
+        f"max_delete_fraction ({limit:.0%}) cannot be checked"
+        for p, why in sorted(unknown.items())
+    ]
     for expiry in cut.partitions:
         fraction = expiry.delete_fraction
         if fraction is not None and fraction > limit:
             before = planned.get(expiry.partition)
             was = before.records_to_delete if before is not None else None
-            found.append(f"{action.topic}-{expiry.partition}: {expiry.delete_fraction_excess(limit)} (estimated "
-                         f"again from the cluster now; the plan estimated up to "
-                         f"{'an unknown number' if was is None else f'{was:,}'})")
+            found.append(
+                f"{action.topic}-{expiry.partition}: {expiry.delete_fraction_excess(limit)} (estimated "
+                f"again from the cluster now; the plan estimated up to "
+                f"{'an unknown number' if was is None else f'{was:,}'})"
+            )
     return found
 
 
@@ -193,18 +218,23 @@ def _step_refusals(name: str, step: RetentionStep, topic: DesiredTopic | None, d
         return [f"the manifests no longer ask for {_change(toward)} on {name}, which the step {_step(step)} went toward"]
     found = []
     if topic is not None and topic.retention_stepping is not RetentionStepping.GRADUAL:
-        found.append(f"{name} no longer steps retention gradually (retention_stepping), so the step {_step(step)} "
-                     "is not asked for")
+        found.append(
+            f"{name} no longer steps retention gradually (retention_stepping), so the step {_step(step)} is not asked for"
+        )
     limit = desired.policy.max_retention_decrease
     if limit is not None and step.planned < retention.lowest_allowed(step.current, limit):
-        found.append(f"the step {_step(step)} lowers retention by more than the policy's max_retention_decrease "
-                     f"now allows ({limit:.0%} per apply)")
+        found.append(
+            f"the step {_step(step)} lowers retention by more than the policy's max_retention_decrease "
+            f"now allows ({limit:.0%} per apply)"
+        )
     return found
 
 
 def _step(step: RetentionStep) -> str:
-    return (f"{step.key} {retention.shown_limit(step.key, step.current, raw=True)} -> "
-            f"{retention.shown_limit(step.key, step.planned, raw=True)}")
+    return (
+        f"{step.key} {retention.shown_limit(step.key, step.current, raw=True)} -> "
+        f"{retention.shown_limit(step.key, step.planned, raw=True)}"
+    )
 
 
 def _still_declared(key: str, value: str | None, topic: DesiredTopic | None) -> bool:

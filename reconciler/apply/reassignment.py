@@ -27,6 +27,7 @@ was (removed when it was unset), plus a rate equal to its own on a broker of a r
 resumes. Entries that were there before it started a new reassignment, and rates of another
 value, are someone else's and stay.
 """
+
 from __future__ import annotations
 
 import time
@@ -50,8 +51,10 @@ THROTTLE_RATES = ("leader.replication.throttled.rate", "follower.replication.thr
 EVERY_REPLICA = "*"
 # A progress line at least this often while nothing visibly changes.
 PROGRESS_EVERY_S = 10.0
-RESUME = ("`reconcile apply` again waits for them (its plan marks them in progress) and then removes the "
-          "throttles; `reconcile apply --cancel-reassignments` cancels them")
+RESUME = (
+    "`reconcile apply` again waits for them (its plan marks them in progress) and then removes the "
+    "throttles; `reconcile apply --cancel-reassignments` cancels them"
+)
 
 Progress = Callable[[str], None]
 # Something to tell in the result: for one topic's outcome, or (None) for every one.
@@ -86,8 +89,9 @@ class Move:
         return [b for b in self.target if b not in self.original]
 
 
-def reassign(actions: list[ReassignReplicas], now: ObservedState, cluster: ClusterPort, options: ReassignOptions,
-             progress: Progress) -> dict[str, ActionOutcome]:
+def reassign(
+    actions: list[ReassignReplicas], now: ObservedState, cluster: ClusterPort, options: ReassignOptions, progress: Progress
+) -> dict[str, ActionOutcome]:
     """Run the reassignments of `actions` (their preconditions already checked against `now`);
     one outcome per topic."""
     settled: dict[TopicPartition, PartitionOutcome] = {}
@@ -100,8 +104,11 @@ def reassign(actions: list[ReassignReplicas], now: ObservedState, cluster: Clust
             running = now.reassignments.get(action.topic, {}).get(index)
             if running is None and replicas == planned.after:
                 settled[(action.topic, index)] = _partition(
-                    index, Status.ALREADY_SATISFIED, planned.after,
-                    "finished since the plan" if planned.in_progress else "already has these replicas")
+                    index,
+                    Status.ALREADY_SATISFIED,
+                    planned.after,
+                    "finished since the plan" if planned.in_progress else "already has these replicas",
+                )
                 if planned.in_progress:
                     arrived.append(Move(action.topic, index, tuple(planned.before), after, resumed=True))
             elif running is not None:  # toward `after`: the preconditions checked it
@@ -125,8 +132,9 @@ def reassign(actions: list[ReassignReplicas], now: ObservedState, cluster: Clust
             moves = []
     fresh = [m for m in moves if not m.resumed]
     if fresh:
-        progress(f"reassigning replicas of {len(fresh)} partition(s)"
-                 + (f", throttled at {units.human_bytes(rate)}/s" if rate else ""))
+        progress(
+            f"reassigning replicas of {len(fresh)} partition(s)" + (f", throttled at {units.human_bytes(rate)}/s" if rate else "")
+        )
         answers = cluster.alter_reassignments({m.tp: list(m.target) for m in fresh})
         for m in fresh:
             error = answers.get(m.tp)
@@ -142,11 +150,16 @@ def reassign(actions: list[ReassignReplicas], now: ObservedState, cluster: Clust
         if now_replicas == list(m.target):
             settled[m.tp] = _partition(m.partition, Status.APPLIED, list(m.target), "")
         else:
-            settled[m.tp] = _partition(m.partition, Status.FAILED, now_replicas, f"the reassignment ended with replicas "
-                                       f"{now_replicas}, not {list(m.target)} (cancelled outside this apply?)")
+            settled[m.tp] = _partition(
+                m.partition,
+                Status.FAILED,
+                now_replicas,
+                f"the reassignment ended with replicas {now_replicas}, not {list(m.target)} (cancelled outside this apply?)",
+            )
     for m in remaining:
-        settled[m.tp] = _partition(m.partition, Status.IN_PROGRESS, list(m.target),
-                                   "still copying" + (f": {_missing(m)}" if m.adding else ""))
+        settled[m.tp] = _partition(
+            m.partition, Status.IN_PROGRESS, list(m.target), "still copying" + (f": {_missing(m)}" if m.adding else "")
+        )
     notes += throttles.release(remaining)
     if options.elect_leaders:
         notes += _elect([m for m in finished if settled[m.tp].status is Status.APPLIED], cluster, progress)
@@ -174,18 +187,26 @@ def cancel(topics: list[str], cluster: ClusterPort, rate: int | None, progress: 
         if error is not None:
             outcome = _partition(m.partition, Status.FAILED, now, f"the broker refused: {error}")
         elif now == list(m.original):
-            outcome = _partition(m.partition, Status.APPLIED, now, f"reverted to {list(m.original)} (it was moving to "
-                                                                   f"{list(m.target)})")
+            outcome = _partition(
+                m.partition, Status.APPLIED, now, f"reverted to {list(m.original)} (it was moving to {list(m.target)})"
+            )
         else:
-            outcome = _partition(m.partition, Status.ALREADY_SATISFIED, now,
-                                 f"finished moving to {now} before it could be cancelled")
+            outcome = _partition(
+                m.partition, Status.ALREADY_SATISFIED, now, f"finished moving to {now} before it could be cancelled"
+            )
         by_topic.setdefault(m.topic, []).append(outcome)
-    return [ActionOutcome(kind=ActionKind.REASSIGN_REPLICAS, topic=topic, status=worst(p.status for p in parts),
-                          message="; ".join([_counts(parts, {Status.APPLIED: "reverted",
-                                                             Status.ALREADY_SATISFIED: "already finished"}),
-                                              *_for(topic, notes)]),
-                          partitions=parts)
-            for topic, parts in by_topic.items()]
+    return [
+        ActionOutcome(
+            kind=ActionKind.REASSIGN_REPLICAS,
+            topic=topic,
+            status=worst(p.status for p in parts),
+            message="; ".join(
+                [_counts(parts, {Status.APPLIED: "reverted", Status.ALREADY_SATISFIED: "already finished"}), *_for(topic, notes)]
+            ),
+            partitions=parts,
+        )
+        for topic, parts in by_topic.items()
+    ]
 
 
 @dataclass
@@ -219,8 +240,10 @@ class Throttles:
         wanted: dict[str, dict[str, set[str]]] = {}
         earlier: dict[str, dict[str, set[str]]] = {}
         for m in moves:
-            entries = {LEADER_REPLICAS: {f"{m.partition}:{b}" for b in m.original},
-                       FOLLOWER_REPLICAS: {f"{m.partition}:{b}" for b in m.adding}}
+            entries = {
+                LEADER_REPLICAS: {f"{m.partition}:{b}" for b in m.original},
+                FOLLOWER_REPLICAS: {f"{m.partition}:{b}" for b in m.adding},
+            }
             for into, wanted_here in ((wanted, add and self.rate is not None), (earlier, m.resumed)):
                 if wanted_here:
                     for key, found in entries.items():
@@ -278,17 +301,28 @@ class Throttles:
                     if not present & owned:
                         continue
                     # Emptied lists are deleted, not left set to "" (which would read as a config set on the topic).
-                    op = (ConfigChangeOp(key, ConfigOp.DELETE) if not present - owned
-                          else ConfigChangeOp(key, ConfigOp.SUBTRACT, ",".join(sorted(present & owned))))
+                    op = (
+                        ConfigChangeOp(key, ConfigOp.DELETE)
+                        if not present - owned
+                        else ConfigChangeOp(key, ConfigOp.SUBTRACT, ",".join(sorted(present & owned)))
+                    )
                     changes.setdefault(resource, []).append(op)
         for b in brokers:
             for key, before in self.rates.pop(b).items():
                 changes.setdefault(ConfigResource("broker", str(b)), []).append(
-                    ConfigChangeOp(key, ConfigOp.DELETE) if before is None else ConfigChangeOp(key, ConfigOp.SET, before))
+                    ConfigChangeOp(key, ConfigOp.DELETE) if before is None else ConfigChangeOp(key, ConfigOp.SET, before)
+                )
         answers = self.cluster.alter_config_ops(changes) if changes else {}
-        return [(r.name if r.kind == "topic" else None,
-                 f"the throttle on {r.kind} {r.name} could not be removed ({error}): remove "
-                 + ", ".join(c.key for c in changes[r]) + " by hand") for r, error in sorted(answers.items()) if error]
+        return [
+            (
+                r.name if r.kind == "topic" else None,
+                f"the throttle on {r.kind} {r.name} could not be removed ({error}): remove "
+                + ", ".join(c.key for c in changes[r])
+                + " by hand",
+            )
+            for r, error in sorted(answers.items())
+            if error
+        ]
 
 
 def _wait(moves: list[Move], cluster: ClusterPort, options: ReassignOptions, progress: Progress) -> list[Move]:
@@ -325,8 +359,11 @@ def _copied(moves: list[Move], remaining: list[Move], cluster: ClusterPort, tota
     for m in remaining:
         grown = sum(sizes.get((m.tp, b), 0) for b in m.adding)
         copied += grown if m.bytes_to_copy is None else min(grown, m.bytes_to_copy)
-    return (f"{units.human_bytes(copied)} of {units.human_bytes(total)} copied" if total is not None
-            else f"{units.human_bytes(copied)} copied")
+    return (
+        f"{units.human_bytes(copied)} of {units.human_bytes(total)} copied"
+        if total is not None
+        else f"{units.human_bytes(copied)} copied"
+    )
 
 
 def _elect(moves: list[Move], cluster: ClusterPort, progress: Progress) -> list[Note]:
@@ -334,23 +371,36 @@ def _elect(moves: list[Move], cluster: ClusterPort, progress: Progress) -> list[
         return []
     progress(f"electing the preferred leaders of {len(moves)} partition(s)")
     answers = cluster.elect_preferred_leaders([m.tp for m in moves])
-    return [(t, f"preferred leader of partition {p} not elected ({error}); Kafka's auto.leader.rebalance.enable "
-                "elects it later") for (t, p), error in sorted(answers.items()) if error is not None]
+    return [
+        (t, f"preferred leader of partition {p} not elected ({error}); Kafka's auto.leader.rebalance.enable elects it later")
+        for (t, p), error in sorted(answers.items())
+        if error is not None
+    ]
 
 
-def _outcome(action: ReassignReplicas, settled: dict[TopicPartition, PartitionOutcome], notes: list[Note],
-             options: ReassignOptions) -> ActionOutcome:
+def _outcome(
+    action: ReassignReplicas, settled: dict[TopicPartition, PartitionOutcome], notes: list[Note], options: ReassignOptions
+) -> ActionOutcome:
     parts = [settled[(action.topic, m.partition)] for m in action.partitions]
     status = worst(p.status for p in parts)
-    words = {Status.APPLIED: "reassigned", Status.ALREADY_SATISFIED: "already there",
-             Status.IN_PROGRESS: "in progress", Status.FAILED: "failed"}
+    words = {
+        Status.APPLIED: "reassigned",
+        Status.ALREADY_SATISFIED: "already there",
+        Status.IN_PROGRESS: "in progress",
+        Status.FAILED: "failed",
+    }
     message = _counts(parts, words)
     if status is Status.IN_PROGRESS:
-        message += (f"; not finished within {units.human_duration(int(options.wait_s * 1000))}: {RESUME}")
+        message += f"; not finished within {units.human_duration(int(options.wait_s * 1000))}: {RESUME}"
     elif status is Status.APPLIED:
         message = f"{ActionKind.REASSIGN_REPLICAS.facts.done} ({message})"
-    return ActionOutcome(kind=action.kind, topic=action.topic, status=status,
-                         message="; ".join([message, *_for(action.topic, notes)]), partitions=parts)
+    return ActionOutcome(
+        kind=action.kind,
+        topic=action.topic,
+        status=status,
+        message="; ".join([message, *_for(action.topic, notes)]),
+        partitions=parts,
+    )
 
 
 def _for(topic: str, notes: list[Note]) -> list[str]:
@@ -358,8 +408,9 @@ def _for(topic: str, notes: list[Note]) -> list[str]:
 
 
 def _counts(parts: list[PartitionOutcome], words: dict[Status, str]) -> str:
-    return ", ".join(f"{sum(p.status is s for p in parts)} {word}" for s, word in words.items()
-                     if any(p.status is s for p in parts))
+    return ", ".join(
+        f"{sum(p.status is s for p in parts)} {word}" for s, word in words.items() if any(p.status is s for p in parts)
+    )
 
 
 def _partition(partition: int, status: Status, replicas: list[int] | None, message: str) -> PartitionOutcome:

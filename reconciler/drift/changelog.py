@@ -20,6 +20,7 @@ so an empty map is a topic whose configs were not read (the live read reads the 
 configs only), never a topic without configs. A key that only one observation lists, set on the
 topic in neither, came or went with the brokers' version rather than with the topic: not listed.
 """
+
 from __future__ import annotations
 
 from operator import attrgetter
@@ -45,8 +46,12 @@ _CONFIG = attrgetter("value", "source", "sensitive")
 
 def fingerprint(topic: ObservedTopic) -> Fingerprint:
     partitions, configs = topic.partitions, topic.configs
-    return Fingerprint(topic.topic_id, list(map(_REPLICAS, partitions)), list(map(_LEADER, partitions)),
-                       dict(zip(configs, map(_CONFIG, configs.values()))) if configs else None)
+    return Fingerprint(
+        topic.topic_id,
+        list(map(_REPLICAS, partitions)),
+        list(map(_LEADER, partitions)),
+        dict(zip(configs, map(_CONFIG, configs.values()))) if configs else None,
+    )
 
 
 def change_log(earlier: ObservedState, now: ObservedState) -> dict[str, list[ChangeLogEntry]]:
@@ -117,14 +122,28 @@ def _partition_changes(name: str, before: ObservedTopic, now: ObservedTopic, mov
     out = []
     count_before, count_now = len(before.partitions), len(now.partitions)
     if count_before != count_now:
-        out.append(ChangeLogEntry(topic=name, kind="partitions-added" if count_now > count_before else "partitions-removed",
-                                  old=str(count_before), new=str(count_now)))
+        out.append(
+            ChangeLogEntry(
+                topic=name,
+                kind="partitions-added" if count_now > count_before else "partitions-removed",
+                old=str(count_before),
+                new=str(count_now),
+            )
+        )
     factor_before, factor_now = _replication_factor(before), _replication_factor(now)
     if factor_before != factor_now:
         out.append(ChangeLogEntry(topic=name, kind="replication-factor", old=factor_before, new=factor_now))
-    out += [ChangeLogEntry(topic=name, kind="replicas", partition=index, old=_brokers(before.partitions[index].replicas),
-                           new=_brokers(now.partitions[index].replicas))
-            for index in sorted(moved) if index < min(count_before, count_now)]
+    out += [
+        ChangeLogEntry(
+            topic=name,
+            kind="replicas",
+            partition=index,
+            old=_brokers(before.partitions[index].replicas),
+            new=_brokers(now.partitions[index].replicas),
+        )
+        for index in sorted(moved)
+        if index < min(count_before, count_now)
+    ]
     return out
 
 
@@ -141,9 +160,14 @@ def _config_change(topic: str, key: str, before: ObservedConfig | None, now: Obs
         kind = "config-changed"
     sensitive = (before is not None and before.sensitive) or (now is not None and now.sensitive)
     return ChangeLogEntry(
-        topic=topic, kind=kind, key=key, old=None if sensitive or before is None else before.value,
-        new=None if sensitive or now is None else now.value, source=now.source.name if now is not None else None,
-        sensitive=sensitive)
+        topic=topic,
+        kind=kind,
+        key=key,
+        old=None if sensitive or before is None else before.value,
+        new=None if sensitive or now is None else now.value,
+        source=now.source.name if now is not None else None,
+        sensitive=sensitive,
+    )
 
 
 def _replication_factor(topic: ObservedTopic) -> str:

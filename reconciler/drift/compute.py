@@ -9,6 +9,7 @@ once and splits the plan by topic; the Spark engine plans each topic on its own
 earlier observation each topic also carries its change log (`reconciler.drift.changelog`), which
 both engines compute per topic alike.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -57,11 +58,15 @@ from reconciler.models.trusted import trusted
 from reconciler.plan.planner import PlanOptions, plan, same_config_value
 from reconciler.render.values import reassignment_headline
 
-_BROKER_SOURCES = {ConfigSource.DYNAMIC_BROKER_CONFIG.name, ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG.name,
-                   ConfigSource.STATIC_BROKER_CONFIG.name}
+_BROKER_SOURCES = {
+    ConfigSource.DYNAMIC_BROKER_CONFIG.name,
+    ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG.name,
+    ConfigSource.STATIC_BROKER_CONFIG.name,
+}
 
 
 # --- restricting a cluster to one topic (what the Spark engine plans) --------------------------
+
 
 def restrict_desired(desired: DesiredState, topic: str) -> DesiredState:
     topics = {topic: desired.topics[topic]} if topic in desired.topics else {}
@@ -73,41 +78,72 @@ def restrict_observed(observed: ObservedState, topic: str) -> ObservedState:
     groups = {g: {topic: offsets[topic]} for g, offsets in observed.group_offsets.items() if topic in offsets}
     absent = observed.absent_topic_operations
     moving = {topic: observed.reassignments[topic]} if topic in observed.reassignments else {}
-    return observed.model_copy(update={
-        "topics": topics, "group_offsets": groups, "hidden_topics": [t for t in observed.hidden_topics if t == topic],
-        "absent_topic_operations": {topic: absent[topic]} if topic in absent else {}, "reassignments": moving})
+    return observed.model_copy(
+        update={
+            "topics": topics,
+            "group_offsets": groups,
+            "hidden_topics": [t for t in observed.hidden_topics if t == topic],
+            "absent_topic_operations": {topic: absent[topic]} if topic in absent else {},
+            "reassignments": moving,
+        }
+    )
 
 
-def plan_one_topic(desired: DesiredState, observed: ObservedState, topic: str,
-                   options: PlanOptions = PlanOptions()) -> Plan:
+def plan_one_topic(desired: DesiredState, observed: ObservedState, topic: str, options: PlanOptions = PlanOptions()) -> Plan:
     """The planner on a cluster restricted to one topic."""
     return plan(restrict_desired(desired, topic), restrict_observed(observed, topic), options)
 
 
-def drift_one_topic(desired: DesiredState, observed: ObservedState, topic: str,
-                    earlier: ObservedTopic | None = None, epoch_end_offsets: Mapping[int, int] | None = None,
-                    options: PlanOptions = PlanOptions(), compare: bool = False) -> TopicDrift:
+def drift_one_topic(
+    desired: DesiredState,
+    observed: ObservedState,
+    topic: str,
+    earlier: ObservedTopic | None = None,
+    epoch_end_offsets: Mapping[int, int] | None = None,
+    options: PlanOptions = PlanOptions(),
+    compare: bool = False,
+) -> TopicDrift:
     """Plan one topic on its own and classify what the plan and the snapshots show. `compare`:
     there is an earlier observation of the cluster (`earlier` None: the topic was not in it), so
     the topic gets its change log."""
     p = plan_one_topic(desired, observed, topic, options)
     now = observed.topics.get(topic)
-    return topic_drift(topic, desired.topics.get(topic), now, p.actions, p.diagnostics,
-                       topic in p.unmanaged_topics, earlier, epoch_end_offsets, observed_at=observed.taken_at,
-                       change_log=changelog.topic_changes(topic, earlier, now) if compare else None,
-                       hidden=topic in observed.hidden_topics, drain=desired.cluster.drain_brokers,
-                       reassigning=observed.reassignments.get(topic))
+    return topic_drift(
+        topic,
+        desired.topics.get(topic),
+        now,
+        p.actions,
+        p.diagnostics,
+        topic in p.unmanaged_topics,
+        earlier,
+        epoch_end_offsets,
+        observed_at=observed.taken_at,
+        change_log=changelog.topic_changes(topic, earlier, now) if compare else None,
+        hidden=topic in observed.hidden_topics,
+        drain=desired.cluster.drain_brokers,
+        reassigning=observed.reassignments.get(topic),
+    )
 
 
 # --- one topic ------------------------------------------------------------------------------------
 
-def topic_drift(topic: str, desired: DesiredTopic | None, observed: ObservedTopic | None, actions: list[Action],
-                diagnostics: list[Diagnostic], unmanaged: bool, earlier: ObservedTopic | None = None,
-                epoch_end_offsets: Mapping[int, int] | None = None,
-                epoch_unanswered: Mapping[int, str] | None = None,
-                observed_at: datetime | None = None, change_log: list[ChangeLogEntry] | None = None,
-                hidden: bool = False, drain: Sequence[int] = (),
-                reassigning: Mapping[int, PartitionReassignment] | None = None) -> TopicDrift:
+
+def topic_drift(
+    topic: str,
+    desired: DesiredTopic | None,
+    observed: ObservedTopic | None,
+    actions: list[Action],
+    diagnostics: list[Diagnostic],
+    unmanaged: bool,
+    earlier: ObservedTopic | None = None,
+    epoch_end_offsets: Mapping[int, int] | None = None,
+    epoch_unanswered: Mapping[int, str] | None = None,
+    observed_at: datetime | None = None,
+    change_log: list[ChangeLogEntry] | None = None,
+    hidden: bool = False,
+    drain: Sequence[int] = (),
+    reassigning: Mapping[int, PartitionReassignment] | None = None,
+) -> TopicDrift:
     """Everything found for one topic, from the plan's actions and diagnostics for this topic and
     whether the plan lists it as unmanaged. `observed_at`: when the cluster was read, the instant
     a retention lowered out of band is measured back from. `hidden`: the principal may not see it.
@@ -119,8 +155,9 @@ def topic_drift(topic: str, desired: DesiredTopic | None, observed: ObservedTopi
     `change_log`: what moved on the topic since the earlier observation (`reconciler.drift.changelog`).
     """
     changes = [_summarise(a) for a in actions]
-    data_loss, unverified = (_data_loss(observed, earlier, epoch_end_offsets or {}, epoch_unanswered or {})
-                             if observed and earlier else ([], []))
+    data_loss, unverified = (
+        _data_loss(observed, earlier, epoch_end_offsets or {}, epoch_unanswered or {}) if observed and earlier else ([], [])
+    )
     config = _config_drift(topic, desired, observed, actions, diagnostics)
     truncation: PendingTruncation | None = None
     rows: list[TruncationRow] = []
@@ -128,41 +165,63 @@ def topic_drift(topic: str, desired: DesiredTopic | None, observed: ObservedTopi
         if isinstance(action, TruncateRecords):
             rows = _truncation_rows(action, observed)
             truncation = PendingTruncation(
-                topic=topic, rules=list(action.rules), partitions=len(action.partitions),
-                records=action.records_to_delete, estimated_bytes=action.estimated_bytes)
+                topic=topic,
+                rules=list(action.rules),
+                partitions=len(action.partitions),
+                records=action.records_to_delete,
+                estimated_bytes=action.estimated_bytes,
+            )
     return TopicDrift(
-        topic=topic, managed=desired is not None, observed=observed is not None, hidden=hidden,
+        topic=topic,
+        managed=desired is not None,
+        observed=observed is not None,
+        hidden=hidden,
         partitions=len(observed.partitions) if observed else 0,
-        unmanaged=unmanaged, changes=changes, config=config, truncation=truncation,
-        truncation_rows=rows, replicas=_replica_problems(observed) if observed else [],
-        health=replica_health(observed, drain, reassigning) if observed else None, data_loss=data_loss, unverified=unverified,
+        unmanaged=unmanaged,
+        changes=changes,
+        config=config,
+        truncation=truncation,
+        truncation_rows=rows,
+        replicas=_replica_problems(observed) if observed else [],
+        health=replica_health(observed, drain, reassigning) if observed else None,
+        data_loss=data_loss,
+        unverified=unverified,
         retention=lowered_retention(observed, desired, actions, earlier, observed_at),
         change_log=change_log or [],
-        diagnostics=[PlanDiagnostic(severity=d.severity.value, code=d.code, message=d.message, topic=d.topic,
-                                    partition=d.partition) for d in diagnostics])
+        diagnostics=[
+            PlanDiagnostic(severity=d.severity.value, code=d.code, message=d.message, topic=d.topic, partition=d.partition)
+            for d in diagnostics
+        ],
+    )
 
 
 def _summarise(action: Action) -> PendingChange:
     match action:
         case CreateTopic():
-            summary = (f"create with {action.partitions} partitions, replication factor {action.replication_factor}"
-                       + (f", {len(action.configs)} configs" if action.configs else ""))
+            summary = f"create with {action.partitions} partitions, replication factor {action.replication_factor}" + (
+                f", {len(action.configs)} configs" if action.configs else ""
+            )
         case AddPartitions():
             summary = f"partitions {action.before} -> {action.after}"
         case ReassignReplicas():
             summary = reassignment_headline(action)
         case AlterConfigs():
-            summary = ", ".join(f"set {c.key}={'(sensitive)' if c.sensitive else c.after}" if c.op == "set"
-                                else f"delete {c.key}" for c in action.changes)
+            summary = ", ".join(
+                f"set {c.key}={'(sensitive)' if c.sensitive else c.after}" if c.op == "set" else f"delete {c.key}"
+                for c in action.changes
+            )
         case TruncateRecords():
-            summary = (f"delete {action.records_to_delete:,} records from {len(action.partitions)} partition"
-                       f"{'s' if len(action.partitions) != 1 else ''} ({'; '.join(action.rules)})")
+            summary = (
+                f"delete {action.records_to_delete:,} records from {len(action.partitions)} partition"
+                f"{'s' if len(action.partitions) != 1 else ''} ({'; '.join(action.rules)})"
+            )
         case DeleteTopic():
             summary = f"delete the topic ({action.partitions} partitions, {action.records:,} records)"
         case _:
             unhandled(action)
-    return PendingChange(topic=action.topic, kind=action.kind, symbol=action.kind.facts.symbol,
-                         summary=summary, destructive=action.destructive)
+    return PendingChange(
+        topic=action.topic, kind=action.kind, symbol=action.kind.facts.symbol, summary=summary, destructive=action.destructive
+    )
 
 
 def _origin(source: str | None) -> str:
@@ -175,17 +234,27 @@ def _origin(source: str | None) -> str:
     return "broker"
 
 
-def _config_drift(topic: str, desired: DesiredTopic | None, observed: ObservedTopic | None, actions: list[Action],
-                  diagnostics: list[Diagnostic]) -> list[ConfigDrift]:
+def _config_drift(
+    topic: str, desired: DesiredTopic | None, observed: ObservedTopic | None, actions: list[Action], diagnostics: list[Diagnostic]
+) -> list[ConfigDrift]:
     out = []
     for action in actions:
         if not isinstance(action, AlterConfigs):
             continue
         for c in action.changes:
             if c.op == "delete":
-                out.append(ConfigDrift(topic=topic, key=c.key, drift="undeclared", origin="topic",
-                                       source=c.before_source, current=None if c.sensitive else c.before,
-                                       sensitive=c.sensitive, will_remove=True))
+                out.append(
+                    ConfigDrift(
+                        topic=topic,
+                        key=c.key,
+                        drift="undeclared",
+                        origin="topic",
+                        source=c.before_source,
+                        current=None if c.sensitive else c.before,
+                        sensitive=c.sensitive,
+                        will_remove=True,
+                    )
+                )
                 continue
             origin = _origin(c.before_source)
             if origin == "topic":
@@ -194,16 +263,38 @@ def _config_drift(topic: str, desired: DesiredTopic | None, observed: ObservedTo
                 drift = "not-pinned"
             else:
                 drift = "inherited"
-            out.append(ConfigDrift(topic=topic, key=c.key, drift=drift, origin=origin, source=c.before_source,
-                                   current=c.before, desired=None if c.sensitive else c.after, sensitive=c.sensitive))
+            out.append(
+                ConfigDrift(
+                    topic=topic,
+                    key=c.key,
+                    drift=drift,
+                    origin=origin,
+                    source=c.before_source,
+                    current=c.before,
+                    desired=None if c.sensitive else c.after,
+                    sensitive=c.sensitive,
+                )
+            )
     # Keys the planner reports (does not change): set on the topic, not declared.
-    if (desired is not None and observed is not None and desired.undeclared_configs is UndeclaredConfigs.REPORT
-            and any(d.code == DiagnosticCode.UNDECLARED_CONFIG for d in diagnostics)):
+    if (
+        desired is not None
+        and observed is not None
+        and desired.undeclared_configs is UndeclaredConfigs.REPORT
+        and any(d.code == DiagnosticCode.UNDECLARED_CONFIG for d in diagnostics)
+    ):
         for key, now in sorted(observed.explicit_configs().items()):
             if key not in desired.configs:
-                out.append(ConfigDrift(topic=topic, key=key, drift="undeclared", origin="topic",
-                                       source=now.source.name, current=None if now.sensitive else now.value,
-                                       sensitive=now.sensitive))
+                out.append(
+                    ConfigDrift(
+                        topic=topic,
+                        key=key,
+                        drift="undeclared",
+                        origin="topic",
+                        source=now.source.name,
+                        current=None if now.sensitive else now.value,
+                        sensitive=now.sensitive,
+                    )
+                )
     return sorted(out, key=lambda c: c.key)
 
 
@@ -215,10 +306,19 @@ def _truncation_rows(action: TruncateRecords, observed: ObservedTopic | None) ->
         estimated = None
         if p is not None and p.size_bytes is not None:
             estimated = p.size_bytes * t.records_to_delete // p.record_count if p.record_count else 0
-        rows.append(TruncationRow(
-            topic=action.topic, partition=t.partition, leader=t.leader, leader_epoch=t.leader_epoch,
-            log_start_offset=t.log_start_offset, high_watermark=t.high_watermark, target_offset=t.target_offset,
-            records=t.records_to_delete, estimated_bytes=estimated))
+        rows.append(
+            TruncationRow(
+                topic=action.topic,
+                partition=t.partition,
+                leader=t.leader,
+                leader_epoch=t.leader_epoch,
+                log_start_offset=t.log_start_offset,
+                high_watermark=t.high_watermark,
+                target_offset=t.target_offset,
+                records=t.records_to_delete,
+                estimated_bytes=estimated,
+            )
+        )
     return rows
 
 
@@ -231,14 +331,23 @@ def _replica_problems(observed: ObservedTopic) -> list[ReplicaProblem]:
             state = "under-replicated"
         else:
             continue
-        out.append(ReplicaProblem(topic=observed.name, partition=p.partition, state=state, leader=p.leader,
-                                  replicas=list(p.replicas), isr=list(p.isr),
-                                  offline_replicas=list(p.offline_replicas)))
+        out.append(
+            ReplicaProblem(
+                topic=observed.name,
+                partition=p.partition,
+                state=state,
+                leader=p.leader,
+                replicas=list(p.replicas),
+                isr=list(p.isr),
+                offline_replicas=list(p.offline_replicas),
+            )
+        )
     return out
 
 
-def _data_loss(observed: ObservedTopic, earlier: ObservedTopic, epoch_end_offsets: Mapping[int, int],
-               epoch_unanswered: Mapping[int, str]) -> tuple[list[DataLossSignal], list[UnverifiedPartition]]:
+def _data_loss(
+    observed: ObservedTopic, earlier: ObservedTopic, epoch_end_offsets: Mapping[int, int], epoch_unanswered: Mapping[int, str]
+) -> tuple[list[DataLossSignal], list[UnverifiedPartition]]:
     """KIP-320's divergence test against an earlier snapshot of the same topic.
 
     Having seen high watermark O under leader epoch E, the log was truncated below O if the
@@ -256,10 +365,17 @@ def _data_loss(observed: ObservedTopic, earlier: ObservedTopic, epoch_end_offset
         if current is None or before.high_watermark <= 0:
             continue
         if current.leader < 0 or current.high_watermark < 0:  # offline: its offsets are unknown, not lower
-            unverified.append(UnverifiedPartition(
-                topic=observed.name, partition=before.partition, earlier_epoch=before.leader_epoch,
-                earlier_high_watermark=before.high_watermark, current_epoch=current.leader_epoch,
-                current_high_watermark=current.high_watermark, reason="offline: no leader to read offsets from"))
+            unverified.append(
+                UnverifiedPartition(
+                    topic=observed.name,
+                    partition=before.partition,
+                    earlier_epoch=before.leader_epoch,
+                    earlier_high_watermark=before.high_watermark,
+                    current_epoch=current.leader_epoch,
+                    current_high_watermark=current.high_watermark,
+                    reason="offline: no leader to read offsets from",
+                )
+            )
             continue
         end = epoch_end_offsets.get(before.partition)
         seen: int = before.high_watermark  # typed here: mypy cannot read the snapshot model's int aliases
@@ -270,22 +386,45 @@ def _data_loss(observed: ObservedTopic, earlier: ObservedTopic, epoch_end_offset
         else:
             reason = epoch_unanswered.get(before.partition)
             if reason is not None:
-                unverified.append(UnverifiedPartition(
-                    topic=observed.name, partition=before.partition, earlier_epoch=before.leader_epoch,
-                    earlier_high_watermark=before.high_watermark, current_epoch=current.leader_epoch,
-                    current_high_watermark=current.high_watermark, reason=reason))
+                unverified.append(
+                    UnverifiedPartition(
+                        topic=observed.name,
+                        partition=before.partition,
+                        earlier_epoch=before.leader_epoch,
+                        earlier_high_watermark=before.high_watermark,
+                        current_epoch=current.leader_epoch,
+                        current_high_watermark=current.high_watermark,
+                        reason=reason,
+                    )
+                )
             continue
-        out.append(DataLossSignal(
-            topic=observed.name, partition=before.partition, evidence=evidence, earlier_epoch=before.leader_epoch,
-            earlier_high_watermark=before.high_watermark, current_epoch=current.leader_epoch,
-            current_high_watermark=current.high_watermark, epoch_end_offset=end, records_lost=lost))
+        out.append(
+            DataLossSignal(
+                topic=observed.name,
+                partition=before.partition,
+                evidence=evidence,
+                earlier_epoch=before.leader_epoch,
+                earlier_high_watermark=before.high_watermark,
+                current_epoch=current.leader_epoch,
+                current_high_watermark=current.high_watermark,
+                epoch_end_offset=end,
+                records_lost=lost,
+            )
+        )
     return out, unverified
 
 
 # --- a cluster ------------------------------------------------------------------------------------
 
-def assemble(cluster: str, cluster_id: str | None, observed_at: datetime | None, since: datetime | None,
-             topics: Iterable[TopicDrift], sizes_refused: str | None = None) -> ClusterDrift:
+
+def assemble(
+    cluster: str,
+    cluster_id: str | None,
+    observed_at: datetime | None,
+    since: datetime | None,
+    topics: Iterable[TopicDrift],
+    sizes_refused: str | None = None,
+) -> ClusterDrift:
     """A cluster's report from its topics' findings, in any order. `sizes_refused`: the snapshot's."""
     topics = sorted(topics, key=lambda t: t.topic)
     changes: list[PendingChange] = []
@@ -335,77 +474,182 @@ def assemble(cluster: str, cluster_id: str | None, observed_at: datetime | None,
             changed += 1
         if t.hidden:
             hidden.append(t.topic)
-    diagnostics = sorted(found, key=lambda d: ([s.value for s in Severity].index(d.severity), d.topic or "",
-                                               -1 if d.partition is None else d.partition, d.code, d.message))
-    items = _items(cluster, changes, unmanaged, config, truncations, replicas, data_loss, diagnostics, retention,
-                   hidden, health)
+    diagnostics = sorted(
+        found,
+        key=lambda d: (
+            [s.value for s in Severity].index(d.severity),
+            d.topic or "",
+            -1 if d.partition is None else d.partition,
+            d.code,
+            d.message,
+        ),
+    )
+    items = _items(cluster, changes, unmanaged, config, truncations, replicas, data_loss, diagnostics, retention, hidden, health)
     counts = DriftCounts(
-        pending_changes=len(changes), unmanaged_topics=len(unmanaged), config_drift=len(config),
-        pending_truncations=len(truncations), truncation_records=sum(r.records for r in rows),
+        pending_changes=len(changes),
+        unmanaged_topics=len(unmanaged),
+        config_drift=len(config),
+        pending_truncations=len(truncations),
+        truncation_records=sum(r.records for r in rows),
         truncation_bytes=sum(r.estimated_bytes or 0 for r in rows),
         under_replicated=sum(r.state == "under-replicated" for r in replicas),
-        offline=sum(r.state == "offline" for r in replicas), data_loss=len(data_loss),
-        retention_lowered=len(retention), retention_records=sum(r.cut.known_records for r in retention),
+        offline=sum(r.state == "offline" for r in replicas),
+        data_loss=len(data_loss),
+        retention_lowered=len(retention),
+        retention_records=sum(r.cut.known_records for r in retention),
         retention_bytes=sum(p.bytes_to_delete or 0 for r in retention for p in r.cut.partitions),
-        unverified=len(unverified), change_log=len(change_log), changed_topics=changed,
+        unverified=len(unverified),
+        change_log=len(change_log),
+        changed_topics=changed,
         not_visible=len(hidden),
-        plan_errors=sum(d.severity == Severity.ERROR.value and d.code != DiagnosticCode.NOT_AUTHORISED
-                        for d in diagnostics),
-        on_drained_brokers=sum(len(h.drained) for h in health), reassigning=sum(len(h.reassigning) for h in health),
-        leader_not_preferred=sum(len(h.not_preferred) for h in health), items=len(items))
+        plan_errors=sum(d.severity == Severity.ERROR.value and d.code != DiagnosticCode.NOT_AUTHORISED for d in diagnostics),
+        on_drained_brokers=sum(len(h.drained) for h in health),
+        reassigning=sum(len(h.reassigning) for h in health),
+        leader_not_preferred=sum(len(h.not_preferred) for h in health),
+        items=len(items),
+    )
     return ClusterDrift(
-        cluster=cluster, cluster_id=cluster_id, observed_at=observed_at, since=since,
-        topics_observed=observed, topics_managed=managed, partitions_observed=partitions,
-        sizes_refused=sizes_refused, counts=counts,
-        changes=changes, unmanaged_topics=unmanaged, not_visible_topics=hidden, config=config,
-        truncations=truncations, truncation_rows=rows, replicas=replicas, health=health, data_loss=data_loss,
-        retention=retention, unverified=unverified, diagnostics=diagnostics, items=items, change_log=change_log)
+        cluster=cluster,
+        cluster_id=cluster_id,
+        observed_at=observed_at,
+        since=since,
+        topics_observed=observed,
+        topics_managed=managed,
+        partitions_observed=partitions,
+        sizes_refused=sizes_refused,
+        counts=counts,
+        changes=changes,
+        unmanaged_topics=unmanaged,
+        not_visible_topics=hidden,
+        config=config,
+        truncations=truncations,
+        truncation_rows=rows,
+        replicas=replicas,
+        health=health,
+        data_loss=data_loss,
+        retention=retention,
+        unverified=unverified,
+        diagnostics=diagnostics,
+        items=items,
+        change_log=change_log,
+    )
 
 
 _ITEM_FIELDS = set(DriftItem.model_fields)
 
 
-def _item(cluster: str, kind: ItemKind, topic: str, detail: str, partition: int | None = None,
-          key: str | None = None, records: int | None = None, bytes: int | None = None) -> DriftItem:
+def _item(
+    cluster: str,
+    kind: ItemKind,
+    topic: str,
+    detail: str,
+    partition: int | None = None,
+    key: str | None = None,
+    records: int | None = None,
+    bytes: int | None = None,
+) -> DriftItem:
     """A DriftItem, not validated again: its values are the findings' own (validated models) or
     text made of them. Keys in field order: a model is dumped in the order of its values."""
-    return trusted(DriftItem, {"cluster": cluster, "kind": kind, "topic": topic, "partition": partition, "key": key,
-                               "detail": detail, "records": records, "bytes": bytes}, _ITEM_FIELDS)
+    return trusted(
+        DriftItem,
+        {
+            "cluster": cluster,
+            "kind": kind,
+            "topic": topic,
+            "partition": partition,
+            "key": key,
+            "detail": detail,
+            "records": records,
+            "bytes": bytes,
+        },
+        _ITEM_FIELDS,
+    )
 
 
-def _items(cluster, changes, unmanaged, config, truncations, replicas, data_loss, diagnostics,
-           retention=(), hidden=(), health: Sequence[ReplicaHealth] = ()) -> list[DriftItem]:
-    items = [_item(cluster, "data-loss", s.topic, partition=s.partition, records=s.records_lost,
-                   detail=f"log ends below offset {s.earlier_high_watermark:,} seen under epoch {s.earlier_epoch} "
-                          f"({s.evidence}); up to {s.records_lost:,} records lost or rewritten")
-             for s in data_loss]
-    items += [_item(cluster, "retention-lowered", r.topic, key=",".join(r.against), records=r.cut.records_to_delete,
-                    bytes=r.cut.bytes_to_delete, detail=retention_detail(r))
-              for r in retention]
-    items += [_item(cluster, "offline-partition" if r.state == "offline" else "under-replicated", r.topic,
-                    partition=r.partition,
-                    detail=(f"no leader; replicas {r.replicas}" if r.state == "offline"
-                            else f"in-sync {r.isr} of replicas {r.replicas}"))
-              for r in replicas]
+def _items(
+    cluster,
+    changes,
+    unmanaged,
+    config,
+    truncations,
+    replicas,
+    data_loss,
+    diagnostics,
+    retention=(),
+    hidden=(),
+    health: Sequence[ReplicaHealth] = (),
+) -> list[DriftItem]:
+    items = [
+        _item(
+            cluster,
+            "data-loss",
+            s.topic,
+            partition=s.partition,
+            records=s.records_lost,
+            detail=f"log ends below offset {s.earlier_high_watermark:,} seen under epoch {s.earlier_epoch} "
+            f"({s.evidence}); up to {s.records_lost:,} records lost or rewritten",
+        )
+        for s in data_loss
+    ]
+    items += [
+        _item(
+            cluster,
+            "retention-lowered",
+            r.topic,
+            key=",".join(r.against),
+            records=r.cut.records_to_delete,
+            bytes=r.cut.bytes_to_delete,
+            detail=retention_detail(r),
+        )
+        for r in retention
+    ]
+    items += [
+        _item(
+            cluster,
+            "offline-partition" if r.state == "offline" else "under-replicated",
+            r.topic,
+            partition=r.partition,
+            detail=(f"no leader; replicas {r.replicas}" if r.state == "offline" else f"in-sync {r.isr} of replicas {r.replicas}"),
+        )
+        for r in replicas
+    ]
     # A hidden topic's one diagnostic says why it is not visible: its item, not a plan error besides.
     unseen = {d.topic: d.message for d in diagnostics if d.code == DiagnosticCode.NOT_AUTHORISED}
-    items += [_item(cluster, "not-visible", name,
-                    detail=unseen.get(name, "not authorised to see it: grant DESCRIBE on the topic (whether it "
-                                            "exists is unknown)"))
-              for name in hidden]
-    items += [_item(cluster, "plan-error", d.topic or "", partition=d.partition, key=d.code, detail=d.message)
-              for d in diagnostics if d.severity == Severity.ERROR.value and d.code != DiagnosticCode.NOT_AUTHORISED]
-    items += [_item(cluster, "pending-change", c.topic, key=c.kind.value, detail=f"{c.symbol} {c.summary}")
-              for c in changes if c.kind.facts.drift_finding == "pending-change"]
-    items += [_item(cluster, "pending-truncation", t.topic, records=t.records, bytes=t.estimated_bytes,
-                    detail=f"{t.records:,} records in {t.partitions} partitions ({'; '.join(t.rules)})")
-              for t in truncations]
+    items += [
+        _item(
+            cluster,
+            "not-visible",
+            name,
+            detail=unseen.get(name, "not authorised to see it: grant DESCRIBE on the topic (whether it exists is unknown)"),
+        )
+        for name in hidden
+    ]
+    items += [
+        _item(cluster, "plan-error", d.topic or "", partition=d.partition, key=d.code, detail=d.message)
+        for d in diagnostics
+        if d.severity == Severity.ERROR.value and d.code != DiagnosticCode.NOT_AUTHORISED
+    ]
+    items += [
+        _item(cluster, "pending-change", c.topic, key=c.kind.value, detail=f"{c.symbol} {c.summary}")
+        for c in changes
+        if c.kind.facts.drift_finding == "pending-change"
+    ]
+    items += [
+        _item(
+            cluster,
+            "pending-truncation",
+            t.topic,
+            records=t.records,
+            bytes=t.estimated_bytes,
+            detail=f"{t.records:,} records in {t.partitions} partitions ({'; '.join(t.rules)})",
+        )
+        for t in truncations
+    ]
     items += [_item(cluster, "config-drift", c.topic, key=c.key, detail=_config_detail(c)) for c in config]
     items += [_item(cluster, "unmanaged-topic", name, detail="in no manifest") for name in unmanaged]
     items += health_items(cluster, health)
     order = {k: i for i, k in enumerate(ITEM_KINDS)}
-    return sorted(items, key=lambda i: (order[i.kind], i.topic, -1 if i.partition is None else i.partition,
-                                        i.key or ""))
+    return sorted(items, key=lambda i: (order[i.kind], i.topic, -1 if i.partition is None else i.partition, i.key or ""))
 
 
 def retention_detail(r: RetentionLowered) -> str:
@@ -425,8 +669,11 @@ def estimate_text(r: RetentionLowered) -> str:
             shown += f" ({size:,} bytes)"
         elif all(p.bytes_to_delete is None for p in cut.partitions):
             shown += " (bytes unknown)"
-        text = (f"up to {shown} in {len(cut.partitions)} partition{'s' if len(cut.partitions) != 1 else ''}"
-                + (f", {unknown} of them unknown" if unknown else "") + " at the next retention check")
+        text = (
+            f"up to {shown} in {len(cut.partitions)} partition{'s' if len(cut.partitions) != 1 else ''}"
+            + (f", {unknown} of them unknown" if unknown else "")
+            + " at the next retention check"
+        )
     if r.records_since is not None:
         text += f"; the log start moved {r.records_since:,} records since the earlier observation"
     return text
@@ -434,8 +681,12 @@ def estimate_text(r: RetentionLowered) -> str:
 
 def _config_detail(c: ConfigDrift) -> str:
     current = "(sensitive)" if c.sensitive else c.current
-    where = {"topic": "set on the topic", "broker": f"inherited from the broker ({c.source})",
-             "default": "Kafka's default", "absent": "not reported"}[c.origin]
+    where = {
+        "topic": "set on the topic",
+        "broker": f"inherited from the broker ({c.source})",
+        "default": "Kafka's default",
+        "absent": "not reported",
+    }[c.origin]
     if c.drift == "undeclared":
         return f"{current} {where}, not declared" + ("; will be removed" if c.will_remove else "")
     if c.drift == "not-pinned":
@@ -443,25 +694,40 @@ def _config_detail(c: ConfigDrift) -> str:
     return f"{current} ({where}) -> {c.desired}"
 
 
-def cluster_drift(desired: DesiredState, observed: ObservedState, cluster_plan: Plan,
-                  earlier: ObservedState | None = None,
-                  epoch_end_offsets: Mapping[tuple[str, int], int] | None = None,
-                  epoch_unanswered: Mapping[tuple[str, int], str] | None = None) -> ClusterDrift:
+def cluster_drift(
+    desired: DesiredState,
+    observed: ObservedState,
+    cluster_plan: Plan,
+    earlier: ObservedState | None = None,
+    epoch_end_offsets: Mapping[tuple[str, int], int] | None = None,
+    epoch_unanswered: Mapping[tuple[str, int], str] | None = None,
+) -> ClusterDrift:
     """A cluster's report from its whole plan (what the local engine does); with `earlier`, also
     its change log, which lists the topics only `earlier` holds (deleted since)."""
-    return assemble_cluster(observed, earlier, cluster_topics(desired, observed, cluster_plan, earlier,
-                                                              epoch_end_offsets, epoch_unanswered))
+    return assemble_cluster(
+        observed, earlier, cluster_topics(desired, observed, cluster_plan, earlier, epoch_end_offsets, epoch_unanswered)
+    )
 
 
 def assemble_cluster(observed: ObservedState, earlier: ObservedState | None, topics: Iterable[TopicDrift]) -> ClusterDrift:
-    return assemble(observed.cluster, observed.cluster_id, observed.taken_at, earlier.taken_at if earlier else None,
-                    topics, observed.sizes_refused)
+    return assemble(
+        observed.cluster,
+        observed.cluster_id,
+        observed.taken_at,
+        earlier.taken_at if earlier else None,
+        topics,
+        observed.sizes_refused,
+    )
 
 
-def cluster_topics(desired: DesiredState, observed: ObservedState, cluster_plan: Plan,
-                   earlier: ObservedState | None = None,
-                   epoch_end_offsets: Mapping[tuple[str, int], int] | None = None,
-                   epoch_unanswered: Mapping[tuple[str, int], str] | None = None) -> list[TopicDrift]:
+def cluster_topics(
+    desired: DesiredState,
+    observed: ObservedState,
+    cluster_plan: Plan,
+    earlier: ObservedState | None = None,
+    epoch_end_offsets: Mapping[tuple[str, int], int] | None = None,
+    epoch_unanswered: Mapping[tuple[str, int], str] | None = None,
+) -> list[TopicDrift]:
     """Every topic's findings, from the cluster's plan: the topics of `desired`, `observed` and `earlier`."""
     actions: defaultdict[str, list[Action]] = defaultdict(list)
     diagnostics: defaultdict[str | None, list[Diagnostic]] = defaultdict(list)
@@ -479,10 +745,23 @@ def cluster_topics(desired: DesiredState, observed: ObservedState, cluster_plan:
     names = sorted(desired.topics.keys() | observed.topics.keys() | (earlier.topics.keys() if earlier else set()))
     changes = changelog.change_log(earlier, observed) if earlier else {}
     hidden = set(observed.hidden_topics)
-    topics = [topic_drift(
-        name, desired.topics.get(name), observed.topics.get(name), actions.get(name, []),
-        diagnostics.get(name, []), name in unmanaged, earlier.topics.get(name) if earlier else None,
-        ends.get(name), unanswered.get(name), observed.taken_at, changes.get(name),
-        hidden=name in hidden and name in desired.topics, drain=desired.cluster.drain_brokers,
-        reassigning=observed.reassignments.get(name)) for name in names]
+    topics = [
+        topic_drift(
+            name,
+            desired.topics.get(name),
+            observed.topics.get(name),
+            actions.get(name, []),
+            diagnostics.get(name, []),
+            name in unmanaged,
+            earlier.topics.get(name) if earlier else None,
+            ends.get(name),
+            unanswered.get(name),
+            observed.taken_at,
+            changes.get(name),
+            hidden=name in hidden and name in desired.topics,
+            drain=desired.cluster.drain_brokers,
+            reassigning=observed.reassignments.get(name),
+        )
+        for name in names
+    ]
     return topics

@@ -3,6 +3,7 @@
 The local engine never imports pyspark (SparkSession start-up alone costs seconds); the Spark
 engine lives in `reconciler.drift.spark_job`, imported only when it runs.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -37,25 +38,28 @@ SPARK_START_S = 45.0
 def spark_pays_off(partitions: int, cores: int) -> bool:
     """Whether Spark in local[*] on `cores` cores would report on `partitions` sooner than the local engine."""
     spark_rate = cores * SPARK_PARTITIONS_PER_S_PER_CORE
-    return spark_rate > LOCAL_PARTITIONS_PER_S and \
-        partitions / LOCAL_PARTITIONS_PER_S > SPARK_START_S + partitions / spark_rate
+    return spark_rate > LOCAL_PARTITIONS_PER_S and partitions / LOCAL_PARTITIONS_PER_S > SPARK_START_S + partitions / spark_rate
 
 
-def drift_for_cluster(desired: DesiredState, observed: ObservedState, earlier: ObservedState | None = None,
-                      epoch_end_offsets: Mapping[tuple[str, int], int] | None = None,
-                      options: PlanOptions = PlanOptions(),
-                      epoch_unanswered: Mapping[tuple[str, int], str] | None = None) -> ClusterDrift:
+def drift_for_cluster(
+    desired: DesiredState,
+    observed: ObservedState,
+    earlier: ObservedState | None = None,
+    epoch_end_offsets: Mapping[tuple[str, int], int] | None = None,
+    options: PlanOptions = PlanOptions(),
+    epoch_unanswered: Mapping[tuple[str, int], str] | None = None,
+) -> ClusterDrift:
     """One cluster, in-process: the whole cluster planned at once, then classified.
 
     `epoch_end_offsets` and `epoch_unanswered`: leader-epoch evidence from a live cluster
     (`reconciler.drift.live.epoch_evidence`)."""
-    return cluster_drift(desired, observed, plan(desired, observed, options), earlier, epoch_end_offsets,
-                         epoch_unanswered)
+    return cluster_drift(desired, observed, plan(desired, observed, options), earlier, epoch_end_offsets, epoch_unanswered)
 
 
 def report_of(clusters: list[ClusterDrift], engine: str, generated_at: datetime | None = None) -> DriftReport:
-    return DriftReport(generated_at=generated_at or datetime.now(timezone.utc), engine=engine,
-                       clusters=sorted(clusters, key=lambda c: c.cluster))
+    return DriftReport(
+        generated_at=generated_at or datetime.now(timezone.utc), engine=engine, clusters=sorted(clusters, key=lambda c: c.cluster)
+    )
 
 
 @dataclass(frozen=True)
@@ -85,10 +89,16 @@ def choose_engine(engine: str, fleet: str | Path, master: str | None = None) -> 
     return "local"
 
 
-def run_fleet(fleet: str | Path, desired_for: Callable[[str], DesiredState], engine: str = "auto",
-              master: str | None = None, tables: str | Path | None = None,
-              options: PlanOptions = PlanOptions(), generated_at: datetime | None = None,
-              spark_conf: Mapping[str, str] | None = None) -> FleetResult:
+def run_fleet(
+    fleet: str | Path,
+    desired_for: Callable[[str], DesiredState],
+    engine: str = "auto",
+    master: str | None = None,
+    tables: str | Path | None = None,
+    options: PlanOptions = PlanOptions(),
+    generated_at: datetime | None = None,
+    spark_conf: Mapping[str, str] | None = None,
+) -> FleetResult:
     """Every cluster's latest snapshot under `fleet` against its desired state; each cluster's
     previous snapshot, when there is one, is the earlier state for data-loss signals."""
     chosen = choose_engine(engine, fleet, master)
@@ -99,7 +109,8 @@ def run_fleet(fleet: str | Path, desired_for: Callable[[str], DesiredState], eng
             raise ReconcilerError(
                 f"the Spark engine reads Parquet snapshots only, and {fleet} holds JSON ones ({found[0]}"
                 f"{f' and {len(found) - 1} more' if len(found) > 1 else ''}): write them with `reconcile snapshot "
-                "--format parquet`, or use --engine local.")
+                "--format parquet`, or use --engine local."
+            )
         if not urlparse(str(fleet)).scheme:  # a plain path: the local engine's checks of the directory first
             from reconciler.files.fleet import discover_fleet
 
@@ -107,10 +118,12 @@ def run_fleet(fleet: str | Path, desired_for: Callable[[str], DesiredState], eng
         try:
             from reconciler.drift import spark_job
         except ImportError as e:
-            raise ReconcilerError("the Spark engine needs pyspark: pip install 'kafka-reconciler[spark]', "
-                                  "or use --engine local.") from e
-        report = spark_job.run(fleet, desired_for, options=options, master=master, tables=tables,
-                               generated_at=generated_at, conf=spark_conf)
+            raise ReconcilerError(
+                "the Spark engine needs pyspark: pip install 'kafka-reconciler[spark]', or use --engine local."
+            ) from e
+        report = spark_job.run(
+            fleet, desired_for, options=options, master=master, tables=tables, generated_at=generated_at, conf=spark_conf
+        )
     else:
         report = run_local(fleet, desired_for, options, generated_at)
         if tables:
@@ -120,27 +133,32 @@ def run_fleet(fleet: str | Path, desired_for: Callable[[str], DesiredState], eng
     return FleetResult(report=report, engine=chosen, tables=Path(tables) if tables else None)
 
 
-def run_local(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: PlanOptions = PlanOptions(),
-              generated_at: datetime | None = None) -> DriftReport:
+def run_local(
+    fleet: str | Path,
+    desired_for: Callable[[str], DesiredState],
+    options: PlanOptions = PlanOptions(),
+    generated_at: datetime | None = None,
+) -> DriftReport:
     """The local engine: one cluster at a time, so memory holds one cluster's snapshots. Parquet
     snapshots are read as columns, and most topics planned once per shape
     (`reconciler.drift.quiet`); a cluster that pass cannot take on is read and planned whole."""
     from reconciler.files.fleet import discover_fleet
 
     fleet_files = discover_fleet(fleet)
-    desired = {cluster: _desired(desired_for, cluster, runs[-1].path)  # fail early on unknown clusters
-               for cluster, runs in fleet_files.items()}
+    desired = {
+        cluster: _desired(desired_for, cluster, runs[-1].path)  # fail early on unknown clusters
+        for cluster, runs in fleet_files.items()
+    }
     clusters = []
     for cluster, runs in fleet_files.items():
-        found = _columnar_cluster(desired[cluster], cluster, runs[-1].path,
-                                  runs[-2].path if len(runs) > 1 else None, options)
-        clusters.append(found or _whole_cluster(desired[cluster], cluster, runs[-1].path,
-                                                runs[-2].path if len(runs) > 1 else None, options))
+        found = _columnar_cluster(desired[cluster], cluster, runs[-1].path, runs[-2].path if len(runs) > 1 else None, options)
+        clusters.append(
+            found or _whole_cluster(desired[cluster], cluster, runs[-1].path, runs[-2].path if len(runs) > 1 else None, options)
+        )
     return report_of(clusters, "local", generated_at)
 
 
-def _whole_cluster(desired: DesiredState, cluster: str, latest: Path, before: Path | None,
-                   options: PlanOptions) -> ClusterDrift:
+def _whole_cluster(desired: DesiredState, cluster: str, latest: Path, before: Path | None, options: PlanOptions) -> ClusterDrift:
     from reconciler.files.snapshot import load_snapshot
 
     observed = load_snapshot(latest)  # checked (reconciler.files): refused whole if bad
@@ -151,8 +169,9 @@ def _whole_cluster(desired: DesiredState, cluster: str, latest: Path, before: Pa
     return drift_for_cluster(desired, observed, earlier, options=options)
 
 
-def _columnar_cluster(desired: DesiredState, cluster: str, latest: Path, before: Path | None,
-                      options: PlanOptions) -> ClusterDrift | None:
+def _columnar_cluster(
+    desired: DesiredState, cluster: str, latest: Path, before: Path | None, options: PlanOptions
+) -> ClusterDrift | None:
     from reconciler.drift.quiet import columnar_topics
     from reconciler.files.snapshot import load_snapshot_columns
 
@@ -184,11 +203,14 @@ def _desired(desired_for: Callable[[str], DesiredState], cluster: str, path: Pat
     try:
         return desired_for(cluster)
     except ReconcilerError as e:
-        raise ReconcilerError(f"{path} is a snapshot of cluster {shown(cluster)}, which the manifests cannot plan: "
-                              f"{shown_text(str(e), 500)}") from e
+        raise ReconcilerError(
+            f"{path} is a snapshot of cluster {shown(cluster)}, which the manifests cannot plan: {shown_text(str(e), 500)}"
+        ) from e
 
 
 def _check_cluster(path: Path, observed: ObservedState, cluster: str) -> None:
     if observed.cluster != cluster:
-        raise ReconcilerError(f"{path} holds a snapshot of cluster {shown(observed.cluster)} but lies under "
-                              f"{shown(cluster)}; fleet Parquet snapshots are laid out as <cluster>/<run>.parquet.")
+        raise ReconcilerError(
+            f"{path} holds a snapshot of cluster {shown(observed.cluster)} but lies under "
+            f"{shown(cluster)}; fleet Parquet snapshots are laid out as <cluster>/<run>.parquet."
+        )

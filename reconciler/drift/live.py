@@ -23,6 +23,7 @@ An answer with an error, no answer, or "epoch unknown" (-1: the leader no longer
 epoch in its cache) is no evidence either way. Such partitions are listed in the report as
 unverified unless their offsets went backwards, which is still checked.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -88,8 +89,9 @@ def classify(requests: dict[TopicPartition, int], checks: dict[TopicPartition, E
     return EpochEvidence(end_offsets=ends, unanswered=unanswered)
 
 
-def retention_reads(desired: DesiredState, observed: ObservedState, earlier: ObservedState | None,
-                    cluster_plan: Plan) -> ReadScope | None:
+def retention_reads(
+    desired: DesiredState, observed: ObservedState, earlier: ObservedState | None, cluster_plan: Plan
+) -> ReadScope | None:
     """One read for every topic whose out-of-band retention estimate lacks its time lookup or
     partition sizes; None when none does (or the read has no time to measure from)."""
     if observed.taken_at is None:
@@ -100,8 +102,13 @@ def retention_reads(desired: DesiredState, observed: ObservedState, earlier: Obs
     timestamps: dict[str, tuple[int, ...]] = {}
     topics = set()
     for name, topic in sorted(observed.topics.items()):
-        found = lowered_retention(topic, desired.topics.get(name), actions.get(name, []),
-                                  earlier.topics.get(name) if earlier else None, observed.taken_at)
+        found = lowered_retention(
+            topic,
+            desired.topics.get(name),
+            actions.get(name, []),
+            earlier.topics.get(name) if earlier else None,
+            observed.taken_at,
+        )
         if found is None:
             continue
         lookup, sizes = missing_reads(found, topic, observed.taken_at)
@@ -112,5 +119,11 @@ def retention_reads(desired: DesiredState, observed: ObservedState, earlier: Obs
     if not topics:
         return None
     # The topics' reassignments are read again too: the second read replaces those topics whole.
-    return ReadScope(topics=frozenset(topics), list_all=False, timestamps=timestamps,
-                     now_ms=epoch_ms(observed.taken_at), size_topics=frozenset(topics), reassignments=True)
+    return ReadScope(
+        topics=frozenset(topics),
+        list_all=False,
+        timestamps=timestamps,
+        now_ms=epoch_ms(observed.taken_at),
+        size_topics=frozenset(topics),
+        reassignments=True,
+    )

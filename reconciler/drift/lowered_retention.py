@@ -12,6 +12,7 @@ Inherited values (what a key without a topic override falls back to) are read fr
 itself, so that one topic gives the same finding whichever engine plans it (the Spark engine sees
 one topic at a time).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -26,8 +27,13 @@ from reconciler.plan.retention import Classification, Settings
 from reconciler.units import epoch_ms
 
 
-def lowered_retention(observed: ObservedTopic | None, desired: DesiredTopic | None, actions: list[Action],
-                      earlier: ObservedTopic | None, observed_at: datetime | None) -> RetentionLowered | None:
+def lowered_retention(
+    observed: ObservedTopic | None,
+    desired: DesiredTopic | None,
+    actions: list[Action],
+    earlier: ObservedTopic | None,
+    observed_at: datetime | None,
+) -> RetentionLowered | None:
     """The cut the cluster's current settings make against the manifests (the plan's config change
     for this topic, if any) and against `earlier`, or None when neither deletes anything. A change
     since `earlier` that gave every moved key the value the manifests declare was Git's own
@@ -36,7 +42,8 @@ def lowered_retention(observed: ObservedTopic | None, desired: DesiredTopic | No
         return None
     changes = [c for a in actions if isinstance(a, AlterConfigs) for c in a.changes]
     if all(_pins(c, observed) for c in changes) and (
-            earlier is None or not earlier.configs or earlier.configs == observed.configs):
+        earlier is None or not earlier.configs or earlier.configs == observed.configs
+    ):
         # Equal settings on both sides of each comparison (a pin sets a key to the value it has):
         # `retention.classify` finds nothing deleted between equal settings.
         return None
@@ -47,28 +54,41 @@ def lowered_retention(observed: ObservedTopic | None, desired: DesiredTopic | No
         now, manifests = retention.before_and_after(changes, observed, inherited)
         against.append(("manifests", retention.classify(manifests, now)))
     values = _values(observed, inherited) if earlier is not None and earlier.configs else {}
-    if earlier is not None and earlier.configs and _same_log(observed, earlier) \
-            and not _made_by_git(observed, earlier, desired, changes, inherited, values):
+    if (
+        earlier is not None
+        and earlier.configs
+        and _same_log(observed, earlier)
+        and not _made_by_git(observed, earlier, desired, changes, inherited, values)
+    ):
         now = _settings(values)
         when = " (since the earlier observation)"
         found = retention.classify(_settings(_values(earlier, inherited)), now)
-        against.append(("earlier", Classification(tuple(e + when for e in found.effects), found.notes,
-                                                  found.retention_ms, found.retention_bytes)))
+        against.append(
+            (
+                "earlier",
+                Classification(tuple(e + when for e in found.effects), found.notes, found.retention_ms, found.retention_bytes),
+            )
+        )
     cuts = [(name, c) for name, c in against if c.destructive]
     if not cuts:
         return None
     merged = Classification(
         effects=tuple(e for _, c in cuts for e in c.effects),
         retention_ms=next((c.retention_ms for _, c in cuts if c.retention_ms is not None), None),
-        retention_bytes=next((c.retention_bytes for _, c in cuts if c.retention_bytes is not None), None))
+        retention_bytes=next((c.retention_bytes for _, c in cuts if c.retention_bytes is not None), None),
+    )
     now_ms = epoch_ms(observed_at) if observed_at is not None else None
     cut, unknown = retention.retention_cut(merged, observed, now_ms)
-    return RetentionLowered(topic=observed.name, against=[name for name, _ in cuts], cut=cut, unknown=unknown,
-                            records_since=_records_since(observed, earlier) if "earlier" in dict(cuts) else None)
+    return RetentionLowered(
+        topic=observed.name,
+        against=[name for name, _ in cuts],
+        cut=cut,
+        unknown=unknown,
+        records_since=_records_since(observed, earlier) if "earlier" in dict(cuts) else None,
+    )
 
 
-def missing_reads(found: RetentionLowered, observed: ObservedTopic,
-                  observed_at: datetime | None) -> tuple[int | None, bool]:
+def missing_reads(found: RetentionLowered, observed: ObservedTopic, observed_at: datetime | None) -> tuple[int | None, bool]:
     """What a live read lacks for this finding's estimate: the ListOffsets timestamp (None: none
     missing) and whether partition sizes are."""
     cut = found.cut
@@ -77,8 +97,7 @@ def missing_reads(found: RetentionLowered, observed: ObservedTopic,
         at = retention.time_lookup(epoch_ms(observed_at), cut.retention_ms)
         if any(p.unreadable is None and at not in p.offsets_by_timestamp for p in observed.partitions):
             lookup = at
-    sizes = cut.retention_bytes is not None and any(
-        p.unreadable is None and p.size_bytes is None for p in observed.partitions)
+    sizes = cut.retention_bytes is not None and any(p.unreadable is None and p.size_bytes is None for p in observed.partitions)
     return lookup, sizes
 
 
@@ -96,8 +115,14 @@ def _settings(values: Mapping[str, str | None]) -> Settings:
     return retention.settings_of(tuple(values.values()))
 
 
-def _made_by_git(observed: ObservedTopic, earlier: ObservedTopic, desired: DesiredTopic | None,
-                 changes: list[ConfigChange], inherited: Mapping[str, str], now: Mapping[str, str | None]) -> bool:
+def _made_by_git(
+    observed: ObservedTopic,
+    earlier: ObservedTopic,
+    desired: DesiredTopic | None,
+    changes: list[ConfigChange],
+    inherited: Mapping[str, str],
+    now: Mapping[str, str | None],
+) -> bool:
     """Whether every key that moved since `earlier` (of those deciding what is deleted) now has
     the value the manifests declare, with no change pending on it. `now`: the topic's values."""
     if desired is None:
@@ -130,6 +155,7 @@ def _records_since(observed: ObservedTopic, earlier: ObservedTopic | None) -> in
     if earlier is None:
         return None
     before = {p.partition: p.log_start_offset for p in earlier.partitions if p.log_start_offset >= 0}
-    moved = [p.log_start_offset - before[p.partition] for p in observed.partitions
-             if p.partition in before and p.log_start_offset >= 0]
+    moved = [
+        p.log_start_offset - before[p.partition] for p in observed.partitions if p.partition in before and p.log_start_offset >= 0
+    ]
     return sum(max(0, m) for m in moved) if moved else None

@@ -15,6 +15,7 @@ reassignment in progress and a partition led by a replica other than its preferr
 health findings (`HEALTH_KINDS`): items and table rows like the others, but they do not make a
 report "drifted" (exit code 3). Under-replicated and offline partitions count as drift, as before.
 """
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -30,17 +31,38 @@ DRIFT_FORMAT_VERSION = 1
 # not-visible: a declared topic the principal may not DESCRIBE, so whether it exists (and what it
 # holds) is unknown: said as itself, never as a topic to create.
 ItemKind = Literal[
-    "data-loss", "retention-lowered", "offline-partition", "under-replicated", "replicas-on-drained-broker",
-    "not-visible", "plan-error", "pending-change", "pending-truncation", "config-drift", "unmanaged-topic",
-    "reassignment-in-progress", "leader-not-preferred"]
+    "data-loss",
+    "retention-lowered",
+    "offline-partition",
+    "under-replicated",
+    "replicas-on-drained-broker",
+    "not-visible",
+    "plan-error",
+    "pending-change",
+    "pending-truncation",
+    "config-drift",
+    "unmanaged-topic",
+    "reassignment-in-progress",
+    "leader-not-preferred",
+]
 ITEM_KINDS: tuple[ItemKind, ...] = get_args(ItemKind)
 # Findings about the cluster's health that are not drift from the manifests: no exit code 3.
 HEALTH_KINDS: frozenset[ItemKind] = frozenset({"reassignment-in-progress", "leader-not-preferred"})
 
 # Every kind of change-log entry, in the order a topic's entries are listed.
 ChangeKind = Literal[
-    "topic-created", "topic-deleted", "topic-recreated", "partitions-added", "partitions-removed",
-    "replication-factor", "replicas", "leaders", "config-set", "config-changed", "config-removed"]
+    "topic-created",
+    "topic-deleted",
+    "topic-recreated",
+    "partitions-added",
+    "partitions-removed",
+    "replication-factor",
+    "replicas",
+    "leaders",
+    "config-set",
+    "config-changed",
+    "config-removed",
+]
 CHANGE_KINDS: tuple[ChangeKind, ...] = get_args(ChangeKind)
 
 
@@ -253,9 +275,20 @@ class TopicDrift(_Model):
 
     @property
     def empty(self) -> bool:
-        return not (self.hidden or self.unmanaged or self.changes or self.config or self.truncation or self.replicas
-                    or self.health or self.data_loss or self.retention or self.unverified or self.diagnostics
-                    or self.change_log)
+        return not (
+            self.hidden
+            or self.unmanaged
+            or self.changes
+            or self.config
+            or self.truncation
+            or self.replicas
+            or self.health
+            or self.data_loss
+            or self.retention
+            or self.unverified
+            or self.diagnostics
+            or self.change_log
+        )
 
 
 class DriftCounts(_Model):

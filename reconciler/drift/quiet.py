@@ -26,6 +26,7 @@ every topic's replicas), as is one whose snapshots cannot be proven good as colu
 tests/drift/test_quiet.py checks the pass against the full path, topic by topic, on the
 benchmark's fleets and on hand-made clusters with every kind of finding.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -43,8 +44,9 @@ from reconciler.plan.policy import is_protected
 from reconciler.plan.retention import SETTINGS_KEYS
 
 
-def columnar_topics(desired: DesiredState, now: SnapshotColumns, earlier: SnapshotColumns | None,
-                    options: PlanOptions = PlanOptions()) -> list[TopicDrift] | None:
+def columnar_topics(
+    desired: DesiredState, now: SnapshotColumns, earlier: SnapshotColumns | None, options: PlanOptions = PlanOptions()
+) -> list[TopicDrift] | None:
     """Every topic's findings (as `compute.cluster_topics` gives them on the whole cluster), or
     None when the cluster must be planned whole."""
     found = _quiet(desired, now, earlier)
@@ -72,8 +74,10 @@ def columnar_topics(desired: DesiredState, now: SnapshotColumns, earlier: Snapsh
         # `internal` flag, which the shape holds): asked of a view holding the representative under each name.
         view = ObservedState.view_of(now.state.cluster, dict.fromkeys(members, models[name]))
         unmanaged = set(unmanaged_topics(desired, view, options))
-        topics += [_renamed(template, now.names[r], int(now.starts[r + 1] - now.starts[r]), now.names[r] in unmanaged)
-                   for r in shapes[key][1:]]
+        topics += [
+            _renamed(template, now.names[r], int(now.starts[r + 1] - now.starts[r]), now.names[r] in unmanaged)
+            for r in shapes[key][1:]
+        ]
     if again:
         wanted = {now.names[r] for r in again}
         rest, _, _ = _planned(desired, now, earlier, again | _inheritance_witnesses(now), options, every=False)
@@ -81,8 +85,14 @@ def columnar_topics(desired: DesiredState, now: SnapshotColumns, earlier: Snapsh
     return topics
 
 
-def _planned(desired: DesiredState, now: SnapshotColumns, earlier: SnapshotColumns | None, rows: set[int],
-             options: PlanOptions, every: bool) -> tuple[list[TopicDrift], Plan, dict[str, ObservedTopic]]:
+def _planned(
+    desired: DesiredState,
+    now: SnapshotColumns,
+    earlier: SnapshotColumns | None,
+    rows: set[int],
+    options: PlanOptions,
+    every: bool,
+) -> tuple[list[TopicDrift], Plan, dict[str, ObservedTopic]]:
     """The full path on the topics in `rows`; `every`: also every topic not in `now`'s rows
     (declared and not read, or only in `earlier`: deleted)."""
     names = {now.names[r] for r in rows}
@@ -113,19 +123,36 @@ def _name_free(template: TopicDrift, first_plan: Plan, topic: str) -> bool:
             return False
         if any(c.op != "set" or c.before != c.after for c in action.changes):
             return False
-    return not (template.diagnostics or template.truncation or template.truncation_rows or template.replicas
-                or template.health or template.data_loss or template.retention or template.unverified
-                or template.change_log or template.hidden)
+    return not (
+        template.diagnostics
+        or template.truncation
+        or template.truncation_rows
+        or template.replicas
+        or template.health
+        or template.data_loss
+        or template.retention
+        or template.unverified
+        or template.change_log
+        or template.hidden
+    )
 
 
 def _renamed(template: TopicDrift, name: str, partitions: int, unmanaged: bool) -> TopicDrift:
     """The template's findings for another topic of its shape: what `model_copy(update=...)` gives
     (each model's other values shared, its set of given fields the template's), built as trusted
     models since every value is the template's own or of its type."""
-    return trusted(TopicDrift, {
-        **template.__dict__, "topic": name, "partitions": partitions, "unmanaged": unmanaged,
-        "changes": [_retitled(c, name) for c in template.changes],
-        "config": [_retitled(c, name) for c in template.config]}, _TOPIC_DRIFT_FIELDS)
+    return trusted(
+        TopicDrift,
+        {
+            **template.__dict__,
+            "topic": name,
+            "partitions": partitions,
+            "unmanaged": unmanaged,
+            "changes": [_retitled(c, name) for c in template.changes],
+            "config": [_retitled(c, name) for c in template.config],
+        },
+        _TOPIC_DRIFT_FIELDS,
+    )
 
 
 _TOPIC_DRIFT_FIELDS = set(TopicDrift.model_fields)
@@ -136,8 +163,9 @@ def _retitled(finding: _Finding, topic: str) -> _Finding:
     return trusted(type(finding), {**finding.__dict__, "topic": topic}, finding.__pydantic_fields_set__)
 
 
-def _quiet(desired: DesiredState, now: SnapshotColumns,
-           earlier: SnapshotColumns | None) -> tuple[dict[tuple, list[int]], set[int]] | None:
+def _quiet(
+    desired: DesiredState, now: SnapshotColumns, earlier: SnapshotColumns | None
+) -> tuple[dict[tuple, list[int]], set[int]] | None:
     """Quiet topics by shape, and the rows of the others; None: the cluster is planned whole."""
     import numpy as np
 
@@ -150,8 +178,10 @@ def _quiet(desired: DesiredState, now: SnapshotColumns,
     drained_any = _per_topic(_drained(now, desired.cluster.drain_brokers), now.starts, every=False)
     present = [w is not None and w.state is TopicState.PRESENT for w in wants]
     # The placement weighs every topic's replicas: a cluster where one must move is planned whole.
-    if any(w is not None and p and (w.replica_assignment or not ok or drained)
-           for w, p, ok, drained in zip(wants, present, factor_ok, drained_any, strict=True)):
+    if any(
+        w is not None and p and (w.replica_assignment or not ok or drained)
+        for w, p, ok, drained in zip(wants, present, factor_ok, drained_any, strict=True)
+    ):
         return None
     first = np.full(now.leader.size, -2, dtype=np.int64)  # each partition's preferred leader (-2: no replicas)
     has = now.replica_count > 0
@@ -163,8 +193,11 @@ def _quiet(desired: DesiredState, now: SnapshotColumns,
     full: set[int] = set()
     for i, name in enumerate(names):
         want = wants[i]
-        if not healthy_topic[i] or drained_any[i] or (want is not None and (
-                not present[i] or want.truncate or counts[i] != want.partitions)):
+        if (
+            not healthy_topic[i]
+            or drained_any[i]
+            or (want is not None and (not present[i] or want.truncate or counts[i] != want.partitions))
+        ):
             full.add(i)
             continue
         before: Any = None
@@ -178,8 +211,14 @@ def _quiet(desired: DesiredState, now: SnapshotColumns,
                 full.add(i)
                 continue
             before = earlier.configs[j]
-        key = (_frozen(want) if want is not None else None, is_protected(desired, name), now.internal[i],
-               now.configs[i], now.operations[i], before)
+        key = (
+            _frozen(want) if want is not None else None,
+            is_protected(desired, name),
+            now.internal[i],
+            now.configs[i],
+            now.operations[i],
+            before,
+        )
         shapes.setdefault(key, []).append(i)
     return shapes, full
 
@@ -187,8 +226,11 @@ def _quiet(desired: DesiredState, now: SnapshotColumns,
 def _frozen(want: DesiredTopic) -> tuple:
     """The manifest's topic as a hashable value, without what names it (its name and source).
     A quiet topic has no truncation rules or pinned replicas: its values are plain or a dict of strings."""
-    return tuple((k, tuple(v.items()) if type(v) is dict else tuple(v) if type(v) is list else v)
-                 for k, v in want.__dict__.items() if k not in ("name", "source"))
+    return tuple(
+        (k, tuple(v.items()) if type(v) is dict else tuple(v) if type(v) is list else v)
+        for k, v in want.__dict__.items()
+        if k not in ("name", "source")
+    )
 
 
 def _per_topic(flags: Any, starts: Any, every: bool = True) -> list[bool]:
@@ -259,4 +301,3 @@ def _inheritance_witnesses(now: SnapshotColumns) -> set[int]:
                 if found is None or name < found[0]:
                     first[(key, source, value is None)] = (name, row)
     return {row for _, row in first.values()}
-

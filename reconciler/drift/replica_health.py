@@ -5,6 +5,7 @@ Pure: one observed topic (with its reassignments in progress and the cluster's d
 in, one `ReplicaHealth` (or None when all is well) out; and the report items it makes, one per
 topic and kind. Under-replicated and offline partitions stay per partition (`ReplicaProblem`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
@@ -15,8 +16,9 @@ from reconciler.models.observed import ObservedTopic, PartitionReassignment
 SHOWN = 5  # partitions named in one item's detail; the count says how many there are
 
 
-def replica_health(observed: ObservedTopic, drain: Iterable[int] = (),
-                   reassigning: Mapping[int, PartitionReassignment] | None = None) -> ReplicaHealth | None:
+def replica_health(
+    observed: ObservedTopic, drain: Iterable[int] = (), reassigning: Mapping[int, PartitionReassignment] | None = None
+) -> ReplicaHealth | None:
     drain, reassigning = frozenset(drain), reassigning or {}
     moving: list[ReassigningPartition] = []
     drained: list[int] = []
@@ -27,9 +29,14 @@ def replica_health(observed: ObservedTopic, drain: Iterable[int] = (),
         # What the partition keeps: a reassignment moving it off a drained broker is not done yet.
         kept = [b for b in p.replicas if running is None or b not in running.removing_replicas]
         if running is not None:
-            moving.append(ReassigningPartition(partition=p.partition, replicas=list(p.replicas),
-                                               adding=list(running.adding_replicas),
-                                               removing=list(running.removing_replicas)))
+            moving.append(
+                ReassigningPartition(
+                    partition=p.partition,
+                    replicas=list(p.replicas),
+                    adding=list(running.adding_replicas),
+                    removing=list(running.removing_replicas),
+                )
+            )
         if not drain.isdisjoint(p.replicas):
             drained.append(p.partition)
             on.update(drain.intersection(p.replicas))
@@ -38,8 +45,14 @@ def replica_health(observed: ObservedTopic, drain: Iterable[int] = (),
             not_preferred.append(p.partition)
     if not (moving or drained or not_preferred):  # `ReplicaHealth.empty`, before building it (most topics)
         return None
-    return ReplicaHealth(topic=observed.name, partitions=len(observed.partitions), reassigning=moving,
-                         drained=drained, drained_brokers=sorted(on), not_preferred=not_preferred)
+    return ReplicaHealth(
+        topic=observed.name,
+        partitions=len(observed.partitions),
+        reassigning=moving,
+        drained=drained,
+        drained_brokers=sorted(on),
+        not_preferred=not_preferred,
+    )
 
 
 def health_items(cluster: str, found: Sequence[ReplicaHealth]) -> list[DriftItem]:
@@ -47,21 +60,37 @@ def health_items(cluster: str, found: Sequence[ReplicaHealth]) -> list[DriftItem
     for h in found:
         if h.drained:
             brokers = ", ".join(map(str, h.drained_brokers))
-            items.append(DriftItem(
-                cluster=cluster, kind="replicas-on-drained-broker", topic=h.topic, key=brokers,
-                detail=f"{_partitions(h.drained, h.partitions)} keep replicas on drained broker"
-                       f"{'s' if len(h.drained_brokers) > 1 else ''} {brokers}: {_named(h.drained)}"))
+            items.append(
+                DriftItem(
+                    cluster=cluster,
+                    kind="replicas-on-drained-broker",
+                    topic=h.topic,
+                    key=brokers,
+                    detail=f"{_partitions(h.drained, h.partitions)} keep replicas on drained broker"
+                    f"{'s' if len(h.drained_brokers) > 1 else ''} {brokers}: {_named(h.drained)}",
+                )
+            )
         if h.reassigning:
-            items.append(DriftItem(
-                cluster=cluster, kind="reassignment-in-progress", topic=h.topic,
-                detail=f"{_partitions([r.partition for r in h.reassigning], h.partitions)} being reassigned: "
-                       + "; ".join(reassigning_text(r) for r in h.reassigning[:SHOWN])
-                       + (" ..." if len(h.reassigning) > SHOWN else "")))
+            items.append(
+                DriftItem(
+                    cluster=cluster,
+                    kind="reassignment-in-progress",
+                    topic=h.topic,
+                    detail=f"{_partitions([r.partition for r in h.reassigning], h.partitions)} being reassigned: "
+                    + "; ".join(reassigning_text(r) for r in h.reassigning[:SHOWN])
+                    + (" ..." if len(h.reassigning) > SHOWN else ""),
+                )
+            )
         if h.not_preferred:
-            items.append(DriftItem(
-                cluster=cluster, kind="leader-not-preferred", topic=h.topic,
-                detail=f"{_partitions(h.not_preferred, h.partitions)} led by a replica other than the preferred "
-                       f"(first) one: {_named(h.not_preferred)}; a preferred-leader election moves them back"))
+            items.append(
+                DriftItem(
+                    cluster=cluster,
+                    kind="leader-not-preferred",
+                    topic=h.topic,
+                    detail=f"{_partitions(h.not_preferred, h.partitions)} led by a replica other than the preferred "
+                    f"(first) one: {_named(h.not_preferred)}; a preferred-leader election moves them back",
+                )
+            )
     return items
 
 

@@ -26,6 +26,7 @@ in which case the planner decides as before. It is true only for a topic that is
 tests/drift/test_spark_clean.py checks on generated fleets that every topic proven clean has an
 empty report by the planner, and that the two engines' reports are equal.
 """
+
 from __future__ import annotations
 
 import json
@@ -41,11 +42,15 @@ from reconciler.models.desired import DesiredState, TopicState
 from reconciler.models.observed import AclOperation, ConfigSource
 
 # One row per declared topic: what a clean topic must match, and the topic's JSON for the planner.
-DESIRED_SCHEMA = ("cluster string, topic string, declared boolean, want_plain boolean, want_partitions int, "
-                  "want_replication_factor int, want_configs array<struct<key:string,value:string>>, want string")
+DESIRED_SCHEMA = (
+    "cluster string, topic string, declared boolean, want_plain boolean, want_partitions int, "
+    "want_replication_factor int, want_configs array<struct<key:string,value:string>>, want string"
+)
 # One row per cluster: what its topics are checked against.
-CLUSTER_SCHEMA = ("cluster string, cluster_checked boolean, compare boolean, drain array<int>, moving array<string>, "
-                  "ignore_prefixes array<string>, ignore_infixes array<string>")
+CLUSTER_SCHEMA = (
+    "cluster string, cluster_checked boolean, compare boolean, drain array<int>, moving array<string>, "
+    "ignore_prefixes array<string>, ignore_infixes array<string>"
+)
 
 
 def desired_rows(cluster: str, state: DesiredState) -> list[tuple]:
@@ -54,10 +59,24 @@ def desired_rows(cluster: str, state: DesiredState) -> list[tuple]:
     for name, topic in state.topics.items():
         # Plain: nothing but partitions, replication factor and configs to compare, each config
         # value equal to itself (a DOUBLE "NaN" is not, so the planner sees it).
-        plain = (topic.state is TopicState.PRESENT and not topic.truncate and not topic.replica_assignment
-                 and all(same_config_value(k, v, v) for k, v in topic.configs.items()))
-        rows.append((cluster, name, True, plain, topic.partitions, topic.replication_factor,
-                     sorted(topic.configs.items()), json.dumps(dumped[name])))
+        plain = (
+            topic.state is TopicState.PRESENT
+            and not topic.truncate
+            and not topic.replica_assignment
+            and all(same_config_value(k, v, v) for k, v in topic.configs.items())
+        )
+        rows.append(
+            (
+                cluster,
+                name,
+                True,
+                plain,
+                topic.partitions,
+                topic.replication_factor,
+                sorted(topic.configs.items()),
+                json.dumps(dumped[name]),
+            )
+        )
     return rows
 
 
@@ -76,14 +95,21 @@ def literal_pattern(pattern: str) -> tuple[str, str] | None:
     return ("prefix" if anchored else "infix", re.sub(r"\\(.)", r"\1", body))
 
 
-def cluster_row(cluster: str, desired: DesiredState, checked: bool, compare: bool, moving: Iterable[str],
-                ignore: Iterable[str]) -> tuple:
+def cluster_row(
+    cluster: str, desired: DesiredState, checked: bool, compare: bool, moving: Iterable[str], ignore: Iterable[str]
+) -> tuple:
     """`checked`: a state of the cluster with no topics passes the models (its brokers, its id), so
     its rows alone decide; `moving`: its topics with reassignments in progress."""
     literal = [literal_pattern(p) for p in (*desired.cluster.ignore_topics, *ignore)]
-    return (cluster, checked, compare, sorted(desired.cluster.drain_brokers), sorted(moving),
-            [text for kind, text in filter(None, literal) if kind == "prefix"],
-            [text for kind, text in filter(None, literal) if kind == "infix"])
+    return (
+        cluster,
+        checked,
+        compare,
+        sorted(desired.cluster.drain_brokers),
+        sorted(moving),
+        [text for kind, text in filter(None, literal) if kind == "prefix"],
+        [text for kind, text in filter(None, literal) if kind == "infix"],
+    )
 
 
 _ACL = ", ".join(f"'{o}'" for o in get_args(AclOperation))
@@ -93,9 +119,11 @@ _LAST_SOURCE = max(int(s) for s in ConfigSource)
 
 def _configs_ok(column: str) -> str:
     """Configs the models accept: keys not empty and distinct, known sources, flags not null."""
-    return (f"({column} IS NULL OR (forall({column}, c -> c.key <> '' AND c.source BETWEEN 0 AND {_LAST_SOURCE} "
-            f"AND c.sensitive IS NOT NULL AND c.read_only IS NOT NULL) "
-            f"AND size(array_distinct(transform({column}, c -> c.key))) = size({column})))")
+    return (
+        f"({column} IS NULL OR (forall({column}, c -> c.key <> '' AND c.source BETWEEN 0 AND {_LAST_SOURCE} "
+        f"AND c.sensitive IS NOT NULL AND c.read_only IS NOT NULL) "
+        f"AND size(array_distinct(transform({column}, c -> c.key))) = size({column})))"
+    )
 
 
 def _every(array: str, element_ok: str) -> str:
@@ -160,11 +188,14 @@ _UNCHANGED = f"""
         AND (coalesce(topic_id, '') = '' OR coalesce(earlier_topic_id, '') = '' OR topic_id = earlier_topic_id)
         AND transform(partitions, p -> p.replicas) = transform(earlier_partitions, p -> p.replicas)
         AND transform(partitions, p -> p.leader) = transform(earlier_partitions, p -> p.leader)
-        AND {_every("earlier_partitions",
-                    "p.high_watermark <= 0 OR try_element_at(partitions, i + 1).high_watermark >= p.high_watermark")}))"""
+        AND {
+    _every("earlier_partitions", "p.high_watermark <= 0 OR try_element_at(partitions, i + 1).high_watermark >= p.high_watermark")
+}))"""
 
-CLEAN_SQL = (f"coalesce(({_ROW_CLEAN}) AND (CASE WHEN coalesce(declared, false) THEN ({_DECLARED_IN_SYNC}) "
-             f"ELSE ({_NEVER_UNMANAGED}) END) AND ({_UNCHANGED}), false)")
+CLEAN_SQL = (
+    f"coalesce(({_ROW_CLEAN}) AND (CASE WHEN coalesce(declared, false) THEN ({_DECLARED_IN_SYNC}) "
+    f"ELSE ({_NEVER_UNMANAGED}) END) AND ({_UNCHANGED}), false)"
+)
 
 
 def clean() -> Column:

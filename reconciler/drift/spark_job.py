@@ -19,6 +19,7 @@ dependencies must be importable on the executors (pip install it there, or ship 
 virtualenv with `--archives`), and PYSPARK_PYTHON (`spark.pyspark.python`) must name that
 interpreter.
 """
+
 from __future__ import annotations
 
 import functools
@@ -54,15 +55,17 @@ from reconciler.plan.planner import PlanOptions
 
 # A topic with findings, or (topic null) a batch's tally of a cluster's other topics: how many
 # were read, how many declared, their partitions; or a topic whose row the models refuse (`refused`).
-_OUT_FIELDS = ("cluster string, topic string, observed int, managed int, partitions bigint, empty boolean, "
-               "drift string, items array<struct<kind:string,topic:string,partition:int,key:string,detail:string,"
-               "records:bigint,bytes:bigint>>, truncations array<struct<topic:string,partition:int,leader:int,"
-               "leader_epoch:int,log_start_offset:bigint,high_watermark:bigint,target_offset:bigint,records:bigint,"
-               "estimated_bytes:bigint>>, retention array<struct<topic:string,partition:int,against:string,"
-               "log_start_offset:bigint,high_watermark:bigint,keep_from_offset:bigint,records:bigint,bytes:bigint,"
-               "unknown:string>>, changes array<struct<kind:string,topic:string,partition:int,key:string,old:string,"
-               "new:string,source:string,count:int,sensitive:boolean>>, "
-               "refused struct<file:string,count:int,problems:array<string>>")
+_OUT_FIELDS = (
+    "cluster string, topic string, observed int, managed int, partitions bigint, empty boolean, "
+    "drift string, items array<struct<kind:string,topic:string,partition:int,key:string,detail:string,"
+    "records:bigint,bytes:bigint>>, truncations array<struct<topic:string,partition:int,leader:int,"
+    "leader_epoch:int,log_start_offset:bigint,high_watermark:bigint,target_offset:bigint,records:bigint,"
+    "estimated_bytes:bigint>>, retention array<struct<topic:string,partition:int,against:string,"
+    "log_start_offset:bigint,high_watermark:bigint,keep_from_offset:bigint,records:bigint,bytes:bigint,"
+    "unknown:string>>, changes array<struct<kind:string,topic:string,partition:int,key:string,old:string,"
+    "new:string,source:string,count:int,sensitive:boolean>>, "
+    "refused struct<file:string,count:int,problems:array<string>>"
+)
 
 TOPICS_PER_TASK = 20_000  # ~200k partitions: one task's rows and findings stay in the tens of MiB
 
@@ -79,8 +82,11 @@ def session(master: str | None = None, conf: Mapping[str, str] | None = None) ->
     if _session is not None:
         return _session
     launched_by_spark_submit = "PYSPARK_GATEWAY_PORT" in os.environ
-    builder = (SparkSession.builder.appName("reconcile-drift").config("spark.sql.session.timeZone", "UTC")
-               .config("spark.ui.showConsoleProgress", "false"))
+    builder = (
+        SparkSession.builder.appName("reconcile-drift")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.ui.showConsoleProgress", "false")
+    )
     in_process = not launched_by_spark_submit and (master is None or master.startswith("local"))
     if in_process:
         # Local mode: Python workers must be this interpreter (it has the reconciler installed).
@@ -108,17 +114,27 @@ def _local_driver_memory() -> str:
     return f"{max(1024, min(16 * 1024, total // 4 // 2**20))}m"
 
 
-def run(fleet: str | Path, desired_for: Callable[[str], DesiredState], options: PlanOptions = PlanOptions(),
-        master: str | None = None, tables: str | Path | None = None,
-        generated_at: datetime | None = None, conf: Mapping[str, str] | None = None) -> DriftReport:
+def run(
+    fleet: str | Path,
+    desired_for: Callable[[str], DesiredState],
+    options: PlanOptions = PlanOptions(),
+    master: str | None = None,
+    tables: str | Path | None = None,
+    generated_at: datetime | None = None,
+    conf: Mapping[str, str] | None = None,
+) -> DriftReport:
     spark = session(master, conf)
     generated_at = generated_at or datetime.now(timezone.utc)
     try:
         found = fleet_inputs(spark, fleet, desired_for, options)
         # Each cluster's desired state without its topics: a row brings its own topic (column `want`).
-        shared = spark.sparkContext.broadcast({
-            "desired": {c: d.model_dump_json(exclude={"topics"}) for c, d in found.desired.items()},
-            "ignore": list(options.ignore_topics), "meta": found.whole})
+        shared = spark.sparkContext.broadcast(
+            {
+                "desired": {c: d.model_dump_json(exclude={"topics"}) for c, d in found.desired.items()},
+                "ignore": list(options.ignore_topics),
+                "meta": found.whole,
+            }
+        )
         results = _for_the_planner(found).mapInArrow(_drift_batches(shared), _OUT_FIELDS).persist()
         try:
             return _collect(results, found.meta, tables, generated_at)
@@ -133,73 +149,115 @@ def _spark_failure(fleet: str | Path, error: PySparkException | Py4JJavaError) -
     """What Spark (the JVM, or a Python worker) failed on, in one paragraph instead of its stack."""
     java = getattr(error, "java_exception", None)
     text = str(java.getMessage()) if java is not None else str(error)
-    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith(
-        ("at ", "For further information", "SQLSTATE", "JVM stacktrace"))]
+    lines = [
+        line.strip()
+        for line in text.splitlines()
+        if line.strip() and not line.strip().startswith(("at ", "For further information", "SQLSTATE", "JVM stacktrace"))
+    ]
     # A Python worker's error ends its traceback; the JVM's leads its message.
     cause = (lines[-1] if isinstance(error, PythonException) else lines[0]) if lines else type(error).__name__
     if "No module named 'reconciler'" in text:
         return ReconcilerError(
             "the Spark executors cannot import the reconciler: install kafka-reconciler (with its spark "
             "extra) on every worker, or ship a packed virtualenv with --archives, and set PYSPARK_PYTHON "
-            "(spark.pyspark.python) to that interpreter.")
+            "(spark.pyspark.python) to that interpreter."
+        )
     said = shown_text(cause.rstrip(".:"), 400)
     if isinstance(error, PythonException):  # the planner's side, on the executors: not a file Spark read
         return ReconcilerError(
             f"the Spark engine's Python workers failed on the fleet under {fleet}: {said}. Run the same command "
             "with --engine local, which reads and checks each snapshot itself, to see which file or topic it is. "
-            "Nothing was reported.")
+            "Nothing was reported."
+        )
     return SnapshotError(
         f"the Spark engine failed on the fleet under {fleet}: {said}. A file Spark cannot read (not Parquet, cut "
         "short, or with columns of other types than a snapshot's) is the usual cause: write snapshots with "
         "`reconcile snapshot --format parquet`; `reconcile drift --fleet ... --engine local` checks each file and "
-        "names the bad one and its bad values. Nothing was reported.")
+        "names the bad one and its bad values. Nothing was reported."
+    )
 
 
-def fleet_inputs(spark: SparkSession, fleet: str | Path, desired_for: Callable[[str], DesiredState],
-                 options: PlanOptions = PlanOptions()) -> FleetInputs:
+def fleet_inputs(
+    spark: SparkSession, fleet: str | Path, desired_for: Callable[[str], DesiredState], options: PlanOptions = PlanOptions()
+) -> FleetInputs:
     """The fleet's rows, each with `clean` (no Python has seen them yet), and what the job needs
     of each cluster, read on the driver: its runs, its snapshot's header, its desired state."""
     # mergeSchema: files written before the rights columns existed read them as null.
-    snapshots = _with_rights_columns(spark.read.option("recursiveFileLookup", "true")
-                                     .option("pathGlobFilter", "*.parquet").option("mergeSchema", "true")
-                                     .parquet(str(fleet)))
-    counted = snapshots.groupBy("cluster", "run", "cluster_id", "sizes_refused",
-                                F.input_file_name().alias("file")).count().collect()
+    snapshots = _with_rights_columns(
+        spark.read.option("recursiveFileLookup", "true")
+        .option("pathGlobFilter", "*.parquet")
+        .option("mergeSchema", "true")
+        .parquet(str(fleet))
+    )
+    counted = (
+        snapshots.groupBy("cluster", "run", "cluster_id", "sizes_refused", F.input_file_name().alias("file")).count().collect()
+    )
     if not counted:
-        raise SnapshotError(f"{fleet} holds no Parquet snapshots; the Spark engine reads "
-                            "<cluster>/<run>.parquet files written by `reconcile snapshot --format parquet`.")
+        raise SnapshotError(
+            f"{fleet} holds no Parquet snapshots; the Spark engine reads "
+            "<cluster>/<run>.parquet files written by `reconcile snapshot --format parquet`."
+        )
     misplaced = sorted((r["file"], r["cluster"]) for r in counted if r["cluster"] != _cluster_directory(r["file"]))
     if misplaced:
         file, cluster = misplaced[0]
         more = f" ({len(misplaced) - 1} more such file(s))" if len(misplaced) > 1 else ""
-        raise SnapshotError(f"{_shown_path(file)} holds rows of cluster {shown_text(repr(cluster), 60)} in the "
-                            f"directory of cluster {shown_text(repr(_cluster_directory(file)), 60)}, so it is refused "
-                            f"whole and nothing ran{more}. A fleet's snapshots are <cluster>/<run>.parquet as "
-                            "`reconcile snapshot --format parquet` writes them; do not edit or move snapshots by hand.")
+        raise SnapshotError(
+            f"{_shown_path(file)} holds rows of cluster {shown_text(repr(cluster), 60)} in the "
+            f"directory of cluster {shown_text(repr(_cluster_directory(file)), 60)}, so it is refused "
+            f"whole and nothing ran{more}. A fleet's snapshots are <cluster>/<run>.parquet as "
+            "`reconcile snapshot --format parquet` writes them; do not edit or move snapshots by hand."
+        )
     undated = sorted({r["cluster"] for r in counted if r["run"] is None})
     if undated:
-        raise SnapshotError(f"{fleet} holds Parquet snapshots without a run time (column `run`) for "
-                            f"{shown_text(', '.join(map(str, undated)), 200)}; write snapshots with "
-                            "`reconcile snapshot --format parquet`.")
+        raise SnapshotError(
+            f"{fleet} holds Parquet snapshots without a run time (column `run`) for "
+            f"{shown_text(', '.join(map(str, undated)), 200)}; write snapshots with "
+            "`reconcile snapshot --format parquet`."
+        )
     by_cluster: dict[str, list[tuple[datetime, str | None, str | None, str]]] = {}
     for r in sorted(counted, key=lambda r: (r["cluster"], utc(r["run"]), r["cluster_id"] or "")):
         by_cluster.setdefault(r["cluster"], []).append((utc(r["run"]), r["cluster_id"], r["sizes_refused"], r["file"]))
     desired = {cluster: desired_for(cluster) for cluster in by_cluster}  # fails early on unknown clusters
-    meta = {c: _ClusterRun(run=r[-1][0], cluster_id=r[-1][1], since=r[-2][0] if len(r) > 1 else None,
-                           sizes_refused=r[-1][2], file=r[-1][3], earlier_file=r[-2][3] if len(r) > 1 else None)
-            for c, r in by_cluster.items()}
-    whole = {c: {"cluster_id": m.cluster_id, "run": m.run.isoformat(), "compare": m.since is not None,
-                 "file": m.file, "earlier_file": m.earlier_file,
-                 **_brokers_and_reassignments(m.file)} for c, m in meta.items()}
-    facts = [spark_clean.cluster_row(c, desired[c], _cluster_checks(c, whole[c]), whole[c]["compare"],
-                                     whole[c]["reassignments"], options.ignore_topics) for c in meta]
+    meta = {
+        c: _ClusterRun(
+            run=r[-1][0],
+            cluster_id=r[-1][1],
+            since=r[-2][0] if len(r) > 1 else None,
+            sizes_refused=r[-1][2],
+            file=r[-1][3],
+            earlier_file=r[-2][3] if len(r) > 1 else None,
+        )
+        for c, r in by_cluster.items()
+    }
+    whole = {
+        c: {
+            "cluster_id": m.cluster_id,
+            "run": m.run.isoformat(),
+            "compare": m.since is not None,
+            "file": m.file,
+            "earlier_file": m.earlier_file,
+            **_brokers_and_reassignments(m.file),
+        }
+        for c, m in meta.items()
+    }
+    facts = [
+        spark_clean.cluster_row(
+            c, desired[c], _cluster_checks(c, whole[c]), whole[c]["compare"], whole[c]["reassignments"], options.ignore_topics
+        )
+        for c in meta
+    ]
     topics = sum(r["count"] for r in counted if utc(r["run"]) == meta[r["cluster"]].run)
-    return FleetInputs(rows=_inputs(spark, snapshots, desired, meta, facts), meta=meta, whole=whole,
-                       desired=desired, topics=topics)
+    return FleetInputs(
+        rows=_inputs(spark, snapshots, desired, meta, facts), meta=meta, whole=whole, desired=desired, topics=topics
+    )
 
 
-_RIGHTS_COLUMNS = {"authorized_operations": "array<string>", "status": "string",
-                   "cluster_authorized_operations": "array<string>", "sizes_refused": "string"}
+_RIGHTS_COLUMNS = {
+    "authorized_operations": "array<string>",
+    "status": "string",
+    "cluster_authorized_operations": "array<string>",
+    "sizes_refused": "string",
+}
 
 
 def _with_rights_columns(snapshots: DataFrame) -> DataFrame:
@@ -249,15 +307,20 @@ def _cluster_checks(cluster: str, whole: Mapping[str, Any]) -> bool:
     from pydantic import ValidationError
 
     try:
-        ObservedState(cluster=cluster, cluster_id=whole["cluster_id"], taken_at=datetime.fromisoformat(whole["run"]),
-                      brokers=whole["brokers"])
+        ObservedState(
+            cluster=cluster,
+            cluster_id=whole["cluster_id"],
+            taken_at=datetime.fromisoformat(whole["run"]),
+            brokers=whole["brokers"],
+        )
     except ValidationError:
         return False
     return True
 
 
-def _collect(results: DataFrame, meta: Mapping[str, _ClusterRun], tables: str | Path | None,
-             generated_at: datetime) -> DriftReport:
+def _collect(
+    results: DataFrame, meta: Mapping[str, _ClusterRun], tables: str | Path | None, generated_at: datetime
+) -> DriftReport:
     """The driver's part: totals and the topics with findings, assembled per cluster; or, when
     the models refused a row, the error the local engine gives for that snapshot."""
     refused = results.filter(F.col("refused").isNotNull()).select("refused.*")
@@ -267,9 +330,12 @@ def _collect(results: DataFrame, meta: Mapping[str, _ClusterRun], tables: str | 
         rows = refused.filter(F.col("file") == first["file"]).orderBy("problems").limit(MAX_PROBLEMS).collect()
         problems = sorted(p for r in rows for p in r["problems"])[:MAX_PROBLEMS]
         raise invalid_snapshot(_shown_path(first["file"]), int(first["count"]), problems)
-    totals = {r["cluster"]: r for r in results.groupBy("cluster").agg(
-        F.sum("observed").alias("observed"), F.sum("managed").alias("managed"),
-        F.sum("partitions").alias("partitions")).collect()}
+    totals = {
+        r["cluster"]: r
+        for r in results.groupBy("cluster")
+        .agg(F.sum("observed").alias("observed"), F.sum("managed").alias("managed"), F.sum("partitions").alias("partitions"))
+        .collect()
+    }
     found: dict[str, list[TopicDrift]] = {c: [] for c in meta}
     for r in results.filter(~F.col("empty")).select("cluster", "drift").toLocalIterator():
         found[r["cluster"]].append(TopicDrift.model_validate_json(r["drift"]))
@@ -277,17 +343,27 @@ def _collect(results: DataFrame, meta: Mapping[str, _ClusterRun], tables: str | 
     for cluster, m in sorted(meta.items()):
         report = assemble(cluster, m.cluster_id, m.run, m.since, found[cluster], m.sizes_refused)
         t = totals.get(cluster)
-        clusters.append(report.model_copy(update={
-            "topics_observed": int(t["observed"] or 0) if t else 0,
-            "topics_managed": int(t["managed"] or 0) if t else 0,
-            "partitions_observed": int(t["partitions"] or 0) if t else 0}))
+        clusters.append(
+            report.model_copy(
+                update={
+                    "topics_observed": int(t["observed"] or 0) if t else 0,
+                    "topics_managed": int(t["managed"] or 0) if t else 0,
+                    "partitions_observed": int(t["partitions"] or 0) if t else 0,
+                }
+            )
+        )
     if tables:
         _write_tables(results, str(tables), generated_at, meta)
     return DriftReport(generated_at=generated_at, engine="spark", clusters=clusters)  # sorted by cluster
 
 
-def _inputs(spark: SparkSession, snapshots: DataFrame, desired: Mapping[str, DesiredState],
-            meta: Mapping[str, _ClusterRun], facts: list[tuple]) -> DataFrame:
+def _inputs(
+    spark: SparkSession,
+    snapshots: DataFrame,
+    desired: Mapping[str, DesiredState],
+    meta: Mapping[str, _ClusterRun],
+    facts: list[tuple],
+) -> DataFrame:
     """One row per (cluster, topic): the latest run's topic row, the previous run's (a topic only
     that run has gets a row of its own: deleted since), and a row for every declared topic the
     cluster has in neither; `clean` when Spark SQL proves it has no finding (`spark_clean`)."""
@@ -295,22 +371,31 @@ def _inputs(spark: SparkSession, snapshots: DataFrame, desired: Mapping[str, Des
     earlier_runs = [(c, m.since) for c, m in meta.items() if m.since is not None]
     current = snapshots.join(F.broadcast(latest), ["cluster", "run"])
     if earlier_runs:
-        before = (snapshots.join(F.broadcast(spark.createDataFrame(earlier_runs, "cluster string, run timestamp")),
-                                 ["cluster", "run"])
-                  .select("cluster", "topic", F.col("topic_id").alias("earlier_topic_id"),
-                          F.col("configs").alias("earlier_configs"),
-                          F.transform("partitions", _earlier_partition).alias("earlier_partitions")))
+        before = snapshots.join(
+            F.broadcast(spark.createDataFrame(earlier_runs, "cluster string, run timestamp")), ["cluster", "run"]
+        ).select(
+            "cluster",
+            "topic",
+            F.col("topic_id").alias("earlier_topic_id"),
+            F.col("configs").alias("earlier_configs"),
+            F.transform("partitions", _earlier_partition).alias("earlier_partitions"),
+        )
         current = current.join(before, ["cluster", "topic"], "full")
     else:
-        current = (current.withColumn("earlier_topic_id", F.lit(None).cast("string"))
-                   .withColumn("earlier_configs", F.lit(None).cast(snapshots.schema["configs"].dataType))
-                   .withColumn("earlier_partitions", F.lit(None).cast(snapshots.schema["partitions"].dataType)))
+        current = (
+            current.withColumn("earlier_topic_id", F.lit(None).cast("string"))
+            .withColumn("earlier_configs", F.lit(None).cast(snapshots.schema["configs"].dataType))
+            .withColumn("earlier_partitions", F.lit(None).cast(snapshots.schema["partitions"].dataType))
+        )
     # The declared topics the cluster has in neither run get rows of their own (nulls but for the names).
     # Handed to the JVM a cluster at a time: the driver holds one cluster's rows, not the fleet's.
-    declared = functools.reduce(DataFrame.unionByName, [
-        spark.createDataFrame(spark_clean.desired_rows(c, d), spark_clean.DESIRED_SCHEMA) for c, d in desired.items()])
-    current = (current.join(declared, ["cluster", "topic"], "full")
-               .join(F.broadcast(spark.createDataFrame(facts, spark_clean.CLUSTER_SCHEMA)), "cluster", "left"))
+    declared = functools.reduce(
+        DataFrame.unionByName,
+        [spark.createDataFrame(spark_clean.desired_rows(c, d), spark_clean.DESIRED_SCHEMA) for c, d in desired.items()],
+    )
+    current = current.join(declared, ["cluster", "topic"], "full").join(
+        F.broadcast(spark.createDataFrame(facts, spark_clean.CLUSTER_SCHEMA)), "cluster", "left"
+    )
     return current.withColumn("clean", spark_clean.clean())
 
 
@@ -318,12 +403,19 @@ def _earlier_partition(p: Column) -> Column:
     """What the data-loss signals, out-of-band retention changes and the change log read of a
     partition in the earlier run; the other fields empty, all of them in the snapshot's order (so
     the files' fast path builds the model: a field missing costs pydantic's default lookup)."""
-    return F.struct(p["partition"].alias("partition"), p["leader"].alias("leader"),
-                    p["leader_epoch"].alias("leader_epoch"), p["replicas"].alias("replicas"),
-                    F.array().cast("array<int>").alias("isr"), F.array().cast("array<int>").alias("offline_replicas"),
-                    p["log_start_offset"].alias("log_start_offset"), p["high_watermark"].alias("high_watermark"),
-                    F.lit(None).cast("bigint").alias("size_bytes"), F.lit(None).cast("bigint").alias("epoch_end_offset"),
-                    F.array().cast("array<struct<timestamp:bigint,offset:bigint>>").alias("offsets_by_timestamp"))
+    return F.struct(
+        p["partition"].alias("partition"),
+        p["leader"].alias("leader"),
+        p["leader_epoch"].alias("leader_epoch"),
+        p["replicas"].alias("replicas"),
+        F.array().cast("array<int>").alias("isr"),
+        F.array().cast("array<int>").alias("offline_replicas"),
+        p["log_start_offset"].alias("log_start_offset"),
+        p["high_watermark"].alias("high_watermark"),
+        F.lit(None).cast("bigint").alias("size_bytes"),
+        F.lit(None).cast("bigint").alias("epoch_end_offset"),
+        F.array().cast("array<struct<timestamp:bigint,offset:bigint>>").alias("offsets_by_timestamp"),
+    )
 
 
 def _for_the_planner(found: FleetInputs) -> DataFrame:
@@ -334,15 +426,30 @@ def _for_the_planner(found: FleetInputs) -> DataFrame:
     # a fleet of millions of partitions loses results in the block manager, so tasks stay bounded.
     parallelism = max(spark.sparkContext.defaultParallelism * 2, 2, -(-found.topics // TOPICS_PER_TASK))
     return found.rows.select(
-        "cluster", "topic", "clean", F.coalesce("declared", F.lit(False)).alias("declared"),
+        "cluster",
+        "topic",
+        "clean",
+        F.coalesce("declared", F.lit(False)).alias("declared"),
         # A topic is read when its row has partitions and no status (as the planner's input is built).
         F.when(F.col("partitions").isNotNull() & F.col("status").isNull(), F.size("partitions"))
-        .otherwise(0).alias("partition_count"),
-        *[F.when(~clean, F.col(c)).alias(c) for c in _PLANNED_COLUMNS]).repartition(parallelism, "cluster", "topic")
+        .otherwise(0)
+        .alias("partition_count"),
+        *[F.when(~clean, F.col(c)).alias(c) for c in _PLANNED_COLUMNS],
+    ).repartition(parallelism, "cluster", "topic")
 
 
-_PLANNED_COLUMNS = ("topic_id", "internal", "configs", "partitions", "group_offsets", *_RIGHTS_COLUMNS,
-                    "earlier_topic_id", "earlier_configs", "earlier_partitions", "want")
+_PLANNED_COLUMNS = (
+    "topic_id",
+    "internal",
+    "configs",
+    "partitions",
+    "group_offsets",
+    *_RIGHTS_COLUMNS,
+    "earlier_topic_id",
+    "earlier_configs",
+    "earlier_partitions",
+    "want",
+)
 
 
 def _cluster_directory(file: str) -> str:
@@ -372,8 +479,11 @@ def _drift_batches(shared) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.R
             # cluster -> [topics read, topics declared, partitions] of the topics without findings
             tally: dict[str, list[int]] = {}
             proven = pa.Table.from_batches([batch.filter(batch.column("clean"))])
-            for r in proven.group_by("cluster").aggregate(
-                    [("topic", "count"), ("declared", "sum"), ("partition_count", "sum")]).to_pylist():
+            for r in (
+                proven.group_by("cluster")
+                .aggregate([("topic", "count"), ("declared", "sum"), ("partition_count", "sum")])
+                .to_pylist()
+            ):
                 tally[r["cluster"]] = [r["topic_count"], r["declared_sum"] or 0, r["partition_count_sum"] or 0]
             out = []
             for row in batch.filter(pc.invert(batch.column("clean"))).to_pylist():
@@ -384,9 +494,22 @@ def _drift_batches(shared) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.R
                 try:
                     drift = row_drift(row, desired, value["meta"][cluster], options)
                 except RowRefused as e:
-                    out.append({"cluster": cluster, "topic": row["topic"], "observed": 0, "managed": 0, "partitions": 0,
-                                "empty": False, "drift": "", "items": [], "truncations": [], "retention": [],
-                                "changes": [], "refused": {"file": e.file, "count": e.count, "problems": e.problems}})
+                    out.append(
+                        {
+                            "cluster": cluster,
+                            "topic": row["topic"],
+                            "observed": 0,
+                            "managed": 0,
+                            "partitions": 0,
+                            "empty": False,
+                            "drift": "",
+                            "items": [],
+                            "truncations": [],
+                            "retention": [],
+                            "changes": [],
+                            "refused": {"file": e.file, "count": e.count, "problems": e.problems},
+                        }
+                    )
                     continue
                 if drift.empty:
                     counts = tally.setdefault(cluster, [0, 0, 0])
@@ -394,20 +517,52 @@ def _drift_batches(shared) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.R
                     counts[1] += drift.managed
                     counts[2] += drift.partitions
                     continue
-                items = _items(cluster, drift.changes, [drift.topic] if drift.unmanaged else [], drift.config,
-                               [drift.truncation] if drift.truncation else [], drift.replicas, drift.data_loss,
-                               drift.diagnostics, [drift.retention] if drift.retention else [],
-                               [drift.topic] if drift.hidden else [], [drift.health] if drift.health else [])
-                out.append({
-                    "cluster": cluster, "topic": drift.topic, "observed": int(drift.observed),
-                    "managed": int(drift.managed), "partitions": drift.partitions, "empty": False,
-                    "drift": drift.model_dump_json(), "items": [item_dict(i) for i in items],
-                    "truncations": [truncation_dict(r) for r in drift.truncation_rows],
-                    "retention": retention_dicts(drift.retention) if drift.retention else [],
-                    "changes": [change_dict(e) for e in drift.change_log], "refused": None})
-            out += [{"cluster": c, "topic": None, "observed": n[0], "managed": n[1], "partitions": n[2], "empty": True,
-                     "drift": "", "items": [], "truncations": [], "retention": [], "changes": [], "refused": None}
-                    for c, n in tally.items()]
+                items = _items(
+                    cluster,
+                    drift.changes,
+                    [drift.topic] if drift.unmanaged else [],
+                    drift.config,
+                    [drift.truncation] if drift.truncation else [],
+                    drift.replicas,
+                    drift.data_loss,
+                    drift.diagnostics,
+                    [drift.retention] if drift.retention else [],
+                    [drift.topic] if drift.hidden else [],
+                    [drift.health] if drift.health else [],
+                )
+                out.append(
+                    {
+                        "cluster": cluster,
+                        "topic": drift.topic,
+                        "observed": int(drift.observed),
+                        "managed": int(drift.managed),
+                        "partitions": drift.partitions,
+                        "empty": False,
+                        "drift": drift.model_dump_json(),
+                        "items": [item_dict(i) for i in items],
+                        "truncations": [truncation_dict(r) for r in drift.truncation_rows],
+                        "retention": retention_dicts(drift.retention) if drift.retention else [],
+                        "changes": [change_dict(e) for e in drift.change_log],
+                        "refused": None,
+                    }
+                )
+            out += [
+                {
+                    "cluster": c,
+                    "topic": None,
+                    "observed": n[0],
+                    "managed": n[1],
+                    "partitions": n[2],
+                    "empty": True,
+                    "drift": "",
+                    "items": [],
+                    "truncations": [],
+                    "retention": [],
+                    "changes": [],
+                    "refused": None,
+                }
+                for c, n in tally.items()
+            ]
             yield pa.RecordBatch.from_pylist(out, schema=schema)
 
     return run_batches
@@ -421,13 +576,15 @@ class RowRefused(Exception):
         super().__init__(file)
         self.file, self.count = file, error.error_count()
         quoted = shown_text(repr(topic), 60)
-        self.problems = [f"topic {quoted}: "
-                         f"{problem_line(e, SNAPSHOT_KEYS, 2 if tuple(e['loc'][:2]) == ('topics', topic) else 0, explain)}"
-                         for e in error.errors(include_url=False)[:MAX_PROBLEMS]]
+        self.problems = [
+            f"topic {quoted}: {problem_line(e, SNAPSHOT_KEYS, 2 if tuple(e['loc'][:2]) == ('topics', topic) else 0, explain)}"
+            for e in error.errors(include_url=False)[:MAX_PROBLEMS]
+        ]
 
 
-def row_drift(row: Mapping[str, Any], desired: DesiredState, meta: Mapping[str, Any],
-              options: PlanOptions = PlanOptions()) -> TopicDrift:
+def row_drift(
+    row: Mapping[str, Any], desired: DesiredState, meta: Mapping[str, Any], options: PlanOptions = PlanOptions()
+) -> TopicDrift:
     """One input row (a topic of a cluster, its earlier run's columns and its declaration, `want`,
     alongside) through the pure planner, on the cluster restricted to that topic. `desired`: the
     cluster's (its topics are not read); `meta`: the cluster's part of the broadcast. A row the
@@ -441,13 +598,18 @@ def row_drift(row: Mapping[str, Any], desired: DesiredState, meta: Mapping[str, 
     try:
         topic = topic_from_row(dict(row)) if row["partitions"] is not None and status is None else None
         observed = ObservedState(
-            cluster=cluster, cluster_id=meta["cluster_id"], taken_at=datetime.fromisoformat(meta["run"]),
-            topics={name: topic} if topic else {}, group_offsets=groups,
+            cluster=cluster,
+            cluster_id=meta["cluster_id"],
+            taken_at=datetime.fromisoformat(meta["run"]),
+            topics={name: topic} if topic else {},
+            group_offsets=groups,
             hidden_topics=[name] if status == HIDDEN else [],
             absent_topic_operations={name: row["authorized_operations"] or []} if status == ABSENT else {},
             cluster_authorized_operations=row["cluster_authorized_operations"],
-            sizes_refused=row["sizes_refused"], brokers=meta["brokers"],
-            reassignments={name: meta["reassignments"][name]} if topic and name in meta["reassignments"] else {})
+            sizes_refused=row["sizes_refused"],
+            brokers=meta["brokers"],
+            reassignments={name: meta["reassignments"][name]} if topic and name in meta["reassignments"] else {},
+        )
     except ValidationError as e:
         raise RowRefused(meta["file"], name, e) from None
     earlier = None
@@ -455,46 +617,107 @@ def row_drift(row: Mapping[str, Any], desired: DesiredState, meta: Mapping[str, 
         # What data-loss signals, out-of-band retention changes and the change log read of the
         # earlier run's topic.
         try:
-            earlier = topic_from_row({"topic": name, "topic_id": row["earlier_topic_id"],
-                                      "configs": row["earlier_configs"], "partitions": row["earlier_partitions"]})
+            earlier = topic_from_row(
+                {
+                    "topic": name,
+                    "topic_id": row["earlier_topic_id"],
+                    "configs": row["earlier_configs"],
+                    "partitions": row["earlier_partitions"],
+                }
+            )
         except ValidationError as e:
             raise RowRefused(meta["earlier_file"], name, e) from None
     return drift_one_topic(desired, observed, name, earlier, None, options, compare=meta["compare"])
 
 
 def _arrow_out_schema() -> pa.Schema:
-    item = pa.struct([("kind", pa.string()), ("topic", pa.string()), ("partition", pa.int32()), ("key", pa.string()),
-                      ("detail", pa.string()), ("records", pa.int64()), ("bytes", pa.int64())])
-    trunc = pa.struct([("topic", pa.string()), ("partition", pa.int32()), ("leader", pa.int32()),
-                       ("leader_epoch", pa.int32()), ("log_start_offset", pa.int64()), ("high_watermark", pa.int64()),
-                       ("target_offset", pa.int64()), ("records", pa.int64()), ("estimated_bytes", pa.int64())])
-    retention = pa.struct([("topic", pa.string()), ("partition", pa.int32()), ("against", pa.string()),
-                           ("log_start_offset", pa.int64()), ("high_watermark", pa.int64()),
-                           ("keep_from_offset", pa.int64()), ("records", pa.int64()), ("bytes", pa.int64()),
-                           ("unknown", pa.string())])
-    change = pa.struct([("kind", pa.string()), ("topic", pa.string()), ("partition", pa.int32()), ("key", pa.string()),
-                        ("old", pa.string()), ("new", pa.string()), ("source", pa.string()), ("count", pa.int32()),
-                        ("sensitive", pa.bool_())])
-    return pa.schema([("cluster", pa.string()), ("topic", pa.string()), ("observed", pa.int32()),
-                      ("managed", pa.int32()), ("partitions", pa.int64()), ("empty", pa.bool_()),
-                      ("drift", pa.string()), ("items", pa.list_(item)), ("truncations", pa.list_(trunc)),
-                      ("retention", pa.list_(retention)), ("changes", pa.list_(change)),
-                      ("refused", pa.struct([("file", pa.string()), ("count", pa.int32()),
-                                             ("problems", pa.list_(pa.string()))]))])
+    item = pa.struct(
+        [
+            ("kind", pa.string()),
+            ("topic", pa.string()),
+            ("partition", pa.int32()),
+            ("key", pa.string()),
+            ("detail", pa.string()),
+            ("records", pa.int64()),
+            ("bytes", pa.int64()),
+        ]
+    )
+    trunc = pa.struct(
+        [
+            ("topic", pa.string()),
+            ("partition", pa.int32()),
+            ("leader", pa.int32()),
+            ("leader_epoch", pa.int32()),
+            ("log_start_offset", pa.int64()),
+            ("high_watermark", pa.int64()),
+            ("target_offset", pa.int64()),
+            ("records", pa.int64()),
+            ("estimated_bytes", pa.int64()),
+        ]
+    )
+    retention = pa.struct(
+        [
+            ("topic", pa.string()),
+            ("partition", pa.int32()),
+            ("against", pa.string()),
+            ("log_start_offset", pa.int64()),
+            ("high_watermark", pa.int64()),
+            ("keep_from_offset", pa.int64()),
+            ("records", pa.int64()),
+            ("bytes", pa.int64()),
+            ("unknown", pa.string()),
+        ]
+    )
+    change = pa.struct(
+        [
+            ("kind", pa.string()),
+            ("topic", pa.string()),
+            ("partition", pa.int32()),
+            ("key", pa.string()),
+            ("old", pa.string()),
+            ("new", pa.string()),
+            ("source", pa.string()),
+            ("count", pa.int32()),
+            ("sensitive", pa.bool_()),
+        ]
+    )
+    return pa.schema(
+        [
+            ("cluster", pa.string()),
+            ("topic", pa.string()),
+            ("observed", pa.int32()),
+            ("managed", pa.int32()),
+            ("partitions", pa.int64()),
+            ("empty", pa.bool_()),
+            ("drift", pa.string()),
+            ("items", pa.list_(item)),
+            ("truncations", pa.list_(trunc)),
+            ("retention", pa.list_(retention)),
+            ("changes", pa.list_(change)),
+            ("refused", pa.struct([("file", pa.string()), ("count", pa.int32()), ("problems", pa.list_(pa.string()))])),
+        ]
+    )
 
 
 def _write_tables(results: DataFrame, directory: str, generated_at: datetime, meta: Mapping[str, _ClusterRun]) -> None:
     spark = results.sparkSession
     # Standard Parquet timestamps (UTC-adjusted micros), not Spark's legacy INT96.
     spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
-    runs = spark.createDataFrame([(c, m.run, m.since) for c, m in meta.items()],
-                                 "cluster string, observed_at timestamp, since timestamp")
-    base = results.join(F.broadcast(runs), "cluster").withColumn(
-        "generated_at", F.lit(generated_at).cast("timestamp"))
+    runs = spark.createDataFrame(
+        [(c, m.run, m.since) for c, m in meta.items()], "cluster string, observed_at timestamp, since timestamp"
+    )
+    base = results.join(F.broadcast(runs), "cluster").withColumn("generated_at", F.lit(generated_at).cast("timestamp"))
     common = ["generated_at", "cluster", "observed_at"]
-    for name, column, times in (("drift_items", "items", common), ("pending_truncations", "truncations", common),
-                                ("retention_lowered", "retention", common), ("changes", "changes", [*common, "since"])):
+    for name, column, times in (
+        ("drift_items", "items", common),
+        ("pending_truncations", "truncations", common),
+        ("retention_lowered", "retention", common),
+        ("changes", "changes", [*common, "since"]),
+    ):
         exploded = base.select(*times, F.explode(column).alias("row"))
-        (exploded.select(*times, "row.*").coalesce(max(1, min(8, len(meta))))
-         .write.mode("overwrite").parquet(f"{directory.rstrip('/')}/{name}"))
-
+        (
+            exploded.select(*times, "row.*")
+            .coalesce(max(1, min(8, len(meta))))
+            .write.mode("overwrite")
+            .parquet(f"{directory.rstrip('/')}/{name}")
+        )

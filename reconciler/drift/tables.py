@@ -20,6 +20,7 @@ as one dataset by Spark, pyarrow, DuckDB or pandas. Timestamps are UTC.
 These are report output, like the HTML page: written for dashboards, never read back as input,
 so they stay with drift rather than in `reconciler.files` (the files the reconciler reads).
 """
+
 from __future__ import annotations
 
 import shutil
@@ -30,16 +31,48 @@ from typing import Any
 from reconciler.drift.model import ChangeLogEntry, DriftItem, DriftReport, RetentionLowered, TruncationRow
 from reconciler.files.snapshot_parquet import require_pyarrow
 
-ITEM_FIELDS = [("kind", "string"), ("topic", "string"), ("partition", "int"), ("key", "string"),
-               ("detail", "string"), ("records", "bigint"), ("bytes", "bigint")]
-TRUNCATION_FIELDS = [("topic", "string"), ("partition", "int"), ("leader", "int"), ("leader_epoch", "int"),
-                     ("log_start_offset", "bigint"), ("high_watermark", "bigint"), ("target_offset", "bigint"),
-                     ("records", "bigint"), ("estimated_bytes", "bigint")]
-RETENTION_FIELDS = [("topic", "string"), ("partition", "int"), ("against", "string"),
-                    ("log_start_offset", "bigint"), ("high_watermark", "bigint"), ("keep_from_offset", "bigint"),
-                    ("records", "bigint"), ("bytes", "bigint"), ("unknown", "string")]
-CHANGE_FIELDS = [("kind", "string"), ("topic", "string"), ("partition", "int"), ("key", "string"), ("old", "string"),
-                 ("new", "string"), ("source", "string"), ("count", "int"), ("sensitive", "boolean")]
+ITEM_FIELDS = [
+    ("kind", "string"),
+    ("topic", "string"),
+    ("partition", "int"),
+    ("key", "string"),
+    ("detail", "string"),
+    ("records", "bigint"),
+    ("bytes", "bigint"),
+]
+TRUNCATION_FIELDS = [
+    ("topic", "string"),
+    ("partition", "int"),
+    ("leader", "int"),
+    ("leader_epoch", "int"),
+    ("log_start_offset", "bigint"),
+    ("high_watermark", "bigint"),
+    ("target_offset", "bigint"),
+    ("records", "bigint"),
+    ("estimated_bytes", "bigint"),
+]
+RETENTION_FIELDS = [
+    ("topic", "string"),
+    ("partition", "int"),
+    ("against", "string"),
+    ("log_start_offset", "bigint"),
+    ("high_watermark", "bigint"),
+    ("keep_from_offset", "bigint"),
+    ("records", "bigint"),
+    ("bytes", "bigint"),
+    ("unknown", "string"),
+]
+CHANGE_FIELDS = [
+    ("kind", "string"),
+    ("topic", "string"),
+    ("partition", "int"),
+    ("key", "string"),
+    ("old", "string"),
+    ("new", "string"),
+    ("source", "string"),
+    ("count", "int"),
+    ("sensitive", "boolean"),
+]
 COMMON_FIELDS = [("generated_at", "timestamp"), ("cluster", "string"), ("observed_at", "timestamp")]
 
 
@@ -61,15 +94,28 @@ def change_dict(entry: ChangeLogEntry) -> dict[str, Any]:
 
 def retention_dicts(found: RetentionLowered) -> list[dict[str, Any]]:
     """One row per partition of the cut's estimate."""
-    return [{"topic": found.topic, "partition": p.partition, "against": ",".join(found.against),
-             "log_start_offset": p.log_start_offset, "high_watermark": p.high_watermark,
-             "keep_from_offset": p.keep_from_offset, "records": p.records_to_delete, "bytes": p.bytes_to_delete,
-             "unknown": found.unknown.get(p.partition)} for p in found.cut.partitions]
+    return [
+        {
+            "topic": found.topic,
+            "partition": p.partition,
+            "against": ",".join(found.against),
+            "log_start_offset": p.log_start_offset,
+            "high_watermark": p.high_watermark,
+            "keep_from_offset": p.keep_from_offset,
+            "records": p.records_to_delete,
+            "bytes": p.bytes_to_delete,
+            "unknown": found.unknown.get(p.partition),
+        }
+        for p in found.cut.partitions
+    ]
 
 
-TABLES = (("drift_items", COMMON_FIELDS + ITEM_FIELDS), ("pending_truncations", COMMON_FIELDS + TRUNCATION_FIELDS),
-          ("retention_lowered", COMMON_FIELDS + RETENTION_FIELDS),
-          ("changes", [*COMMON_FIELDS, ("since", "timestamp"), *CHANGE_FIELDS]))
+TABLES = (
+    ("drift_items", COMMON_FIELDS + ITEM_FIELDS),
+    ("pending_truncations", COMMON_FIELDS + TRUNCATION_FIELDS),
+    ("retention_lowered", COMMON_FIELDS + RETENTION_FIELDS),
+    ("changes", [*COMMON_FIELDS, ("since", "timestamp"), *CHANGE_FIELDS]),
+)
 
 
 def report_columns(report: DriftReport) -> dict[str, dict[str, list]]:
@@ -77,11 +123,14 @@ def report_columns(report: DriftReport) -> dict[str, dict[str, list]]:
     per row, since a fleet's report has tens of thousands of items."""
     tables: dict[str, dict[str, list]] = {name: {field: [] for field, _ in fields} for name, fields in TABLES}
     for c in report.clusters:
-        common = {"generated_at": report.generated_at, "cluster": c.cluster, "observed_at": c.observed_at,
-                  "since": c.since}
+        common = {"generated_at": report.generated_at, "cluster": c.cluster, "observed_at": c.observed_at, "since": c.since}
         retention = [row for r in c.retention for row in retention_dicts(r)]
-        for name, found in (("drift_items", c.items), ("pending_truncations", c.truncation_rows),
-                            ("retention_lowered", retention), ("changes", c.change_log)):
+        for name, found in (
+            ("drift_items", c.items),
+            ("pending_truncations", c.truncation_rows),
+            ("retention_lowered", retention),
+            ("changes", c.change_log),
+        ):
             for field, values in tables[name].items():
                 if field in common:
                     values += [common[field]] * len(found)
@@ -95,8 +144,13 @@ def report_columns(report: DriftReport) -> dict[str, dict[str, list]]:
 def _arrow_schema(fields: list[tuple[str, str]]) -> Any:
     import pyarrow as pa
 
-    types = {"string": pa.string(), "int": pa.int32(), "bigint": pa.int64(), "boolean": pa.bool_(),
-             "timestamp": pa.timestamp("us", tz="UTC")}
+    types = {
+        "string": pa.string(),
+        "int": pa.int32(),
+        "bigint": pa.int64(),
+        "boolean": pa.bool_(),
+        "timestamp": pa.timestamp("us", tz="UTC"),
+    }
     return pa.schema([(name, types[kind]) for name, kind in fields])
 
 
@@ -123,4 +177,3 @@ def read_table_rows(directory: str | Path, name: str, drop: Iterable[str] = ("ge
     table = ds.dataset(str(Path(directory) / name), format="parquet").to_table()
     rows = [{k: v for k, v in r.items() if k not in set(drop)} for r in table.to_pylist()]
     return sorted(rows, key=lambda r: tuple((v is None, str(v)) for v in r.values()))
-

@@ -3,6 +3,7 @@ snapshot's time as `YYYYMMDDTHHMMSSZ` (JSON snapshots anywhere under it are read
 their content). Each cluster's latest snapshot is the one reported on, the one before it the
 earlier state for data-loss signals.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -55,8 +56,9 @@ def discover_fleet(fleet: str | Path) -> dict[str, list[SnapshotFile]]:
     """
     root = Path(fleet)
     if not root.is_dir():
-        raise SnapshotError(f"{fleet} is not a directory of snapshots; write one with "
-                            "`reconcile snapshot --format parquet -o DIR` per cluster.")
+        raise SnapshotError(
+            f"{fleet} is not a directory of snapshots; write one with `reconcile snapshot --format parquet -o DIR` per cluster."
+        )
     found: dict[str, list[SnapshotFile]] = {}
     for path in sorted(root.rglob("*")):
         if path.suffix == ".parquet" and path.is_file():

@@ -6,6 +6,7 @@ equal keys in one object (the last one silently wins), NaN and Infinity, numbers
 digits, nesting deep enough to exhaust the parser, escaped surrogates that are no character.
 Each is refused here with a one-paragraph error naming the file and the place.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,10 @@ from pydantic_core import PydanticSerializationError, to_json
 from reconciler.errors import MAX_PROBLEMS, SnapshotError, json_path, shown, shown_text
 
 # What to do instead, per kind of document.
-_REDO = {"snapshot": "take a new one with `reconcile snapshot`",
-         "saved plan": "save a plan with `reconcile plan --format json -o FILE`"}
+_REDO = {
+    "snapshot": "take a new one with `reconcile snapshot`",
+    "saved plan": "save a plan with `reconcile plan --format json -o FILE`",
+}
 
 
 def _no_constants(name: str):
@@ -47,8 +50,7 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
     return result
 
 
-def read_json_document(raw: bytes | str, origin: str, what: str = "snapshot",
-                       keyed: Mapping[str, int] | None = None) -> Any:
+def read_json_document(raw: bytes | str, origin: str, what: str = "snapshot", keyed: Mapping[str, int] | None = None) -> Any:
     """JSON text (bytes: UTF-8) parsed, or SnapshotError naming `origin` and the place: a file that
     is empty, not UTF-8, nested too deep for the parser, or holds NaN/Infinity or a number of
     thousands of digits, is refused with a reason, never a traceback. `keyed`: the document's
@@ -61,8 +63,10 @@ def read_json_document(raw: bytes | str, origin: str, what: str = "snapshot",
             text = raw.decode("utf-8")
         except UnicodeDecodeError as e:
             line = raw.count(b"\n", 0, e.start) + 1
-            raise SnapshotError(f"{origin} is not UTF-8 text (byte 0x{raw[e.start]:02x} at offset {e.start:,}, line "
-                                f"{line}), so it is not a {what}; {redo}.") from None
+            raise SnapshotError(
+                f"{origin} is not UTF-8 text (byte 0x{raw[e.start]:02x} at offset {e.start:,}, line "
+                f"{line}), so it is not a {what}; {redo}."
+            ) from None
     else:
         text = raw
     if not text or text.isspace():  # not text.strip(), which would copy a snapshot of 50 MB
@@ -70,20 +74,28 @@ def read_json_document(raw: bytes | str, origin: str, what: str = "snapshot",
     try:
         data = json.loads(text, parse_constant=_no_constants, object_pairs_hook=_unique_keys)
     except _DuplicateKey as e:
-        raise SnapshotError(f"{origin}: the key {shown(e.key)} appears twice in one object; which of the two values "
-                            f"was meant is not for reconcile to guess, so it is not a {what}; {redo}.") from None
+        raise SnapshotError(
+            f"{origin}: the key {shown(e.key)} appears twice in one object; which of the two values "
+            f"was meant is not for reconcile to guess, so it is not a {what}; {redo}."
+        ) from None
     except json.JSONDecodeError as e:
-        raise SnapshotError(f"{origin} is not JSON (line {e.lineno}, column {e.colno}: {shown_text(e.msg, 200)}); a {what} "
-                            f"is the JSON written by reconcile; {redo}.") from None
+        raise SnapshotError(
+            f"{origin} is not JSON (line {e.lineno}, column {e.colno}: {shown_text(e.msg, 200)}); a {what} "
+            f"is the JSON written by reconcile; {redo}."
+        ) from None
     except RecursionError:
-        raise SnapshotError(f"{origin}: not a {what}: arrays or objects are nested too deeply for the JSON parser "
-                            f"(a {what} nests a few levels); {redo}.") from None
+        raise SnapshotError(
+            f"{origin}: not a {what}: arrays or objects are nested too deeply for the JSON parser "
+            f"(a {what} nests a few levels); {redo}."
+        ) from None
     except ValueError as e:
         found = _LONG_NUMBER.search(text)
         if found:
             line = text.count("\n", 0, found.start()) + 1
-            raise SnapshotError(f"{origin}:{line}: a number of {found.end() - found.start():,} digits or more; no value "
-                                f"in a {what} is that large (offsets are 64-bit); {redo}.") from None
+            raise SnapshotError(
+                f"{origin}:{line}: a number of {found.end() - found.start():,} digits or more; no value "
+                f"in a {what} is that large (offsets are 64-bit); {redo}."
+            ) from None
         raise SnapshotError(f"{origin} is not JSON ({shown_text(str(e), 200)}); {redo}.") from None
     if _SURROGATE_ESCAPE.search(text):
         _refuse_lone_surrogates(data, origin, what, redo, keyed)
@@ -111,10 +123,11 @@ def _refuse_lone_surrogates(data: Any, origin: str, what: str, redo: str, keyed:
         elif isinstance(value, str) and not _encodable(value):
             found.append(loc)
     if found:
-        places = "; ".join(json_path(tuple(_printable(x) for x in loc), keyed)
-                           or "(top level)" for loc in found)
-        raise SnapshotError(f"{origin}: not a {what}: a string holds an escaped UTF-16 surrogate without its pair "
-                            f"(\\udXXX), which is no character at: {places}; {redo}.")
+        places = "; ".join(json_path(tuple(_printable(x) for x in loc), keyed) or "(top level)" for loc in found)
+        raise SnapshotError(
+            f"{origin}: not a {what}: a string holds an escaped UTF-16 surrogate without its pair "
+            f"(\\udXXX), which is no character at: {places}; {redo}."
+        )
 
 
 def _encodable(text: str) -> bool:

@@ -4,6 +4,7 @@
 Derived figures (summary, records per partition) are written for readers and dropped on load, so
 a saved plan is applied exactly as it was planned, never as it was edited to look.
 """
+
 from __future__ import annotations
 
 from pydantic import ValidationError
@@ -44,15 +45,19 @@ def load_plan_json(text: str | bytes, origin: str = "plan") -> Plan:
         raise SnapshotError(f"{origin} is not a saved plan; save one with `reconcile plan --format json -o FILE`.")
     version = data.get("format_version")
     if version != PLAN_FORMAT_VERSION:
-        raise SnapshotError(f"{origin} has plan format version {shown(version, 40)}; this reconcile reads version "
-                            f"{PLAN_FORMAT_VERSION}. Plan again with this version.")
+        raise SnapshotError(
+            f"{origin} has plan format version {shown(version, 40)}; this reconcile reads version "
+            f"{PLAN_FORMAT_VERSION}. Plan again with this version."
+        )
     _drop_derived(data)
     try:
         return Plan.model_validate(data)
     except ValidationError as e:
         count = e.error_count()
-        head = (f"{origin} is not a valid saved plan ({count} problem{'s' if count != 1 else ''}); "
-                "plan again rather than editing a saved plan:")
+        head = (
+            f"{origin} is not a valid saved plan ({count} problem{'s' if count != 1 else ''}); "
+            "plan again rather than editing a saved plan:"
+        )
         raise SnapshotError(problem_report(head, count, validation_problems(e, MAX_PROBLEMS))) from e
 
 

@@ -7,6 +7,7 @@ imports it only then. Both are checked by the same rules (`snapshot_problems`); 
 not JSON at all (not UTF-8, empty, nested thousands deep, numbers of thousands of digits, a top
 level that is not an object) get a one-paragraph error naming the file, never a traceback.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -46,8 +47,12 @@ def _read(path: str | Path, size: int = -1) -> bytes:
         with open(path, "rb") as f:
             return f.read(size)
     except IsADirectoryError as e:
-        raise SnapshotError(f"{path} is a directory, not a snapshot file; give a file written by "
-                            "`reconcile snapshot` (a fleet directory goes to `drift --fleet`).") from e
+        raise SnapshotError(
+            f"{path} is a directory, not a snapshot file; give a file written by "
+            "`reconcile snapshot` (a fleet directory goes to `drift --fleet`)."
+        ) from e
     except OSError as e:
-        raise SnapshotError(f"cannot read snapshot {path}: {e.strerror}. Check the path, or take a "
-                            "snapshot with `reconcile snapshot --cluster NAME -o FILE`.") from e
+        raise SnapshotError(
+            f"cannot read snapshot {path}: {e.strerror}. Check the path, or take a "
+            "snapshot with `reconcile snapshot --cluster NAME -o FILE`."
+        ) from e

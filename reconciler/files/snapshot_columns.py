@@ -15,6 +15,7 @@ arrays, flattened over the topics in file order (`starts[i]:starts[i + 1]` are t
 partitions). pyarrow and numpy are imported when a file is read; without numpy this returns
 None, and the files are read as before.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -108,8 +109,10 @@ def _proven(path: Path, table: Any, header: dict[str, Any]) -> SnapshotColumns:
     # the columns it reads of every row (partitions: only whether there are any), and all of the first.
     lengths = pc.list_value_length(table.column("partitions"))
     listed = [c for c in _ROW_COLUMNS if c in table.column_names]
-    rows = [dict(zip(listed + ["partitions"], values, strict=True))
-            for values in zip(*(table.column(c).to_pylist() for c in listed), lengths.to_pylist(), strict=True)]
+    rows = [
+        dict(zip(listed + ["partitions"], values, strict=True))
+        for values in zip(*(table.column(c).to_pylist() for c in listed), lengths.to_pylist(), strict=True)
+    ]
     if rows:
         first = table.slice(0, 1).drop_columns([c for c in ("configs", "partitions") if c in table.column_names])
         rows[0] = {**first.to_pylist()[0], **rows[0]}
@@ -166,12 +169,24 @@ def _proven(path: Path, table: Any, header: dict[str, Any]) -> SnapshotColumns:
     configs = _configs(read, pa, pc)
     operations = _operations(read, pa, pc)
     topic_ids = read.column("topic_id").to_pylist() if "topic_id" in read.column_names else [None] * len(names)
-    internal = ([bool(i) for i in read.column("internal").to_pylist()] if "internal" in read.column_names
-                else [False] * len(names))
-    return SnapshotColumns(path=path, state=state, table=read, names=names, topic_ids=topic_ids, internal=internal,
-                           operations=operations, configs=configs, starts=starts, leader=leader, high_watermark=end,
-                           replica_count=replica_count, isr_count=np.diff(isr_starts), replica_starts=replica_starts,
-                           replicas=replicas)
+    internal = [bool(i) for i in read.column("internal").to_pylist()] if "internal" in read.column_names else [False] * len(names)
+    return SnapshotColumns(
+        path=path,
+        state=state,
+        table=read,
+        names=names,
+        topic_ids=topic_ids,
+        internal=internal,
+        operations=operations,
+        configs=configs,
+        starts=starts,
+        leader=leader,
+        high_watermark=end,
+        replica_count=replica_count,
+        isr_count=np.diff(isr_starts),
+        replica_starts=replica_starts,
+        replicas=replicas,
+    )
 
 
 def _list(column: Any, nullable: bool) -> tuple[Any, Any]:
@@ -278,8 +293,7 @@ def _configs(read: Any, pa: Any, pc: Any) -> list[Configs]:
         _require(fields[name].null_count == 0)
     _require(len(entries) == 0 or pc.min(pc.utf8_length(fields["key"])).as_py() >= 1)
     _require(pc.all(pc.is_in(fields["source"], value_set=pa.array(_SOURCES, pa.int32()))).as_py() is not False)
-    flat = list(zip(*(fields[n].to_pylist() for n in ("key", "value", "source", "sensitive", "read_only")),
-                    strict=True))
+    flat = list(zip(*(fields[n].to_pylist() for n in ("key", "value", "source", "sensitive", "read_only")), strict=True))
     bounds = starts.tolist()
     return [tuple(flat[a:b]) for a, b in pairwise(bounds)]
 

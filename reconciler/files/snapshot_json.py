@@ -1,5 +1,6 @@
 """JSON snapshots: `reconcile snapshot -o FILE` writes one, every command that takes
 `--snapshot FILE` reads it back (through `reconciler.files.snapshot.load_snapshot`)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -17,8 +18,11 @@ def read_snapshot_json(raw: bytes, path: str | Path) -> ObservedState:
     """The snapshot in `raw` (the bytes of the file at `path`), checked; SnapshotError naming the file otherwise."""
     data = read_json_document(raw, str(path), "snapshot", SNAPSHOT_KEYS)
     if not isinstance(data, dict):
-        hint = " (a .parquet name, but the file does not start with Parquet's magic bytes PAR1)" \
-            if str(path).endswith(".parquet") else ""
+        hint = (
+            " (a .parquet name, but the file does not start with Parquet's magic bytes PAR1)"
+            if str(path).endswith(".parquet")
+            else ""
+        )
         raise SnapshotError(f"{path} holds {_kind(data)}, not a snapshot (a JSON object){hint}. {TAKE_A_NEW_ONE}")
     return validate_snapshot(data, str(path))
 
@@ -27,8 +31,9 @@ def validate_snapshot(data: dict, origin: str) -> ObservedState:
     try:
         return ObservedState.from_file(data)
     except ValidationError as e:
-        raise invalid_snapshot(origin, e.error_count(),
-                               validation_problems(e, MAX_PROBLEMS, SNAPSHOT_KEYS, explain=explain)) from e
+        raise invalid_snapshot(
+            origin, e.error_count(), validation_problems(e, MAX_PROBLEMS, SNAPSHOT_KEYS, explain=explain)
+        ) from e
 
 
 def write_snapshot_json(state: ObservedState, path: str | Path) -> None:
@@ -38,5 +43,6 @@ def write_snapshot_json(state: ObservedState, path: str | Path) -> None:
 def _kind(data: Any) -> str:
     if data is None:
         return "null"
-    return {list: "a JSON array", str: "a JSON string", bool: "a JSON boolean", int: "a JSON number",
-            float: "a JSON number"}.get(type(data), type(data).__name__)
+    return {list: "a JSON array", str: "a JSON string", bool: "a JSON boolean", int: "a JSON number", float: "a JSON number"}.get(
+        type(data), type(data).__name__
+    )

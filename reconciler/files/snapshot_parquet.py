@@ -26,6 +26,7 @@ written before the last four columns existed read as "not known" and nothing hid
 The row helpers here are plain Python (the Spark job uses them on Arrow batches); pyarrow is
 imported only by the functions that read or write files (`require_pyarrow`).
 """
+
 from __future__ import annotations
 
 import json
@@ -63,36 +64,58 @@ HIDDEN, ABSENT = "hidden", "absent"
 
 
 def _cluster_columns(state: ObservedState) -> dict[str, Any]:
-    return {"cluster": state.cluster, "cluster_id": state.cluster_id,
-            "run": utc(state.taken_at) if state.taken_at else None, "controller_id": state.controller_id,
-            "cluster_authorized_operations": state.cluster_authorized_operations,
-            "sizes_refused": state.sizes_refused}
+    return {
+        "cluster": state.cluster,
+        "cluster_id": state.cluster_id,
+        "run": utc(state.taken_at) if state.taken_at else None,
+        "controller_id": state.controller_id,
+        "cluster_authorized_operations": state.cluster_authorized_operations,
+        "sizes_refused": state.sizes_refused,
+    }
 
 
 def status_rows(state: ObservedState) -> list[dict[str, Any]]:
     """The rows of declared topics not read: hidden ones, and absent ones with their operations."""
     rows = [{**_cluster_columns(state), "topic": name, "status": HIDDEN} for name in state.hidden_topics]
-    rows += [{**_cluster_columns(state), "topic": name, "status": ABSENT, "authorized_operations": ops}
-             for name, ops in state.absent_topic_operations.items()]
+    rows += [
+        {**_cluster_columns(state), "topic": name, "status": ABSENT, "authorized_operations": ops}
+        for name, ops in state.absent_topic_operations.items()
+    ]
     return rows
 
 
 def topic_row(state: ObservedState, topic: ObservedTopic) -> dict[str, Any]:
-    groups = [{"group": g, "partition": p, "offset": o}
-              for g, by_topic in sorted(state.group_offsets.items())
-              for p, o in sorted(by_topic.get(topic.name, {}).items())]
+    groups = [
+        {"group": g, "partition": p, "offset": o}
+        for g, by_topic in sorted(state.group_offsets.items())
+        for p, o in sorted(by_topic.get(topic.name, {}).items())
+    ]
     return {
-        **_cluster_columns(state), "topic": topic.name, "topic_id": topic.topic_id,
-        "internal": topic.internal, "authorized_operations": topic.authorized_operations,
-        "configs": [{"key": k, "value": c.value, "source": int(c.source), "sensitive": c.sensitive,
-                     "read_only": c.read_only} for k, c in sorted(topic.configs.items())],
-        "partitions": [{
-            "partition": p.partition, "leader": p.leader, "leader_epoch": p.leader_epoch,
-            "replicas": list(p.replicas), "isr": list(p.isr), "offline_replicas": list(p.offline_replicas),
-            "log_start_offset": p.log_start_offset, "high_watermark": p.high_watermark, "size_bytes": p.size_bytes,
-            "epoch_end_offset": p.epoch_end_offset,
-            "offsets_by_timestamp": [{"timestamp": t, "offset": o} for t, o in sorted(p.offsets_by_timestamp.items())],
-        } for p in topic.partitions],
+        **_cluster_columns(state),
+        "topic": topic.name,
+        "topic_id": topic.topic_id,
+        "internal": topic.internal,
+        "authorized_operations": topic.authorized_operations,
+        "configs": [
+            {"key": k, "value": c.value, "source": int(c.source), "sensitive": c.sensitive, "read_only": c.read_only}
+            for k, c in sorted(topic.configs.items())
+        ],
+        "partitions": [
+            {
+                "partition": p.partition,
+                "leader": p.leader,
+                "leader_epoch": p.leader_epoch,
+                "replicas": list(p.replicas),
+                "isr": list(p.isr),
+                "offline_replicas": list(p.offline_replicas),
+                "log_start_offset": p.log_start_offset,
+                "high_watermark": p.high_watermark,
+                "size_bytes": p.size_bytes,
+                "epoch_end_offset": p.epoch_end_offset,
+                "offsets_by_timestamp": [{"timestamp": t, "offset": o} for t, o in sorted(p.offsets_by_timestamp.items())],
+            }
+            for p in topic.partitions
+        ],
         "group_offsets": groups,
     }
 
@@ -107,10 +130,14 @@ def topic_from_row(row: dict[str, Any]) -> ObservedTopic:
     for p in row["partitions"] or []:
         p["offsets_by_timestamp"] = {e["timestamp"]: e["offset"] for e in p.get("offsets_by_timestamp") or []}
         partitions.append(p)
-    data = {"name": row["topic"], "topic_id": row.get("topic_id"), "internal": bool(row.get("internal")),
-            "configs": {c["key"]: {k: c[k] for k in ("value", "source", "sensitive", "read_only")}
-                        for c in row.get("configs") or []},
-            "partitions": partitions, "authorized_operations": row.get("authorized_operations")}
+    data = {
+        "name": row["topic"],
+        "topic_id": row.get("topic_id"),
+        "internal": bool(row.get("internal")),
+        "configs": {c["key"]: {k: c[k] for k in ("value", "source", "sensitive", "read_only")} for c in row.get("configs") or []},
+        "partitions": partitions,
+        "authorized_operations": row.get("authorized_operations"),
+    }
     if len(_SHARED_CONFIGS) > 10_000:
         _SHARED_CONFIGS.clear()
     return topic_from_file(data, _SHARED_CONFIGS) or ObservedTopic.model_validate(data)
@@ -118,24 +145,54 @@ def topic_from_row(row: dict[str, Any]) -> ObservedTopic:
 
 # --- files ----------------------------------------------------------------------------------------
 
+
 def arrow_schema() -> Any:
     import pyarrow as pa
 
     offsets = pa.list_(pa.struct([("timestamp", pa.int64()), ("offset", pa.int64())]))
-    partition = pa.struct([
-        ("partition", pa.int32()), ("leader", pa.int32()), ("leader_epoch", pa.int32()),
-        ("replicas", pa.list_(pa.int32())), ("isr", pa.list_(pa.int32())), ("offline_replicas", pa.list_(pa.int32())),
-        ("log_start_offset", pa.int64()), ("high_watermark", pa.int64()), ("size_bytes", pa.int64()),
-        ("epoch_end_offset", pa.int64()), ("offsets_by_timestamp", offsets)])
-    config = pa.struct([("key", pa.string()), ("value", pa.string()), ("source", pa.int32()),
-                        ("sensitive", pa.bool_()), ("read_only", pa.bool_())])
+    partition = pa.struct(
+        [
+            ("partition", pa.int32()),
+            ("leader", pa.int32()),
+            ("leader_epoch", pa.int32()),
+            ("replicas", pa.list_(pa.int32())),
+            ("isr", pa.list_(pa.int32())),
+            ("offline_replicas", pa.list_(pa.int32())),
+            ("log_start_offset", pa.int64()),
+            ("high_watermark", pa.int64()),
+            ("size_bytes", pa.int64()),
+            ("epoch_end_offset", pa.int64()),
+            ("offsets_by_timestamp", offsets),
+        ]
+    )
+    config = pa.struct(
+        [
+            ("key", pa.string()),
+            ("value", pa.string()),
+            ("source", pa.int32()),
+            ("sensitive", pa.bool_()),
+            ("read_only", pa.bool_()),
+        ]
+    )
     group = pa.struct([("group", pa.string()), ("partition", pa.int32()), ("offset", pa.int64())])
-    return pa.schema([
-        ("cluster", pa.string()), ("cluster_id", pa.string()), ("run", pa.timestamp("us", tz="UTC")),
-        ("controller_id", pa.int32()), ("topic", pa.string()), ("topic_id", pa.string()), ("internal", pa.bool_()),
-        ("configs", pa.list_(config)), ("partitions", pa.list_(partition)), ("group_offsets", pa.list_(group)),
-        ("authorized_operations", pa.list_(pa.string())), ("status", pa.string()),
-        ("cluster_authorized_operations", pa.list_(pa.string())), ("sizes_refused", pa.string())])
+    return pa.schema(
+        [
+            ("cluster", pa.string()),
+            ("cluster_id", pa.string()),
+            ("run", pa.timestamp("us", tz="UTC")),
+            ("controller_id", pa.int32()),
+            ("topic", pa.string()),
+            ("topic_id", pa.string()),
+            ("internal", pa.bool_()),
+            ("configs", pa.list_(config)),
+            ("partitions", pa.list_(partition)),
+            ("group_offsets", pa.list_(group)),
+            ("authorized_operations", pa.list_(pa.string())),
+            ("status", pa.string()),
+            ("cluster_authorized_operations", pa.list_(pa.string())),
+            ("sizes_refused", pa.string()),
+        ]
+    )
 
 
 def require_pyarrow(path: str | Path | None = None) -> Any:
@@ -155,8 +212,9 @@ def write_snapshot_parquet(state: ObservedState, path: str | Path) -> None:
     pa = require_pyarrow()
     rows = [topic_row(state, state.topics[name]) for name in sorted(state.topics)] + status_rows(state)
     header = state.model_dump(mode="json", exclude={"topics", "hidden_topics", "absent_topic_operations"})
-    header["group_offsets"] = {g: {t: o for t, o in by_topic.items() if t not in state.topics}
-                               for g, by_topic in state.group_offsets.items()}
+    header["group_offsets"] = {
+        g: {t: o for t, o in by_topic.items() if t not in state.topics} for g, by_topic in state.group_offsets.items()
+    }
     header["group_offsets"] = {g: v for g, v in header["group_offsets"].items() if v}
     header["parquet_format_version"] = PARQUET_FORMAT_VERSION
     schema = arrow_schema().with_metadata({METADATA_KEY: json.dumps(header).encode()})
@@ -172,8 +230,11 @@ def read_header(path: str) -> dict[str, Any]:
 
     filesystem, inner = pyarrow.fs.FileSystem.from_uri(path) if "://" in path else (None, path)
     meta = (pa.parquet.read_schema(inner, filesystem=filesystem).metadata or {}).get(METADATA_KEY)
-    header = read_json_document(meta, f"{path} (Parquet key-value metadata {METADATA_KEY.decode()})", "snapshot",
-                                SNAPSHOT_KEYS) if meta else {}
+    header = (
+        read_json_document(meta, f"{path} (Parquet key-value metadata {METADATA_KEY.decode()})", "snapshot", SNAPSHOT_KEYS)
+        if meta
+        else {}
+    )
     return header if isinstance(header, dict) else {}
 
 
@@ -195,7 +256,7 @@ def read_snapshot_parquet(path: str | Path) -> ObservedState:
         state = ObservedState.from_file(data)
     except ValidationError as e:
         count += e.error_count()
-        for error in e.errors(include_url=False)[:max(0, MAX_PROBLEMS - len(problems))]:
+        for error in e.errors(include_url=False)[: max(0, MAX_PROBLEMS - len(problems))]:
             problems.append(_place(error, row_of))
     if problems:
         raise invalid_snapshot(str(path), count, problems[:MAX_PROBLEMS])
@@ -210,9 +271,11 @@ def open_table(path: str | Path) -> tuple[Any, dict[str, Any]]:
         table = pa.parquet.read_table(path)
         missing = [c for c in REQUIRED_COLUMNS if c not in table.column_names]
         if missing:
-            raise SnapshotError(f"{path} is not a snapshot: the Parquet file has no column {', '.join(missing)} "
-                                f"(it has {shown_text(', '.join(table.column_names), 200)}); write snapshots with "
-                                "`reconcile snapshot --format parquet`.")
+            raise SnapshotError(
+                f"{path} is not a snapshot: the Parquet file has no column {', '.join(missing)} "
+                f"(it has {shown_text(', '.join(table.column_names), 200)}); write snapshots with "
+                "`reconcile snapshot --format parquet`."
+            )
     except (OSError, ValueError, OverflowError, pa.ArrowException) as e:
         raise SnapshotError(f"cannot read Parquet snapshot {path}: {shown_text(str(e), 300)}") from e
     return table, table_header(path, table)
@@ -224,22 +287,27 @@ def table_header(path: str | Path, table: Any) -> dict[str, Any]:
     origin = f"{path} (Parquet key-value metadata {METADATA_KEY.decode()})"
     header = read_json_document(meta, origin, "snapshot", SNAPSHOT_KEYS) if meta else {}
     if not isinstance(header, dict):
-        raise SnapshotError(f"{origin} holds no JSON object, so the file is not a snapshot; write snapshots with "
-                            "`reconcile snapshot --format parquet`.")
+        raise SnapshotError(
+            f"{origin} holds no JSON object, so the file is not a snapshot; write snapshots with "
+            "`reconcile snapshot --format parquet`."
+        )
     if not header and not table.num_rows:
         raise SnapshotError(f"{path} is an empty Parquet file without a snapshot header")
     return header
 
 
-def state_data(path: str | Path, header: dict[str, Any], rows: list[dict[str, Any]],
-               topic_data: Callable[[dict[str, Any]], Any]) -> tuple[dict[str, Any], list[str], dict[Any, int]]:
+def state_data(
+    path: str | Path, header: dict[str, Any], rows: list[dict[str, Any]], topic_data: Callable[[dict[str, Any]], Any]
+) -> tuple[dict[str, Any], list[str], dict[Any, int]]:
     """ObservedState's input from the header and the rows (each topic read: `topic_data(row)`),
     the problems found on the way, and each topic's row."""
     problems: list[str] = []
     version = header.get("parquet_format_version", PARQUET_FORMAT_VERSION)
     if version != PARQUET_FORMAT_VERSION:
-        problems.append(f"header: parquet_format_version {shown_text(repr(version), 40)} is not supported (this tool "
-                        f"reads version {PARQUET_FORMAT_VERSION})")
+        problems.append(
+            f"header: parquet_format_version {shown_text(repr(version), 40)} is not supported (this tool "
+            f"reads version {PARQUET_FORMAT_VERSION})"
+        )
     first = rows[0] if rows else {}
     cluster = header.get("cluster", first.get("cluster"))
     topics: dict[Any, Any] = {}
@@ -249,8 +317,10 @@ def state_data(path: str | Path, header: dict[str, Any], rows: list[dict[str, An
     for i, row in enumerate(rows):
         name = row.get("topic")
         if row.get("cluster", cluster) != cluster:
-            problems.append(f"row {i} (topic {shown_text(repr(name), 60)}): cluster {shown_text(repr(row.get('cluster')), 60)} "
-                            f"differs from the snapshot's {shown_text(repr(cluster), 60)}")
+            problems.append(
+                f"row {i} (topic {shown_text(repr(name), 60)}): cluster {shown_text(repr(row.get('cluster')), 60)} "
+                f"differs from the snapshot's {shown_text(repr(cluster), 60)}"
+            )
         if name in row_of:
             problems.append(f"row {i}: topic {shown_text(repr(name), 60)} is also in row {row_of[name]}")
             continue
@@ -259,8 +329,10 @@ def state_data(path: str | Path, header: dict[str, Any], rows: list[dict[str, An
         if status is None:
             topics[name] = topic_data(row)
         elif status not in (HIDDEN, ABSENT) or row.get("partitions"):
-            problems.append(f"row {i} (topic {shown_text(repr(name), 60)}): status {shown_text(repr(status), 40)} "
-                            f"is null for a topic read, or {HIDDEN!r} or {ABSENT!r} (without partitions)")
+            problems.append(
+                f"row {i} (topic {shown_text(repr(name), 60)}): status {shown_text(repr(status), 40)} "
+                f"is null for a topic read, or {HIDDEN!r} or {ABSENT!r} (without partitions)"
+            )
         elif status == HIDDEN:
             hidden.append(name)
         else:
@@ -276,15 +348,21 @@ def state_data(path: str | Path, header: dict[str, Any], rows: list[dict[str, An
                 by_topic = groups.setdefault(entry.get("group"), {})
                 if isinstance(by_topic, dict):
                     by_topic.setdefault(row.get("topic"), {})[entry.get("partition")] = entry.get("offset")
-    data = {"format_version": header.get("format_version", SNAPSHOT_FORMAT_VERSION), "cluster": cluster,
-            "cluster_id": header.get("cluster_id", first.get("cluster_id")),
-            "controller_id": header.get("controller_id", first.get("controller_id")),
-            "taken_at": header.get("taken_at", first.get("run")), "brokers": header.get("brokers", []),
-            "topics": topics, "group_offsets": groups, "hidden_topics": hidden, "absent_topic_operations": absent,
-            "cluster_authorized_operations": header.get("cluster_authorized_operations",
-                                                        first.get("cluster_authorized_operations")),
-            "sizes_refused": header.get("sizes_refused", first.get("sizes_refused")),
-            "reassignments": header.get("reassignments", {})}
+    data = {
+        "format_version": header.get("format_version", SNAPSHOT_FORMAT_VERSION),
+        "cluster": cluster,
+        "cluster_id": header.get("cluster_id", first.get("cluster_id")),
+        "controller_id": header.get("controller_id", first.get("controller_id")),
+        "taken_at": header.get("taken_at", first.get("run")),
+        "brokers": header.get("brokers", []),
+        "topics": topics,
+        "group_offsets": groups,
+        "hidden_topics": hidden,
+        "absent_topic_operations": absent,
+        "cluster_authorized_operations": header.get("cluster_authorized_operations", first.get("cluster_authorized_operations")),
+        "sizes_refused": header.get("sizes_refused", first.get("sizes_refused")),
+        "reassignments": header.get("reassignments", {}),
+    }
     unknown = sorted(set(header) - set(data) - {"parquet_format_version"})
     if unknown:
         problems.append(f"header: unknown key{'s' if len(unknown) > 1 else ''} {shown_text(', '.join(map(str, unknown)), 200)}")
@@ -295,11 +373,9 @@ def _place(error: ErrorDetails, row_of: dict) -> str:
     """A problem with its Parquet row: `row 3 (topic "t"): partitions[2].high_watermark: ...`."""
     loc = tuple(error["loc"])
     if len(loc) >= 2 and loc[0] == "topics" and loc[1] in row_of:
-        return (f"row {row_of[loc[1]]} (topic {shown_text(repr(loc[1]), 60)}): "
-                f"{problem_line(error, SNAPSHOT_KEYS, 2, explain)}")
+        return f"row {row_of[loc[1]]} (topic {shown_text(repr(loc[1]), 60)}): {problem_line(error, SNAPSHOT_KEYS, 2, explain)}"
     if len(loc) >= 3 and loc[0] == "group_offsets" and loc[2] in row_of:
-        return (f"row {row_of[loc[2]]} (topic {shown_text(repr(loc[2]), 60)}): "
-                f"{problem_line(error, SNAPSHOT_KEYS, 0, explain)}")
+        return f"row {row_of[loc[2]]} (topic {shown_text(repr(loc[2]), 60)}): {problem_line(error, SNAPSHOT_KEYS, 0, explain)}"
     return f"header: {problem_line(error, SNAPSHOT_KEYS, 0, explain)}"
 
 
@@ -313,13 +389,22 @@ def _topic_data(row: dict[str, Any]) -> dict[str, Any]:
         partitions = []
     configs = row.get("configs")
     if isinstance(configs, list):
-        configs = {c.get("key") if isinstance(c, dict) else None:
-                   {k: c.get(k) for k in ("value", "source", "sensitive", "read_only")} if isinstance(c, dict) else c
-                   for c in configs}
+        configs = {
+            c.get("key") if isinstance(c, dict) else None: {k: c.get(k) for k in ("value", "source", "sensitive", "read_only")}
+            if isinstance(c, dict)
+            else c
+            for c in configs
+        }
     elif configs is None:
         configs = {}
-    return {"name": row.get("topic"), "topic_id": row.get("topic_id"), "internal": bool(row.get("internal")),
-            "configs": configs, "partitions": partitions, "authorized_operations": row.get("authorized_operations")}
+    return {
+        "name": row.get("topic"),
+        "topic_id": row.get("topic_id"),
+        "internal": bool(row.get("internal")),
+        "configs": configs,
+        "partitions": partitions,
+        "authorized_operations": row.get("authorized_operations"),
+    }
 
 
 def _partition_data(p: Any) -> Any:
@@ -328,8 +413,9 @@ def _partition_data(p: Any) -> Any:
         return p
     by_time = p.get("offsets_by_timestamp")
     if isinstance(by_time, list):
-        p["offsets_by_timestamp"] = {e.get("timestamp") if isinstance(e, dict) else None:
-                                     e.get("offset") if isinstance(e, dict) else e for e in by_time}
+        p["offsets_by_timestamp"] = {
+            e.get("timestamp") if isinstance(e, dict) else None: e.get("offset") if isinstance(e, dict) else e for e in by_time
+        }
     elif by_time is None:
         p["offsets_by_timestamp"] = {}
     return p
@@ -345,5 +431,7 @@ def count_partitions_parquet(path: str | Path) -> int:
         index = names.index("partitions.list.element.partition")
         return sum(meta.row_group(g).column(index).num_values for g in range(meta.num_row_groups))
     except (OSError, ValueError, pa.ArrowException) as e:
-        raise SnapshotError(f"cannot read Parquet snapshot {path}: {shown_text(str(e), 300)}; write snapshots with "
-                            "`reconcile snapshot --format parquet`.") from e
+        raise SnapshotError(
+            f"cannot read Parquet snapshot {path}: {shown_text(str(e), 300)}; write snapshots with "
+            "`reconcile snapshot --format parquet`."
+        ) from e

@@ -5,6 +5,7 @@ targets, so a snapshot is refused whole unless every value passes the rules in
 `reconciler.models.observed`: the error names the file and the JSON path (or the Parquet row) of
 each bad value (the first `MAX_PROBLEMS`, then how many more), and nothing is planned.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -19,7 +20,7 @@ TAKE_A_NEW_ONE = "Take a new one with `reconcile snapshot`; do not edit snapshot
 
 def explain(error: Any) -> str | None:
     """Clearer words than pydantic's for the snapshot's own ranges."""
-    bound = (error.get("ctx") or {})
+    bound = error.get("ctx") or {}
     if error["type"] == "greater_than_equal" and bound.get("ge") == -1:
         return "must be >= 0 (-1 is the marker for a value not known; see reconciler.models.observed)"
     if error["type"] == "less_than_equal" and bound.get("le") in (INT64_MAX, INT32_MAX):
@@ -30,6 +31,8 @@ def explain(error: Any) -> str | None:
 
 def invalid_snapshot(origin: str, count: int, problems: list[str]) -> SnapshotError:
     """One error listing the problems (at most MAX_PROBLEMS of `count`)."""
-    head = (f"{origin} is not a valid snapshot ({count} problem{'s' if count != 1 else ''}), so it is refused "
-            f"whole and nothing ran on it. {TAKE_A_NEW_ONE}")
+    head = (
+        f"{origin} is not a valid snapshot ({count} problem{'s' if count != 1 else ''}), so it is refused "
+        f"whole and nothing ran on it. {TAKE_A_NEW_ONE}"
+    )
     return SnapshotError(problem_report(head, count, problems))

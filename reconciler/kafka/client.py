@@ -5,6 +5,7 @@ brokers are in flight together; each broker gets at most `IN_FLIGHT` at a time, 
 connection with too many requests outstanding refuses new ones instead of queueing them.
 Protocol versions are negotiated per connection from the broker's ApiVersions answer.
 """
+
 from __future__ import annotations
 
 import logging
@@ -24,8 +25,15 @@ NOT_READY_WAIT_S, NOT_READY_POLL_S = 10.0, 0.05
 # Failures after which the request may or may not have reached the broker, but no answer came.
 # CorrelationIdError: answers arrived out of step, so the connection was dropped with its
 # requests unanswered.
-_UNANSWERED = (Errors.KafkaConnectionError, Errors.KafkaTimeoutError, Errors.RequestTimedOutError,
-               Errors.Cancelled, Errors.UnknownBrokerIdError, Errors.CorrelationIdError, OSError)
+_UNANSWERED = (
+    Errors.KafkaConnectionError,
+    Errors.KafkaTimeoutError,
+    Errors.RequestTimedOutError,
+    Errors.Cancelled,
+    Errors.UnknownBrokerIdError,
+    Errors.CorrelationIdError,
+    OSError,
+)
 # Bounded retries of a request that got no answer (connection lost, broker restarting).
 SEND_ATTEMPTS = 3
 # The longest wait between two rounds of a retry, unless the broker asks for longer (throttling).
@@ -51,8 +59,14 @@ def describe_error(error: BaseException) -> str:
 
 
 class Client:
-    def __init__(self, net: NetworkSelector, manager: KafkaConnectionManager, name: str, request_timeout_s: float,
-                 retry_backoff_s: float = 0.1):
+    def __init__(
+        self,
+        net: NetworkSelector,
+        manager: KafkaConnectionManager,
+        name: str,
+        request_timeout_s: float,
+        retry_backoff_s: float = 0.1,
+    ):
         self._net = net
         self._manager = manager
         self.name = name
@@ -90,11 +104,14 @@ class Client:
         except ClusterError:
             raise
         except NoAnswer as e:
-            raise ClusterError(f"{self.name}: {e}. Check that the brokers are up and reachable, then run "
-                               "again.", retriable=True) from e
+            raise ClusterError(
+                f"{self.name}: {e}. Check that the brokers are up and reachable, then run again.", retriable=True
+            ) from e
         except Errors.KafkaError as e:
-            raise ClusterError(f"{self.name}: the Kafka client failed: {describe_error(e)}. Run again; if it "
-                               "persists, check the brokers' logs.", retriable=bool(e.retriable)) from e
+            raise ClusterError(
+                f"{self.name}: the Kafka client failed: {describe_error(e)}. Run again; if it persists, check the brokers' logs.",
+                retriable=bool(e.retriable),
+            ) from e
 
     async def sleep(self, seconds: float) -> None:
         if seconds > 0:
@@ -131,9 +148,11 @@ class Client:
                 await self.sleep(NOT_READY_POLL_S)
                 waited += NOT_READY_POLL_S
             except Errors.IncompatibleBrokerVersion as e:
-                raise ClusterError(f"{self.name}: broker {node} does not support {type(request).__name__} in a "
-                                   f"version this tool speaks ({e}). The reconciler needs Apache Kafka 3.0 or "
-                                   "later.") from e
+                raise ClusterError(
+                    f"{self.name}: broker {node} does not support {type(request).__name__} in a "
+                    f"version this tool speaks ({e}). The reconciler needs Apache Kafka 3.0 or "
+                    "later."
+                ) from e
             except _UNANSWERED as e:
                 raise NoAnswer(node, request, e) from e
 
@@ -159,9 +178,8 @@ class Client:
 
         async def one_broker(node: int, indexes: list[int]) -> None:
             for start in range(0, len(indexes), IN_FLIGHT):
-                window = indexes[start:start + IN_FLIGHT]
-                answers = await self.gather(self._answer_or_error(requests[i][1], [node], attempts)
-                                            for i in window)
+                window = indexes[start : start + IN_FLIGHT]
+                answers = await self.gather(self._answer_or_error(requests[i][1], [node], attempts) for i in window)
                 for i, answer in zip(window, answers):
                     results[i] = answer
 
@@ -186,11 +204,11 @@ class Client:
     async def api_versions(self, node: int) -> dict[int, tuple[int, int]]:
         """The broker's ApiVersions answer (api key -> (min, max)), asked once per broker."""
         if node not in self._api_versions:
-            response = await self.request(ApiVersionsRequest(
-                client_software_name="kafka-reconciler", client_software_version="0.1.0"), [node])
+            response = await self.request(
+                ApiVersionsRequest(client_software_name="kafka-reconciler", client_software_version="0.1.0"), [node]
+            )
             if response.error_code:
-                raise ClusterError(f"{self.name}: broker {node} answered ApiVersions with error "
-                                   f"{response.error_code}")
+                raise ClusterError(f"{self.name}: broker {node} answered ApiVersions with error {response.error_code}")
             self._api_versions[node] = {k.api_key: (k.min_version, k.max_version) for k in response.api_keys}
         return self._api_versions[node]
 
@@ -219,7 +237,7 @@ class Rounds:
         """Seconds to wait before round `round_` (none before the first)."""
         if round_ == 0:
             return 0.0
-        return max(min(self._client.retry_backoff_s * (2 ** round_), MAX_BACKOFF_S), self._throttle_s)
+        return max(min(self._client.retry_backoff_s * (2**round_), MAX_BACKOFF_S), self._throttle_s)
 
     def __aiter__(self) -> Rounds:
         return self

@@ -22,6 +22,7 @@ kafka-python in the process and the test cluster keep kafka-python's classes.
 tests/kafka/test_codec.py encodes and decodes the same values both ways and compares the bytes
 and the results.
 """
+
 from __future__ import annotations
 
 import struct
@@ -60,25 +61,25 @@ FIRST_FLEXIBLE_EPOCHS = 4
 FIRST_FLEXIBLE_LOG_DIRS, FIRST_LOG_DIRS_WITH_ERROR, FIRST_LOG_DIRS_WITH_BYTES, FIRST_LOG_DIRS_CORDONED = 2, 3, 4, 5
 FIRST_WITH_TOPIC_ID, FIRST_WITH_NULLABLE_NAME, FIRST_WITH_TOP_ERROR = 10, 12, 13
 LAST_WITH_CLUSTER_OPERATIONS = 10
-NO_OPERATIONS = -2 ** 31  # a KIP-430 bitfield that was not asked for
+NO_OPERATIONS = -(2**31)  # a KIP-430 bitfield that was not asked for
 CLIENT_REPLICA_ID = -1
 READ_UNCOMMITTED = 0
 
-_HEAD = struct.Struct(">ib")            # replica id, isolation level
-_PARTITION = struct.Struct(">iiqB")     # index, current leader epoch, timestamp, no tagged fields
+_HEAD = struct.Struct(">ib")  # replica id, isolation level
+_PARTITION = struct.Struct(">iiqB")  # index, current leader epoch, timestamp, no tagged fields
 _INT32 = struct.Struct(">i")
 _INT8 = struct.Struct(">b")
-_ANSWER = struct.Struct(">ihqqi")       # index, error code, timestamp, offset, leader epoch
-_RESULT_HEAD = struct.Struct(">h")      # error code
-_CONFIG_FLAGS = struct.Struct(">?b?")   # read only, config source, is sensitive
+_ANSWER = struct.Struct(">ihqqi")  # index, error code, timestamp, offset, leader epoch
+_RESULT_HEAD = struct.Struct(">h")  # error code
+_CONFIG_FLAGS = struct.Struct(">?b?")  # read only, config source, is sensitive
 _NO_TAGS = b"\x00"
 _BROKER_PORT = struct.Struct(">i")
-_TOPIC_HEAD = struct.Struct(">h")              # error code
-_PARTITION_HEAD = struct.Struct(">hiii")       # error code, index, leader id, leader epoch
+_TOPIC_HEAD = struct.Struct(">h")  # error code
+_PARTITION_HEAD = struct.Struct(">hiii")  # error code, index, leader id, leader epoch
 _ZERO_ID = bytes(16)
-_EPOCH_PARTITION = struct.Struct(">iiiB")      # index, current leader epoch, epoch asked about, no tagged fields
-_EPOCH_ANSWER = struct.Struct(">hiiq")         # error code, index, leader epoch, end offset
-_LOG_DIR_REPLICA = struct.Struct(">iqq?")      # index, size, offset lag, is future key
+_EPOCH_PARTITION = struct.Struct(">iiiB")  # index, current leader epoch, epoch asked about, no tagged fields
+_EPOCH_ANSWER = struct.Struct(">hiiq")  # error code, index, leader epoch, end offset
+_LOG_DIR_REPLICA = struct.Struct(">iqq?")  # index, size, offset lag, is future key
 
 
 class _OwnAnswers:
@@ -108,8 +109,12 @@ class _Header:
         # Not the request itself: a header that held its request would make a reference cycle,
         # which keeps every request's partitions until a collection (none runs during a command).
         self._answers = request.answers(request.API_VERSION)
-        self._header = RequestHeader(request_api_key=request.API_KEY, request_api_version=request.API_VERSION,
-                                     correlation_id=correlation_id, client_id=client_id)
+        self._header = RequestHeader(
+            request_api_key=request.API_KEY,
+            request_api_version=request.API_VERSION,
+            correlation_id=correlation_id,
+            client_id=client_id,
+        )
 
     def encode(self, flexible: bool = False) -> bytes:
         return self._header.encode(flexible=flexible)
@@ -195,9 +200,11 @@ _ANSWERS: dict[tuple[int, int], _OwnAnswers] = {}
 
 # -- ListOffsets ---------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class OffsetsAnswer:
     """A ListOffsets answer: what the adapter reads of it (kafka-python reads `throttle_time_ms`)."""
+
     throttle_time_ms: int
     topics: list[tuple[str, list[Answered]]]
 
@@ -278,10 +285,12 @@ def decode_offsets(data: bytes) -> OffsetsAnswer:
 
 # -- OffsetForLeaderEpoch ------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class EpochsAnswer:
     """An OffsetForLeaderEpoch answer: per topic, per partition (partition, error code,
     (leader epoch answered, its end offset))."""
+
     throttle_time_ms: int
     topics: list[tuple[str, list[tuple[int, int, tuple[int, int]]]]]
 
@@ -289,6 +298,7 @@ class EpochsAnswer:
 class EpochsRequest(_RowsRequest):
     """OffsetForLeaderEpoch as a consumer asks it: rows of (topic, [(partition, current leader
     epoch, epoch asked about)]), packed like ListOffsets' (every partition with truncation rules)."""
+
     generic, generic_response = OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse
 
     def __init__(self, rows: Rows):
@@ -328,9 +338,11 @@ def decode_epochs(data: bytes) -> EpochsAnswer:
 
 # -- DescribeLogDirs -----------------------------------------------------------------------------
 
+
 class LogDirResult(NamedTuple):
     """One log directory of a DescribeLogDirs answer: its error code, and ((topic, partition),
     size in bytes, whether it is a future replica being moved there) for each replica in it."""
+
     error_code: int
     replicas: list[tuple[tuple[str, int], int, bool]]
 
@@ -344,6 +356,7 @@ class LogDirsAnswer(NamedTuple):
 class LogDirsRequest(_OwnRequest):
     """DescribeLogDirs of (topic, [partition]) rows (None: every replica on the broker), packed
     here; its answer read into `LogDirsAnswer` (one entry per replica of every partition asked)."""
+
     generic, generic_response = DescribeLogDirsRequest, DescribeLogDirsResponse
 
     def __init__(self, topics: list[tuple[str, list[int]]] | None):
@@ -356,8 +369,13 @@ class LogDirsRequest(_OwnRequest):
         out = [_uvarint(len(self._topics) + 1)]
         for topic, partitions in self._topics:
             name = topic.encode("utf-8")
-            out += (_uvarint(len(name) + 1), name, _uvarint(len(partitions) + 1),
-                    struct.pack(f">{len(partitions)}i", *partitions), _NO_TAGS)
+            out += (
+                _uvarint(len(name) + 1),
+                name,
+                _uvarint(len(partitions) + 1),
+                struct.pack(f">{len(partitions)}i", *partitions),
+                _NO_TAGS,
+            )
         out.append(_NO_TAGS)
         return out
 
@@ -365,8 +383,11 @@ class LogDirsRequest(_OwnRequest):
         return partial(decode_log_dirs, version=version)  # the layout depends on the version
 
     def __repr__(self) -> str:
-        shown = "every replica" if self._topics is None else \
-            f"{len(self._topics)} topics, {sum(len(p) for _, p in self._topics)} partitions"
+        shown = (
+            "every replica"
+            if self._topics is None
+            else f"{len(self._topics)} topics, {sum(len(p) for _, p in self._topics)} partitions"
+        )
         return f"LogDirsRequest({shown}, version={self.API_VERSION})"
 
 
@@ -409,8 +430,10 @@ def decode_log_dirs(data: bytes, version: int) -> LogDirsAnswer:
 
 # -- DescribeConfigs -----------------------------------------------------------------------------
 
+
 class ConfigEntry(NamedTuple):
     """One config of a DescribeConfigs answer (the attributes the adapter reads of kafka-python's)."""
+
     name: str
     value: str | None
     read_only: bool
@@ -434,6 +457,7 @@ class ConfigsAnswer:
 
 class ConfigsRequest(_WrappedRequest):
     """kafka-python's DescribeConfigsRequest with its answer read by `decode_configs`."""
+
     generic, generic_response = DescribeConfigsRequest, DescribeConfigsResponse
     first_flexible = FIRST_FLEXIBLE_CONFIGS
 
@@ -534,6 +558,7 @@ class MetadataAnswer:
 
 class MetadataRequestOf(_WrappedRequest):
     """kafka-python's MetadataRequest with its answer read by `decode_metadata`."""
+
     generic, generic_response = MetadataRequest, MetadataResponse
     first_flexible = FIRST_FLEXIBLE_METADATA
 
@@ -570,7 +595,7 @@ def decode_metadata(data: bytes, version: int) -> MetadataAnswer:
                 name, pos = _read_string(data, pos + 2)
             topic_id = None
             if version >= FIRST_WITH_TOPIC_ID:
-                raw_id = data[pos:pos + 16]
+                raw_id = data[pos : pos + 16]
                 if len(raw_id) != 16:
                     raise ValueError("a topic id runs past the end")
                 topic_id = None if raw_id == _ZERO_ID else str(uuid.UUID(bytes=raw_id))
@@ -616,6 +641,7 @@ def _read_int32s(data: bytes, pos: int, seen: dict[bytes, list[int]]) -> tuple[l
 
 
 # -- the wire's variable-length parts ------------------------------------------------------------
+
 
 def _uvarint(value: int) -> bytes:
     if value < 0x80:

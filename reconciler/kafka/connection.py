@@ -7,6 +7,7 @@ ApiVersions, SASL, Metadata) by the preflight, whose failures say at which step 
 then does kafka-python bootstrap, from the server that answered, so a dead server in the list
 costs nothing.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
@@ -50,8 +51,14 @@ class KafkaCluster(Observer, Reassigner):
 
 
 @contextmanager
-def connect(spec: ClusterSpec, progress: Progress | None = None, *, bootstrap_timeout_s: float = 10.0,
-            request_timeout_s: float = 30.0, retry_backoff_s: float = 0.1) -> Iterator[KafkaCluster]:
+def connect(
+    spec: ClusterSpec,
+    progress: Progress | None = None,
+    *,
+    bootstrap_timeout_s: float = 10.0,
+    request_timeout_s: float = 30.0,
+    retry_backoff_s: float = 0.1,
+) -> Iterator[KafkaCluster]:
     """Connect, yield the cluster, always close. Raises ReconcilerError for a missing
     ${ENV_VAR} or an unusable TLS file, ClusterError when the cluster cannot be reached or
     refuses us."""
@@ -61,18 +68,23 @@ def connect(spec: ClusterSpec, progress: Progress | None = None, *, bootstrap_ti
     found = first_answering(spec.bootstrap_servers, settings, context, bootstrap_timeout_s, CLIENT_ID)
     if not isinstance(found, str):
         raise connection_failure(spec.name, found, settings)
-    config = dict(settings, client_id=CLIENT_ID, request_timeout_ms=int(request_timeout_s * 1000),
-                  socket_connection_setup_timeout_ms=int(bootstrap_timeout_s * 1000),
-                  socket_connection_setup_timeout_max_ms=int(bootstrap_timeout_s * 1000),
-                  reconnect_backoff_ms=50, reconnect_backoff_max_ms=1000,
-                  max_in_flight_requests_per_connection=MAX_IN_FLIGHT,
-                  # Metadata of a large cluster is many megabytes; kafka-python's manager would
-                  # refuse frames above 1 MB.
-                  receive_message_max_bytes=MAX_RESPONSE_BYTES,
-                  # The context the files were checked with: kafka-python would otherwise load
-                  # them again, and ask for a missing key password on the terminal.
-                  ssl_context=context,
-                  bootstrap_servers=[found])
+    config = dict(
+        settings,
+        client_id=CLIENT_ID,
+        request_timeout_ms=int(request_timeout_s * 1000),
+        socket_connection_setup_timeout_ms=int(bootstrap_timeout_s * 1000),
+        socket_connection_setup_timeout_max_ms=int(bootstrap_timeout_s * 1000),
+        reconnect_backoff_ms=50,
+        reconnect_backoff_max_ms=1000,
+        max_in_flight_requests_per_connection=MAX_IN_FLIGHT,
+        # Metadata of a large cluster is many megabytes; kafka-python's manager would
+        # refuse frames above 1 MB.
+        receive_message_max_bytes=MAX_RESPONSE_BYTES,
+        # The context the files were checked with: kafka-python would otherwise load
+        # them again, and ask for a missing key password on the terminal.
+        ssl_context=context,
+        bootstrap_servers=[found],
+    )
     client = Client.start(config, spec.name, request_timeout_s, retry_backoff_s)
     try:
         try:
@@ -81,7 +93,8 @@ def connect(spec: ClusterSpec, progress: Progress | None = None, *, bootstrap_ti
             raise ClusterError(
                 f"cluster {spec.name}: {found} answered a first connection but kafka-python could not bootstrap "
                 f"from it ({describe_error(e)}). Run again; if it persists, check the brokers' logs.",
-                retriable=True) from None
+                retriable=True,
+            ) from None
         yield KafkaCluster(spec, client, progress)
     finally:
         client.close()

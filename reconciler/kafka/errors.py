@@ -2,6 +2,7 @@
 decision is made by, and what an error means for the caller (its `ErrorKind`). Decisions are
 made here, by number; nothing downstream compares an error's name or message text.
 """
+
 from __future__ import annotations
 
 import kafka.errors as Errors
@@ -39,24 +40,36 @@ NO_REASSIGNMENT_IN_PROGRESS = Errors.NoReassignmentInProgressError.errno
 NO_ANSWER = -1
 
 # kafka-python still uses a few pre-KIP names; users and apply see Apache Kafka's current ones.
-_KAFKA_NAMES = {NOT_LEADER_OR_FOLLOWER: "NOT_LEADER_OR_FOLLOWER", MESSAGE_TOO_LARGE: "MESSAGE_TOO_LARGE",
-                INVALID_TOPIC_EXCEPTION: "INVALID_TOPIC_EXCEPTION",
-                INVALID_REPLICA_ASSIGNMENT: "INVALID_REPLICA_ASSIGNMENT"}
+_KAFKA_NAMES = {
+    NOT_LEADER_OR_FOLLOWER: "NOT_LEADER_OR_FOLLOWER",
+    MESSAGE_TOO_LARGE: "MESSAGE_TOO_LARGE",
+    INVALID_TOPIC_EXCEPTION: "INVALID_TOPIC_EXCEPTION",
+    INVALID_REPLICA_ASSIGNMENT: "INVALID_REPLICA_ASSIGNMENT",
+}
 
 # Partition errors that mean "ask again, after refreshing metadata": the leader moved, is not
 # elected yet, has not caught up with its new epoch, or the topic is not (yet) known there;
 # OFFSET_NOT_AVAILABLE: a new leader does not know its high watermark yet.
-PARTITION_RETRIABLE = frozenset({
-    UNKNOWN_TOPIC_OR_PARTITION, LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER, REQUEST_TIMED_OUT,
-    REPLICA_NOT_AVAILABLE, KAFKA_STORAGE_ERROR, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH, OFFSET_NOT_AVAILABLE})
+PARTITION_RETRIABLE = frozenset(
+    {
+        UNKNOWN_TOPIC_OR_PARTITION,
+        LEADER_NOT_AVAILABLE,
+        NOT_LEADER_OR_FOLLOWER,
+        REQUEST_TIMED_OUT,
+        REPLICA_NOT_AVAILABLE,
+        KAFKA_STORAGE_ERROR,
+        FENCED_LEADER_EPOCH,
+        UNKNOWN_LEADER_EPOCH,
+        OFFSET_NOT_AVAILABLE,
+    }
+)
 # Group errors that mean "find the coordinator again and ask it".
 COORDINATOR_RETRIABLE = frozenset({COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR})
 # Controller-bound (admin) errors sent again after waiting: the controller moved, or the broker
 # asked us to slow down.
 ADMIN_RETRIABLE = frozenset({NOT_CONTROLLER, THROTTLING_QUOTA_EXCEEDED})
 # DeleteRecords answers that mean the Metadata it was routed by is out of date.
-ROUTING_STALE = frozenset({NOT_LEADER_OR_FOLLOWER, LEADER_NOT_AVAILABLE, UNKNOWN_TOPIC_OR_PARTITION,
-                           FENCED_LEADER_EPOCH})
+ROUTING_STALE = frozenset({NOT_LEADER_OR_FOLLOWER, LEADER_NOT_AVAILABLE, UNKNOWN_TOPIC_OR_PARTITION, FENCED_LEADER_EPOCH})
 # Metadata: a topic answered with these does not exist (a name Kafka finds invalid cannot).
 TOPIC_ABSENT = frozenset({UNKNOWN_TOPIC_OR_PARTITION, INVALID_TOPIC_EXCEPTION})
 # Metadata: a partition answered with these has a usable leader (only a follower is missing).

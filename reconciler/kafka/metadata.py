@@ -9,6 +9,7 @@ is left out of an all-topics answer and answers TOPIC_AUTHORIZATION_FAILED when 
 or not): a read that names topics (`hidden_ok`) records such names as hidden; the writers' reads
 refuse them, since no write to such a topic can be checked.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
@@ -24,9 +25,20 @@ from reconciler.ports import ErrorKind
 TopicPartition = tuple[str, int]
 METADATA_ATTEMPTS = 4
 # org.apache.kafka.common.acl.AclOperation: the codes a KIP-430 bitfield can hold.
-OPERATIONS = {3: "READ", 4: "WRITE", 5: "CREATE", 6: "DELETE", 7: "ALTER", 8: "DESCRIBE", 9: "CLUSTER_ACTION",
-              10: "DESCRIBE_CONFIGS", 11: "ALTER_CONFIGS", 12: "IDEMPOTENT_WRITE", 13: "CREATE_TOKENS",
-              14: "DESCRIBE_TOKENS"}
+OPERATIONS = {
+    3: "READ",
+    4: "WRITE",
+    5: "CREATE",
+    6: "DELETE",
+    7: "ALTER",
+    8: "DESCRIBE",
+    9: "CLUSTER_ACTION",
+    10: "DESCRIBE_CONFIGS",
+    11: "ALTER_CONFIGS",
+    12: "IDEMPOTENT_WRITE",
+    13: "CREATE_TOKENS",
+    14: "DESCRIBE_TOKENS",
+}
 
 
 def operation_names(bits: Iterable[int] | None) -> list[str] | None:
@@ -95,9 +107,12 @@ def _request(names: list[str] | None) -> MetadataRequestOf:
     topics = None if names is None else [MetadataRequestOf.generic.MetadataRequestTopic(name=n) for n in names]
     # Never let a read create a topic (allow.auto.create.topics defaults to true on brokers).
     # The cluster's operations come from DescribeCluster (Metadata v11+ no longer carries them).
-    return MetadataRequestOf(topics=topics, allow_auto_topic_creation=False,
-                           include_cluster_authorized_operations=False,
-                           include_topic_authorized_operations=True)
+    return MetadataRequestOf(
+        topics=topics,
+        allow_auto_topic_creation=False,
+        include_cluster_authorized_operations=False,
+        include_topic_authorized_operations=True,
+    )
 
 
 def parse(response: MetadataAnswer, cluster: str, hidden_ok: bool = False) -> tuple[ClusterView, set[str]]:
@@ -106,12 +121,16 @@ def parse(response: MetadataAnswer, cluster: str, hidden_ok: bool = False) -> tu
     failing the read."""
     top_level = response.error_code
     if top_level:
-        raise _Retry(codes.error_name(top_level)) if codes.is_retriable(top_level) else ClusterError(
-            f"{cluster}: Metadata failed with {codes.error_name(top_level)}")
-    view = ClusterView(cluster_id=response.cluster_id,
-                       controller_id=response.controller_id if response.controller_id >= 0 else None,
-                       brokers={b.node_id: Broker(node_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
-                                for b in response.brokers})
+        raise (
+            _Retry(codes.error_name(top_level))
+            if codes.is_retriable(top_level)
+            else ClusterError(f"{cluster}: Metadata failed with {codes.error_name(top_level)}")
+        )
+    view = ClusterView(
+        cluster_id=response.cluster_id,
+        controller_id=response.controller_id if response.controller_id >= 0 else None,
+        brokers={b.node_id: Broker(node_id=b.node_id, host=b.host, port=b.port, rack=b.rack) for b in response.brokers},
+    )
     retry: set[str] = set()
     usable = codes.LEADER_USABLE
     for t in response.topics:
@@ -123,23 +142,30 @@ def parse(response: MetadataAnswer, cluster: str, hidden_ok: bool = False) -> tu
             view.hidden.add(t.name)  # not "absent": whether it exists is not known
             continue
         if codes.error_kind(t.error_code) is ErrorKind.NOT_AUTHORISED:  # we must not guess the topic is absent
-            raise ClusterError(f"{cluster}: not authorized to describe topic {t.name}; grant the reconciler's "
-                               "principal DESCRIBE on it (or on all topics).")
+            raise ClusterError(
+                f"{cluster}: not authorized to describe topic {t.name}; grant the reconciler's "
+                "principal DESCRIBE on it (or on all topics)."
+            )
         if t.error_code:
             if codes.is_retriable(t.error_code):
                 if t.name is not None:
                     retry.add(t.name)
                 continue
-            raise ClusterError(f"{cluster}: Metadata for topic {t.name} failed with "
-                               f"{codes.error_name(t.error_code)}")
+            raise ClusterError(f"{cluster}: Metadata for topic {t.name} failed with {codes.error_name(t.error_code)}")
         if t.name is None:  # only a topic named by id answers without a name; none is asked for so
             continue
         # LEADER_NOT_AVAILABLE and friends arrive as leader -1 on the partition; callers retry.
-        partitions = {index: PartitionMeta(index, leader if error in usable else -1, epoch, replicas, isr, offline)
-                      for error, index, leader, epoch, replicas, isr, offline in t.partitions}
-        view.topics[t.name] = TopicMeta(name=t.name, topic_id=t.topic_id, internal=t.is_internal,
-                                        partitions=partitions, authorized_operations=_operations(
-                                            t.authorized_operations))
+        partitions = {
+            index: PartitionMeta(index, leader if error in usable else -1, epoch, replicas, isr, offline)
+            for error, index, leader, epoch, replicas, isr, offline in t.partitions
+        }
+        view.topics[t.name] = TopicMeta(
+            name=t.name,
+            topic_id=t.topic_id,
+            internal=t.is_internal,
+            partitions=partitions,
+            authorized_operations=_operations(t.authorized_operations),
+        )
     return view, retry
 
 
@@ -160,8 +186,9 @@ class _Retry(Exception):
     pass
 
 
-async def fetch(client: Client, names: list[str] | None,
-                retry_leaderless: Callable[[str], bool] = lambda _: True, hidden_ok: bool = False) -> ClusterView:
+async def fetch(
+    client: Client, names: list[str] | None, retry_leaderless: Callable[[str], bool] = lambda _: True, hidden_ok: bool = False
+) -> ClusterView:
     """Metadata for `names` (None: every topic). Topics still being set up, and partitions
     without a leader of topics `retry_leaderless` cares about, are asked about again a few times
     with backoff; what is still leaderless after that is returned as leader -1 to report.
@@ -181,14 +208,17 @@ async def fetch(client: Client, names: list[str] | None,
         else:
             view.merge(fresh, fresh.topics.keys() | fresh.hidden | fresh.absent.keys() | set(pending or ()))
         await client.know_brokers(view.brokers)
-        retry |= {t.name for t in fresh.topics.values()
-                  if retry_leaderless(t.name) and any(p.leader < 0 for p in t.partitions.values())}
+        retry |= {
+            t.name for t in fresh.topics.values() if retry_leaderless(t.name) and any(p.leader < 0 for p in t.partitions.values())
+        }
         if not retry:
             return view
         pending = sorted(retry)
     if view is None:
-        raise ClusterError(f"{client.name}: Metadata kept failing after {METADATA_ATTEMPTS} attempts; check the "
-                           "brokers' health and run again.", retriable=True)
+        raise ClusterError(
+            f"{client.name}: Metadata kept failing after {METADATA_ATTEMPTS} attempts; check the brokers' health and run again.",
+            retriable=True,
+        )
     return view
 
 

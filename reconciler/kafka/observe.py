@@ -22,6 +22,7 @@ the number of topics:
 
 All of these are in flight together. What to read is decided by `reconciler.plan.read_scope`.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
@@ -111,16 +112,23 @@ class Observer:
             view.merge(await metadata.fetch(client, unlisted, retry_leaderless=scope.wants, hidden_ok=True), unlisted)
         self._view = view
         wanted = sorted(name for name in view.topics if scope.wants(name))
-        scope = scope.with_moving_sizes({name: [p.replicas for _, p in sorted(view.topics[name].partitions.items())]
-                                         for name in wanted if name in scope.replicas})
-        configs, results, groups, sized, cluster_operations, moving = await client.gather([
-            _describe_configs(client, view, wanted),
-            partitions.read(client, view, _partition_reads(view, scope)),
-            _group_offsets(client, view, scope.groups),
-            _log_dir_sizes(client, view, scope, every=sizes) if sizes or scope.size_topics else _nothing(({}, None)),
-            _cluster_operations(client, view) if scope.cluster_operations else _nothing(None),
-            _reassignments(client, view, scope) if scope.reassignments else _nothing({}),
-        ])
+        scope = scope.with_moving_sizes(
+            {
+                name: [p.replicas for _, p in sorted(view.topics[name].partitions.items())]
+                for name in wanted
+                if name in scope.replicas
+            }
+        )
+        configs, results, groups, sized, cluster_operations, moving = await client.gather(
+            [
+                _describe_configs(client, view, wanted),
+                partitions.read(client, view, _partition_reads(view, scope)),
+                _group_offsets(client, view, scope.groups),
+                _log_dir_sizes(client, view, scope, every=sizes) if sizes or scope.size_topics else _nothing(({}, None)),
+                _cluster_operations(client, view) if scope.cluster_operations else _nothing(None),
+                _reassignments(client, view, scope) if scope.reassignments else _nothing({}),
+            ]
+        )
         topic_configs, deleted = configs
         size_of, sizes_refused = sized
         topics = {}
@@ -132,14 +140,23 @@ class Observer:
             topics[name] = _topic(view, name, scope, results, topic_configs.get(name, {}), size_of)
         self._report_unreadable(scope, topics, results)
         return ObservedState(
-            cluster=self._spec.name, cluster_id=view.cluster_id, controller_id=view.controller_id,
-            taken_at=taken_at, brokers=[view.brokers[b] for b in sorted(view.brokers)],
-            topics=topics, group_offsets=groups,
+            cluster=self._spec.name,
+            cluster_id=view.cluster_id,
+            controller_id=view.controller_id,
+            taken_at=taken_at,
+            brokers=[view.brokers[b] for b in sorted(view.brokers)],
+            topics=topics,
+            group_offsets=groups,
             hidden_topics=sorted(name for name in view.hidden if scope.wants(name)),
-            absent_topic_operations={name: ops for name, ops in sorted(view.absent.items())
-                                     if ops is not None and scope.wants(name) and name not in topics},
-            cluster_authorized_operations=cluster_operations, sizes_refused=sizes_refused,
-            reassignments={name: found for name, found in moving.items() if name in topics})
+            absent_topic_operations={
+                name: ops
+                for name, ops in sorted(view.absent.items())
+                if ops is not None and scope.wants(name) and name not in topics
+            },
+            cluster_authorized_operations=cluster_operations,
+            sizes_refused=sizes_refused,
+            reassignments={name: found for name, found in moving.items() if name in topics},
+        )
 
     def _report_unreadable(self, scope: ReadScope, topics: dict[str, ObservedTopic], results: PartitionResults) -> None:
         refused = {}
@@ -152,10 +169,16 @@ class Observer:
                 refused[tp] = error
         if refused:
             shown = ", ".join(f"{t}-{p}: {e}" for (t, p), e in sorted(refused.items())[:5])
-            raise ClusterError(f"{self._spec.name}: the brokers refused to give offsets of {len(refused)} "
-                               f"partition(s) ({shown}). Check the reconciler's ACLs (DESCRIBE on the topics).")
-        offline = sorted(tp for name, topic in topics.items() if scope.wants(name)
-                         for tp in ((name, p.partition) for p in topic.partitions if p.leader < 0))
+            raise ClusterError(
+                f"{self._spec.name}: the brokers refused to give offsets of {len(refused)} "
+                f"partition(s) ({shown}). Check the reconciler's ACLs (DESCRIBE on the topics)."
+            )
+        offline = sorted(
+            tp
+            for name, topic in topics.items()
+            if scope.wants(name)
+            for tp in ((name, p.partition) for p in topic.partitions if p.leader < 0)
+        )
         if offline and self._progress:
             shown = ", ".join(f"{t}-{p}" for t, p in offline[:5]) + (" ..." if len(offline) > 5 else "")
             self._progress(f"{len(offline)} partition(s) have no usable leader and are reported offline: {shown}")
@@ -172,23 +195,34 @@ def _now_ms() -> int:
 def _partition_reads(view: ClusterView, scope: ReadScope) -> Reads:
     partitions_of = {name: list(topic.partitions) for name, topic in view.topics.items()}
     read = [(name, indexes) for name, indexes in partitions_of.items() if scope.reads_offsets(name)]
-    reads: Reads = [(partitions.list_offsets(kind, LIST_OFFSETS_TIMEOUT_MS),
-                     {name: dict.fromkeys(indexes, timestamp) for name, indexes in read})
-                    for kind, timestamp in (("earliest", EARLIEST), ("latest", LATEST))]
+    reads: Reads = [
+        (
+            partitions.list_offsets(kind, LIST_OFFSETS_TIMEOUT_MS),
+            {name: dict.fromkeys(indexes, timestamp) for name, indexes in read},
+        )
+        for kind, timestamp in (("earliest", EARLIEST), ("latest", LATEST))
+    ]
     for slot in range(timestamp_slots(scope.timestamps)):
-        reads.append((partitions.list_offsets(f"time{slot}", LIST_OFFSETS_TIMEOUT_MS),
-                      {name: dict.fromkeys(partitions_of[name], stamps[slot]) for name, stamps in scope.timestamps.items()
-                       if len(stamps) > slot and name in partitions_of}))
+        reads.append(
+            (
+                partitions.list_offsets(f"time{slot}", LIST_OFFSETS_TIMEOUT_MS),
+                {
+                    name: dict.fromkeys(partitions_of[name], stamps[slot])
+                    for name, stamps in scope.timestamps.items()
+                    if len(stamps) > slot and name in partitions_of
+                },
+            )
+        )
     # None: "the epoch the partition is read under", so a refresh that moves it asks for the new one.
-    epoch_topics = {name: dict.fromkeys(indexes, None) for name, indexes in partitions_of.items()
-                    if name in scope.epoch_topics}
+    epoch_topics = {name: dict.fromkeys(indexes, None) for name, indexes in partitions_of.items() if name in scope.epoch_topics}
     if epoch_topics:
         reads.append((partitions.epoch_end_offsets(), epoch_topics))
     return reads
 
 
-def _topic(view: ClusterView, name: str, scope: ReadScope, results: PartitionResults,
-           configs: dict[str, ObservedConfig], size_of: dict) -> ObservedTopic:
+def _topic(
+    view: ClusterView, name: str, scope: ReadScope, results: PartitionResults, configs: dict[str, ObservedConfig], size_of: dict
+) -> ObservedTopic:
     meta = view.topics[name]
     if not scope.reads_offsets(name):
         return _topic_of(meta, configs, ObservedPartition.all_from_reader(_unread(meta, view, size_of), False))
@@ -197,8 +231,10 @@ def _topic(view: ClusterView, name: str, scope: ReadScope, results: PartitionRes
     nothing: dict = {}
     earliest, latest = values.get("earliest", nothing).get(name, nothing), values.get("latest", nothing).get(name, nothing)
     epochs = results.epochs.get(name, nothing)
-    by_time_kinds = [(timestamp, values.get(f"time{slot}", nothing).get(name, nothing))
-                     for slot, timestamp in enumerate(scope.timestamps.get(name, ()))]
+    by_time_kinds = [
+        (timestamp, values.get(f"time{slot}", nothing).get(name, nothing))
+        for slot, timestamp in enumerate(scope.timestamps.get(name, ()))
+    ]
     epoch_values = values.get("epoch", nothing).get(name, nothing) if name in scope.epoch_topics else nothing
     observed = []
     for index, p in sorted(meta.partitions.items()):
@@ -213,12 +249,21 @@ def _topic(view: ClusterView, name: str, scope: ReadScope, results: PartitionRes
                 if found is not None:
                     by_time[timestamp] = found  # -1: no record at or after it; stored as Kafka said
         epoch_answer = epoch_values.get(index)
-        observed.append({
-            "partition": index, "leader": p.leader if readable and p.leader in brokers else -1,
-            "leader_epoch": epochs.get(index, p.epoch), "replicas": p.replicas, "isr": p.isr,
-            "offline_replicas": p.offline, "log_start_offset": start, "high_watermark": end,
-            "size_bytes": size_of.get((name, index)),
-            "epoch_end_offset": epoch_answer[1] if epoch_answer and readable else None, "offsets_by_timestamp": by_time})
+        observed.append(
+            {
+                "partition": index,
+                "leader": p.leader if readable and p.leader in brokers else -1,
+                "leader_epoch": epochs.get(index, p.epoch),
+                "replicas": p.replicas,
+                "isr": p.isr,
+                "offline_replicas": p.offline,
+                "log_start_offset": start,
+                "high_watermark": end,
+                "size_bytes": size_of.get((name, index)),
+                "epoch_end_offset": epoch_answer[1] if epoch_answer and readable else None,
+                "offsets_by_timestamp": by_time,
+            }
+        )
     return _topic_of(meta, configs, ObservedPartition.all_from_reader(observed))
 
 
@@ -226,16 +271,33 @@ def _unread(meta: metadata.TopicMeta, view: ClusterView, size_of: dict) -> list[
     """The partitions of a topic whose offsets were not asked for: -1 offsets, and Metadata's
     leader, since nothing was lost (offline only where Metadata names no live broker)."""
     brokers, name = view.brokers, meta.name
-    return [{"partition": index, "leader": p.leader if p.leader in brokers else -1, "leader_epoch": p.epoch,
-             "replicas": p.replicas, "isr": p.isr, "offline_replicas": p.offline, "log_start_offset": -1,
-             "high_watermark": -1, "size_bytes": size_of.get((name, index)), "epoch_end_offset": None,
-             "offsets_by_timestamp": {}} for index, p in sorted(meta.partitions.items())]
+    return [
+        {
+            "partition": index,
+            "leader": p.leader if p.leader in brokers else -1,
+            "leader_epoch": p.epoch,
+            "replicas": p.replicas,
+            "isr": p.isr,
+            "offline_replicas": p.offline,
+            "log_start_offset": -1,
+            "high_watermark": -1,
+            "size_bytes": size_of.get((name, index)),
+            "epoch_end_offset": None,
+            "offsets_by_timestamp": {},
+        }
+        for index, p in sorted(meta.partitions.items())
+    ]
 
 
-def _topic_of(meta: metadata.TopicMeta, configs: dict[str, ObservedConfig],
-              partitions: list[ObservedPartition]) -> ObservedTopic:
-    return ObservedTopic.from_reader(name=meta.name, topic_id=meta.topic_id, internal=meta.internal, partitions=partitions,
-                                     configs=configs, authorized_operations=meta.authorized_operations)
+def _topic_of(meta: metadata.TopicMeta, configs: dict[str, ObservedConfig], partitions: list[ObservedPartition]) -> ObservedTopic:
+    return ObservedTopic.from_reader(
+        name=meta.name,
+        topic_id=meta.topic_id,
+        internal=meta.internal,
+        partitions=partitions,
+        configs=configs,
+        authorized_operations=meta.authorized_operations,
+    )
 
 
 async def _cluster_operations(client: Client, view: ClusterView) -> list[str] | None:
@@ -245,8 +307,9 @@ async def _cluster_operations(client: Client, view: ClusterView) -> list[str] | 
     nodes = sorted(view.brokers)
     if DESCRIBE_CLUSTER not in await client.api_versions(nodes[0]):
         return None
-    answer = await client.request(DescribeClusterRequest(include_cluster_authorized_operations=True,
-                                                         endpoint_type=BROKER_ENDPOINTS), nodes)
+    answer = await client.request(
+        DescribeClusterRequest(include_cluster_authorized_operations=True, endpoint_type=BROKER_ENDPOINTS), nodes
+    )
     if answer.error_code != codes.NONE:
         return None
     operations = metadata.operation_names(answer.authorized_operations)
@@ -255,22 +318,30 @@ async def _cluster_operations(client: Client, view: ClusterView) -> list[str] | 
 
 # -- configs ---------------------------------------------------------------------------------
 
+
 async def _describe_configs(client: Client, view: ClusterView, names: list[str]):
     """(topic -> key -> config, topics found deleted meanwhile)."""
     if not names:
         return {}, set()
     R = DescribeConfigsRequest.DescribeConfigsResource
     nodes = sorted(view.brokers)
-    requests = [ConfigsRequest(
-        resources=[R(resource_type=TOPIC_RESOURCE, resource_name=n, configuration_keys=None)
-                   for n in names[start:start + CONFIG_CHUNK]],
-        include_synonyms=False, include_documentation=False) for start in range(0, len(names), CONFIG_CHUNK)]
+    requests = [
+        ConfigsRequest(
+            resources=[
+                R(resource_type=TOPIC_RESOURCE, resource_name=n, configuration_keys=None)
+                for n in names[start : start + CONFIG_CHUNK]
+            ],
+            include_synonyms=False,
+            include_documentation=False,
+        )
+        for start in range(0, len(names), CONFIG_CHUNK)
+    ]
     answers = []
     wave = IN_FLIGHT * len(nodes)
     for first in range(0, len(requests), wave):
         answers += await client.gather(
-            client.request(request, _rotate(nodes, first + i))
-            for i, request in enumerate(requests[first:first + wave]))
+            client.request(request, _rotate(nodes, first + i)) for i, request in enumerate(requests[first : first + wave])
+        )
     out, deleted = {}, set()
     # Most topics inherit most keys, so equal configs are shared (they are immutable), which
     # keeps a cluster of 10,000 topics from holding 300,000 identical objects.
@@ -284,10 +355,12 @@ async def _describe_configs(client: Client, view: ClusterView, names: list[str])
                 deleted.add(result.resource_name)
                 continue
             if result.error_code:
-                raise ClusterError(f"{client.name}: DescribeConfigs for topic {result.resource_name} failed with "
-                                   f"{codes.error_name(result.error_code)}"
-                                   + (f" ({result.error_message})" if result.error_message else "")
-                                   + ". The reconciler needs DESCRIBE_CONFIGS on the topics it manages.")
+                raise ClusterError(
+                    f"{client.name}: DescribeConfigs for topic {result.resource_name} failed with "
+                    f"{codes.error_name(result.error_code)}"
+                    + (f" ({result.error_message})" if result.error_message else "")
+                    + ". The reconciler needs DESCRIBE_CONFIGS on the topics it manages."
+                )
             known = converted.get(id(result.configs))
             if known is None:
                 known = converted[id(result.configs)] = {c.name: _config(c, shared) for c in result.configs}
@@ -313,6 +386,7 @@ def _rotate(nodes: list[int], start: int) -> list[int]:
 
 
 # -- consumer groups -------------------------------------------------------------------------
+
 
 async def _group_offsets(client: Client, view: ClusterView, groups: Mapping[str, frozenset[str]]):
     """group -> topic -> partition -> committed offset, for the groups and topics asked."""
@@ -340,14 +414,19 @@ async def _group_offsets(client: Client, view: ClusterView, groups: Mapping[str,
                     retry.add(g.group_id)
                     last_error[g.group_id] = codes.error_name(g.error_code)
                 elif g.error_code:
-                    raise ClusterError(f"{client.name}: reading the committed offsets of group {g.group_id} failed "
-                                       f"with {codes.error_name(g.error_code)}. The reconciler needs DESCRIBE on "
-                                       "the groups named by consumed_by rules.")
+                    raise ClusterError(
+                        f"{client.name}: reading the committed offsets of group {g.group_id} failed "
+                        f"with {codes.error_name(g.error_code)}. The reconciler needs DESCRIBE on "
+                        "the groups named by consumed_by rules."
+                    )
                 else:
                     offsets = out.setdefault(g.group_id, {})
                     for t in g.topics:
-                        committed = {p.partition_index: p.committed_offset for p in t.partitions
-                                     if p.error_code == codes.NONE and p.committed_offset >= 0}
+                        committed = {
+                            p.partition_index: p.committed_offset
+                            for p in t.partitions
+                            if p.error_code == codes.NONE and p.committed_offset >= 0
+                        }
                         if committed:
                             offsets[t.name] = committed
         pending = sorted(retry)
@@ -355,14 +434,18 @@ async def _group_offsets(client: Client, view: ClusterView, groups: Mapping[str,
             break
     if pending:
         shown = ", ".join(f"{g} ({last_error.get(g, 'no coordinator')})" for g in pending)
-        raise ClusterError(f"{client.name}: the group coordinator did not answer for {shown}; the committed "
-                           "offsets that consumed_by rules need could not be read. Run again later.", retriable=True)
+        raise ClusterError(
+            f"{client.name}: the group coordinator did not answer for {shown}; the committed "
+            "offsets that consumed_by rules need could not be read. Run again later.",
+            retriable=True,
+        )
     return out
 
 
 async def _find_coordinators(client: Client, view: ClusterView, groups: list[str], last_error) -> dict[str, int]:
-    response = await client.request(FindCoordinatorRequest(key_type=0, coordinator_keys=groups, min_version=4),
-                                    sorted(view.brokers))
+    response = await client.request(
+        FindCoordinatorRequest(key_type=0, coordinator_keys=groups, min_version=4), sorted(view.brokers)
+    )
     found = {}
     for c in response.coordinators:
         if c.error_code == codes.NONE and c.node_id >= 0:
@@ -370,8 +453,7 @@ async def _find_coordinators(client: Client, view: ClusterView, groups: list[str
         elif c.error_code in codes.COORDINATOR_RETRIABLE or c.error_code == codes.NONE:
             last_error[c.key] = codes.error_name(c.error_code or codes.COORDINATOR_NOT_AVAILABLE)
         else:
-            raise ClusterError(f"{client.name}: FindCoordinator for group {c.key} failed with "
-                               f"{codes.error_name(c.error_code)}")
+            raise ClusterError(f"{client.name}: FindCoordinator for group {c.key} failed with {codes.error_name(c.error_code)}")
     await client.know_brokers(found.values())
     return found
 
@@ -380,13 +462,23 @@ def _offset_fetch(view: ClusterView, groups: Mapping[str, frozenset[str]]) -> Of
     G = OffsetFetchRequest.OffsetFetchRequestGroup
     T = G.OffsetFetchRequestTopics
     return OffsetFetchRequest(
-        require_stable=False, min_version=8, max_version=9,
-        groups=[G(group_id=group, topics=[T(name=t, partition_indexes=sorted(view.topics[t].partitions))
-                                          for t in sorted(topics) if t in view.topics])
-                for group, topics in groups.items()])
+        require_stable=False,
+        min_version=8,
+        max_version=9,
+        groups=[
+            G(
+                group_id=group,
+                topics=[
+                    T(name=t, partition_indexes=sorted(view.topics[t].partitions)) for t in sorted(topics) if t in view.topics
+                ],
+            )
+            for group, topics in groups.items()
+        ],
+    )
 
 
 # -- reassignments ---------------------------------------------------------------------------
+
 
 async def _reassignments(client: Client, view: ClusterView, scope: ReadScope):
     """topic -> partition -> the reassignment in progress, for the scope's topics: one
@@ -395,17 +487,21 @@ async def _reassignments(client: Client, view: ClusterView, scope: ReadScope):
     100,000 partitions, and keeps the scope's."""
     if scope.topics is not None and scope.topics.isdisjoint(view.topics):
         return {}
-    response = await client.request(ListPartitionReassignmentsRequest(
-        timeout_ms=int(client.request_timeout_s * 1000), topics=None), sorted(view.brokers))
+    response = await client.request(
+        ListPartitionReassignmentsRequest(timeout_ms=int(client.request_timeout_s * 1000), topics=None), sorted(view.brokers)
+    )
     if response.error_code == codes.CLUSTER_AUTHORIZATION_FAILED:
         # Without DESCRIBE on the cluster there is no ALTER on it either (ALTER implies DESCRIBE),
         # so no reassignment could be submitted over one this read cannot see.
         return {}
     if response.error_code:
-        raise ClusterError(f"{client.name}: ListPartitionReassignments failed with "
-                           f"{codes.error_name(response.error_code)}"
-                           + (f" ({response.error_message})" if response.error_message else "") + ". Run again.",
-                           retriable=codes.is_retriable(response.error_code))
+        raise ClusterError(
+            f"{client.name}: ListPartitionReassignments failed with "
+            f"{codes.error_name(response.error_code)}"
+            + (f" ({response.error_message})" if response.error_message else "")
+            + ". Run again.",
+            retriable=codes.is_retriable(response.error_code),
+        )
     out: dict[str, dict[int, PartitionReassignment]] = {}
     for t in response.topics:
         meta = view.topics.get(t.name)
@@ -417,16 +513,21 @@ async def _reassignments(client: Client, view: ClusterView, scope: ReadScope):
                 raise ClusterError(
                     f"{client.name}: {t.name}-{p.partition_index} is being reassigned (adding {list(p.adding_replicas)}, "
                     f"removing {list(p.removing_replicas)}) and Metadata does not show it yet (replicas "
-                    f"{partition.replicas}); run again in a moment.", retriable=True)
+                    f"{partition.replicas}); run again in a moment.",
+                    retriable=True,
+                )
             out.setdefault(t.name, {})[p.partition_index] = PartitionReassignment(
-                adding_replicas=list(p.adding_replicas), removing_replicas=list(p.removing_replicas))
+                adding_replicas=list(p.adding_replicas), removing_replicas=list(p.removing_replicas)
+            )
     return out
 
 
 # -- sizes -----------------------------------------------------------------------------------
 
-async def _log_dir_sizes(client: Client, view: ClusterView, scope: ReadScope,
-                         every: bool) -> tuple[dict[TopicPartition, int], str | None]:
+
+async def _log_dir_sizes(
+    client: Client, view: ClusterView, scope: ReadScope, every: bool
+) -> tuple[dict[TopicPartition, int], str | None]:
     """Partition sizes on disk: the leader's replica, else the largest replica that answered.
     `every`: of every topic read; otherwise only of the scope's `size_topics`. With them the
     error a broker refused the request with for want of a right (None: none did)."""

@@ -8,6 +8,7 @@ partitions, with backoff, a bounded number of times. Each partition's results ar
 leader epoch: when a refresh shows the epoch moved, what was read under the old one is read
 again, so an observation never mixes offsets from two epochs.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
@@ -39,6 +40,7 @@ TopicAnswers = Iterable[tuple[str, Iterable[tuple[int, int, Any]]]]
 class PartitionRead:
     """One kind of leader-bound request. `build` gets one leader's items; `parse` yields its
     answer's partitions, topic by topic."""
+
     name: str
     build: Callable[[TopicItems], Any]
     parse: Callable[[Any], TopicAnswers]
@@ -98,8 +100,12 @@ def epoch_end_offsets(name: str = "epoch") -> PartitionRead:
     end offset)."""
 
     def build(items: TopicItems) -> EpochsRequest:
-        return EpochsRequest([(topic, [(index, epoch, epoch if asked is None else asked) for index, epoch, asked in rows])
-                              for topic, rows in items])
+        return EpochsRequest(
+            [
+                (topic, [(index, epoch, epoch if asked is None else asked) for index, epoch, asked in rows])
+                for topic, rows in items
+            ]
+        )
 
     def parse(answer: EpochsAnswer) -> TopicAnswers:
         return answer.topics
@@ -120,12 +126,14 @@ def delete_records(timeout_ms: int) -> PartitionRead:
                     raise ValueError(f"refusing to send DeleteRecords offset {offset} for {topic}-{index}")
         return DeleteRecordsRequest(
             timeout_ms=timeout_ms,
-            topics=[T(name=topic, partitions=[P(partition_index=index, offset=offset) for index, _, offset in rows])
-                    for topic, rows in items])
+            topics=[
+                T(name=topic, partitions=[P(partition_index=index, offset=offset) for index, _, offset in rows])
+                for topic, rows in items
+            ],
+        )
 
     def parse(response) -> TopicAnswers:
-        return [(t.name, [(p.partition_index, p.error_code, p.low_watermark) for p in t.partitions])
-                for t in response.topics]
+        return [(t.name, [(p.partition_index, p.error_code, p.low_watermark) for p in t.partitions]) for t in response.topics]
 
     return PartitionRead("delete", build, parse)
 
@@ -184,7 +192,8 @@ async def read(client: Client, view: ClusterView, reads: Reads, rounds: int = RO
             for name, sent_epochs in sent.items():
                 for index in sent_epochs:  # left out of the answer
                     errors[(kind.name, (name, index))] = codes.unanswered(
-                        f"broker {leader} left {name}-{index} out of its answer")
+                        f"broker {leader} left {name}-{index} out of its answer"
+                    )
                     again.add((kind.name, (name, index)))
 
         if not refresh or not again:
@@ -192,9 +201,15 @@ async def read(client: Client, view: ClusterView, reads: Reads, rounds: int = RO
     return out
 
 
-def _rows_by_leader(view: ClusterView, kind: str, name: str, wanted: Mapping[int, Any], done: Mapping[int, Any] | None,
-                    errors: dict[tuple[str, TopicPartition], BrokerError],
-                    again: set[tuple[str, TopicPartition]]) -> Iterable[tuple[int, list[tuple[int, int, Any]]]]:
+def _rows_by_leader(
+    view: ClusterView,
+    kind: str,
+    name: str,
+    wanted: Mapping[int, Any],
+    done: Mapping[int, Any] | None,
+    errors: dict[tuple[str, TopicPartition], BrokerError],
+    again: set[tuple[str, TopicPartition]],
+) -> Iterable[tuple[int, list[tuple[int, int, Any]]]]:
     """One topic's partitions still to read, as (partition, current epoch, parameter) rows per
     leader; a partition without a known leader gets its error instead."""
     topic, brokers = view.topics.get(name), view.brokers
@@ -211,7 +226,8 @@ def _rows_by_leader(view: ClusterView, kind: str, name: str, wanted: Mapping[int
         partition = known.get(index)
         if partition is None:
             errors[(kind, (name, index))] = codes.broker_error(
-                codes.UNKNOWN_TOPIC_OR_PARTITION, f"{name}-{index} is not in the cluster's metadata")
+                codes.UNKNOWN_TOPIC_OR_PARTITION, f"{name}-{index} is not in the cluster's metadata"
+            )
             continue
         leader = partition.leader
         if leader < 0 or leader not in brokers:

@@ -8,6 +8,7 @@ answers a failed handshake or authentication and closes right after it (once
 connection.failed.authentication.delay.ms has passed), and kafka-python's transport drops an
 answer that arrives together with the close, so its own reason would vary between runs.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -103,6 +104,7 @@ class Failure:
     """Where one server's conversation stopped. `error` is what the socket, TLS or the client
     library raised there; for a broker's refusal, its `error_code` and `broker_message`, and for
     SaslHandshake the mechanisms the listener enables."""
+
     server: str
     step: Step
     error: BaseException | None = None
@@ -116,8 +118,9 @@ class Failure:
         return self.step is not Step.CONNECT
 
 
-def first_answering(servers: Sequence[str], settings: Mapping[str, Any], context: ssl.SSLContext | None,
-                    timeout_s: float, client_id: str) -> str | list[Failure]:
+def first_answering(
+    servers: Sequence[str], settings: Mapping[str, Any], context: ssl.SSLContext | None, timeout_s: float, client_id: str
+) -> str | list[Failure]:
     """host:port of the first server to answer Metadata after a full connect, or every server's
     failure, in the order of `servers`."""
     deadline = time.monotonic() + timeout_s
@@ -146,13 +149,21 @@ def first_answering(servers: Sequence[str], settings: Mapping[str, Any], context
             gate.settle()
             return servers[index]
         failures[index] = failure
-    return [failures.get(i) or Failure(server, Step.CONNECT, TimeoutError("no answer in time"))
-            for i, server in enumerate(servers)]
+    return [
+        failures.get(i) or Failure(server, Step.CONNECT, TimeoutError("no answer in time")) for i, server in enumerate(servers)
+    ]
 
 
 class _Conversation:
-    def __init__(self, server: str, settings: Mapping[str, Any], context: ssl.SSLContext | None, deadline: float,
-                 client_id: str, gate: _Gate):
+    def __init__(
+        self,
+        server: str,
+        settings: Mapping[str, Any],
+        context: ssl.SSLContext | None,
+        deadline: float,
+        client_id: str,
+        gate: _Gate,
+    ):
         self.server = server
         self.host, port = server.rsplit(":", 1)
         self.host = self.host.strip("[]")
@@ -188,16 +199,14 @@ class _Conversation:
             versions = self._api_versions()
             if versions.error_code:
                 return Failure(self.server, self.step, error_code=versions.error_code)
-            broker = BrokerVersionData(api_versions={k.api_key: (k.min_version, k.max_version)
-                                                     for k in versions.api_keys})
+            broker = BrokerVersionData(api_versions={k.api_key: (k.min_version, k.max_version) for k in versions.api_keys})
             if self.settings["security_protocol"].startswith("SASL_"):
                 refused = self._sasl(broker)
                 if refused is not None:
                     return refused
             self.step = Step.METADATA
             version = broker.api_version(MetadataRequest)
-            self._call(MetadataRequest(version=version, topics=[], allow_auto_topic_creation=False),
-                       MetadataResponse, version)
+            self._call(MetadataRequest(version=version, topics=[], allow_auto_topic_creation=False), MetadataResponse, version)
         except (OSError, NotKafka, ClosedByBroker, Errors.KafkaError) as e:
             return Failure(self.server, self.step, e)
         return None
@@ -207,32 +216,31 @@ class _Conversation:
         broker that does not know that version answers in v0 with its own range (KIP-511)."""
         version = ApiVersionsRequest.max_version
         while True:
-            frame = self._exchange(ApiVersionsRequest(
-                version=version, client_software_name=self.client_id, client_software_version=__version__))
+            frame = self._exchange(
+                ApiVersionsRequest(version=version, client_software_name=self.client_id, client_software_version=__version__)
+            )
             # Every version's body starts with the error code, right after the correlation id.
             (error_code,) = struct.unpack_from(">h", frame, 4)
             if error_code != UNSUPPORTED_VERSION or version == 0:
                 return ApiVersionsResponse.decode(frame, version=version, header=True)
             answer = ApiVersionsResponse.decode(frame, version=0, header=True)
-            version = min([version - 1] + [k.max_version for k in answer.api_keys
-                                           if k.api_key == ApiVersionsRequest.API_KEY])
+            version = min([version - 1] + [k.max_version for k in answer.api_keys if k.api_key == ApiVersionsRequest.API_KEY])
 
     def _sasl(self, broker: BrokerVersionData) -> Failure | None:
         mechanism = self.settings["sasl_mechanism"]
         self.step = Step.SASL_HANDSHAKE
         handshake = self._call(SaslHandshakeRequest(version=1, mechanism=mechanism), SaslHandshakeResponse, 1)
         if handshake.error_code:
-            return Failure(self.server, self.step, error_code=handshake.error_code,
-                           mechanisms=tuple(handshake.mechanisms or ()))
+            return Failure(self.server, self.step, error_code=handshake.error_code, mechanisms=tuple(handshake.mechanisms or ()))
         self.step = Step.SASL_AUTHENTICATE
         version = broker.api_version(SaslAuthenticateRequest)
         client = get_sasl_mechanism(mechanism)(host=self.host, **self.settings)
         while not client.is_done():
-            answer = self._call(SaslAuthenticateRequest(version=version, auth_bytes=client.auth_bytes()),
-                                SaslAuthenticateResponse, version)
+            answer = self._call(
+                SaslAuthenticateRequest(version=version, auth_bytes=client.auth_bytes()), SaslAuthenticateResponse, version
+            )
             if answer.error_code:
-                return Failure(self.server, self.step, error_code=answer.error_code,
-                               broker_message=answer.error_message)
+                return Failure(self.server, self.step, error_code=answer.error_code, broker_message=answer.error_message)
             try:
                 client.receive(answer.auth_bytes)
             except Exception as e:  # noqa: BLE001 - the mechanism does not accept the broker's answer

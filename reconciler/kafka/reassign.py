@@ -12,6 +12,7 @@
   INVALID_REQUEST).
 - DescribeLogDirs to the brokers whose replica sizes are asked for, in flight together.
 """
+
 from __future__ import annotations
 
 from kafka.protocol.admin import (
@@ -50,19 +51,22 @@ class Reassigner(Writer):
 
         async def run():
             view = await self._routing(sorted(set(topics)), fresh=False)
-            asked = [T(name=t, partition_indexes=sorted(view.topics[t].partitions)) for t in sorted(set(topics))
-                     if t in view.topics]
+            asked = [
+                T(name=t, partition_indexes=sorted(view.topics[t].partitions)) for t in sorted(set(topics)) if t in view.topics
+            ]
             if not asked:
                 return {}
             request = ListPartitionReassignmentsRequest(timeout_ms=self._admin_timeout_ms(), topics=asked)
             response = await self._to_controller(request, "ListPartitionReassignments")
-            return {(t.name, p.partition_index): Reassignment(tuple(p.replicas), tuple(p.adding_replicas),
-                                                              tuple(p.removing_replicas))
-                    for t in response.topics for p in t.partitions}
+            return {
+                (t.name, p.partition_index): Reassignment(tuple(p.replicas), tuple(p.adding_replicas), tuple(p.removing_replicas))
+                for t in response.topics
+                for p in t.partitions
+            }
+
         return self._client.run(run)
 
-    def alter_reassignments(self, targets: dict[TopicPartition, list[int] | None]
-                            ) -> dict[TopicPartition, BrokerError | None]:
+    def alter_reassignments(self, targets: dict[TopicPartition, list[int] | None]) -> dict[TopicPartition, BrokerError | None]:
         T = AlterPartitionReassignmentsRequest.ReassignableTopic
         P = T.ReassignablePartition
 
@@ -72,39 +76,45 @@ class Reassigner(Writer):
                 by_topic.setdefault(topic, []).append(partition)
             return AlterPartitionReassignmentsRequest(
                 timeout_ms=self._admin_timeout_ms(),
-                topics=[T(name=t, partitions=[P(partition_index=p, replicas=targets[(t, p)]) for p in ps])
-                        for t, ps in by_topic.items()])
+                topics=[
+                    T(name=t, partitions=[P(partition_index=p, replicas=targets[(t, p)]) for p in ps])
+                    for t, ps in by_topic.items()
+                ],
+            )
 
         def parse(response):
             if response.error_code:  # the whole request refused (e.g. CLUSTER_AUTHORIZATION_FAILED)
                 return [((t, p), response.error_code, response.error_message) for t, p in targets]
-            return [((t.name, p.partition_index), p.error_code, p.error_message)
-                    for t in response.responses for p in t.partitions]
+            return [
+                ((t.name, p.partition_index), p.error_code, p.error_message) for t in response.responses for p in t.partitions
+            ]
 
         async def nothing_to_cancel(tp: TopicPartition, error: BrokerError) -> BrokerError | None:
             return None if targets[tp] is None and error.code == codes.NO_REASSIGNMENT_IN_PROGRESS else error
 
         async def run():
             items = sorted(targets)
-            chunks = [items[i:i + REASSIGN_CHUNK] for i in range(0, len(items), REASSIGN_CHUNK)]
+            chunks = [items[i : i + REASSIGN_CHUNK] for i in range(0, len(items), REASSIGN_CHUNK)]
             results: dict[TopicPartition, BrokerError | None] = {}
             for chunk in chunks:  # one after the other: the controller handles them in order anyway
                 answers = await self._admin(chunk, build, parse)
                 for tp, error in answers.items():
                     results[tp] = error if error is None else await nothing_to_cancel(tp, error)
             return results
+
         return self._client.run(run)
 
     def partition_replicas(self, topics: list[str]) -> dict[TopicPartition, list[int]]:
         async def run():
             view = await metadata.fetch(self._client, sorted(set(topics)), retry_leaderless=lambda _: False)
-            return {(t, p): list(meta.replicas) for t, topic in view.topics.items()
-                    for p, meta in topic.partitions.items()}
+            return {(t, p): list(meta.replicas) for t, topic in view.topics.items() for p, meta in topic.partitions.items()}
+
         return self._client.run(run)
 
     def live_brokers(self) -> list[int]:
         async def run():
             return sorted((await metadata.fetch(self._client, [])).brokers)
+
         return self._client.run(run)
 
     def replica_sizes(self, replicas: dict[TopicPartition, list[int]]) -> dict[tuple[TopicPartition, int], int]:
@@ -121,9 +131,15 @@ class Reassigner(Writer):
         async def run():
             await self._client.know_brokers(by_broker)
             nodes = sorted(by_broker)
-            requests = [(node, DescribeLogDirsRequest(topics=[T(topic=t, partitions=sorted(ps))
-                                                              for t, ps in sorted(by_broker[node].items())]))
-                        for node in nodes]
+            requests = [
+                (
+                    node,
+                    DescribeLogDirsRequest(
+                        topics=[T(topic=t, partitions=sorted(ps)) for t, ps in sorted(by_broker[node].items())]
+                    ),
+                )
+                for node in nodes
+            ]
             answers = await self._client.request_each(requests, attempts=2)
             sizes = {}
             for node, answer in zip(nodes, answers):
@@ -137,6 +153,7 @@ class Reassigner(Writer):
                             if not p.is_future_key:
                                 sizes[((t.name, p.partition_index), node)] = p.partition_size
             return sizes
+
         return self._client.run(run)
 
     def elect_preferred_leaders(self, partitions: list[TopicPartition]) -> dict[TopicPartition, BrokerError | None]:
@@ -148,65 +165,86 @@ class Reassigner(Writer):
             by_topic: dict[str, list[int]] = {}
             for topic, partition in sorted(set(partitions)):
                 by_topic.setdefault(topic, []).append(partition)
-            request = ElectLeadersRequest(election_type=PREFERRED, timeout_ms=self._admin_timeout_ms(),
-                                          topic_partitions=[T(topic=t, partitions=ps) for t, ps in by_topic.items()])
+            request = ElectLeadersRequest(
+                election_type=PREFERRED,
+                timeout_ms=self._admin_timeout_ms(),
+                topic_partitions=[T(topic=t, partitions=ps) for t, ps in by_topic.items()],
+            )
             response = await self._to_controller(request, "ElectLeaders")
             results: dict[TopicPartition, BrokerError | None] = {}
             for r in response.replica_election_results:
                 for p in r.partition_result:
                     code = p.error_code
                     results[(r.topic, p.partition_id)] = (
-                        None if code in (codes.NONE, codes.ELECTION_NOT_NEEDED) else codes.broker_error(code, p.error_message))
+                        None if code in (codes.NONE, codes.ELECTION_NOT_NEEDED) else codes.broker_error(code, p.error_message)
+                    )
             # Kafka leaves out partitions that need no election.
             return {tp: results.get(tp) for tp in partitions}
+
         return self._client.run(run)
 
-    def describe_config_values(self, resources: list[ConfigResource], keys: list[str]
-                               ) -> dict[ConfigResource, dict[str, str]]:
+    def describe_config_values(self, resources: list[ConfigResource], keys: list[str]) -> dict[ConfigResource, dict[str, str]]:
         R = DescribeConfigsRequest.DescribeConfigsResource
 
         def request(items: list[ConfigResource]) -> DescribeConfigsRequest:
             return DescribeConfigsRequest(
-                resources=[R(resource_type=_RESOURCE_TYPES[r.kind], resource_name=r.name, configuration_keys=keys)
-                           for r in items], include_synonyms=False, include_documentation=False)
+                resources=[
+                    R(resource_type=_RESOURCE_TYPES[r.kind], resource_name=r.name, configuration_keys=keys) for r in items
+                ],
+                include_synonyms=False,
+                include_documentation=False,
+            )
 
         async def run():
             topics = sorted(r for r in resources if r.kind == "topic")
             brokers = sorted(r for r in resources if r.kind == "broker")
             await self._client.know_brokers(int(r.name) for r in brokers)
-            sends = ([(await self._controller(refresh=False), request(topics))] if topics else []) + \
-                [(int(r.name), request([r])) for r in brokers]
+            sends = ([(await self._controller(refresh=False), request(topics))] if topics else []) + [
+                (int(r.name), request([r])) for r in brokers
+            ]
             answers = await self._client.request_each(sends, attempts=2)
             out: dict[ConfigResource, dict[str, str]] = {}
             for answer in answers:
                 if isinstance(answer, NoAnswer):
-                    raise ClusterError(f"{self._client.name}: {answer}; the throttle configs could not be read. "
-                                       "Run again.", retriable=True)
+                    raise ClusterError(
+                        f"{self._client.name}: {answer}; the throttle configs could not be read. Run again.", retriable=True
+                    )
                 for result in answer.results:
                     resource = _resource(result.resource_type, result.resource_name)
                     if result.error_code:
-                        raise ClusterError(f"{self._client.name}: DescribeConfigs of {resource.kind} {resource.name} "
-                                           f"failed with {codes.broker_error(result.error_code, result.error_message)}")
+                        raise ClusterError(
+                            f"{self._client.name}: DescribeConfigs of {resource.kind} {resource.name} "
+                            f"failed with {codes.broker_error(result.error_code, result.error_message)}"
+                        )
                     # Only values set there count: an inherited default is nobody's throttle.
-                    out[resource] = {c.name: c.value for c in result.configs
-                                     if c.value is not None and c.config_source in _SET_HERE[resource.kind]}
+                    out[resource] = {
+                        c.name: c.value
+                        for c in result.configs
+                        if c.value is not None and c.config_source in _SET_HERE[resource.kind]
+                    }
             return out
+
         return self._client.run(run)
 
-    def alter_config_ops(self, changes: dict[ConfigResource, list[ConfigChangeOp]]
-                         ) -> dict[ConfigResource, BrokerError | None]:
+    def alter_config_ops(self, changes: dict[ConfigResource, list[ConfigChangeOp]]) -> dict[ConfigResource, BrokerError | None]:
         R = IncrementalAlterConfigsRequest.AlterConfigsResource
         A = R.AlterableConfig
 
         def build(items: list[ConfigResource]) -> IncrementalAlterConfigsRequest:
             return IncrementalAlterConfigsRequest(
-                resources=[R(resource_type=_RESOURCE_TYPES[r.kind], resource_name=r.name,
-                             configs=[A(name=c.key, config_operation=_OPS[c.op], value=c.value) for c in changes[r]])
-                           for r in items], validate_only=False)
+                resources=[
+                    R(
+                        resource_type=_RESOURCE_TYPES[r.kind],
+                        resource_name=r.name,
+                        configs=[A(name=c.key, config_operation=_OPS[c.op], value=c.value) for c in changes[r]],
+                    )
+                    for r in items
+                ],
+                validate_only=False,
+            )
 
         def parse(response):
-            return [(_resource(r.resource_type, r.resource_name), r.error_code, r.error_message)
-                    for r in response.responses]
+            return [(_resource(r.resource_type, r.resource_name), r.error_code, r.error_message) for r in response.responses]
 
         async def run():
             topics = sorted(r for r in changes if r.kind == "topic")
@@ -223,6 +261,7 @@ class Reassigner(Writer):
                 for _, code, message in parse(answer):
                     results[resource] = codes.answer_error(code, message)
             return results
+
         return self._client.run(run)
 
     async def _to_controller(self, request, what: str):
@@ -244,13 +283,16 @@ class Reassigner(Writer):
                 last, refresh = str(codes.broker_error(code)), code == codes.NOT_CONTROLLER
                 continue
             if code != codes.NONE:
-                raise ClusterError(f"{self._client.name}: {what} failed with "
-                                   f"{codes.broker_error(code, getattr(response, 'error_message', None))}. "
-                                   "The reconciler needs ALTER (and DESCRIBE) on the cluster resource for "
-                                   "reassignments.")
+                raise ClusterError(
+                    f"{self._client.name}: {what} failed with "
+                    f"{codes.broker_error(code, getattr(response, 'error_message', None))}. "
+                    "The reconciler needs ALTER (and DESCRIBE) on the cluster resource for "
+                    "reassignments."
+                )
             return response
-        raise ClusterError(f"{self._client.name}: {what} got no usable answer in {LIST_ROUNDS} attempts ({last}); "
-                           "run again.", retriable=True)
+        raise ClusterError(
+            f"{self._client.name}: {what} got no usable answer in {LIST_ROUNDS} attempts ({last}); run again.", retriable=True
+        )
 
 
 def _resource(resource_type: int, name: str) -> ConfigResource:

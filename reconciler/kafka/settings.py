@@ -1,5 +1,6 @@
 """A cluster's connection settings as kafka-python wants them, with `${ENV_VAR}` references
 resolved at connect time (so secrets live in the CI environment, never in Git)."""
+
 from __future__ import annotations
 
 import os
@@ -19,7 +20,8 @@ def resolve_references(value: str | None, where: str, cluster: str, env: Mapping
         if name not in env:
             raise ReconcilerError(
                 f"cluster {cluster}: {where} refers to ${{{name}}}, but the environment variable {name} is not "
-                f"set. Export it (for example from a CI secret) and run again.")
+                f"set. Export it (for example from a CI secret) and run again."
+            )
         return env[name]
 
     return ENV_REFERENCE.sub(lookup, value)
@@ -37,11 +39,14 @@ def bootstrap_servers(spec: ClusterSpec, env: Mapping[str, str] | None = None) -
             raise ReconcilerError(
                 f"cluster {spec.name}: bootstrap server {shown(value)} is not host:port with a port from 1 to 65535 (e.g. "
                 "kafka-1.example.com:9092); fix bootstrap_servers in the manifests, --bootstrap-servers or "
-                "RECONCILE_BOOTSTRAP_SERVERS.")
+                "RECONCILE_BOOTSTRAP_SERVERS."
+            )
         servers.append(value)
     if not servers:
-        raise ReconcilerError(f"cluster {spec.name} has no bootstrap servers; set bootstrap_servers in the manifests "
-                              "or pass --bootstrap-servers HOST:PORT.")
+        raise ReconcilerError(
+            f"cluster {spec.name} has no bootstrap servers; set bootstrap_servers in the manifests "
+            "or pass --bootstrap-servers HOST:PORT."
+        )
     return servers
 
 
@@ -57,13 +62,17 @@ def client_settings(spec: ClusterSpec, env: Mapping[str, str] | None = None) -> 
     if security.protocol.startswith("SASL_"):
         mechanism = security.sasl_mechanism
         if mechanism is None:
-            raise ReconcilerError(f"cluster {spec.name}: security.protocol is {security.protocol} but no "
-                                  "sasl_mechanism is set; add one (SCRAM-SHA-512, SCRAM-SHA-256, PLAIN).")
+            raise ReconcilerError(
+                f"cluster {spec.name}: security.protocol is {security.protocol} but no "
+                "sasl_mechanism is set; add one (SCRAM-SHA-512, SCRAM-SHA-256, PLAIN)."
+            )
         settings["sasl_mechanism"] = mechanism
         username, password = resolved("username"), resolved("password")
         if not username or password is None:
-            raise ReconcilerError(f"cluster {spec.name}: SASL {mechanism} needs security.username and "
-                                  "security.password (as ${ENV_VAR} references).")
+            raise ReconcilerError(
+                f"cluster {spec.name}: SASL {mechanism} needs security.username and "
+                "security.password (as ${ENV_VAR} references)."
+            )
         settings["sasl_plain_username"] = username
         settings["sasl_plain_password"] = password
     if security.protocol.endswith("SSL"):

@@ -11,6 +11,7 @@ NOT_LEADER_OR_FOLLOWER, and a lost or timed-out answer as REQUEST_TIMED_OUT, nev
 here. apply then asks the new leader OffsetForLeaderEpoch before deleting again, or reads the
 log start offset to learn whether the deletion happened.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -53,12 +54,14 @@ class Writer:
         """Whether every broker offers OffsetForLeaderEpoch v2+ (the version with
         CurrentLeaderEpoch), asked of each broker's ApiVersions."""
         if self._fencing is None:
+
             async def ask():
                 view = await metadata.fetch(self._client, [])
                 answers = await self._client.gather(self._client.api_versions(node) for node in sorted(view.brokers))
                 return bool(answers) and all(
-                    OFFSET_FOR_LEADER_EPOCH in versions and versions[OFFSET_FOR_LEADER_EPOCH][1] >= 2
-                    for versions in answers)
+                    OFFSET_FOR_LEADER_EPOCH in versions and versions[OFFSET_FOR_LEADER_EPOCH][1] >= 2 for versions in answers
+                )
+
             self._fencing = self._client.run(ask)
         return self._fencing
 
@@ -71,10 +74,19 @@ class Writer:
 
         def build(names):
             return CreateTopicsRequest(
-                topics=[T(name=n, num_partitions=wanted[n].partitions, replication_factor=wanted[n].replication_factor,
-                          assignments=[], configs=[C(name=k, value=v) for k, v in sorted(wanted[n].configs.items())])
-                        for n in names],
-                timeout_ms=self._admin_timeout_ms(), validate_only=validate_only)
+                topics=[
+                    T(
+                        name=n,
+                        num_partitions=wanted[n].partitions,
+                        replication_factor=wanted[n].replication_factor,
+                        assignments=[],
+                        configs=[C(name=k, value=v) for k, v in sorted(wanted[n].configs.items())],
+                    )
+                    for n in names
+                ],
+                timeout_ms=self._admin_timeout_ms(),
+                validate_only=validate_only,
+            )
 
         def parse(response):
             return [(t.name, t.error_code, t.error_message) for t in response.topics]
@@ -94,8 +106,9 @@ class Writer:
             missing = sorted(set(names))
             async for _ in self._client.rounds(within_s=timeout_s):
                 view = await metadata.fetch(self._client, missing, retry_leaderless=lambda _: False)
-                missing = [n for n in missing if n not in view.topics
-                           or any(view.leader((n, p)) < 0 for p in view.topics[n].partitions)]
+                missing = [
+                    n for n in missing if n not in view.topics or any(view.leader((n, p)) < 0 for p in view.topics[n].partitions)
+                ]
                 if not missing:
                     break
             return missing
@@ -107,8 +120,11 @@ class Writer:
         wanted = {a.topic: a.after for a in actions}
 
         def build(names):
-            return CreatePartitionsRequest(topics=[T(name=n, count=wanted[n], assignments=None) for n in names],
-                                           timeout_ms=self._admin_timeout_ms(), validate_only=validate_only)
+            return CreatePartitionsRequest(
+                topics=[T(name=n, count=wanted[n], assignments=None) for n in names],
+                timeout_ms=self._admin_timeout_ms(),
+                validate_only=validate_only,
+            )
 
         def parse(response):
             return [(r.name, r.error_code, r.error_message) for r in response.results]
@@ -131,10 +147,23 @@ class Writer:
 
         def build(names):
             return IncrementalAlterConfigsRequest(
-                resources=[R(resource_type=TOPIC_RESOURCE, resource_name=n, configs=[
-                    A(name=c.key, config_operation=SET if c.op == "set" else DELETE,
-                      value=c.after if c.op == "set" else None) for c in changes[n]]) for n in names],
-                validate_only=validate_only)
+                resources=[
+                    R(
+                        resource_type=TOPIC_RESOURCE,
+                        resource_name=n,
+                        configs=[
+                            A(
+                                name=c.key,
+                                config_operation=SET if c.op == "set" else DELETE,
+                                value=c.after if c.op == "set" else None,
+                            )
+                            for c in changes[n]
+                        ],
+                    )
+                    for n in names
+                ],
+                validate_only=validate_only,
+            )
 
         def parse(response):
             return [(r.resource_name, r.error_code, r.error_message) for r in response.responses]
@@ -142,7 +171,7 @@ class Writer:
         names = list(changes)
 
         async def run():
-            chunks = [names[i:i + ALTER_CHUNK] for i in range(0, len(names), ALTER_CHUNK)]
+            chunks = [names[i : i + ALTER_CHUNK] for i in range(0, len(names), ALTER_CHUNK)]
             results = {}
             for part in await self._client.gather(self._admin(chunk, build, parse) for chunk in chunks):
                 results.update(part)
@@ -154,8 +183,9 @@ class Writer:
         T = DeleteTopicsRequest.DeleteTopicState
 
         def build(batch):
-            return DeleteTopicsRequest(topics=[T(name=n, topic_id=_NO_TOPIC_ID) for n in batch],
-                                       timeout_ms=self._admin_timeout_ms())
+            return DeleteTopicsRequest(
+                topics=[T(name=n, topic_id=_NO_TOPIC_ID) for n in batch], timeout_ms=self._admin_timeout_ms()
+            )
 
         def parse(response):
             return [(r.name, r.error_code, getattr(r, "error_message", None)) for r in response.responses]
@@ -170,11 +200,13 @@ class Writer:
     def epoch_end_offsets(self, planned_epochs: dict[TopicPartition, int]) -> dict[TopicPartition, EpochCheck]:
         """Ask each partition's current leader (fresh Metadata) for the end offset of the planned
         epoch, fenced with the current epoch; transient leadership errors are retried."""
+
         async def run():
             topics = sorted({t for t, _ in planned_epochs})
             view = await self._routing(topics, fresh=True)
-            results = await partitions.read(self._client, view, [(partitions.epoch_end_offsets(),
-                                                                  partitions.by_topic(planned_epochs))])
+            results = await partitions.read(
+                self._client, view, [(partitions.epoch_end_offsets(), partitions.by_topic(planned_epochs))]
+            )
             out = {}
             for tp in planned_epochs:
                 answer = results.value("epoch", tp)
@@ -182,10 +214,14 @@ class Writer:
                 current = results.epoch(tp)
                 if current is None:
                     current = partition.epoch if partition else -1
-                out[tp] = EpochCheck(leader=view.leader(tp), leader_epoch=current,
-                                     end_offset=answer[1] if answer else -1,
-                                     error=None if answer else results.errors.get(("epoch", tp)) or _unknown(tp))
+                out[tp] = EpochCheck(
+                    leader=view.leader(tp),
+                    leader_epoch=current,
+                    end_offset=answer[1] if answer else -1,
+                    error=None if answer else results.errors.get(("epoch", tp)) or _unknown(tp),
+                )
             return out
+
         return self._client.run(run)
 
     def delete_records(self, targets: dict[TopicPartition, int]) -> dict[TopicPartition, DeleteOutcome]:
@@ -197,8 +233,12 @@ class Writer:
 
         async def run():
             view = await self._routing(sorted({t for t, _ in targets}), fresh=False)
-            results = await partitions.read(self._client, view, [(partitions.delete_records(self._delete_timeout_ms()),
-                                                                  partitions.by_topic(targets))], refresh=False)
+            results = await partitions.read(
+                self._client,
+                view,
+                [(partitions.delete_records(self._delete_timeout_ms()), partitions.by_topic(targets))],
+                refresh=False,
+            )
             out = {}
             for tp in targets:
                 low = results.value("delete", tp)
@@ -210,15 +250,24 @@ class Writer:
                     self._stale.add(tp[0])
                 out[tp] = DeleteOutcome(low_watermark=-1, error=error)
             return out
+
         return self._client.run(run)
 
     def log_start_offsets(self, partitions_: list[TopicPartition]) -> dict[TopicPartition, int]:
         async def run():
             view = await self._routing(sorted({t for t, _ in partitions_}), fresh=True)
             results = await partitions.read(
-                self._client, view, [(partitions.list_offsets("earliest", self._delete_timeout_ms()),
-                                      partitions.by_topic(dict.fromkeys(partitions_, EARLIEST)))])
+                self._client,
+                view,
+                [
+                    (
+                        partitions.list_offsets("earliest", self._delete_timeout_ms()),
+                        partitions.by_topic(dict.fromkeys(partitions_, EARLIEST)),
+                    )
+                ],
+            )
             return {tp: results.value("earliest", tp, -1) for tp in partitions_}
+
         return self._client.run(run)
 
     # -- plumbing ----------------------------------------------------------------------------
@@ -248,8 +297,7 @@ class Writer:
             return self._view.controller_id
         return min(self._view.brokers)
 
-    async def _admin(self, names: list[K], build, parse, resolve: Resolver[K] | None = None
-                     ) -> dict[K, BrokerError | None]:
+    async def _admin(self, names: list[K], build, parse, resolve: Resolver[K] | None = None) -> dict[K, BrokerError | None]:
         """Send a controller-bound request for `names` (topics, or whatever `parse` keys the
         answers by); retry the names that got a retriable answer (or no answer) with backoff;
         per-name results."""
@@ -304,4 +352,3 @@ class Writer:
 
 def _unknown(tp: TopicPartition) -> BrokerError:
     return codes.broker_error(codes.UNKNOWN_TOPIC_OR_PARTITION, f"{tp[0]}-{tp[1]} is not in the cluster's metadata")
-

@@ -2,6 +2,7 @@
 cannot say: a regex that Python cannot compile, text around ${NAME} references that looks like
 another way of naming a variable, min_partitions above max_partitions, and which clusters a
 Policy names."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -25,9 +26,16 @@ def cluster_spec(entry: Entry[ClusterDoc], problems: Problems) -> ClusterSpec:
         if problem:
             problems.add(doc.ref(("security", name)), problem)
     ignore = valid_regexes(doc, ("ignore_topics",), model.ignore_topics, problems)
-    return ClusterSpec(name=model.name, bootstrap_servers=split_servers(model.bootstrap_servers), security=security,
-                       labels=model.labels, ignore_topics=ignore, drain_brokers=sorted(model.drain_brokers),
-                       reassignment=_reassignment(entry, problems), source=doc.ref(("name",)))
+    return ClusterSpec(
+        name=model.name,
+        bootstrap_servers=split_servers(model.bootstrap_servers),
+        security=security,
+        labels=model.labels,
+        ignore_topics=ignore,
+        drain_brokers=sorted(model.drain_brokers),
+        reassignment=_reassignment(entry, problems),
+        source=doc.ref(("name",)),
+    )
 
 
 def _reassignment(entry: Entry[ClusterDoc], problems: Problems) -> ReassignmentSettings:
@@ -45,27 +53,28 @@ def _reassignment(entry: Entry[ClusterDoc], problems: Problems) -> ReassignmentS
             problems.add(entry.doc.ref(("reassignment", name)), f"reassignment.{name}: {e}")
             continue
         if name == "throttle" and number < 1:
-            problems.add(entry.doc.ref(("reassignment", name)),
-                         "reassignment.throttle: 0 would stop replication; leave it out for no throttle")
+            problems.add(
+                entry.doc.ref(("reassignment", name)),
+                "reassignment.throttle: 0 would stop replication; leave it out for no throttle",
+            )
             continue
         settings[field] = number
     return ReassignmentSettings(**settings)
 
 
-def unknown_clusters(entry: Entry[Any], names: list[str] | str | None, known: Mapping[str, object],
-                     problems: Problems) -> None:
+def unknown_clusters(entry: Entry[Any], names: list[str] | str | None, known: Mapping[str, object], problems: Problems) -> None:
     """Reports each name in a document's `clusters` list that no Cluster document declares. A list
     the model refused (a name in it twice) is checked as written."""
     if entry.is_refused(("clusters",)):
         names = entry.doc.data.get("clusters")
     for i, name in enumerate(names if isinstance(names, list) else []):
         if isinstance(name, str) and name not in known:
-            problems.add(entry.doc.ref(("clusters", i)), f"unknown cluster {shown(name)}"
-                         + problems.did_you_mean(name, known))
+            problems.add(entry.doc.ref(("clusters", i)), f"unknown cluster {shown(name)}" + problems.did_you_mean(name, known))
 
 
-def cluster_policies(entries: list[Entry[PolicyDoc]], clusters: dict[str, Entry[ClusterDoc]], configs: ConfigReader,
-                     problems: Problems) -> dict[str, Policy]:
+def cluster_policies(
+    entries: list[Entry[PolicyDoc]], clusters: dict[str, Entry[ClusterDoc]], configs: ConfigReader, problems: Problems
+) -> dict[str, Policy]:
     """The Policy of each cluster that has one."""
     result: dict[str, Policy] = {}
     for entry in entries:
@@ -73,14 +82,14 @@ def cluster_policies(entries: list[Entry[PolicyDoc]], clusters: dict[str, Entry[
         unknown_clusters(entry, model.clusters, clusters, problems)
         if entry.is_refused(("clusters",)):
             continue  # which clusters it is for is not known (reported)
-        if (model.min_partitions is not None and model.max_partitions is not None
-                and model.min_partitions > model.max_partitions):
-            problems.add(doc.ref(("min_partitions",)),
-                         f"min_partitions {model.min_partitions} is above max_partitions {model.max_partitions}")
+        if model.min_partitions is not None and model.max_partitions is not None and model.min_partitions > model.max_partitions:
+            problems.add(
+                doc.ref(("min_partitions",)),
+                f"min_partitions {model.min_partitions} is above max_partitions {model.max_partitions}",
+            )
         protected = valid_regexes(doc, ("protected_topic_patterns",), model.protected_topic_patterns, problems)
         name_pattern = model.topic_name_pattern
-        if name_pattern is not None and not valid_regexes(doc, ("topic_name_pattern",), [name_pattern], problems,
-                                                          single=True):
+        if name_pattern is not None and not valid_regexes(doc, ("topic_name_pattern",), [name_pattern], problems, single=True):
             name_pattern = None
         required: dict[str, str | None] = {}
         for key, value in model.required_configs.items():
@@ -88,20 +97,28 @@ def cluster_policies(entries: list[Entry[PolicyDoc]], clusters: dict[str, Entry[
             if doc.is_refused(path):
                 continue
             if key not in TOPIC_CONFIGS:
-                problems.add(doc.ref(path, key=True), f"unknown topic config key {shown(key)}"
-                             + problems.did_you_mean(key, TOPIC_CONFIGS))
+                problems.add(
+                    doc.ref(path, key=True), f"unknown topic config key {shown(key)}" + problems.did_you_mean(key, TOPIC_CONFIGS)
+                )
                 continue
             required[key] = None if value is None else configs.value(doc, path, key, value)
         policy = Policy(
-            topic_name_pattern=name_pattern, min_partitions=model.min_partitions,
-            max_partitions=model.max_partitions, allowed_replication_factors=model.allowed_replication_factors,
-            required_configs=required, max_delete_fraction=model.max_delete_fraction,
+            topic_name_pattern=name_pattern,
+            min_partitions=model.min_partitions,
+            max_partitions=model.max_partitions,
+            allowed_replication_factors=model.allowed_replication_factors,
+            required_configs=required,
+            max_delete_fraction=model.max_delete_fraction,
             max_retention_decrease=model.max_retention_decrease,
-            protected_topic_patterns=protected, source=doc.ref(("kind",)))
+            protected_topic_patterns=protected,
+            source=doc.ref(("kind",)),
+        )
         for name in dict.fromkeys(model.clusters or list(clusters)):
             if name in result:
-                problems.add(doc.ref(("kind",)), f"cluster {name} has more than one Policy (the other at "
-                                                 f"{result[name].source}); merge them")
+                problems.add(
+                    doc.ref(("kind",)),
+                    f"cluster {name} has more than one Policy (the other at {result[name].source}); merge them",
+                )
             elif name in clusters:
                 result[name] = policy
     return result

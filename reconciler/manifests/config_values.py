@@ -6,6 +6,7 @@ A schema can say each key's type, its choices, and the range of a value written 
 cannot say the range of a value written as text (`7d`, `1GiB`, `"12"`), which is known only once
 the text is converted; the loader checks those after normalising.
 """
+
 from __future__ import annotations
 
 import math
@@ -46,8 +47,10 @@ class ConfigReader:
         if doc.is_refused(path):
             return None  # reported when the YAML was read
         if key not in kafka_configs.TOPIC_CONFIGS:
-            self.problems.add(doc.ref(path, key=True), f"unknown topic config key {shown(key)}"
-                              + self.problems.did_you_mean(key, kafka_configs.TOPIC_CONFIGS))
+            self.problems.add(
+                doc.ref(path, key=True),
+                f"unknown topic config key {shown(key)}" + self.problems.did_you_mean(key, kafka_configs.TOPIC_CONFIGS),
+            )
             return None
         if type(value) is str:
             found = self._texts.get((key, value))
@@ -109,9 +112,11 @@ _DURATION_TEXT = r"^\s*(?:-?(?: *[0-9])+|(?: *[0-9](?: *[0-9])*(?: *m *s| *[smhd
 # units.parse_bytes: a bare integer is bytes.
 _SIZE_TEXT = r"^\s*(?:-?[0-9]+|[0-9]+\s*(?:[Bb]|[KkMmGgTt][Ii]?[Bb]))\s*$"
 _DECIMAL_TEXT = r"^\s*[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\s*$"
-_TEXT_FORMS = {Unit.MS: (_DURATION_TEXT, "milliseconds, or a duration such as 500ms, 30s, 12h, 7d"),
-               Unit.BYTES: (_SIZE_TEXT, "bytes, or a size such as 512KiB, 1GiB, 1GB"),
-               Unit.NONE: (_INTEGER_TEXT, "a whole number")}
+_TEXT_FORMS = {
+    Unit.MS: (_DURATION_TEXT, "milliseconds, or a duration such as 500ms, 30s, 12h, 7d"),
+    Unit.BYTES: (_SIZE_TEXT, "bytes, or a size such as 512KiB, 1GiB, 1GB"),
+    Unit.NONE: (_INTEGER_TEXT, "a whole number"),
+}
 
 
 def configs_schema(nullable: bool = False) -> dict[str, Any]:
@@ -130,14 +135,15 @@ def _value_schema(spec: TopicConfigKey) -> dict[str, Any]:
         return {**described, "anyOf": [{"type": "boolean"}, {"type": "string", "pattern": _BOOLEAN_TEXT}]}
     if spec.type in (ConfigType.INT, ConfigType.LONG):
         low, high = INT_RANGE if spec.type is ConfigType.INT else LONG_RANGE
-        number: dict[str, Any] = {"type": "integer",
-                                  "minimum": low if spec.minimum is None else max(low, int(spec.minimum)),
-                                  "maximum": high if spec.maximum is None else min(high, int(spec.maximum))}
+        number: dict[str, Any] = {
+            "type": "integer",
+            "minimum": low if spec.minimum is None else max(low, int(spec.minimum)),
+            "maximum": high if spec.maximum is None else min(high, int(spec.maximum)),
+        }
         if spec.name == "compression.gzip.level":  # as kafka_configs.value_error: -1, or 1 to 9
             number = {"type": "integer", "anyOf": [{"const": -1}, {"minimum": 1, "maximum": 9}]}
         pattern, words = _TEXT_FORMS[spec.unit]
-        return {"description": f"{words}; {described['description']}",
-                "anyOf": [number, {"type": "string", "pattern": pattern}]}
+        return {"description": f"{words}; {described['description']}", "anyOf": [number, {"type": "string", "pattern": pattern}]}
     if spec.type is ConfigType.DOUBLE:
         number = {"type": "number"}
         if spec.minimum is not None:
@@ -146,8 +152,7 @@ def _value_schema(spec: TopicConfigKey) -> dict[str, Any]:
             number["maximum"] = spec.maximum
         return {**described, "anyOf": [number, {"type": "string", "pattern": _DECIMAL_TEXT}]}
     if spec.choices is None:  # a list without choices (throttled replicas): any scalar or list of them
-        return {**described, "type": ["string", "number", "boolean", "array"],
-                "items": {"type": ["string", "integer"]}}
+        return {**described, "type": ["string", "number", "boolean", "array"], "items": {"type": ["string", "integer"]}}
     if spec.type is ConfigType.STRING:
         return {**described, "enum": list(spec.choices)}
     choice = "(?:" + "|".join(re.escape(c) for c in spec.choices) + ")"

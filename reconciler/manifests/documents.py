@@ -7,6 +7,7 @@ an editor and the loader refuse the same documents. What needs other documents o
 topic (names defined twice, references, a partition beyond the topic's count) is checked after
 this, by the modules of reconciler.manifests.
 """
+
 from __future__ import annotations
 
 import re
@@ -22,19 +23,32 @@ from reconciler.manifests.config_values import configs_schema
 from reconciler.models.desired import ENV_REFERENCE, HOST_OR_REFERENCE, ClientSecurity
 from reconciler.units import parse_duration_ms
 
-__all__ = ["DOC_MODELS", "RULE_KINDS", "ClusterDoc", "PolicyDoc", "RuleEntry", "TopicDoc", "TopicTemplateDoc",
-           "TruncationRuleDoc", "manifest_json_schema"]
+__all__ = [
+    "DOC_MODELS",
+    "RULE_KINDS",
+    "ClusterDoc",
+    "PolicyDoc",
+    "RuleEntry",
+    "TopicDoc",
+    "TopicTemplateDoc",
+    "TruncationRuleDoc",
+    "manifest_json_schema",
+]
 
-INT16_MAX = 2 ** 15 - 1
+INT16_MAX = 2**15 - 1
 # A legal topic name (Kafka's Topic.validate): 1 to 249 of these characters, and not "." or "..".
 TOPIC_NAME_MAX = 249
 TOPIC_NAME_PATTERN = r"^(?:[a-zA-Z0-9_-][a-zA-Z0-9._-]*|\.[a-zA-Z0-9_-][a-zA-Z0-9._-]*|\.\.[a-zA-Z0-9._-]+)$"
 # RFC 3339 with a timezone (a space or lower-case t and z allowed, as RFC 3339 notes).
-RFC3339_PATTERN = (r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?"
-                   r"(?:[Zz]|[-+][0-9]{2}:[0-9]{2})$")
+RFC3339_PATTERN = (
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?"
+    r"(?:[Zz]|[-+][0-9]{2}:[0-9]{2})$"
+)
 # A port, 1 to 65535, in at most five digits (leading zeros allowed, as the adapter reads them).
-_PORT = (r"(?:0{0,4}[1-9]|0{0,3}[1-9][0-9]|0{0,2}[1-9][0-9]{2}|0?[1-9][0-9]{3}|[1-5][0-9]{4}|6[0-4][0-9]{3}"
-         r"|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])")
+_PORT = (
+    r"(?:0{0,4}[1-9]|0{0,3}[1-9][0-9]|0{0,2}[1-9][0-9]{2}|0?[1-9][0-9]{3}|[1-5][0-9]{4}|6[0-4][0-9]{3}"
+    r"|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])"
+)
 _SERVER = rf"(?:{HOST_OR_REFERENCE}):{_PORT}"
 # One bootstrap_servers entry: servers separated by commas, blanks between commas ignored.
 SERVER_LIST_PATTERN = rf"^\s*(?:{_SERVER}\s*)?(?:,\s*(?:{_SERVER}\s*)?)*$"
@@ -50,6 +64,7 @@ def refusal(message: str) -> PydanticCustomError:
 
 
 # --- checks a schema states with a keyword pydantic has no constraint for ---------------------------
+
 
 def repeated_names(names: list[str], what: str, each: str) -> str | None:
     """Why a list names something twice, or None. Linear time: lists may be long."""
@@ -73,6 +88,7 @@ def _listed_once(what: str, each: str) -> AfterValidator:
         if problem:
             raise refusal(problem)
         return names
+
     return AfterValidator(check)
 
 
@@ -82,6 +98,7 @@ def _ids_once(what: str) -> AfterValidator:
         if problem:
             raise refusal(problem)
         return ids
+
     return AfterValidator(check)
 
 
@@ -120,14 +137,15 @@ def rfc3339(text: str) -> datetime | str:
     except ValueError as e:  # e.g. day is out of range for month
         return f"before_time {shown(text)} is not an RFC 3339 time ({e}); write e.g. 2026-10-01T00:00:00Z"
     if when.tzinfo is None:
-        return (f"before_time {when.isoformat()} has no timezone; add one (e.g. Z for UTC) so it means the same "
-                "instant everywhere")
+        return f"before_time {when.isoformat()} has no timezone; add one (e.g. Z for UTC) so it means the same instant everywhere"
     return when
 
 
 # Also dates alone and times without a zone, to say what is missing.
-_RFC3339 = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})(?:[Tt ]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]+))?"
-                      r"([Zz]|[-+][0-9]{2}:[0-9]{2})?)?")
+_RFC3339 = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})(?:[Tt ]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]+))?"
+    r"([Zz]|[-+][0-9]{2}:[0-9]{2})?)?"
+)
 
 
 def _real_time(text: str) -> str:
@@ -170,43 +188,54 @@ RequiredConfigs = Annotated[dict[str, ConfigValue], WithJsonSchema(configs_schem
 _Name = Annotated[str, Field(min_length=1)]
 # An empty list here is a mistake (a topic on no cluster, a rule waiting for no group), never a
 # choice; a name listed twice is one too.
-ClusterNames = Annotated[list[_Name], Field(min_length=1, json_schema_extra={"uniqueItems": True}),
-                         _listed_once("clusters", "name")]
-GroupNames = Annotated[list[_Name], Field(min_length=1, json_schema_extra={"uniqueItems": True}),
-                       _listed_once("consumed_by", "group")]
+ClusterNames = Annotated[
+    list[_Name], Field(min_length=1, json_schema_extra={"uniqueItems": True}), _listed_once("clusters", "name")
+]
+GroupNames = Annotated[
+    list[_Name], Field(min_length=1, json_schema_extra={"uniqueItems": True}), _listed_once("consumed_by", "group")
+]
 # {partition: offset}; JSON object keys are text, so the schema says "digits" where YAML has a number.
-PartitionOffsets = Annotated[dict[PartitionNumber, Offset],
-                             Field(min_length=1, json_schema_extra={"propertyNames": {"pattern": "^[0-9]+$"}})]
+PartitionOffsets = Annotated[
+    dict[PartitionNumber, Offset], Field(min_length=1, json_schema_extra={"propertyNames": {"pattern": "^[0-9]+$"}})
+]
 BrokerId = Annotated[int, Field(ge=0, le=INT_MAX)]
 # Brokers in the order Kafka keeps them: the first is the partition's preferred leader.
-ReplicaList = Annotated[list[BrokerId], Field(min_length=1, json_schema_extra={"uniqueItems": True}),
-                        _ids_once("the replica list")]
-ReplicaAssignment = Annotated[dict[PartitionNumber, ReplicaList],
-                              Field(min_length=1, json_schema_extra={"propertyNames": {"pattern": "^[0-9]+$"}})]
+ReplicaList = Annotated[
+    list[BrokerId], Field(min_length=1, json_schema_extra={"uniqueItems": True}), _ids_once("the replica list")
+]
+ReplicaAssignment = Annotated[
+    dict[PartitionNumber, ReplicaList], Field(min_length=1, json_schema_extra={"propertyNames": {"pattern": "^[0-9]+$"}})
+]
 BrokerIds = Annotated[list[BrokerId], Field(json_schema_extra={"uniqueItems": True}), _ids_once("drain_brokers")]
 # A size per second (1 at least: a zero rate would stop replication) or a duration.
 ByteRate = Annotated[int, Field(ge=1, le=LONG_MAX)] | Annotated[str, Field(pattern=r"^\s*[0-9]+\s*[A-Za-z]*\s*$")]
 # Checked by parsing (the loader's message says what to write); the pattern is for the schema.
-WaitDuration = Annotated[int, Field(ge=0, le=LONG_MAX)] | Annotated[
-    str, AfterValidator(_wait_duration), Field(json_schema_extra={"pattern": r"^\s*(?:[0-9]+(?:ms|s|m|h|d|w))+\s*$"})]
-_ASSIGNMENT = ("Pinned replicas per partition ({partition: [broker, ...]}; the first broker is the preferred leader). "
-               "Partitions not listed are placed by the planner.")
+WaitDuration = (
+    Annotated[int, Field(ge=0, le=LONG_MAX)]
+    | Annotated[str, AfterValidator(_wait_duration), Field(json_schema_extra={"pattern": r"^\s*(?:[0-9]+(?:ms|s|m|h|d|w))+\s*$"})]
+)
+_ASSIGNMENT = (
+    "Pinned replicas per partition ({partition: [broker, ...]}; the first broker is the preferred leader). "
+    "Partitions not listed are placed by the planner."
+)
 # Literal[True] would take 1 for true; a strict bool that must be true does not.
 OnlyTrue = Annotated[bool, AfterValidator(_is_true), Field(json_schema_extra={"const": True})]
 RFC3339Time = Annotated[str, Field(pattern=RFC3339_PATTERN), AfterValidator(_real_time)]
 ServerList = Annotated[str, Field(pattern=SERVER_LIST_PATTERN)]
 # Blank entries between commas are ignored, but at least one server must be named.
-BootstrapServers = (Annotated[list[ServerList], AfterValidator(_names_a_server),
-                              Field(json_schema_extra={"contains": {"pattern": _SERVER}})]
-                    | Annotated[ServerList, AfterValidator(_names_a_server),
-                                Field(json_schema_extra={"allOf": [{"pattern": _SERVER}]})])
+BootstrapServers = (
+    Annotated[list[ServerList], AfterValidator(_names_a_server), Field(json_schema_extra={"contains": {"pattern": _SERVER}})]
+    | Annotated[ServerList, AfterValidator(_names_a_server), Field(json_schema_extra={"allOf": [{"pattern": _SERVER}]})]
+)
 Secret = Annotated[str, Field(pattern=SECRET_PATTERN)]
 DeleteFraction = Annotated[float, Field(gt=0, le=1)]
 # Below 1% per apply a cut would take hundreds of applies; 1 would allow any cut (leave it out instead).
 RetentionDecrease = Annotated[float, Field(ge=0.01, lt=1)]
 RetentionSteppingName = Literal["refuse", "gradual"]
-_STEPPING = ("A retention.ms/retention.bytes cut beyond the policy's max_retention_decrease: refuse (default, a plan "
-             "error) or gradual (each apply lowers it one allowed step until the declared value).")
+_STEPPING = (
+    "A retention.ms/retention.bytes cut beyond the policy's max_retention_decrease: refuse (default, a plan "
+    "error) or gradual (each apply lowers it one allowed step until the declared value)."
+)
 
 
 class _Doc(BaseModel):
@@ -220,14 +249,14 @@ class RuleEntry(_Doc):
     model_config = ConfigDict(json_schema_extra={"minProperties": 1, "maxProperties": 1})
 
     before_offset: Offset | PartitionOffsets | None = Field(
-        None, description="Delete records before this offset in every partition, or {partition: offset}.")
-    before_time: RFC3339Time | None = Field(
-        None, description="Delete records older than this RFC 3339 time (with a timezone).")
+        None, description="Delete records before this offset in every partition, or {partition: offset}."
+    )
+    before_time: RFC3339Time | None = Field(None, description="Delete records older than this RFC 3339 time (with a timezone).")
     keep_last: Annotated[int, Field(ge=1, le=LONG_MAX)] | None = Field(
-        None, description="Keep only the last N records of each partition.")
+        None, description="Keep only the last N records of each partition."
+    )
     everything: OnlyTrue | None = Field(None, description="true: delete every record present at plan time.")
-    consumed_by: GroupNames | None = Field(
-        None, description="Delete what every one of these consumer groups has committed past.")
+    consumed_by: GroupNames | None = Field(None, description="Delete what every one of these consumer groups has committed past.")
     rule: str | None = Field(None, description="Use the shared TruncationRule of this name.")
 
     def kinds(self) -> list[str]:
@@ -262,7 +291,8 @@ class TopicSettings(_Doc):
     replication_factor: ReplicationFactor | None = None
     configs: Configs = Field(default_factory=dict)
     undeclared_configs: UndeclaredName | None = Field(
-        None, description="Keys set on the cluster but not declared: report (default) or remove.")
+        None, description="Keys set on the cluster but not declared: report (default) or remove."
+    )
     protected: bool | None = Field(None, description="Never delete or truncate this topic.")
     retention_stepping: RetentionSteppingName | None = Field(None, description=_STEPPING)
     truncate: list[RuleEntry] = Field(default_factory=list, description="Replaces the template's rules.")
@@ -277,24 +307,28 @@ class SecurityDoc(ClientSecurity):
 
 class ReassignmentDoc(_Doc):
     throttle: ByteRate | None = Field(
-        None, description="Replication throttle while replicas are copied, bytes per second (e.g. 50MiB); "
-                          "default: not throttled.")
+        None, description="Replication throttle while replicas are copied, bytes per second (e.g. 50MiB); default: not throttled."
+    )
     wait: WaitDuration | None = Field(
-        None, description="How long apply waits for reassignments to finish before reporting them in progress "
-                          "(milliseconds or e.g. 10m); default 5m.")
+        None,
+        description="How long apply waits for reassignments to finish before reporting them in progress "
+        "(milliseconds or e.g. 10m); default 5m.",
+    )
 
 
 class ClusterDoc(_Doc):
     kind: Literal["Cluster"]
     name: str
-    bootstrap_servers: BootstrapServers = Field(description="host:port, as a list or separated by commas.",
-                                                examples=[["kafka-1.example.com:9092"]])
+    bootstrap_servers: BootstrapServers = Field(
+        description="host:port, as a list or separated by commas.", examples=[["kafka-1.example.com:9092"]]
+    )
     security: SecurityDoc | None = None
     labels: dict[str, str] = Field(default_factory=dict)
     ignore_topics: list[str] = Field(default_factory=list, description="Regexes never reported as unmanaged.")
     defaults: TopicDefaults = Field(default_factory=TopicDefaults)
     drain_brokers: BrokerIds = Field(
-        default_factory=list, description="Brokers to empty: no replica is placed there and existing ones are moved off.")
+        default_factory=list, description="Brokers to empty: no replica is placed there and existing ones are moved off."
+    )
     reassignment: ReassignmentDoc | None = None
 
 
@@ -307,18 +341,20 @@ class PolicyDoc(_Doc):
     allowed_replication_factors: Annotated[list[int], Field(min_length=1)] | None = None
     required_configs: RequiredConfigs = Field(default_factory=dict)
     max_delete_fraction: DeleteFraction | None = Field(
-        None, description="Largest fraction (0, 1] of a partition's records one apply may delete.")
+        None, description="Largest fraction (0, 1] of a partition's records one apply may delete."
+    )
     max_retention_decrease: RetentionDecrease | None = Field(
-        None, description="Largest share [0.01, 1) by which one apply may lower retention.ms or retention.bytes: the "
-                          "new limit must be at least (1 - this) x the current one. A cut from unlimited passes only "
-                          "when it deletes nothing yet.")
+        None,
+        description="Largest share [0.01, 1) by which one apply may lower retention.ms or retention.bytes: the "
+        "new limit must be at least (1 - this) x the current one. A cut from unlimited passes only "
+        "when it deletes nothing yet.",
+    )
     protected_topic_patterns: list[str] = Field(default_factory=list)
 
 
 class TruncationRuleDoc(RuleEntry):
     # kind, name and exactly one rule, which is not a reference to another shared rule
-    model_config = ConfigDict(json_schema_extra={"minProperties": 3, "maxProperties": 3,
-                                                 "not": {"required": ["rule"]}})
+    model_config = ConfigDict(json_schema_extra={"minProperties": 3, "maxProperties": 3, "not": {"required": ["rule"]}})
 
     kind: Literal["TruncationRule"]
     name: str
@@ -340,8 +376,12 @@ class TopicDoc(TopicSettings):
 
 AnyDoc = ClusterDoc | PolicyDoc | TruncationRuleDoc | TopicTemplateDoc | TopicDoc
 DOC_MODELS: dict[str, type[AnyDoc]] = {
-    "Cluster": ClusterDoc, "Policy": PolicyDoc, "TruncationRule": TruncationRuleDoc,
-    "TopicTemplate": TopicTemplateDoc, "Topic": TopicDoc}
+    "Cluster": ClusterDoc,
+    "Policy": PolicyDoc,
+    "TruncationRule": TruncationRuleDoc,
+    "TopicTemplate": TopicTemplateDoc,
+    "Topic": TopicDoc,
+}
 
 
 def manifest_json_schema() -> dict[str, Any]:

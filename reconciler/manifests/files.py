@@ -1,4 +1,5 @@
 """The manifest files: every *.yaml / *.yml file under a directory, read into YAML documents."""
+
 from __future__ import annotations
 
 import errno
@@ -38,8 +39,10 @@ def manifest_files(root: Path, problems: Problems) -> list[Path]:
             info = directory.stat()
             entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
         except OSError as e:
-            problems.add(SourceRef(file=_relative(directory, root), line=1),
-                         f"cannot read this directory: {e.strerror or e}; fix its permissions or remove it")
+            problems.add(
+                SourceRef(file=_relative(directory, root), line=1),
+                f"cannot read this directory: {e.strerror or e}; fix its permissions or remove it",
+            )
             continue
         above = above | {(info.st_dev, info.st_ino)}
         for entry in entries:
@@ -51,30 +54,38 @@ def manifest_files(root: Path, problems: Problems) -> list[Path]:
                 if manifest or entry.is_symlink():
                     where = SourceRef(file=_relative(file, root), line=1)
                     if e.errno == errno.ELOOP:
-                        problems.add(where, "this symbolic link loops (it leads back to itself); point it at a "
-                                            "manifest file or remove it")
+                        problems.add(
+                            where, "this symbolic link loops (it leads back to itself); point it at a manifest file or remove it"
+                        )
                     elif e.errno == errno.ENOENT and entry.is_symlink():
                         if manifest:
-                            problems.add(where, f"this symbolic link points to {shown(os.readlink(entry.path))}, "
-                                                "which does not exist; fix the link or remove it")
+                            problems.add(
+                                where,
+                                f"this symbolic link points to {shown(os.readlink(entry.path))}, "
+                                "which does not exist; fix the link or remove it",
+                            )
                     else:
-                        problems.add(where, f"cannot read this file: {e.strerror or e}; fix its permissions "
-                                            "or remove it")
+                        problems.add(where, f"cannot read this file: {e.strerror or e}; fix its permissions or remove it")
                 continue
             if stat.S_ISDIR(target.st_mode):
                 if (target.st_dev, target.st_ino) in above:
-                    problems.add(SourceRef(file=_relative(file, root), line=1),
-                                 "this symbolic link leads back to a directory it is in, which would be read "
-                                 "for ever; remove it")
+                    problems.add(
+                        SourceRef(file=_relative(file, root), line=1),
+                        "this symbolic link leads back to a directory it is in, which would be read for ever; remove it",
+                    )
                     continue
                 if manifest:
-                    problems.add(SourceRef(file=_relative(file, root), line=1),
-                                 "this is a directory, not a manifest file; rename it so that its name does not "
-                                 "end in .yaml or .yml (the files in it are read all the same)")
+                    problems.add(
+                        SourceRef(file=_relative(file, root), line=1),
+                        "this is a directory, not a manifest file; rename it so that its name does not "
+                        "end in .yaml or .yml (the files in it are read all the same)",
+                    )
                 stack.append((file, above))
             elif manifest and not stat.S_ISREG(target.st_mode):
-                problems.add(SourceRef(file=_relative(file, root), line=1),
-                             "this is not a regular file (a pipe, socket or device); manifests must be files")
+                problems.add(
+                    SourceRef(file=_relative(file, root), line=1),
+                    "this is not a regular file (a pipe, socket or device); manifests must be files",
+                )
             elif manifest:
                 files.append(file)
     return sorted(files)

@@ -5,6 +5,7 @@ as one ManifestError, so a pull request shows every mistake at once. Every value
 quotes is cut to a readable length (errors.shown), and no value of a security secret field is
 ever shown.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -19,8 +20,13 @@ from reconciler.models.desired import ClusterSpec, DesiredState, SourceRef
 class Manifests:
     """All clusters' desired state, resolved and checked."""
 
-    def __init__(self, files: list[str], clusters: dict[str, ClusterSpec], states: dict[str, DesiredState],
-                 default_configs: dict[str, dict[str, str]] | None = None):
+    def __init__(
+        self,
+        files: list[str],
+        clusters: dict[str, ClusterSpec],
+        states: dict[str, DesiredState],
+        default_configs: dict[str, dict[str, str]] | None = None,
+    ):
         self.files = files
         self.clusters = clusters
         self._states = states
@@ -36,15 +42,17 @@ class Manifests:
         if cluster not in self._states:
             raise ReconcilerError(
                 f"the manifests declare no cluster named {cluster!r} (known: {', '.join(self.cluster_names()) or 'none'}); "
-                "add a `kind: Cluster` document or use one of those names.")
+                "add a `kind: Cluster` document or use one of those names."
+            )
         return self._states[cluster]
 
 
 def load_manifests(path: str | Path) -> Manifests:
     root = Path(path)
     if not root.exists():
-        raise ReconcilerError(f"manifest directory {path} does not exist; pass the directory that holds your "
-                              "*.yaml manifests (default: manifests).")
+        raise ReconcilerError(
+            f"manifest directory {path} does not exist; pass the directory that holds your *.yaml manifests (default: manifests)."
+        )
     problems = Problems()
     files, docs = read_manifests(root, problems)
     if not files and not problems.found:
@@ -55,5 +63,4 @@ def load_manifests(path: str | Path) -> Manifests:
     states = resolver.resolve()
     if problems.found:
         raise ManifestError(problems.found)
-    return Manifests([str(f) for f in files], {n: s.cluster for n, s in states.items()}, states,
-                     resolver.default_configs)
+    return Manifests([str(f) for f in files], {n: s.cluster for n, s in states.items()}, states, resolver.default_configs)

@@ -8,6 +8,7 @@ A setting a layer gives replaces the one below it; `configs` merge key by key. `
 setting like the others: a layer that gives it, even as an empty list, replaces the rules below.
 A setting a layer leaves out (or writes as null) leaves the one below in effect.
 """
+
 from __future__ import annotations
 
 from typing import Any, NamedTuple
@@ -17,8 +18,16 @@ from reconciler.manifests.validate import Entry
 from reconciler.manifests.yaml_source import Path_
 from reconciler.models.desired import RetentionStepping, SourceRef, TopicState, UndeclaredConfigs
 
-SETTINGS = ("partitions", "replication_factor", "state", "undeclared_configs", "protected", "retention_stepping",
-            "replica_assignment", "truncate")
+SETTINGS = (
+    "partitions",
+    "replication_factor",
+    "state",
+    "undeclared_configs",
+    "protected",
+    "retention_stepping",
+    "replica_assignment",
+    "truncate",
+)
 
 
 class Layer(NamedTuple):
@@ -46,15 +55,25 @@ class Merged:
     (set_at, config_set_at) is worked out only when a message asks: a merge of 10,000 topics
     would otherwise note a place per setting and config key of each, for the few clashes."""
 
-    __slots__ = ("configs", "layers", "partitions", "protected", "refused", "replica_assignment",
-                 "replication_factor", "retention_stepping", "state", "truncate", "undeclared_configs")
+    __slots__ = (
+        "configs",
+        "layers",
+        "partitions",
+        "protected",
+        "refused",
+        "replica_assignment",
+        "replication_factor",
+        "retention_stepping",
+        "state",
+        "truncate",
+        "undeclared_configs",
+    )
 
     def __init__(self, layers: list[Layer], values: dict[str, Any], configs: dict[str, str], refused: set[str]):
         self.layers = layers
         self.partitions: int | None = values.get("partitions")
         self.replication_factor: int | None = values.get("replication_factor")
-        state, undeclared, stepping = values.get("state"), values.get("undeclared_configs"), values.get(
-            "retention_stepping")
+        state, undeclared, stepping = values.get("state"), values.get("undeclared_configs"), values.get("retention_stepping")
         self.state = TopicState.PRESENT if state is None else TopicState(state)
         self.undeclared_configs = UndeclaredConfigs.REPORT if undeclared is None else UndeclaredConfigs(undeclared)
         self.protected: bool = values.get("protected", False)
@@ -71,7 +90,8 @@ class Merged:
         for rank in range(len(self.layers) - 1, -1, -1):
             entry, path, settings, _ = self.layers[rank]
             if (entry.refused and entry.is_refused(path + (name,))) or (
-                    name in settings.model_fields_set and getattr(settings, name) is not None):
+                name in settings.model_fields_set and getattr(settings, name) is not None
+            ):
                 return Place(rank, entry, path + (name,))
         raise KeyError(name)
 

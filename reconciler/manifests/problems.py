@@ -1,6 +1,7 @@
 """The problems found while loading manifests, collected so that all of them are reported at once,
 each once, and the rules for what a message may show (no secret, "did you mean" within a budget).
 """
+
 from __future__ import annotations
 
 import difflib

@@ -6,6 +6,7 @@ refused are left out and the rest is validated again, so the checks that follow 
 report on) everything else. What was left out is remembered (`Entry.refused`): a later check
 does not take its absence for a choice.
 """
+
 from __future__ import annotations
 
 import re
@@ -33,8 +34,20 @@ from reconciler.models.desired import ENV_REFERENCE, HOST_PORT_OR_REFERENCE
 _ENV_LOOKALIKE = re.compile(r"\$[A-Za-z_({]|%[A-Za-z_][A-Za-z0-9_]*%|^\{[A-Za-z_][A-Za-z0-9_]*\}$")
 # Errors that say the value had the right type but broke a limit: they say more than the type
 # errors of a union's other members at the same place.
-_LIMITS = frozenset({"greater_than", "greater_than_equal", "less_than", "less_than_equal", "too_short", "too_long",
-                     "string_too_short", "string_too_long", "string_pattern_mismatch", MANIFEST_ERROR})
+_LIMITS = frozenset(
+    {
+        "greater_than",
+        "greater_than_equal",
+        "less_than",
+        "less_than_equal",
+        "too_short",
+        "too_long",
+        "string_too_short",
+        "string_too_long",
+        "string_pattern_mismatch",
+        MANIFEST_ERROR,
+    }
+)
 
 
 _NOTHING_REFUSED: frozenset[Path_] = frozenset()  # shared: most documents have nothing refused
@@ -63,7 +76,7 @@ class Entry(Generic[M]):
 
     def refused_within(self, path: Path_) -> bool:
         """Whether the value at `path`, or one it is inside of, or one inside it, was refused."""
-        return self.is_refused(path) or any(place[:len(path)] == path for place in self.refused)
+        return self.is_refused(path) or any(place[: len(path)] == path for place in self.refused)
 
 
 def declares_cluster(doc: YamlDocument) -> bool:
@@ -92,8 +105,7 @@ def check_document(doc: YamlDocument, problems: Problems) -> Entry[AnyDoc] | Non
         return _check_again(doc, model_type, e, problems)
 
 
-def _check_again(doc: YamlDocument, model_type: type[AnyDoc], error: ValidationError,
-                 problems: Problems) -> Entry[AnyDoc] | None:
+def _check_again(doc: YamlDocument, model_type: type[AnyDoc], error: ValidationError, problems: Problems) -> Entry[AnyDoc] | None:
     """The model of a document its model refused (`error`), validated again without the values it
     refused, or None after reporting why it has none."""
     data: dict = doc.data
@@ -137,6 +149,7 @@ def _check_again(doc: YamlDocument, model_type: type[AnyDoc], error: ValidationE
 
 # --- pydantic's errors in the manifest's words -------------------------------------------------------
 
+
 def _report(doc: YamlDocument, model_type: type[BaseModel], error_list: list[ErrorDetails], problems: Problems) -> None:
     # value errors by place (and whether a key is the problem); several at one place are union members
     wrong: dict[tuple[Path_, bool], list[ErrorDetails]] = {}
@@ -147,8 +160,10 @@ def _report(doc: YamlDocument, model_type: type[BaseModel], error_list: list[Err
             continue  # reported when the YAML was read
         if e["type"] == "extra_forbidden":
             name = str(loc[-1])
-            problems.add(doc.ref(loc, key=True), f"unknown key {shown(name)}"
-                         + problems.did_you_mean(name, fields_at(model_type, loc[:-1])))
+            problems.add(
+                doc.ref(loc, key=True),
+                f"unknown key {shown(name)}" + problems.did_you_mean(name, fields_at(model_type, loc[:-1])),
+            )
         elif e["type"] == "missing":
             problems.add(doc.ref(loc[:-1]), f"missing required key {shown(loc[-1])}")
         else:
@@ -173,8 +188,10 @@ def _report(doc: YamlDocument, model_type: type[BaseModel], error_list: list[Err
         expected = expected[:1] + [m.removeprefix("input should be ") for m in expected[1:]]
         text = expected[0] if len(expected) == 1 else ", ".join(expected[:-1]) + " or " + expected[-1]
         if secret:
-            problems.add(doc.ref(loc), f"{where}: {text} (the value is not shown: it is a secret; write "
-                                       "a reference such as ${KAFKA_PASSWORD})")
+            problems.add(
+                doc.ref(loc),
+                f"{where}: {text} (the value is not shown: it is a secret; write a reference such as ${{KAFKA_PASSWORD}})",
+            )
         else:
             problems.add(doc.ref(loc), f"{where}: {text} (got {shown(value)})")
 
@@ -208,8 +225,10 @@ def _in_manifest_words(loc: Path_, error: ErrorDetails, value: Any, is_key: bool
     if name == "max_delete_fraction" and kind in ("greater_than", "less_than_equal"):
         return [f"max_delete_fraction must be in (0, 1], not {shown_text(value)}"]
     if name == "max_retention_decrease" and kind in ("greater_than_equal", "less_than"):
-        return [f"max_retention_decrease must be at least 0.01 and below 1 (the largest share by which one apply may "
-                f"lower retention), not {shown_text(value)}"]
+        return [
+            f"max_retention_decrease must be at least 0.01 and below 1 (the largest share by which one apply may "
+            f"lower retention), not {shown_text(value)}"
+        ]
     if loc == ("name",) and kind in ("string_too_short", "string_too_long", "string_pattern_mismatch"):
         return [topic_name_problem(value)]
     if name == "before_time" and kind == "string_pattern_mismatch":
@@ -240,8 +259,10 @@ def topic_name_problem(name: str) -> str:
     if len(name) > TOPIC_NAME_MAX:
         return f"topic name is {len(name)} characters long; Kafka allows at most {TOPIC_NAME_MAX}"
     bad = sorted(set(re.sub(r"[a-zA-Z0-9._-]", "", name)))
-    return (f"topic name {shown(name)} has characters Kafka does not allow ({shown(''.join(bad))}); use letters, "
-            "digits, '.', '_' and '-'")
+    return (
+        f"topic name {shown(name)} has characters Kafka does not allow ({shown(''.join(bad))}); use letters, "
+        "digits, '.', '_' and '-'"
+    )
 
 
 def server_problems(value: str) -> list[str]:
@@ -264,19 +285,28 @@ def reference_problem(name: str, value: str) -> str | None:
     # another way of naming a variable: it would be taken as a literal value.
     rest = ENV_REFERENCE.sub("", value)
     if "${" in rest:
-        return (f"security.{name}: malformed environment reference" + ("" if secret else f" in {shown(value)}")
-                + "; write ${VARIABLE_NAME}")
+        return (
+            f"security.{name}: malformed environment reference"
+            + ("" if secret else f" in {shown(value)}")
+            + "; write ${VARIABLE_NAME}"
+        )
     if _ENV_LOOKALIKE.search(rest):
-        return (f"security.{name}" + (" looks like" if secret else f": {shown(value)} looks like")
-                + " an environment reference ($NAME, $(command), %NAME%, {NAME}) but is not one, and would be "
-                "taken literally; write ${VARIABLE_NAME}")
+        return (
+            f"security.{name}"
+            + (" looks like" if secret else f": {shown(value)} looks like")
+            + " an environment reference ($NAME, $(command), %NAME%, {NAME}) but is not one, and would be "
+            "taken literally; write ${VARIABLE_NAME}"
+        )
     if secret and not ENV_REFERENCE.fullmatch(value):
-        return (f"security.{name} is a literal secret; keep secrets out of Git and write a reference such as "
-                "${KAFKA_PASSWORD}, set in the environment")
+        return (
+            f"security.{name} is a literal secret; keep secrets out of Git and write a reference such as "
+            "${KAFKA_PASSWORD}, set in the environment"
+        )
     return None
 
 
 # --- pydantic locations as places in the YAML ------------------------------------------------------
+
 
 def yaml_path(data: Any, loc: tuple, missing: bool = False, keys_of: dict | None = None) -> Path_:
     """A pydantic error location as a path into the YAML data, without the union-member names
@@ -364,8 +394,11 @@ def _droppable(model_type: type[BaseModel], path: Path_) -> Path_:
 
 def _members(annotation: Any) -> list[Any]:
     """The members of an optional type, without None."""
-    args = get_args(annotation) if get_origin(annotation) is not None and get_origin(annotation) not in (
-        dict, list) else (annotation,)
+    args = (
+        get_args(annotation)
+        if get_origin(annotation) is not None and get_origin(annotation) not in (dict, list)
+        else (annotation,)
+    )
     return [a for a in args if a is not type(None)]
 
 
@@ -391,7 +424,7 @@ def _without(data: Any, place: Path_) -> Any:
         if not (isinstance(key, int) and 0 <= key < len(data)):
             return data
         changed = _without(data[key], place[1:]) if len(place) > 1 else {}
-        return data if changed is data[key] else [*data[:key], changed, *data[key + 1:]]
+        return data if changed is data[key] else [*data[:key], changed, *data[key + 1 :]]
     if not isinstance(data, dict) or key not in data:
         return data
     if len(place) == 1:
@@ -402,8 +435,8 @@ def _without(data: Any, place: Path_) -> Any:
 
 # --- checks a schema cannot say about one document ------------------------------------------------
 
-def valid_regexes(doc: YamlDocument, path: Path_, patterns: list[str], problems: Problems,
-                  single: bool = False) -> list[str]:
+
+def valid_regexes(doc: YamlDocument, path: Path_, patterns: list[str], problems: Problems, single: bool = False) -> list[str]:
     """The patterns that compile as Python regexes (the dialect a schema's `format: regex` is
     not); each one that does not is reported."""
     valid = []

@@ -16,6 +16,7 @@ of the depth, adds up). Both parsers, libyaml's and the pure-Python one, give th
 both give the same results; the pure-Python one is used for the messages of a file libyaml
 refuses.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -80,10 +81,9 @@ class YamlDocument:
 
 # --- reading -----------------------------------------------------------------------------------
 
-_NON_PRINTABLE = re.compile("[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\U00010000-\U0010FFFF]")
+_NON_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
-_CONTROL_NAMES = {0: "NUL", 7: "BEL", 8: "backspace", 0x0B: "vertical tab", 0x0C: "form feed", 0x1B: "ESC",
-                  0x7F: "DEL"}
+_CONTROL_NAMES = {0: "NUL", 7: "BEL", 8: "backspace", 0x0B: "vertical tab", 0x0C: "form feed", 0x1B: "ESC", 0x7F: "DEL"}
 
 
 def line_and_column(text: str, position: int) -> tuple[int, int]:
@@ -101,14 +101,18 @@ def decode(raw: bytes, report: Report) -> str | None:
     except UnicodeDecodeError as e:
         start = raw.rfind(b"\n", 0, e.start) + 1
         line = raw.count(b"\n", 0, e.start) + 1
-        column = len(raw[start:e.start].decode("utf-8", errors="replace")) + 1
-        report(line, column, f"not UTF-8: byte 0x{raw[e.start]:02x} at byte position {e.start} cannot be decoded; "
-                             "save the file as UTF-8")
+        column = len(raw[start : e.start].decode("utf-8", errors="replace")) + 1
+        report(
+            line,
+            column,
+            f"not UTF-8: byte 0x{raw[e.start]:02x} at byte position {e.start} cannot be decoded; save the file as UTF-8",
+        )
         return None
 
 
-def read_yaml_text(text: str, file: str, report: Report,
-                   is_secret: Callable[[Path_], bool] = lambda path: False) -> list[YamlDocument]:
+def read_yaml_text(
+    text: str, file: str, report: Report, is_secret: Callable[[Path_], bool] = lambda path: False
+) -> list[YamlDocument]:
     """The documents of one file; every problem goes to `report`. `is_secret(path)` says which
     values must never be shown in a message."""
     bad = _NON_PRINTABLE.search(text)
@@ -117,9 +121,14 @@ def read_yaml_text(text: str, file: str, report: Report,
         code = ord(bad.group())
         name = _CONTROL_NAMES.get(code, "control character")
         more = len(_NON_PRINTABLE.findall(text)) - 1
-        report(line, column, f"{name} (U+{code:04X}) is not allowed in YAML" + (f" ({more} more in this file)"
-                             if more else "") + "; remove it, or write it as an escape (\\x"
-                             f"{code:02x}) inside a double-quoted string if it is meant")
+        report(
+            line,
+            column,
+            f"{name} (U+{code:04X}) is not allowed in YAML"
+            + (f" ({more} more in this file)" if more else "")
+            + "; remove it, or write it as an escape (\\x"
+            f"{code:02x}) inside a double-quoted string if it is meant",
+        )
         return []
     if PLAIN_LINES:
         lines = _LineReader(file, is_secret).read(text)
@@ -149,13 +158,11 @@ def _syntax_problem(e: yaml.MarkedYAMLError) -> tuple[int, int, str]:
     context, problem = e.context or "", e.problem or ""
     if context == "while scanning a quoted scalar" and e.context_mark is not None:
         line, column = e.context_mark.line + 1, e.context_mark.column + 1
-        return line, column, (f"quoted string opened at line {line} is never closed ({problem}); add the "
-                              "closing quote")
+        return line, column, (f"quoted string opened at line {line} is never closed ({problem}); add the closing quote")
     if e.context_mark is not None and ("stream end" in problem or "end of stream" in problem):
         line, column = e.context_mark.line + 1, e.context_mark.column + 1
         what = context.removeprefix("while parsing ").removeprefix("while scanning ").removeprefix("a ") or "value"
-        return line, column, (f"not valid YAML: the {what} that starts at line {line} is never closed ({problem}); "
-                              "close it")
+        return line, column, (f"not valid YAML: the {what} that starts at line {line} is never closed ({problem}); close it")
     mark = e.problem_mark or e.context_mark
     line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
     message = f"not valid YAML: {problem or context}"
@@ -178,13 +185,16 @@ def _syntax_problem(e: yaml.MarkedYAMLError) -> tuple[int, int, str]:
 _WORD = r"[A-Za-z0-9_./+,-]+"  # what a plain scalar holds after its first character
 _SCALAR = rf"""(?:[A-Za-z0-9_/]|[-.+][A-Za-z0-9_])[A-Za-z0-9_./+,-]*(?:[ ]+{_WORD})*|"[^"\\]*"|'[^']*'"""
 _FLOW_ITEM = r"(?:[A-Za-z0-9_/]|[-.+][A-Za-z0-9_])[A-Za-z0-9_./+-]*"  # no comma: it ends an item
-_PLAIN_LINE = re.compile(rf"""
+_PLAIN_LINE = re.compile(
+    rf"""
     (?P<indent>[ ]*)
     (?:(?P<dash>-[ ]+)(?=[^ #]))?                   # a list entry, and what it holds on this line:
     (?:(?P<key>[A-Za-z0-9_][A-Za-z0-9_./-]*):       # a key, with its value or the collection below it
        (?:[ ]+(?P<value>{_SCALAR}|(?P<flow>\[[ ]*(?:{_FLOW_ITEM}(?:[ ]*,[ ]*{_FLOW_ITEM})*)?[ ]*\])))?
      |(?P<item>{_SCALAR}))                          # an entry's scalar (only after a dash)
-    [ ]*(?:[ ]\#.*)?""", re.VERBOSE)
+    [ ]*(?:[ ]\#.*)?""",
+    re.VERBOSE,
+)
 _FLOW_ITEMS = re.compile(_FLOW_ITEM)
 _MAX_KEY = 1000  # YAML's parsers look no further than 1024 characters for the colon of a key
 _BLANK_OR_COMMENT = re.compile(r"[ ]*(?:\#.*)?")
@@ -333,8 +343,7 @@ class _LineReader:
             if not dash:
                 return None  # a scalar alone on its line: the end of a multi-line one?
             value, text = self._scalar(found.group("item"))
-            return None if value is _NO_KEY else _Line(indent, True, _NO_KEY, 0, value, found.start("item") + 1,
-                                                       text, ())
+            return None if value is _NO_KEY else _Line(indent, True, _NO_KEY, 0, value, found.start("item") + 1, text, ())
         if len(key) > _MAX_KEY:
             return None  # YAML's parsers would not look that far for its colon
         name, _ = self._scalar(key)
@@ -368,6 +377,7 @@ class _LineReader:
 
 
 # --- nodes ---------------------------------------------------------------------------------------
+
 
 class _Node:
     __slots__ = ("column", "depth", "line", "size", "tag")
@@ -460,7 +470,7 @@ class _Reader:
         scalar_event, mapping_start, sequence_start = yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent
         stack: list[tuple[Any, Path_, Any]] = []  # the collections the current one is inside of
         current: Any = None  # the open mapping or list (None: at the root), its path, and for a
-        path: Path_ = ()     # mapping the key whose value comes next (_NO_KEY while a key does)
+        path: Path_ = ()  # mapping the key whose value comes next (_NO_KEY while a key does)
         key: Any = _NO_KEY
         data: Any = _NO_KEY
         for event in events:
@@ -551,16 +561,18 @@ class _Reader:
                 if event.anchor is not None:
                     self._anchor(anchors, event.anchor, node)
                 if len(stack) >= MAX_DEPTH:
-                    self.report(node.line, node.column,
-                                f"lists and mappings nest more than {MAX_DEPTH} deep here; a manifest needs a "
-                                "few levels, so this file is not read further: flatten it")
+                    self.report(
+                        node.line,
+                        node.column,
+                        f"lists and mappings nest more than {MAX_DEPTH} deep here; a manifest needs a "
+                        "few levels, so this file is not read further: flatten it",
+                    )
                     return False
                 stack.append(node)
                 continue
             elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
                 closed = node = stack.pop()
-                children = ([n for pair in closed.pairs for n in pair] if isinstance(closed, _Mapping)
-                            else closed.items)
+                children = [n for pair in closed.pairs for n in pair] if isinstance(closed, _Mapping) else closed.items
                 closed.size = 1 + sum(child.size for child in children)
                 closed.depth = 1 + max((child.depth for child in children), default=0)
                 if closed.depth > MAX_DEPTH and too_deep is None:
@@ -569,8 +581,12 @@ class _Reader:
                 anchored = anchors.get(event.anchor)
                 if anchored is None:
                     line, column = event.start_mark.line + 1, event.start_mark.column + 1
-                    self.report(line, column, f"alias *{shown_text(event.anchor)} refers to no anchor before it; "
-                                              f"define &{shown_text(event.anchor)} first")
+                    self.report(
+                        line,
+                        column,
+                        f"alias *{shown_text(event.anchor)} refers to no anchor before it; "
+                        f"define &{shown_text(event.anchor)} first",
+                    )
                     node = _NO_NODE
                 elif any(open_node is anchored for open_node in stack):
                     # A value that contains itself: counted once here, reported when converted.
@@ -603,22 +619,32 @@ class _Reader:
     def _anchor(self, anchors: dict, name: str, node: _Node) -> None:
         first = anchors.get(name)
         if first is not None:
-            self.report(node.line, node.column, f"anchor &{shown_text(name)} is defined twice in this document "
-                                                f"(first at line {first.line}); give each anchor its own name")
+            self.report(
+                node.line,
+                node.column,
+                f"anchor &{shown_text(name)} is defined twice in this document "
+                f"(first at line {first.line}); give each anchor its own name",
+            )
         anchors[name] = node
 
     def _document(self, root, written: int, too_deep) -> None:
         if root is _NO_NODE or isinstance(root, _SelfAlias):
             return
         if root.size - written > MAX_ALIAS_EXPANSION:
-            self.report(root.line, root.column,
-                        f"aliases in this document repeat values {root.size - written:,} times (more than "
-                        f"{MAX_ALIAS_EXPANSION:,}); write the values out, or share them with a TopicTemplate "
-                        "or a TruncationRule")
+            self.report(
+                root.line,
+                root.column,
+                f"aliases in this document repeat values {root.size - written:,} times (more than "
+                f"{MAX_ALIAS_EXPANSION:,}); write the values out, or share them with a TopicTemplate "
+                "or a TruncationRule",
+            )
             return
         if too_deep is not None:
-            self.report(too_deep.line, too_deep.column,
-                        f"aliases nest lists and mappings more than {MAX_DEPTH} deep here; write the values out")
+            self.report(
+                too_deep.line,
+                too_deep.column,
+                f"aliases nest lists and mappings more than {MAX_DEPTH} deep here; write the values out",
+            )
             return
         doc = YamlDocument(self.file)
         converter = _Converter(doc, self.report, self.is_secret)
@@ -668,15 +694,13 @@ class _Converter:
         if isinstance(node, _SelfAlias):
             node = node.node
             self.doc.value_marks.setdefault(path, (node.line, node.column))
-            self.report(node.line, node.column,
-                        "this mapping or list contains an alias to itself; a value cannot contain itself")
+            self.report(node.line, node.column, "this mapping or list contains an alias to itself; a value cannot contain itself")
             return _LEFT_OUT
         self.doc.value_marks.setdefault(path, (node.line, node.column))
         if isinstance(node, _Scalar):
             return self.scalar(node, path)
         if id(node) in within:
-            self.report(node.line, node.column,
-                        "this mapping or list contains an alias to itself; a value cannot contain itself")
+            self.report(node.line, node.column, "this mapping or list contains an alias to itself; a value cannot contain itself")
             return _LEFT_OUT
         within = within | {id(node)}
         self._collection_tag(node, path)
@@ -726,8 +750,7 @@ class _Converter:
         merging = merging | {id(node)}
         own, merged = [], []
         for key_node, value_node in node.pairs:
-            if not (isinstance(key_node, _Scalar) and key_node.plain and key_node.tag is None
-                    and key_node.value == "<<"):
+            if not (isinstance(key_node, _Scalar) and key_node.plain and key_node.tag is None and key_node.value == "<<"):
                 own.append((key_node, value_node))
                 continue
             listed = isinstance(value_node, _Sequence) and value_node.tag is None
@@ -737,12 +760,20 @@ class _Converter:
                 if source is _NO_NODE:
                     continue
                 if not isinstance(source, _Mapping):
-                    what = ("a list" if isinstance(source, _Sequence) else "null" if source.plain and
-                            source.tag is None and source.value in _NULL else "a scalar")
+                    what = (
+                        "a list"
+                        if isinstance(source, _Sequence)
+                        else "null"
+                        if source.plain and source.tag is None and source.value in _NULL
+                        else "a scalar"
+                    )
                     item = f"item {i + 1} of its list is" if listed else "it is given"
-                    self.report(key_node.line, key_node.column,
-                                f"`<<` merges mappings, and {item} {what}; merge mappings only (`<<: *name` or "
-                                "`<<: [*a, *b]`), or write the keys out")
+                    self.report(
+                        key_node.line,
+                        key_node.column,
+                        f"`<<` merges mappings, and {item} {what}; merge mappings only (`<<: *name` or "
+                        "`<<: [*a, *b]`), or write the keys out",
+                    )
                     continue
                 self._collection_tag(source, path)
                 if id(source) not in merging:  # a mapping merged into itself adds nothing
@@ -757,9 +788,13 @@ class _Converter:
             key = self.scalar(node, path + (node.typed[0],), is_key=True)
             if key is None or isinstance(key, (bool, float)):
                 self.refuse(path, mapping)  # the mapping, left without the key: not reported again
-                self.report(node.line, node.column, "mapping keys must be text or whole numbers, not "
-                            + ("null" if key is None else "a boolean" if isinstance(key, bool) else "a number")
-                            + "; quote the key")
+                self.report(
+                    node.line,
+                    node.column,
+                    "mapping keys must be text or whole numbers, not "
+                    + ("null" if key is None else "a boolean" if isinstance(key, bool) else "a number")
+                    + "; quote the key",
+                )
                 return _LEFT_OUT
             return key
         if node is not _NO_NODE:
@@ -779,23 +814,28 @@ class _Converter:
             self.refuse(path, node)
             if id(node) not in self.pending:
                 where = ".".join(str(p) for p in path)
-                hidden = (f"{where}: this value is read differently by YAML 1.1 and 1.2 readers, or has a tag that "
-                          "is not allowed (it is not shown: it is a secret); write a reference such as "
-                          "${KAFKA_PASSWORD}")
+                hidden = (
+                    f"{where}: this value is read differently by YAML 1.1 and 1.2 readers, or has a tag that "
+                    "is not allowed (it is not shown: it is a secret); write a reference such as "
+                    "${KAFKA_PASSWORD}"
+                )
                 self.pending[id(node)] = (node, path, problem, hidden)
         return value
 
 
 def _short_tag(tag: str) -> str:
-    return "!!" + tag[len(_CORE):] if tag.startswith(_CORE) else shown_text(tag, 40)
+    return "!!" + tag[len(_CORE) :] if tag.startswith(_CORE) else shown_text(tag, 40)
 
 
 # --- typing scalars: YAML 1.2 core schema, and what YAML 1.1 would say ---------------------------------
 
 _NULL = {"", "~", "null", "Null", "NULL"}
 _BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
-_BOOL_11 = {**_BOOL, **dict.fromkeys(("yes", "Yes", "YES", "on", "On", "ON", "y", "Y"), True),
-            **dict.fromkeys(("no", "No", "NO", "off", "Off", "OFF", "n", "N"), False)}
+_BOOL_11 = {
+    **_BOOL,
+    **dict.fromkeys(("yes", "Yes", "YES", "on", "On", "ON", "y", "Y"), True),
+    **dict.fromkeys(("no", "No", "NO", "off", "Off", "OFF", "n", "N"), False),
+}
 _INT = re.compile(r"[-+]?[0-9]+")
 _OCT = re.compile(r"0o[0-7]+")
 _HEX = re.compile(r"0x[0-9a-fA-F]+")
@@ -803,10 +843,14 @@ _FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
 _INF = re.compile(r"[-+]?\.(?:inf|Inf|INF)")
 _NAN = re.compile(r"\.(?:nan|NaN|NAN)")
 # PyYAML's YAML 1.1 resolver (yaml/resolver.py), which is what a reviewer's tools may use.
-_INT_11 = re.compile(r"[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+"
-                     r"|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+")
-_FLOAT_11 = re.compile(r"[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?"
-                       r"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)")
+_INT_11 = re.compile(
+    r"[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+"
+    r"|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+"
+)
+_FLOAT_11 = re.compile(
+    r"[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?"
+    r"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
+)
 # Every int, float, null, merge key, 1.1 "value" key and timestamp starts with one of these.
 _NUMBER_START = frozenset("0123456789+-.~=<")
 _MAX_DIGITS = 4000  # Python refuses to read longer numbers; no manifest value comes close
@@ -832,7 +876,7 @@ def _core_value(text: str, tag: str | None) -> Any:
             return _core_value(text, _CORE + "float")
         except _Unreadable:
             return text
-    kind = tag[len(_CORE):]
+    kind = tag[len(_CORE) :]
     if kind == "str":
         return text
     if kind == "null" and text in _NULL:
@@ -880,7 +924,7 @@ def _value_11(text: str, tag: str | None) -> Any:
         else:
             return text
     node = yaml.ScalarNode(tag, text)
-    kind = tag[len(_CORE):]
+    kind = tag[len(_CORE) :]
     try:
         if kind == "int":
             return _CONSTRUCTOR.construct_yaml_int(node)
@@ -897,7 +941,8 @@ def _value_11(text: str, tag: str | None) -> Any:
 
 _TIMESTAMP_11_RE = re.compile(
     r"[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?"
-    r"(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?")
+    r"(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?"
+)
 
 
 def _is_number(text: str) -> bool:
@@ -929,8 +974,7 @@ def _typed(node: _Scalar) -> tuple[Any, str | None]:
 
 def _typed_text(text: str, tag: str | None, plain: bool) -> tuple[Any, str | None]:
     """`_typed` of a scalar written as `text`, with `tag` (or None), plain (not quoted) or not."""
-    if tag is None and (not plain or (text and text[0] not in _NUMBER_START and text not in _BOOL_11
-                                           and text not in _NULL)):
+    if tag is None and (not plain or (text and text[0] not in _NUMBER_START and text not in _BOOL_11 and text not in _NULL)):
         return text, None  # quoted, a block scalar, or plain text that no YAML version reads as anything else
     if tag is not None and tag not in _SCALAR_TAGS:
         if tag in (_CORE + "map", _CORE + "seq"):
@@ -939,15 +983,21 @@ def _typed_text(text: str, tag: str | None, plain: bool) -> tuple[Any, str | Non
     written = shown_text(text)
     prefix = "" if tag is None else _short_tag(tag) + " "
     if len(text) > _MAX_DIGITS and tag in (None, _CORE + "int", _CORE + "float") and _is_number(text):
-        return text, (f"{prefix}a number of {len(text):,} characters is far beyond any manifest value; write a "
-                      "smaller one, or quote it if text is meant")
+        return text, (
+            f"{prefix}a number of {len(text):,} characters is far beyond any manifest value; write a "
+            "smaller one, or quote it if text is meant"
+        )
     try:
         value = _core_value(text, tag)
     except _Unreadable:
         assert tag is not None  # without a tag every text is some value
-        kind = tag[len(_CORE):]
-        want = {"int": "a whole number such as 12 (or 0x1F)", "float": "a number such as 0.5",
-                "bool": "true or false", "null": "null"}[kind]
+        kind = tag[len(_CORE) :]
+        want = {
+            "int": "a whole number such as 12 (or 0x1F)",
+            "float": "a number such as 0.5",
+            "bool": "true or false",
+            "null": "null",
+        }[kind]
         return text, f"{prefix}{written}: the value does not fit the tag; write {want}, or remove the tag"
     try:
         value_11 = _value_11(text, tag)
@@ -956,14 +1006,18 @@ def _typed_text(text: str, tag: str | None, plain: bool) -> tuple[Any, str | Non
     if value_11 is _TIMESTAMP_11 or _same(value, value_11):
         return value, None
     if value_11 is _Unreadable:
-        return value, (f"{prefix}{written} is {_described(value)} in YAML 1.2 but not readable in YAML 1.1; "
-                       f"quote it ('{written}') if text is meant")
+        return value, (
+            f"{prefix}{written} is {_described(value)} in YAML 1.2 but not readable in YAML 1.1; "
+            f"quote it ('{written}') if text is meant"
+        )
     options = list(dict.fromkeys(text for text in map(_canonical, (value_11, value)) if text is not None))
     if any(isinstance(v, bool) for v in (value_11, value)):
         options = ["true or false"]
     instead = (f"write {' or '.join(options)}, or " if options else "") + "quote it if text is meant"
-    return value, (f"{prefix}{written} is {_described(value_11)} in YAML 1.1 but {_described(value)} in YAML 1.2 "
-                   f"(a reader may take either); {instead}")
+    return value, (
+        f"{prefix}{written} is {_described(value_11)} in YAML 1.1 but {_described(value)} in YAML 1.2 "
+        f"(a reader may take either); {instead}"
+    )
 
 
 def plain_reads_as_text(text: str) -> bool:

@@ -4,6 +4,7 @@ overrides merged, config values normalised to Kafka's strings.
 Built by `reconciler.manifests`; read by the planner and the policy checks. Every piece keeps the
 manifest position it came from, so a diagnostic can point at the line to change.
 """
+
 from __future__ import annotations
 
 import re
@@ -93,8 +94,7 @@ class ConsumedBy(_Rule):
         return "consumed by " + ", ".join(self.groups)
 
 
-TruncationRule = Annotated[
-    BeforeOffset | BeforeTime | KeepLast | Everything | ConsumedBy, Field(discriminator="kind")]
+TruncationRule = Annotated[BeforeOffset | BeforeTime | KeepLast | Everything | ConsumedBy, Field(discriminator="kind")]
 
 
 class UndeclaredConfigs(str, Enum):
@@ -131,18 +131,40 @@ class DesiredTopic(_Model):
     source: SourceRef | None = None
 
     @classmethod
-    def resolved(cls, name: str, state: TopicState, partitions: int, replication_factor: int, configs: dict[str, str],
-                 undeclared_configs: UndeclaredConfigs, protected: bool, retention_stepping: RetentionStepping,
-                 replica_assignment: dict[int, list[int]], truncate: list[TruncationRule],
-                 source: SourceRef) -> DesiredTopic:
+    def resolved(
+        cls,
+        name: str,
+        state: TopicState,
+        partitions: int,
+        replication_factor: int,
+        configs: dict[str, str],
+        undeclared_configs: UndeclaredConfigs,
+        protected: bool,
+        retention_stepping: RetentionStepping,
+        replica_assignment: dict[int, list[int]],
+        truncate: list[TruncationRule],
+        source: SourceRef,
+    ) -> DesiredTopic:
         """For the manifest loader only: its values come from document models that validated them
         (strict types and ranges) and from the merge, so they are not validated again; the
         containers are the topic's own (the loader builds them for it)."""
-        return trusted(cls, {
-            "name": name, "state": state, "partitions": partitions, "replication_factor": replication_factor,
-            "configs": configs, "undeclared_configs": undeclared_configs, "protected": protected,
-            "retention_stepping": retention_stepping, "replica_assignment": replica_assignment,
-            "truncate": truncate, "source": source}, _TOPIC_FIELDS)
+        return trusted(
+            cls,
+            {
+                "name": name,
+                "state": state,
+                "partitions": partitions,
+                "replication_factor": replication_factor,
+                "configs": configs,
+                "undeclared_configs": undeclared_configs,
+                "protected": protected,
+                "retention_stepping": retention_stepping,
+                "replica_assignment": replica_assignment,
+                "truncate": truncate,
+                "source": source,
+            },
+            _TOPIC_FIELDS,
+        )
 
 
 _SOURCE_FIELDS = set(SourceRef.model_fields)
@@ -176,8 +198,10 @@ _UNSUPPORTED_MECHANISMS = {
 def _supported_mechanism(value: object) -> object:
     # Said when the manifest is read, not when a connection fails later.
     if isinstance(value, str) and value in _UNSUPPORTED_MECHANISMS:
-        raise ValueError(f"SASL {value} is not supported: it {_UNSUPPORTED_MECHANISMS[value]}; use SCRAM-SHA-512, "
-                         "SCRAM-SHA-256 or PLAIN for the reconciler's principal")
+        raise ValueError(
+            f"SASL {value} is not supported: it {_UNSUPPORTED_MECHANISMS[value]}; use SCRAM-SHA-512, "
+            "SCRAM-SHA-256 or PLAIN for the reconciler's principal"
+        )
     return value
 
 

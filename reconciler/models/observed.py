@@ -58,6 +58,7 @@ A topic is in at most one of `topics`, `hidden_topics` and `absent_topic_operati
 The rules hold for states built in memory too (the live reader's), except where noted. Reading
 files (format detection, parse errors, messages) is `reconciler.files.snapshot.load_snapshot`.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -89,12 +90,12 @@ from reconciler.models.trusted import trusted
 SNAPSHOT_FORMAT_VERSION = 1
 
 INT32_MAX, INT64_MAX = INT_MAX, LONG_MAX
-INT64_MIN = -(2 ** 63)
+INT64_MIN = -(2**63)
 UNKNOWN = -1  # the "not known" marker of leaders, epochs and offsets (see the module docstring)
 
 
 # Spelled out rather than built by a function, so type checkers see int types.
-Offset = Annotated[int, Field(strict=True, ge=0, le=INT64_MAX)]                # committed group offsets
+Offset = Annotated[int, Field(strict=True, ge=0, le=INT64_MAX)]  # committed group offsets
 OffsetOrUnknown = Annotated[int, Field(strict=True, ge=UNKNOWN, le=INT64_MAX)]  # -1 only where the docstring says so
 BrokerId = Annotated[int, Field(strict=True, ge=0, le=INT32_MAX)]
 LeaderId = Annotated[int, Field(strict=True, ge=UNKNOWN, le=INT32_MAX)]
@@ -107,8 +108,20 @@ PartitionKey = Annotated[int, Field(ge=0, le=INT32_MAX)]
 TimestampKey = Annotated[int, Field(ge=INT64_MIN, le=INT64_MAX)]
 NonEmptyStr = Annotated[StrictStr, Field(min_length=1)]
 # What KIP-430's authorized-operations bitfields can hold (org.apache.kafka.common.acl.AclOperation).
-AclOperation = Literal["READ", "WRITE", "CREATE", "DELETE", "ALTER", "DESCRIBE", "CLUSTER_ACTION", "DESCRIBE_CONFIGS",
-                       "ALTER_CONFIGS", "IDEMPOTENT_WRITE", "CREATE_TOKENS", "DESCRIBE_TOKENS"]
+AclOperation = Literal[
+    "READ",
+    "WRITE",
+    "CREATE",
+    "DELETE",
+    "ALTER",
+    "DESCRIBE",
+    "CLUSTER_ACTION",
+    "DESCRIBE_CONFIGS",
+    "ALTER_CONFIGS",
+    "IDEMPOTENT_WRITE",
+    "CREATE_TOKENS",
+    "DESCRIBE_TOKENS",
+]
 
 
 # Passed as `context` when validating a snapshot file: the rules that only a file can break (the
@@ -121,7 +134,8 @@ def _topic_name(value: Any, info: ValidationInfo) -> Any:
         return value
     if isinstance(value, str) and (not TOPIC_NAME.fullmatch(value) or value in (".", "..")):
         raise PydanticCustomError(
-            "topic_name", "not a legal Kafka topic name (1 to 249 of letters, digits, '.', '_', '-'; not '.' or '..')")
+            "topic_name", "not a legal Kafka topic name (1 to 249 of letters, digits, '.', '_', '-'; not '.' or '..')"
+        )
     return value
 
 
@@ -151,9 +165,13 @@ def _source_number(value: Any) -> Any:
 def _problems(title: str, problems: list[tuple[tuple, str, Any]]) -> ValidationError:
     """Several rule violations of one model, each at its own place (pydantic gives after-validators
     one error otherwise, at the model)."""
-    return ValidationError.from_exception_data(title, [
-        InitErrorDetails(type=PydanticCustomError("snapshot_rule", message), loc=loc, input=value)
-        for loc, message, value in problems])
+    return ValidationError.from_exception_data(
+        title,
+        [
+            InitErrorDetails(type=PydanticCustomError("snapshot_rule", message), loc=loc, input=value)
+            for loc, message, value in problems
+        ],
+    )
 
 
 class _Model(BaseModel):
@@ -204,48 +222,95 @@ class ObservedPartition(_Model):
         if start < 0 or end < 0:
             offline = "-1 (offset unknown) is written only for an offline partition: leader -1 and both offsets -1"
             if start != end or leader != UNKNOWN:
-                problems += [((field,), offline, value) for field, value in
-                             (("log_start_offset", start), ("high_watermark", end)) if value < 0]
+                problems += [
+                    ((field,), offline, value)
+                    for field, value in (("log_start_offset", start), ("high_watermark", end))
+                    if value < 0
+                ]
             if self.epoch_end_offset is not None:
-                problems.append((("epoch_end_offset",), "an offline partition (offsets -1) has no epoch end offset",
-                                 self.epoch_end_offset))
+                problems.append(
+                    (("epoch_end_offset",), "an offline partition (offsets -1) has no epoch end offset", self.epoch_end_offset)
+                )
             if self.offsets_by_timestamp:
-                problems.append((("offsets_by_timestamp",), "an offline partition (offsets -1) has no offsets by time",
-                                 self.offsets_by_timestamp))
+                problems.append(
+                    (
+                        ("offsets_by_timestamp",),
+                        "an offline partition (offsets -1) has no offsets by time",
+                        self.offsets_by_timestamp,
+                    )
+                )
         elif start > end:
             problems.append((("log_start_offset",), f"log start offset {start} is above the high watermark {end}", start))
         if leader != UNKNOWN and replicas and leader not in replicas:
             problems.append((("leader",), f"leader {leader} is not one of the replicas {replicas}", leader))
-        if len(set(replicas)) != len(replicas) or not set(self.isr) <= set(replicas) \
-                or not set(self.offline_replicas) <= set(replicas) or len(set(self.isr)) != len(self.isr) \
-                or len(set(self.offline_replicas)) != len(self.offline_replicas):
+        if (
+            len(set(replicas)) != len(replicas)
+            or not set(self.isr) <= set(replicas)
+            or not set(self.offline_replicas) <= set(replicas)
+            or len(set(self.isr)) != len(self.isr)
+            or len(set(self.offline_replicas)) != len(self.offline_replicas)
+        ):
             problems += _replica_problems(replicas, self.isr, self.offline_replicas)
         if problems:
             raise _problems("ObservedPartition", problems)
         return self
 
     @classmethod
-    def from_reader(cls, partition: int, leader: int, leader_epoch: int, replicas: list[int], isr: list[int],
-                    offline_replicas: list[int], log_start_offset: int, high_watermark: int, size_bytes: int | None,
-                    epoch_end_offset: int | None, offsets_by_timestamp: dict[int, int]) -> ObservedPartition:
+    def from_reader(
+        cls,
+        partition: int,
+        leader: int,
+        leader_epoch: int,
+        replicas: list[int],
+        isr: list[int],
+        offline_replicas: list[int],
+        log_start_offset: int,
+        high_watermark: int,
+        size_bytes: int | None,
+        epoch_end_offset: int | None,
+        offsets_by_timestamp: dict[int, int],
+    ) -> ObservedPartition:
         """For the live reader only: its values are Kafka's typed answers (int32 and int64 on the
         wire), so the type and range rules hold by construction and are not checked again. The
         rules the planner turns into DeleteRecords targets are: offsets in order (or the offline
         pattern) and a leader among the replicas; values that break them are validated in full,
         which refuses them as before."""
-        offline = log_start_offset == high_watermark == leader == UNKNOWN and epoch_end_offset is None \
-            and not offsets_by_timestamp
-        if not (0 <= log_start_offset <= high_watermark or offline) \
-                or not (leader == UNKNOWN or not replicas or leader in replicas):
-            return cls(partition=partition, leader=leader, leader_epoch=leader_epoch, replicas=replicas, isr=isr,
-                       offline_replicas=offline_replicas, log_start_offset=log_start_offset,
-                       high_watermark=high_watermark, size_bytes=size_bytes, epoch_end_offset=epoch_end_offset,
-                       offsets_by_timestamp=offsets_by_timestamp)
-        return trusted(cls, {
-            "partition": partition, "leader": leader, "leader_epoch": leader_epoch, "replicas": replicas, "isr": isr,
-            "offline_replicas": offline_replicas, "log_start_offset": log_start_offset,
-            "high_watermark": high_watermark, "size_bytes": size_bytes, "epoch_end_offset": epoch_end_offset,
-            "offsets_by_timestamp": offsets_by_timestamp}, _PARTITION_FIELDS)
+        offline = (
+            log_start_offset == high_watermark == leader == UNKNOWN and epoch_end_offset is None and not offsets_by_timestamp
+        )
+        if not (0 <= log_start_offset <= high_watermark or offline) or not (
+            leader == UNKNOWN or not replicas or leader in replicas
+        ):
+            return cls(
+                partition=partition,
+                leader=leader,
+                leader_epoch=leader_epoch,
+                replicas=replicas,
+                isr=isr,
+                offline_replicas=offline_replicas,
+                log_start_offset=log_start_offset,
+                high_watermark=high_watermark,
+                size_bytes=size_bytes,
+                epoch_end_offset=epoch_end_offset,
+                offsets_by_timestamp=offsets_by_timestamp,
+            )
+        return trusted(
+            cls,
+            {
+                "partition": partition,
+                "leader": leader,
+                "leader_epoch": leader_epoch,
+                "replicas": replicas,
+                "isr": isr,
+                "offline_replicas": offline_replicas,
+                "log_start_offset": log_start_offset,
+                "high_watermark": high_watermark,
+                "size_bytes": size_bytes,
+                "epoch_end_offset": epoch_end_offset,
+                "offsets_by_timestamp": offsets_by_timestamp,
+            },
+            _PARTITION_FIELDS,
+        )
 
     @classmethod
     def all_from_reader(cls, rows: list[dict[str, Any]], offsets_read: bool = True) -> list[ObservedPartition]:
@@ -256,8 +321,9 @@ class ObservedPartition(_Model):
         for v in rows:
             start, end, leader, replicas = v["log_start_offset"], v["high_watermark"], v["leader"], v["replicas"]
             if offsets_read:
-                in_order = 0 <= start <= end or (start == end == leader == UNKNOWN and v["epoch_end_offset"] is None
-                                                 and not v["offsets_by_timestamp"])
+                in_order = 0 <= start <= end or (
+                    start == end == leader == UNKNOWN and v["epoch_end_offset"] is None and not v["offsets_by_timestamp"]
+                )
             else:
                 in_order = start == end == UNKNOWN and v["epoch_end_offset"] is None and not v["offsets_by_timestamp"]
             if not in_order or not (leader == UNKNOWN or not replicas or leader in replicas):
@@ -309,24 +375,52 @@ class ObservedTopic(_Model):
 
     @model_validator(mode="after")
     def _partitions_in_order(self) -> ObservedTopic:
-        problems = [(("partitions", i, "partition"),
-                     f"partition ids are 0..{len(self.partitions) - 1} in order; this one is {p.partition}, expected {i}",
-                     p.partition)
-                    for i, p in enumerate(self.partitions) if p.partition != i]
+        problems = [
+            (
+                ("partitions", i, "partition"),
+                f"partition ids are 0..{len(self.partitions) - 1} in order; this one is {p.partition}, expected {i}",
+                p.partition,
+            )
+            for i, p in enumerate(self.partitions)
+            if p.partition != i
+        ]
         if problems:
             raise _problems("ObservedTopic", problems)
         return self
 
     @classmethod
-    def from_reader(cls, name: str, topic_id: str | None, internal: bool, partitions: list[ObservedPartition],
-                    configs: dict[str, ObservedConfig], authorized_operations: list[str] | None) -> ObservedTopic:
+    def from_reader(
+        cls,
+        name: str,
+        topic_id: str | None,
+        internal: bool,
+        partitions: list[ObservedPartition],
+        configs: dict[str, ObservedConfig],
+        authorized_operations: list[str] | None,
+    ) -> ObservedTopic:
         """For the live reader only (see `ObservedPartition.from_reader`): partitions listed in
         order of their ids as Metadata gave them; a list that is not 0..n-1 is validated in full."""
         if not partitions or any(p.partition != i for i, p in enumerate(partitions)):
-            return cls(name=name, topic_id=topic_id, internal=internal, partitions=partitions, configs=configs,
-                       authorized_operations=authorized_operations)
-        return trusted(cls, {"name": name, "topic_id": topic_id, "internal": internal, "partitions": partitions,
-                              "configs": configs, "authorized_operations": authorized_operations}, _TOPIC_FIELDS)
+            return cls(
+                name=name,
+                topic_id=topic_id,
+                internal=internal,
+                partitions=partitions,
+                configs=configs,
+                authorized_operations=authorized_operations,
+            )
+        return trusted(
+            cls,
+            {
+                "name": name,
+                "topic_id": topic_id,
+                "internal": internal,
+                "partitions": partitions,
+                "configs": configs,
+                "authorized_operations": authorized_operations,
+            },
+            _TOPIC_FIELDS,
+        )
 
     @property
     def replication_factor(self) -> int:
@@ -384,6 +478,7 @@ def _partition_default(key: str) -> Any:
 # with the messages they always gave. So a value is either accepted by both or explained by the
 # models: tests/files/test_fast_validation.py compares the two on every field.
 
+
 def topic_from_file(values: dict[str, Any], configs: dict[tuple, ObservedConfig]) -> ObservedTopic | None:
     """The topic whose fields (ObservedTopic's, `partitions` as dicts of ObservedPartition's
     fields, `configs` key -> dict, as a JSON snapshot holds them) are `values`, if every rule holds
@@ -395,11 +490,18 @@ def topic_from_file(values: dict[str, Any], configs: dict[tuple, ObservedConfig]
     name, partitions = values.get("name"), values.get("partitions")
     topic_id, internal = values.get("topic_id"), values.get("internal", False)
     operations = values.get("authorized_operations")
-    if type(name) is not str or not TOPIC_NAME.fullmatch(name) or name in (".", "..") \
-            or not (topic_id is None or type(topic_id) is str) or type(internal) is not bool \
-            or not (operations is None or (type(operations) is list and all(
-                type(o) is str and o in _ACL_OPERATIONS for o in operations))) \
-            or type(partitions) is not list or not partitions:
+    if (
+        type(name) is not str
+        or not TOPIC_NAME.fullmatch(name)
+        or name in (".", "..")
+        or not (topic_id is None or type(topic_id) is str)
+        or type(internal) is not bool
+        or not (
+            operations is None or (type(operations) is list and all(type(o) is str and o in _ACL_OPERATIONS for o in operations))
+        )
+        or type(partitions) is not list
+        or not partitions
+    ):
         return None
     built = _configs_from_file(values.get("configs", {}), configs)
     if built is None:
@@ -417,14 +519,24 @@ def topic_from_file(values: dict[str, Any], configs: dict[tuple, ObservedConfig]
         # In _PARTITION_ORDER: one call instead of a lookup per field, for 100,000 partitions.
         number, leader, epoch, replicas, isr, offline, start, end, size, epoch_end, by_time = p.values()
         # -1 offsets (an offline partition) are left to the models, as any other case not plain
-        if type(number) is not int or number != index or type(start) is not int or type(end) is not int \
-                or not 0 <= start <= end <= INT64_MAX \
-                or (size is not None and (type(size) is not int or not 0 <= size <= INT64_MAX)) \
-                or (epoch_end is not None and (type(epoch_end) is not int or not UNKNOWN <= epoch_end <= INT64_MAX)) \
-                or type(by_time) is not dict:
+        if (
+            type(number) is not int
+            or number != index
+            or type(start) is not int
+            or type(end) is not int
+            or not 0 <= start <= end <= INT64_MAX
+            or (size is not None and (type(size) is not int or not 0 <= size <= INT64_MAX))
+            or (epoch_end is not None and (type(epoch_end) is not int or not UNKNOWN <= epoch_end <= INT64_MAX))
+            or type(by_time) is not dict
+        ):
             return None
-        if type(leader) is not int or type(epoch) is not int or type(replicas) is not list \
-                or type(isr) is not list or type(offline) is not list:
+        if (
+            type(leader) is not int
+            or type(epoch) is not int
+            or type(replicas) is not list
+            or type(isr) is not list
+            or type(offline) is not list
+        ):
             return None
         key = (leader, epoch, tuple(replicas), tuple(isr), tuple(offline))
         try:
@@ -434,8 +546,11 @@ def topic_from_file(values: dict[str, Any], configs: dict[tuple, ObservedConfig]
         if good is None:
             if not set(map(type, itertools.chain(replicas, isr, offline))) <= {int}:
                 return None  # and no verdict kept: those of ints only are, under the values they equal
-            good = good_replicas[key] = UNKNOWN <= leader <= INT32_MAX and UNKNOWN <= epoch <= INT32_MAX \
+            good = good_replicas[key] = (
+                UNKNOWN <= leader <= INT32_MAX
+                and UNKNOWN <= epoch <= INT32_MAX
                 and _replicas_hold(leader, replicas, isr, offline)
+            )
             if len(good_replicas) > 100_000:
                 good_replicas.clear()
         if not good:
@@ -452,9 +567,18 @@ def topic_from_file(values: dict[str, Any], configs: dict[tuple, ObservedConfig]
         return None
     for p, converted in times:  # only now that every partition passed: a refused topic is left as it came
         p["offsets_by_timestamp"] = converted
-    return trusted(ObservedTopic, {
-        "name": name, "topic_id": topic_id, "internal": internal, "partitions": _trusted_partitions(ready),
-        "configs": built, "authorized_operations": operations}, _TOPIC_FIELDS)
+    return trusted(
+        ObservedTopic,
+        {
+            "name": name,
+            "topic_id": topic_id,
+            "internal": internal,
+            "partitions": _trusted_partitions(ready),
+            "configs": built,
+            "authorized_operations": operations,
+        },
+        _TOPIC_FIELDS,
+    )
 
 
 def _trusted_partitions(values: list[dict[str, Any]]) -> list[ObservedPartition]:
@@ -483,9 +607,15 @@ _GOOD_REPLICAS: dict[tuple, bool] = {}
 
 def _replicas_hold(leader: int, replicas: list, isr: list, offline: list) -> bool:
     ids = set(replicas)
-    return all(_int_in(b, 0, INT32_MAX) for b in (*replicas, *isr, *offline)) \
-        and len(ids) == len(replicas) and len(set(isr)) == len(isr) and len(set(offline)) == len(offline) \
-        and ids.issuperset(isr) and ids.issuperset(offline) and (leader == UNKNOWN or not replicas or leader in ids)
+    return (
+        all(_int_in(b, 0, INT32_MAX) for b in (*replicas, *isr, *offline))
+        and len(ids) == len(replicas)
+        and len(set(isr)) == len(isr)
+        and len(set(offline)) == len(offline)
+        and ids.issuperset(isr)
+        and ids.issuperset(offline)
+        and (leader == UNKNOWN or not replicas or leader in ids)
+    )
 
 
 def _times_from_file(by_time: dict) -> dict[int, int] | None:
@@ -508,15 +638,22 @@ def _configs_from_file(configs: Any, built: dict[tuple, ObservedConfig]) -> dict
             return None
         value, source = config.get("value"), config.get("source", ConfigSource.DEFAULT_CONFIG.value)
         sensitive, read_only = config.get("sensitive", False), config.get("read_only", False)
-        if not (value is None or type(value) is str) or type(source) is not int or source not in _SOURCES \
-                or type(sensitive) is not bool or type(read_only) is not bool:
+        if (
+            not (value is None or type(value) is str)
+            or type(source) is not int
+            or source not in _SOURCES
+            or type(sensitive) is not bool
+            or type(read_only) is not bool
+        ):
             return None
         shape = (value, source, sensitive, read_only)  # types checked: True cannot stand for 1 here
         found = built.get(shape)
         if found is None:
-            found = built[shape] = trusted(ObservedConfig, {
-                "value": value, "source": _SOURCES[source], "sensitive": sensitive, "read_only": read_only},
-                _CONFIG_FIELDS)
+            found = built[shape] = trusted(
+                ObservedConfig,
+                {"value": value, "source": _SOURCES[source], "sensitive": sensitive, "read_only": read_only},
+                _CONFIG_FIELDS,
+            )
         out[key] = found
     return out
 
@@ -544,8 +681,10 @@ class ObservedState(_Model):
     def _version(cls, version: int) -> int:
         if version != SNAPSHOT_FORMAT_VERSION:
             raise PydanticCustomError(
-                "snapshot_version", "snapshot format version {version} is not supported (this tool reads version "
-                "{supported})", {"version": version, "supported": SNAPSHOT_FORMAT_VERSION})
+                "snapshot_version",
+                "snapshot format version {version} is not supported (this tool reads version {supported})",
+                {"version": version, "supported": SNAPSHOT_FORMAT_VERSION},
+            )
         return version
 
     @model_validator(mode="after")
@@ -553,8 +692,7 @@ class ObservedState(_Model):
         problems: list[tuple[tuple, str, Any]] = []
         for name, topic in self.topics.items():
             if name != topic.name:
-                problems.append((("topics", name, "name"), "the topic's name differs from its key in `topics`",
-                                 topic.name))
+                problems.append((("topics", name, "name"), "the topic's name differs from its key in `topics`", topic.name))
         seen: set[int] = set()
         for i, broker in enumerate(self.brokers):
             if broker.node_id in seen:
@@ -565,8 +703,7 @@ class ObservedState(_Model):
                 problems.append((("hidden_topics", i), "a topic read (in `topics`) is not hidden", name))
         for name in self.absent_topic_operations:
             if name in self.topics or name in self.hidden_topics:
-                problems.append((("absent_topic_operations", name),
-                                 "a topic read or hidden is not absent", name))
+                problems.append((("absent_topic_operations", name), "a topic read or hidden is not absent", name))
         for name, moving in self.reassignments.items():
             owner = self.topics.get(name)
             for partition, reassignment in moving.items():
@@ -578,8 +715,7 @@ class ObservedState(_Model):
                 for field in ("adding_replicas", "removing_replicas"):
                     outside = [b for b in getattr(reassignment, field) if b not in replicas]
                     if outside:
-                        problems.append((where + (field,), f"brokers {outside} are not among the replicas {replicas}",
-                                         outside))
+                        problems.append((where + (field,), f"brokers {outside} are not among the replicas {replicas}", outside))
         if problems:
             raise _problems("ObservedState", problems)
         return self
@@ -589,8 +725,13 @@ class ObservedState(_Model):
         # What was not read (or nothing hidden) is left out: such snapshots keep the JSON they had.
         data = handler(self)
         if isinstance(data, dict):
-            for key in ("hidden_topics", "absent_topic_operations", "cluster_authorized_operations", "sizes_refused",
-                        "reassignments"):
+            for key in (
+                "hidden_topics",
+                "absent_topic_operations",
+                "cluster_authorized_operations",
+                "sizes_refused",
+                "reassignments",
+            ):
                 if data.get(key) in (None, [], {}):
                     data.pop(key, None)
         return data
@@ -613,11 +754,25 @@ class ObservedState(_Model):
         again: what `model_construct(cluster=..., topics=...)` gives, without its cost (pydantic
         inspects the signature of every default factory on each call: 0.2 ms, which a drift
         report paid per topic)."""
-        return trusted(cls, {"format_version": SNAPSHOT_FORMAT_VERSION, "cluster": cluster, "cluster_id": None,
-                              "controller_id": None, "taken_at": None, "brokers": [], "topics": topics,
-                              "group_offsets": {}, "hidden_topics": [], "absent_topic_operations": {},
-                              "cluster_authorized_operations": None, "sizes_refused": None, "reassignments": {}},
-                             _VIEW_FIELDS)
+        return trusted(
+            cls,
+            {
+                "format_version": SNAPSHOT_FORMAT_VERSION,
+                "cluster": cluster,
+                "cluster_id": None,
+                "controller_id": None,
+                "taken_at": None,
+                "brokers": [],
+                "topics": topics,
+                "group_offsets": {},
+                "hidden_topics": [],
+                "absent_topic_operations": {},
+                "cluster_authorized_operations": None,
+                "sizes_refused": None,
+                "reassignments": {},
+            },
+            _VIEW_FIELDS,
+        )
 
     @classmethod
     def from_file(cls, data: dict[str, Any]) -> ObservedState:
@@ -627,8 +782,7 @@ class ObservedState(_Model):
         topics = data.get("topics")
         if type(topics) is dict:
             shared: dict[tuple, ObservedConfig] = {}
-            data = {**data, "topics": {name: topic_from_file(topic, shared) or topic
-                                       for name, topic in topics.items()}}
+            data = {**data, "topics": {name: topic_from_file(topic, shared) or topic for name, topic in topics.items()}}
         return cls.model_validate(data, context=FILE_CONTEXT)
 
     def with_topics(self, reread: ObservedState) -> ObservedState:
@@ -636,14 +790,18 @@ class ObservedState(_Model):
         configs, offsets, lookups and sizes from one read stay consistent), for a second read
         decided from the first. What the re-read found hidden or absent replaces the same topics' state."""
         again = set(reread.topics) | set(reread.hidden_topics) | set(reread.absent_topic_operations)
-        return self.model_copy(update={
-            "topics": {**{n: t for n, t in self.topics.items() if n not in again}, **reread.topics},
-            "hidden_topics": sorted({*(n for n in self.hidden_topics if n not in again), *reread.hidden_topics}),
-            "absent_topic_operations": {**{n: o for n, o in self.absent_topic_operations.items() if n not in again},
-                                        **reread.absent_topic_operations},
-            "sizes_refused": self.sizes_refused or reread.sizes_refused,
-            "reassignments": {**{n: r for n, r in self.reassignments.items() if n not in again},
-                              **reread.reassignments}})
+        return self.model_copy(
+            update={
+                "topics": {**{n: t for n, t in self.topics.items() if n not in again}, **reread.topics},
+                "hidden_topics": sorted({*(n for n in self.hidden_topics if n not in again), *reread.hidden_topics}),
+                "absent_topic_operations": {
+                    **{n: o for n, o in self.absent_topic_operations.items() if n not in again},
+                    **reread.absent_topic_operations,
+                },
+                "sizes_refused": self.sizes_refused or reread.sizes_refused,
+                "reassignments": {**{n: r for n, r in self.reassignments.items() if n not in again}, **reread.reassignments},
+            }
+        )
 
     def to_json(self) -> str:
         data = self.model_dump(mode="json")

@@ -3,6 +3,7 @@
 Plain data (the saved-plan format is its JSON). Each action records the observed values it
 depends on, so that `apply` can refuse it when the cluster has moved on since the plan.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -73,23 +74,71 @@ class KindFacts:
 
 KIND_FACTS: dict[ActionKind, KindFacts] = {
     ActionKind.CREATE_TOPIC: KindFacts(
-        symbol="+", label="create topic", heading="create topic", done="created", destructive=False,
-        summary="create", broker_verb="create", epoch_fenced=False, drift_finding="pending-change"),
+        symbol="+",
+        label="create topic",
+        heading="create topic",
+        done="created",
+        destructive=False,
+        summary="create",
+        broker_verb="create",
+        epoch_fenced=False,
+        drift_finding="pending-change",
+    ),
     ActionKind.ADD_PARTITIONS: KindFacts(
-        symbol="~", label="add partitions", heading="add partitions to", done="partitions added", destructive=False,
-        summary="change", broker_verb="add partitions to", epoch_fenced=False, drift_finding="pending-change"),
+        symbol="~",
+        label="add partitions",
+        heading="add partitions to",
+        done="partitions added",
+        destructive=False,
+        summary="change",
+        broker_verb="add partitions to",
+        epoch_fenced=False,
+        drift_finding="pending-change",
+    ),
     ActionKind.REASSIGN_REPLICAS: KindFacts(
-        symbol="~", label="reassign replicas", heading="reassign replicas of", done="replicas reassigned",
-        destructive=False, summary="change", broker_verb=None, epoch_fenced=False, drift_finding="pending-change"),
+        symbol="~",
+        label="reassign replicas",
+        heading="reassign replicas of",
+        done="replicas reassigned",
+        destructive=False,
+        summary="change",
+        broker_verb=None,
+        epoch_fenced=False,
+        drift_finding="pending-change",
+    ),
     ActionKind.ALTER_CONFIGS: KindFacts(
-        symbol="~", label="alter configs", heading="alter configs of", done="configs changed", destructive=False,
-        summary="change", broker_verb="change the configs of", epoch_fenced=False, drift_finding="config-drift"),
+        symbol="~",
+        label="alter configs",
+        heading="alter configs of",
+        done="configs changed",
+        destructive=False,
+        summary="change",
+        broker_verb="change the configs of",
+        epoch_fenced=False,
+        drift_finding="config-drift",
+    ),
     ActionKind.TRUNCATE: KindFacts(
-        symbol="x", label="truncate", heading="truncate", done=None, destructive=True,
-        summary="truncate", broker_verb=None, epoch_fenced=True, drift_finding="pending-truncation"),
+        symbol="x",
+        label="truncate",
+        heading="truncate",
+        done=None,
+        destructive=True,
+        summary="truncate",
+        broker_verb=None,
+        epoch_fenced=True,
+        drift_finding="pending-truncation",
+    ),
     ActionKind.DELETE_TOPIC: KindFacts(
-        symbol="-", label="delete topic", heading="delete topic", done="deleted", destructive=True,
-        summary="delete", broker_verb=None, epoch_fenced=False, drift_finding="pending-change"),
+        symbol="-",
+        label="delete topic",
+        heading="delete topic",
+        done="deleted",
+        destructive=True,
+        summary="delete",
+        broker_verb=None,
+        epoch_fenced=False,
+        drift_finding="pending-change",
+    ),
 }
 
 
@@ -242,8 +291,10 @@ class ReassignReplicas(_Action):
 def delete_fraction_excess(records: int, present: int, limit: float, up_to: bool = False) -> str:
     """Why deleting `records` of the `present` ones breaks the policy's max_delete_fraction."""
     share = records / present if present else 0.0
-    return (f"deleting {'up to ' if up_to else ''}{records:,} of {present:,} records ({share:.0%}) exceeds "
-            f"the policy limit of {limit:.0%} per apply")
+    return (
+        f"deleting {'up to ' if up_to else ''}{records:,} of {present:,} records ({share:.0%}) exceeds "
+        f"the policy limit of {limit:.0%} per apply"
+    )
 
 
 class PartitionExpiry(_Model):
@@ -262,8 +313,9 @@ class PartitionExpiry(_Model):
     def _within_the_log(self) -> PartitionExpiry:
         start, keep, end = self.log_start_offset, self.keep_from_offset, self.high_watermark
         if keep is not None and (start is None or end is None or not start <= keep <= end):
-            raise ValueError(f"partition {self.partition}: kept-from offset {keep} is outside the log seen "
-                             f"when planning [{start}, {end}]")
+            raise ValueError(
+                f"partition {self.partition}: kept-from offset {keep} is outside the log seen when planning [{start}, {end}]"
+            )
         return self
 
     @property
@@ -306,8 +358,7 @@ class RetentionStep(_Model):
     @model_validator(mode="after")
     def _a_step_down(self) -> RetentionStep:
         if not self.target < self.planned < self.current:
-            raise ValueError(f"{self.key}: a step goes down from {self.current} toward {self.target}, "
-                             f"not to {self.planned}")
+            raise ValueError(f"{self.key}: a step goes down from {self.current} toward {self.target}, not to {self.planned}")
         return self
 
 
@@ -398,8 +449,10 @@ class PartitionTruncation(_Model):
     def _target_within_the_log(self) -> PartitionTruncation:
         # A saved plan is a file anyone can edit; one that deletes outside the log seen is refused on load.
         if not self.log_start_offset <= self.target_offset <= self.high_watermark:
-            raise ValueError(f"partition {self.partition}: target offset {self.target_offset} is outside the "
-                             f"log seen when planning [{self.log_start_offset}, {self.high_watermark}]")
+            raise ValueError(
+                f"partition {self.partition}: target offset {self.target_offset} is outside the "
+                f"log seen when planning [{self.log_start_offset}, {self.high_watermark}]"
+            )
         return self
 
     @property
@@ -437,8 +490,8 @@ class DeleteTopic(_Action):
 
 
 Action = Annotated[
-    CreateTopic | AddPartitions | ReassignReplicas | AlterConfigs | TruncateRecords | DeleteTopic,
-    Field(discriminator="kind")]
+    CreateTopic | AddPartitions | ReassignReplicas | AlterConfigs | TruncateRecords | DeleteTopic, Field(discriminator="kind")
+]
 
 
 class PlanSummary(_Model):

@@ -1,5 +1,6 @@
 """What applying a plan did: one outcome per action (and per partition for truncations and
 replica reassignments)."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -68,8 +69,7 @@ class ApplyResult(BaseModel):
     @property
     def in_progress(self) -> list[str]:
         """topic-partition of every reassignment still running when apply stopped waiting."""
-        return [f"{o.topic}-{p.partition}" for o in self.outcomes for p in o.partitions
-                if p.status is Status.IN_PROGRESS]
+        return [f"{o.topic}-{p.partition}" for o in self.outcomes for p in o.partitions if p.status is Status.IN_PROGRESS]
 
     @property
     def converged(self) -> bool | None:

@@ -1,4 +1,5 @@
 """Models built from values their builder made itself, without validating them again."""
+
 from __future__ import annotations
 
 from typing import Any, TypeVar

@@ -22,6 +22,7 @@ The rules, in the order they win:
   then the lowest id; a removal takes the replica on the most loaded broker. The counts follow
   every placement, so several topics placed through one `Placement` share the balance.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -54,14 +55,17 @@ class Placement:
     """Cluster-wide placement state: current replica and preferred-leader counts per broker (all topics),
     updated as topics are placed, so several topics planned in one plan share the balance."""
 
-    def __init__(self, brokers: Iterable[BrokerInfo], current: Mapping[str, Mapping[int, Sequence[int]]],
-                 drain: Iterable[int] = ()):
+    def __init__(
+        self, brokers: Iterable[BrokerInfo], current: Mapping[str, Mapping[int, Sequence[int]]], drain: Iterable[int] = ()
+    ):
         by_id: dict[int, BrokerInfo] = {}
         for broker in brokers:
             if by_id.setdefault(broker.node_id, broker) != broker:
-                raise PlacementError(f"broker {broker.node_id} is described twice, differently "
-                                     f"({by_id[broker.node_id]} and {broker}); the cluster metadata is inconsistent: "
-                                     "read it again")
+                raise PlacementError(
+                    f"broker {broker.node_id} is described twice, differently "
+                    f"({by_id[broker.node_id]} and {broker}); the cluster metadata is inconsistent: "
+                    "read it again"
+                )
         self._brokers = dict(sorted(by_id.items()))
         self._drain = frozenset(drain)
         self._alive = frozenset(n for n, b in self._brokers.items() if b.alive)
@@ -71,15 +75,16 @@ class Placement:
         notes = []
         if rackless and len(rackless) < len(self._eligible):
             racked = [n for n in self._eligible if n not in rackless]
-            notes.append(f"placement ignores racks: broker{'s' if len(rackless) > 1 else ''} {_ids(rackless)} "
-                         f"{'have' if len(rackless) > 1 else 'has'} no rack while {_ids(racked)} "
-                         f"{'have' if len(racked) > 1 else 'has'} one; set broker.rack on every broker for "
-                         "rack-aware placement")
+            notes.append(
+                f"placement ignores racks: broker{'s' if len(rackless) > 1 else ''} {_ids(rackless)} "
+                f"{'have' if len(rackless) > 1 else 'has'} no rack while {_ids(racked)} "
+                f"{'have' if len(racked) > 1 else 'has'} one; set broker.rack on every broker for "
+                "rack-aware placement"
+            )
         self.notes: tuple[str, ...] = tuple(notes)
         # A replica's rack counts toward its partition's spread even on a broker that is down.
         self._rack = {n: b.rack for n, b in self._brokers.items() if b.rack is not None} if self.rack_aware else {}
-        self._assignment = {topic: {p: _unique(r) for p, r in sorted(parts.items())}
-                            for topic, parts in sorted(current.items())}
+        self._assignment = {topic: {p: _unique(r) for p, r in sorted(parts.items())} for topic, parts in sorted(current.items())}
         everyone = {b for parts in self._assignment.values() for replicas in parts.values() for b in replicas}
         self._replicas_on = dict.fromkeys(sorted(everyone | set(self._brokers)), 0)
         self._leaders_on = dict(self._replicas_on)
@@ -87,26 +92,38 @@ class Placement:
             for replicas in parts.values():
                 self._count(replicas, +1)
 
-    def place(self, topic: str, replication_factor: int, pinned: Mapping[int, Sequence[int]] | None = None,
-              isr: Mapping[int, Iterable[int]] | None = None) -> dict[int, list[int]]:
+    def place(
+        self,
+        topic: str,
+        replication_factor: int,
+        pinned: Mapping[int, Sequence[int]] | None = None,
+        isr: Mapping[int, Iterable[int]] | None = None,
+    ) -> dict[int, list[int]]:
         """The target replica list per partition of an existing topic (all its partitions, changed or
         not). `pinned` replica lists are validated and used as they are; `isr` (partition -> in-sync
         replicas) makes a decrease prefer removing out-of-sync replicas and never remove the last
         in-sync one. Raises PlacementError."""
         if topic not in self._assignment:
-            raise PlacementError(f"topic {topic!r} is not on the cluster: replicas are placed for existing topics "
-                                 "only (a new topic's replicas are placed by the brokers when it is created)")
+            raise PlacementError(
+                f"topic {topic!r} is not on the cluster: replicas are placed for existing topics "
+                "only (a new topic's replicas are placed by the brokers when it is created)"
+            )
         if replication_factor < 1:
-            raise PlacementError(f"topic {topic!r}: replication factor {replication_factor} is not possible; "
-                                 "a topic needs at least one replica: set replication_factor to 1 or more")
+            raise PlacementError(
+                f"topic {topic!r}: replication factor {replication_factor} is not possible; "
+                "a topic needs at least one replica: set replication_factor to 1 or more"
+            )
         before = self._assignment[topic]
         pinned = {p: list(r) for p, r in sorted((pinned or {}).items())}
         self._check_pinned(topic, replication_factor, before, pinned)
-        needs_brokers = any(sum(b not in self._drain for b in replicas) < replication_factor
-                            for p, replicas in before.items() if p not in pinned)
+        needs_brokers = any(
+            sum(b not in self._drain for b in replicas) < replication_factor for p, replicas in before.items() if p not in pinned
+        )
         if needs_brokers and replication_factor > len(self._eligible):
-            raise PlacementError(f"topic {topic!r}: {self._too_few(replication_factor)}; lower replication_factor, "
-                                 "start or add brokers, or drain fewer")
+            raise PlacementError(
+                f"topic {topic!r}: {self._too_few(replication_factor)}; lower replication_factor, "
+                "start or add brokers, or drain fewer"
+            )
         after: dict[int, list[int | None]] = {}
         for partition, replicas in before.items():
             if partition in pinned:
@@ -149,8 +166,9 @@ class Placement:
         # Drained slots are refilled in place (the first of them first), extra ones dropped, the rest appended.
         missing = replication_factor - len(kept)
         refill = set([i for i, b in enumerate(replicas) if b in self._drain][:missing])
-        slots: list[int | None] = [None if i in refill else b for i, b in enumerate(replicas)
-                                   if i in refill or b not in self._drain]
+        slots: list[int | None] = [
+            None if i in refill else b for i, b in enumerate(replicas) if i in refill or b not in self._drain
+        ]
         return slots + [None] * (missing - len(refill))
 
     def _choose(self, taken: list[int], first: bool) -> int:
@@ -178,9 +196,16 @@ class Placement:
         result = list(kept)
         while len(result) > replication_factor:
             in_rack = Counter(self._rack[b] for b in result if b in self._rack)
-            victim = max(result[1:] if keep_first else result,
-                         key=lambda b: (isr is not None and b not in isr, b not in self._alive,
-                                        in_rack[self._rack[b]] if b in self._rack else 0, self._replicas_on[b], b))
+            victim = max(
+                result[1:] if keep_first else result,
+                key=lambda b: (
+                    isr is not None and b not in isr,
+                    b not in self._alive,
+                    in_rack[self._rack[b]] if b in self._rack else 0,
+                    self._replicas_on[b],
+                    b,
+                ),
+            )
             result.remove(victim)
         return result
 
@@ -205,8 +230,9 @@ class Placement:
             else:
                 return
 
-    def _chain(self, source: int, placed: dict[int, list[int]],
-               added: list[tuple[int, int]]) -> list[tuple[int, int, int]] | None:
+    def _chain(
+        self, source: int, placed: dict[int, list[int]], added: list[tuple[int, int]]
+    ) -> list[tuple[int, int, int]] | None:
         """The moves (partition, position, new broker) of a shortest chain from `source` to a broker
         holding at least two replicas fewer, breadth first over brokers in id order; None if none."""
         load, eligible = self._replicas_on, self._eligible
@@ -254,8 +280,9 @@ class Placement:
             return [b for b in brokers if b not in replicas]
         in_rack = Counter(self._rack.get(b) for b in replicas)
         here = self._rack[replicas[position]]
-        return [b for b in brokers if b not in replicas
-                and (self._rack[b] == here or in_rack[self._rack[b]] + 1 == in_rack[here])]
+        return [
+            b for b in brokers if b not in replicas and (self._rack[b] == here or in_rack[self._rack[b]] + 1 == in_rack[here])
+        ]
 
     # -- errors ------------------------------------------------------------------------------
 
@@ -269,36 +296,47 @@ class Placement:
         if down:
             excluded.append(f"{_ids(down)} {'is' if len(down) == 1 else 'are'} down")
         listed = "; ".join(([_ids(self._eligible)] if self._eligible else []) + excluded)
-        return (f"replication factor {replication_factor} needs {replication_factor} brokers; {eligible} "
-                f"{'is' if eligible == 1 else 'are'} eligible" + (f" ({listed})" if listed else ""))
+        return (
+            f"replication factor {replication_factor} needs {replication_factor} brokers; {eligible} "
+            f"{'is' if eligible == 1 else 'are'} eligible" + (f" ({listed})" if listed else "")
+        )
 
-    def _check_pinned(self, topic: str, replication_factor: int, before: Mapping[int, Sequence[int]],
-                      pinned: Mapping[int, Sequence[int]]) -> None:
+    def _check_pinned(
+        self, topic: str, replication_factor: int, before: Mapping[int, Sequence[int]], pinned: Mapping[int, Sequence[int]]
+    ) -> None:
         problems = []
         for partition, replicas in pinned.items():
             where = f"partition {partition}: replica_assignment {list(replicas)}"
             if partition not in before:
-                problems.append(f"{where} names a partition the topic does not have "
-                                f"(it has {_ids(before) if before else 'none'})")
+                problems.append(
+                    f"{where} names a partition the topic does not have (it has {_ids(before) if before else 'none'})"
+                )
                 continue
             if len(replicas) != replication_factor:
-                problems.append(f"{where} has {len(replicas)} replica{'s' if len(replicas) != 1 else ''}, but "
-                                f"replication_factor is {replication_factor}")
+                problems.append(
+                    f"{where} has {len(replicas)} replica{'s' if len(replicas) != 1 else ''}, but "
+                    f"replication_factor is {replication_factor}"
+                )
             duplicates = sorted(b for b, n in Counter(replicas).items() if n > 1)
             if duplicates:
                 problems.append(f"{where} names broker {_ids(duplicates)} more than once")
             unknown = sorted(set(replicas) - set(self._brokers))
             if unknown:
-                problems.append(f"{where} names broker {_ids(unknown)}, not in the cluster "
-                                f"(brokers {_ids(self._brokers)})")
+                problems.append(f"{where} names broker {_ids(unknown)}, not in the cluster (brokers {_ids(self._brokers)})")
             drained = sorted(set(replicas) & self._drain)
             if drained:
                 problems.append(f"{where} names broker {_ids(drained)}, which is being drained")
-            down = sorted(b for b in set(replicas) & set(self._brokers)
-                          if b not in self._alive and b not in self._drain and b not in before[partition])
+            down = sorted(
+                b
+                for b in set(replicas) & set(self._brokers)
+                if b not in self._alive and b not in self._drain and b not in before[partition]
+            )
             if down:
                 problems.append(f"{where} adds broker {_ids(down)}, which is down")
         if problems:
-            raise PlacementError(f"topic {topic!r}: " + "; ".join(problems)
-                                 + ". Correct replica_assignment in the manifest (one list of distinct, live, "
-                                 "not drained broker ids per partition, as long as replication_factor)")
+            raise PlacementError(
+                f"topic {topic!r}: "
+                + "; ".join(problems)
+                + ". Correct replica_assignment in the manifest (one list of distinct, live, "
+                "not drained broker ids per partition, as long as replication_factor)"
+            )

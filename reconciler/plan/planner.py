@@ -27,6 +27,7 @@ Decisions worth knowing:
   above the high watermark is an error. A time rule that finds no record at or after its time
   resolves to the high watermark seen, never to -1.
 """
+
 from __future__ import annotations
 
 import re
@@ -85,48 +86,87 @@ class _TopicPlan:
     actions: list[Action] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
-    def diag(self, severity: Severity, code: DiagnosticCode, message: str, desired: DesiredTopic,
-             partition: int | None = None, source: SourceRef | None = None, action: ActionKind | None = None,
-             key: str | None = None) -> None:
-        self.diagnostics.append(Diagnostic(
-            severity=severity, code=code, message=message, topic=desired.name, partition=partition,
-            source=source or desired.source, action=action, key=key))
+    def diag(
+        self,
+        severity: Severity,
+        code: DiagnosticCode,
+        message: str,
+        desired: DesiredTopic,
+        partition: int | None = None,
+        source: SourceRef | None = None,
+        action: ActionKind | None = None,
+        key: str | None = None,
+    ) -> None:
+        self.diagnostics.append(
+            Diagnostic(
+                severity=severity,
+                code=code,
+                message=message,
+                topic=desired.name,
+                partition=partition,
+                source=source or desired.source,
+                action=action,
+                key=key,
+            )
+        )
 
 
 def plan(desired: DesiredState, observed: ObservedState, options: PlanOptions = PlanOptions()) -> Plan:
     actions: list[Action] = []
     diagnostics: list[Diagnostic] = []
     taken = observed.taken_at
-    context = _Context(desired, observed, retention.inherited_values(observed),
-                       epoch_ms(taken) if taken is not None else None, ReplicaPlanner(desired, observed))
+    context = _Context(
+        desired,
+        observed,
+        retention.inherited_values(observed),
+        epoch_ms(taken) if taken is not None else None,
+        ReplicaPlanner(desired, observed),
+    )
     hidden = set(observed.hidden_topics)
     for name in sorted(desired.topics):
         if name in hidden:
             topic_plan = _TopicPlan()
-            topic_plan.diag(Severity.ERROR, DiagnosticCode.NOT_AUTHORISED,
-                            rights.hidden_topic_message(name, desired.cluster), desired.topics[name])
+            topic_plan.diag(
+                Severity.ERROR,
+                DiagnosticCode.NOT_AUTHORISED,
+                rights.hidden_topic_message(name, desired.cluster),
+                desired.topics[name],
+            )
         else:
             topic_plan = _plan_topic(context, desired.topics[name], observed.topics.get(name))
             _check_rights(context, desired.topics[name], topic_plan)
         actions.extend(topic_plan.actions)
         diagnostics.extend(topic_plan.diagnostics)
     if observed.sizes_refused and any(_estimates_bytes(a) for a in actions):
-        diagnostics.append(Diagnostic(severity=Severity.INFO, code=DiagnosticCode.SIZES_UNKNOWN,
-                                      message=rights.sizes_refused_line(observed.sizes_refused)))
+        diagnostics.append(
+            Diagnostic(
+                severity=Severity.INFO,
+                code=DiagnosticCode.SIZES_UNKNOWN,
+                message=rights.sizes_refused_line(observed.sizes_refused),
+            )
+        )
     actions.sort(key=lambda a: (a.kind.order, a.topic))
     diagnostics.sort(key=lambda d: (list(Severity).index(d.severity), d.topic or "", d.partition or -1, d.code))
     return Plan(
-        cluster=observed.cluster, cluster_id=observed.cluster_id, observed_at=observed.taken_at,
-        actions=actions, unmanaged_topics=unmanaged_topics(desired, observed, options),
-        diagnostics=diagnostics)
+        cluster=observed.cluster,
+        cluster_id=observed.cluster_id,
+        observed_at=observed.taken_at,
+        actions=actions,
+        unmanaged_topics=unmanaged_topics(desired, observed, options),
+        diagnostics=diagnostics,
+    )
 
 
 def unmanaged_topics(desired: DesiredState, observed: ObservedState, options: PlanOptions = PlanOptions()) -> list[str]:
     patterns = [re.compile(p) for p in (*desired.cluster.ignore_topics, *options.ignore_topics)]
     return sorted(
-        name for name, topic in observed.topics.items()
-        if name not in desired.topics and not topic.internal and not name.startswith("__")
-        and not any(p.search(name) for p in patterns))
+        name
+        for name, topic in observed.topics.items()
+        if name not in desired.topics
+        and not topic.internal
+        and not name.startswith("__")
+        and not any(p.search(name) for p in patterns)
+    )
 
 
 @dataclass(frozen=True)
@@ -145,15 +185,20 @@ def _check_rights(context: _Context, want: DesiredTopic, out: _TopicPlan) -> Non
     for action in out.actions:
         operation = rights.lacking(action.kind, want.name, context.observed)
         if operation is not None:
-            out.diag(Severity.ERROR, DiagnosticCode.MISSING_RIGHT,
-                     rights.missing_right_message(action.kind, want.name, operation, context.desired.cluster),
-                     want, action=action.kind)
+            out.diag(
+                Severity.ERROR,
+                DiagnosticCode.MISSING_RIGHT,
+                rights.missing_right_message(action.kind, want.name, operation, context.desired.cluster),
+                want,
+                action=action.kind,
+            )
 
 
 def _estimates_bytes(action: Action) -> bool:
     """Whether the action's estimate would show bytes, given partition sizes."""
     return isinstance(action, TruncateRecords) or (
-        isinstance(action, AlterConfigs) and action.retention is not None and action.retention.counted)
+        isinstance(action, AlterConfigs) and action.retention is not None and action.retention.counted
+    )
 
 
 def _plan_topic(context: _Context, want: DesiredTopic, have: ObservedTopic | None) -> _TopicPlan:
@@ -163,40 +208,71 @@ def _plan_topic(context: _Context, want: DesiredTopic, have: ObservedTopic | Non
     if want.state is TopicState.ABSENT:
         if have is not None:
             if protected:
-                out.diag(Severity.ERROR, DiagnosticCode.PROTECTED_TOPIC_DELETE,
-                         f"{want.name} is protected and will not be deleted; remove `state: absent` "
-                         "or the protection first", want)
+                out.diag(
+                    Severity.ERROR,
+                    DiagnosticCode.PROTECTED_TOPIC_DELETE,
+                    f"{want.name} is protected and will not be deleted; remove `state: absent` or the protection first",
+                    want,
+                )
             else:
                 for partition in have.partitions:
                     unknown = partition.unreadable
                     if unknown:
-                        out.diag(Severity.WARNING, DiagnosticCode.PARTITION_OFFLINE,
-                                 f"{want.name}-{partition.partition} {unknown}: its records are deleted with the "
-                                 "topic but not counted in this plan", want, partition.partition, action=ActionKind.DELETE_TOPIC)
-                out.actions.append(DeleteTopic(
-                    topic=want.name, partitions=len(have.partitions),
-                    records=sum(p.record_count for p in have.partitions if not p.unreadable),
-                    reason="the manifest declares `state: absent`", source=want.source,
-                    preconditions=_preconditions(have)))
+                        out.diag(
+                            Severity.WARNING,
+                            DiagnosticCode.PARTITION_OFFLINE,
+                            f"{want.name}-{partition.partition} {unknown}: its records are deleted with the "
+                            "topic but not counted in this plan",
+                            want,
+                            partition.partition,
+                            action=ActionKind.DELETE_TOPIC,
+                        )
+                out.actions.append(
+                    DeleteTopic(
+                        topic=want.name,
+                        partitions=len(have.partitions),
+                        records=sum(p.record_count for p in have.partitions if not p.unreadable),
+                        reason="the manifest declares `state: absent`",
+                        source=want.source,
+                        preconditions=_preconditions(have),
+                    )
+                )
         return out
     if have is None:
-        out.actions.append(CreateTopic(
-            topic=want.name, partitions=want.partitions, replication_factor=want.replication_factor,
-            configs=dict(sorted(want.configs.items())), reason="declared in the manifests, absent on the cluster",
-            source=want.source, preconditions=TopicPreconditions(exists=False)))
+        out.actions.append(
+            CreateTopic(
+                topic=want.name,
+                partitions=want.partitions,
+                replication_factor=want.replication_factor,
+                configs=dict(sorted(want.configs.items())),
+                reason="declared in the manifests, absent on the cluster",
+                source=want.source,
+                preconditions=TopicPreconditions(exists=False),
+            )
+        )
         return out
 
     current = len(have.partitions)
     if want.partitions > current:
-        out.actions.append(AddPartitions(
-            topic=want.name, before=current, after=want.partitions, source=want.source,
-            reason="existing keys keep their partition only if producers do not hash by partition count",
-            preconditions=_preconditions(have)))
+        out.actions.append(
+            AddPartitions(
+                topic=want.name,
+                before=current,
+                after=want.partitions,
+                source=want.source,
+                reason="existing keys keep their partition only if producers do not hash by partition count",
+                preconditions=_preconditions(have),
+            )
+        )
     elif want.partitions < current:
-        out.diag(Severity.ERROR, DiagnosticCode.PARTITION_DECREASE,
-                 f"{want.name} has {current} partitions and the manifest asks for {want.partitions}; Kafka "
-                 "cannot remove partitions. Set partitions to at least the current count, or recreate the "
-                 "topic under a new name", want)
+        out.diag(
+            Severity.ERROR,
+            DiagnosticCode.PARTITION_DECREASE,
+            f"{want.name} has {current} partitions and the manifest asks for {want.partitions}; Kafka "
+            "cannot remove partitions. Set partitions to at least the current count, or recreate the "
+            "topic under a new name",
+            want,
+        )
     changes = _config_changes(want, have, bool(context.observed.reassignments.get(want.name)), out)
     replicas = context.replicas.plan(want, have, changes)
     out.diagnostics.extend(replicas.diagnostics)
@@ -212,13 +288,19 @@ def _plan_topic(context: _Context, want: DesiredTopic, have: ObservedTopic | Non
     return out
 
 
-def _alter_configs(context: _Context, want: DesiredTopic, have: ObservedTopic, changes: list[ConfigChange],
-                   out: _TopicPlan) -> AlterConfigs:
+def _alter_configs(
+    context: _Context, want: DesiredTopic, have: ObservedTopic, changes: list[ConfigChange], out: _TopicPlan
+) -> AlterConfigs:
     changes, steps = _within_retention_decrease(context, want, have, changes, out)
     found = retention.classify(*retention.before_and_after(changes, have, context.inherited))
     stepped = {s.key: s for s in steps}
-    reasons = [c.key + ": " + (_step_reason(stepped[c.key]) if c.key in stepped else _change_reason(c))
-               + (f" ({found.notes[c.key]})" if c.key in found.notes else "") for c in changes]
+    reasons = [
+        c.key
+        + ": "
+        + (_step_reason(stepped[c.key]) if c.key in stepped else _change_reason(c))
+        + (f" ({found.notes[c.key]})" if c.key in found.notes else "")
+        for c in changes
+    ]
     keys = [c.key for c in changes]
     cut = None
     if found.destructive:
@@ -227,15 +309,22 @@ def _alter_configs(context: _Context, want: DesiredTopic, have: ObservedTopic, c
         _check_retention_cut(context.desired, want, cut, unknown, out)
         keys += [k for k in retention.RETENTION_KEYS if k not in keys]
     return AlterConfigs(
-        topic=want.name, changes=changes, source=want.source, reason="; ".join(reasons),
-        destructive=cut is not None, retention=cut, preconditions=_preconditions(have, keys=keys))
+        topic=want.name,
+        changes=changes,
+        source=want.source,
+        reason="; ".join(reasons),
+        destructive=cut is not None,
+        retention=cut,
+        preconditions=_preconditions(have, keys=keys),
+    )
 
 
 _LIMITS = (("retention.ms", "time_limit"), ("retention.bytes", "size_limit"))
 
 
-def _within_retention_decrease(context: _Context, want: DesiredTopic, have: ObservedTopic, changes: list[ConfigChange],
-                               out: _TopicPlan) -> tuple[list[ConfigChange], list[RetentionStep]]:
+def _within_retention_decrease(
+    context: _Context, want: DesiredTopic, have: ObservedTopic, changes: list[ConfigChange], out: _TopicPlan
+) -> tuple[list[ConfigChange], list[RetentionStep]]:
     """The changes, with each retention cut beyond the policy's max_retention_decrease replaced by
     one allowed step where the topic steps gradually (and reported as an error where it does not)."""
     limit = context.desired.policy.max_retention_decrease
@@ -256,21 +345,44 @@ def _within_retention_decrease(context: _Context, want: DesiredTopic, have: Obse
             continue
         change = by_key[key]
         if want.retention_stepping is RetentionStepping.GRADUAL:
-            steps.append(RetentionStep(key=key, current=was, planned=path[0], target=wanted, declared=change.after,
-                                       remaining=len(path) - 1, max_decrease=limit))
+            steps.append(
+                RetentionStep(
+                    key=key,
+                    current=was,
+                    planned=path[0],
+                    target=wanted,
+                    declared=change.after,
+                    remaining=len(path) - 1,
+                    max_decrease=limit,
+                )
+            )
             by_key[key] = change.model_copy(update={"op": "set", "after": str(path[0])})
             continue
-        out.diag(Severity.ERROR, DiagnosticCode.POLICY_MAX_RETENTION_DECREASE,
-                 f"{want.name}: {key} {_limit(key, was)} -> {_limit(key, wanted)} lowers retention by "
-                 f"{1 - wanted / was:.0%}, more than the policy's max_retention_decrease of {limit:.0%} per apply: "
-                 f"the largest allowed step is to {_limit(key, path[0])}. Lower it in {len(path)} steps (one per "
-                 "apply), or set `retention_stepping: gradual` on the topic to have each apply take the next step",
-                 want, source=context.desired.policy.source or want.source, action=ActionKind.ALTER_CONFIGS, key=key)
+        out.diag(
+            Severity.ERROR,
+            DiagnosticCode.POLICY_MAX_RETENTION_DECREASE,
+            f"{want.name}: {key} {_limit(key, was)} -> {_limit(key, wanted)} lowers retention by "
+            f"{1 - wanted / was:.0%}, more than the policy's max_retention_decrease of {limit:.0%} per apply: "
+            f"the largest allowed step is to {_limit(key, path[0])}. Lower it in {len(path)} steps (one per "
+            "apply), or set `retention_stepping: gradual` on the topic to have each apply take the next step",
+            want,
+            source=context.desired.policy.source or want.source,
+            action=ActionKind.ALTER_CONFIGS,
+            key=key,
+        )
     return [by_key[c.key] for c in changes], steps
 
 
-def _check_cut_from_no_limit(context: _Context, want: DesiredTopic, have: ObservedTopic, key: str, wanted: int,
-                             before: retention.Settings, limit: float, out: _TopicPlan) -> None:
+def _check_cut_from_no_limit(
+    context: _Context,
+    want: DesiredTopic,
+    have: ObservedTopic,
+    key: str,
+    wanted: int,
+    before: retention.Settings,
+    limit: float,
+    out: _TopicPlan,
+) -> None:
     """From no limit, no step is a share of the current one: the cut passes only while its estimate
     (that limit alone) deletes nothing."""
     ms, size = (wanted, None) if key == "retention.ms" else (None, wanted)
@@ -279,14 +391,23 @@ def _check_cut_from_no_limit(context: _Context, want: DesiredTopic, have: Observ
     if all(d == 0 for d in deleted):
         return
     was = "unlimited" if "delete" in before.policy else f"not in effect (cleanup.policy {','.join(sorted(before.policy))})"
-    what = ("what it deletes is not known" if None in deleted
-            else f"it deletes up to {sum(d for d in deleted if d is not None):,} records now")
-    out.diag(Severity.ERROR, DiagnosticCode.POLICY_MAX_RETENTION_DECREASE,
-             f"{want.name}: {key} is {was} and the manifest asks for {_limit(key, wanted)}: a cut from no limit has "
-             f"no bounded step, so the policy's max_retention_decrease ({limit:.0%} per apply) allows it only while "
-             f"it deletes nothing, and {what}. Declare first a {key} that deletes nothing yet (its plan shows the "
-             "estimate), apply it, then lower it from there", want,
-             source=context.desired.policy.source or want.source, action=ActionKind.ALTER_CONFIGS, key=key)
+    what = (
+        "what it deletes is not known"
+        if None in deleted
+        else f"it deletes up to {sum(d for d in deleted if d is not None):,} records now"
+    )
+    out.diag(
+        Severity.ERROR,
+        DiagnosticCode.POLICY_MAX_RETENTION_DECREASE,
+        f"{want.name}: {key} is {was} and the manifest asks for {_limit(key, wanted)}: a cut from no limit has "
+        f"no bounded step, so the policy's max_retention_decrease ({limit:.0%} per apply) allows it only while "
+        f"it deletes nothing, and {what}. Declare first a {key} that deletes nothing yet (its plan shows the "
+        "estimate), apply it, then lower it from there",
+        want,
+        source=context.desired.policy.source or want.source,
+        action=ActionKind.ALTER_CONFIGS,
+        key=key,
+    )
 
 
 def _limit(key: str, value: int) -> str:
@@ -294,54 +415,80 @@ def _limit(key: str, value: int) -> str:
 
 
 def _step_reason(step: RetentionStep) -> str:
-    return (f"one step toward {_limit(step.key, step.target)}: the policy's max_retention_decrease allows "
-            f"{step.max_decrease:.0%} per apply and the topic steps gradually")
+    return (
+        f"one step toward {_limit(step.key, step.target)}: the policy's max_retention_decrease allows "
+        f"{step.max_decrease:.0%} per apply and the topic steps gradually"
+    )
 
 
-def _check_retention_cut(desired: DesiredState, want: DesiredTopic, cut: RetentionCut, unknown: dict[int, str],
-                         out: _TopicPlan) -> None:
+def _check_retention_cut(
+    desired: DesiredState, want: DesiredTopic, cut: RetentionCut, unknown: dict[int, str], out: _TopicPlan
+) -> None:
     """A protected topic is never cut (as it is never truncated); unknown partitions are reported
     (an error where a policy limit cannot be checked), and each partition whose estimate passes
     max_delete_fraction is an error, as for a truncation."""
     if is_protected(desired, want.name):
-        out.diag(Severity.ERROR, DiagnosticCode.PROTECTED_TOPIC_RETENTION_CUT,
-                 f"{want.name} is protected, and this config change makes the brokers delete records "
-                 f"({'; '.join(cut.effects)}); keep its retention or remove the protection first", want,
-                 action=ActionKind.ALTER_CONFIGS)
+        out.diag(
+            Severity.ERROR,
+            DiagnosticCode.PROTECTED_TOPIC_RETENTION_CUT,
+            f"{want.name} is protected, and this config change makes the brokers delete records "
+            f"({'; '.join(cut.effects)}); keep its retention or remove the protection first",
+            want,
+            action=ActionKind.ALTER_CONFIGS,
+        )
     limit = desired.policy.max_delete_fraction
     by_reason: dict[str, list[int]] = {}
     for partition, why in unknown.items():
         by_reason.setdefault(why, []).append(partition)
     for why, partitions in by_reason.items():
         shown = ", ".join(f"{want.name}-{p}" for p in partitions)
-        consequence = (f"so the policy's max_delete_fraction ({limit:.0%}) cannot be checked; plan again once it "
-                       "can be read (live, or from a snapshot taken with these manifests)"
-                       if limit is not None else "the brokers apply the change there all the same")
-        out.diag(Severity.ERROR if limit is not None else Severity.WARNING, DiagnosticCode.RETENTION_ESTIMATE_UNKNOWN,
-                 f"{shown}: what the retention change deletes is unknown: {why}, {consequence}", want,
-                 action=ActionKind.ALTER_CONFIGS)
+        consequence = (
+            f"so the policy's max_delete_fraction ({limit:.0%}) cannot be checked; plan again once it "
+            "can be read (live, or from a snapshot taken with these manifests)"
+            if limit is not None
+            else "the brokers apply the change there all the same"
+        )
+        out.diag(
+            Severity.ERROR if limit is not None else Severity.WARNING,
+            DiagnosticCode.RETENTION_ESTIMATE_UNKNOWN,
+            f"{shown}: what the retention change deletes is unknown: {why}, {consequence}",
+            want,
+            action=ActionKind.ALTER_CONFIGS,
+        )
     if limit is None:
         return
     for expiry in cut.partitions:
         fraction = expiry.delete_fraction
         if fraction is not None and fraction > limit:
-            out.diag(Severity.ERROR, DiagnosticCode.POLICY_MAX_DELETE_FRACTION,
-                     f"{want.name}-{expiry.partition}: {expiry.delete_fraction_excess(limit)} (retention estimate); "
-                     "lower retention in smaller steps or raise max_delete_fraction",
-                     want, expiry.partition, desired.policy.source or want.source, action=ActionKind.ALTER_CONFIGS)
+            out.diag(
+                Severity.ERROR,
+                DiagnosticCode.POLICY_MAX_DELETE_FRACTION,
+                f"{want.name}-{expiry.partition}: {expiry.delete_fraction_excess(limit)} (retention estimate); "
+                "lower retention in smaller steps or raise max_delete_fraction",
+                want,
+                expiry.partition,
+                desired.policy.source or want.source,
+                action=ActionKind.ALTER_CONFIGS,
+            )
 
 
 def _preconditions(have: ObservedTopic, keys: Sequence[str] = ()) -> TopicPreconditions:
     return TopicPreconditions(
-        exists=True, topic_id=have.topic_id, partition_count=len(have.partitions),
-        configs={k: (have.configs[k].value if k in have.configs and have.configs[k].set_on_topic else None)
-                 for k in sorted(keys)})
+        exists=True,
+        topic_id=have.topic_id,
+        partition_count=len(have.partitions),
+        configs={
+            k: (have.configs[k].value if k in have.configs and have.configs[k].set_on_topic else None) for k in sorted(keys)
+        },
+    )
 
 
 def _change_reason(change: ConfigChange) -> str:
     if change.op == "delete" and change.key in kafka_configs.REPLICATION_THROTTLE_LISTS:
-        return ("a replication throttle left behind: no reassignment of the topic is in progress (Kafka's "
-                "reassignment tool removes it the same way once one is done)")
+        return (
+            "a replication throttle left behind: no reassignment of the topic is in progress (Kafka's "
+            "reassignment tool removes it the same way once one is done)"
+        )
     if change.op == "delete":
         return "set on the cluster, not declared, and the topic opts in to removing such keys"
     if change.before_source and change.before_source != "DYNAMIC_TOPIC_CONFIG" and change.before == change.after:
@@ -358,40 +505,60 @@ def _config_changes(want: DesiredTopic, have: ObservedTopic, reassigning: bool, 
     for key, value in sorted(want.configs.items()):
         now = have.configs.get(key)
         if now is not None and now.sensitive and now.value is None:
-            out.diag(Severity.WARNING, DiagnosticCode.SENSITIVE_CONFIG_UNKNOWN,
-                     f"{want.name}: {key} is sensitive, so its current value cannot be read or compared; "
-                     "it is left as it is", want)
+            out.diag(
+                Severity.WARNING,
+                DiagnosticCode.SENSITIVE_CONFIG_UNKNOWN,
+                f"{want.name}: {key} is sensitive, so its current value cannot be read or compared; it is left as it is",
+                want,
+            )
             continue
         if now is not None and now.set_on_topic and same_config_value(key, now.value, value):
             continue
-        changes.append(ConfigChange(
-            key=key, op="set", before=now.value if now else None, after=value,
-            before_source=now.source.name if now else None))
+        changes.append(
+            ConfigChange(
+                key=key, op="set", before=now.value if now else None, after=value, before_source=now.source.name if now else None
+            )
+        )
     for key, now in sorted(have.explicit_configs().items()):
         if key in want.configs or (reassigning and key in kafka_configs.REPLICATION_THROTTLE_LISTS):
             continue
         if want.undeclared_configs is UndeclaredConfigs.REMOVE or key in kafka_configs.REPLICATION_THROTTLE_LISTS:
-            changes.append(ConfigChange(key=key, op="delete", before=now.value, before_source=now.source.name,
-                                        sensitive=now.sensitive))
+            changes.append(
+                ConfigChange(key=key, op="delete", before=now.value, before_source=now.source.name, sensitive=now.sensitive)
+            )
         else:
-            out.diag(Severity.WARNING, DiagnosticCode.UNDECLARED_CONFIG,
-                     f"{want.name}: {key}={'(sensitive)' if now.sensitive else now.value} is set on the topic "
-                     "but not declared; declare it, or set `undeclared_configs: remove` to have it removed", want)
+            out.diag(
+                Severity.WARNING,
+                DiagnosticCode.UNDECLARED_CONFIG,
+                f"{want.name}: {key}={'(sensitive)' if now.sensitive else now.value} is set on the topic "
+                "but not declared; declare it, or set `undeclared_configs: remove` to have it removed",
+                want,
+            )
     return changes
 
 
-def _truncation(desired: DesiredState, want: DesiredTopic, have: ObservedTopic, observed: ObservedState,
-                protected: bool, out: _TopicPlan) -> TruncateRecords | None:
+def _truncation(
+    desired: DesiredState, want: DesiredTopic, have: ObservedTopic, observed: ObservedState, protected: bool, out: _TopicPlan
+) -> TruncateRecords | None:
     if protected:
-        out.diag(Severity.ERROR, DiagnosticCode.PROTECTED_TOPIC_TRUNCATE,
-                 f"{want.name} is protected; its truncation rules are refused. Remove the rules or the "
-                 "protection", want, action=ActionKind.TRUNCATE)
+        out.diag(
+            Severity.ERROR,
+            DiagnosticCode.PROTECTED_TOPIC_TRUNCATE,
+            f"{want.name} is protected; its truncation rules are refused. Remove the rules or the protection",
+            want,
+            action=ActionKind.TRUNCATE,
+        )
         return None
     policy_value = want.configs.get("cleanup.policy", have.config_value("cleanup.policy"))
     if not kafka_configs.cleanup_policy_allows_delete(policy_value):
-        out.diag(Severity.ERROR, DiagnosticCode.TRUNCATE_COMPACTED_TOPIC,
-                 f"{want.name} has cleanup.policy={policy_value}; Kafka refuses DeleteRecords unless the "
-                 "policy includes `delete` (e.g. compact,delete)", want, action=ActionKind.TRUNCATE)
+        out.diag(
+            Severity.ERROR,
+            DiagnosticCode.TRUNCATE_COMPACTED_TOPIC,
+            f"{want.name} has cleanup.policy={policy_value}; Kafka refuses DeleteRecords unless the "
+            "policy includes `delete` (e.g. compact,delete)",
+            want,
+            action=ActionKind.TRUNCATE,
+        )
         return None
 
     planned = []
@@ -400,31 +567,45 @@ def _truncation(desired: DesiredState, want: DesiredTopic, have: ObservedTopic, 
         # a rule resolved against them would be wrong (and block the rest of the plan).
         unknown = partition.unreadable
         if unknown:
-            out.diag(Severity.WARNING, DiagnosticCode.PARTITION_OFFLINE,
-                     f"{want.name}-{partition.partition} {unknown}; its truncation waits for the next plan, which "
-                     "resolves the rules for it again once it is back (the other partitions go ahead)",
-                     want, partition.partition, action=ActionKind.TRUNCATE)
+            out.diag(
+                Severity.WARNING,
+                DiagnosticCode.PARTITION_OFFLINE,
+                f"{want.name}-{partition.partition} {unknown}; its truncation waits for the next plan, which "
+                "resolves the rules for it again once it is back (the other partitions go ahead)",
+                want,
+                partition.partition,
+                action=ActionKind.TRUNCATE,
+            )
             continue
         target = _partition_target(want, partition, observed, out)
         if target is None or target <= partition.log_start_offset:
             continue
-        planned.append(PartitionTruncation(
-            partition=partition.partition, target_offset=target, leader=partition.leader,
-            leader_epoch=partition.leader_epoch, log_start_offset=partition.log_start_offset,
-            high_watermark=partition.high_watermark))
+        planned.append(
+            PartitionTruncation(
+                partition=partition.partition,
+                target_offset=target,
+                leader=partition.leader,
+                leader_epoch=partition.leader_epoch,
+                log_start_offset=partition.log_start_offset,
+                high_watermark=partition.high_watermark,
+            )
+        )
     if not planned:
         return None
     _check_delete_fraction(desired, want, have, planned, out)
     return TruncateRecords(
-        topic=want.name, rules=[r.describe() for r in want.truncate], rule_kinds=[r.kind for r in want.truncate],
-        partitions=planned, estimated_bytes=_estimated_bytes(have, planned),
+        topic=want.name,
+        rules=[r.describe() for r in want.truncate],
+        rule_kinds=[r.kind for r in want.truncate],
+        partitions=planned,
+        estimated_bytes=_estimated_bytes(have, planned),
         reason="records before the targets are deleted for good (DeleteRecords)",
         source=want.truncate[0].source or want.source,
-        preconditions=_preconditions(have, keys=["cleanup.policy"]))
+        preconditions=_preconditions(have, keys=["cleanup.policy"]),
+    )
 
 
-def _partition_target(want: DesiredTopic, partition: ObservedPartition, observed: ObservedState,
-                      out: _TopicPlan) -> int | None:
+def _partition_target(want: DesiredTopic, partition: ObservedPartition, observed: ObservedState, out: _TopicPlan) -> int | None:
     """The largest offset any rule allows deleting before, or None if no rule applies here."""
     hw, p = partition.high_watermark, partition.partition
     targets = []
@@ -435,10 +616,16 @@ def _partition_target(want: DesiredTopic, partition: ObservedPartition, observed
         elif isinstance(rule, BeforeTime):
             found = partition.offsets_by_timestamp.get(rule.timestamp_ms)
             if found is None:
-                out.diag(Severity.ERROR, DiagnosticCode.MISSING_TIME_LOOKUP,
-                         f"{want.name}-{p}: the observed state has no offset lookup for {rule.describe()}; "
-                         "read the cluster again (or take the snapshot with these manifests)", want, p, source,
-                         action=ActionKind.TRUNCATE)
+                out.diag(
+                    Severity.ERROR,
+                    DiagnosticCode.MISSING_TIME_LOOKUP,
+                    f"{want.name}-{p}: the observed state has no offset lookup for {rule.describe()}; "
+                    "read the cluster again (or take the snapshot with these manifests)",
+                    want,
+                    p,
+                    source,
+                    action=ActionKind.TRUNCATE,
+                )
                 continue
             # -1 means no record at or after the time: every record now there is older.
             target = hw if found < 0 else found
@@ -453,44 +640,64 @@ def _partition_target(want: DesiredTopic, partition: ObservedPartition, observed
         if target is None:
             continue
         if target > hw:
-            advice = ("the group committed past the end of the log, which happens after the log was truncated "
-                      "(an unclean leader election?); check the group before truncating"
-                      if isinstance(rule, ConsumedBy) else
-                      "records that do not exist yet cannot be deleted. Lower the offset")
-            out.diag(Severity.ERROR, DiagnosticCode.TRUNCATE_BEYOND_HIGH_WATERMARK,
-                     f"{want.name}-{p}: {rule.describe()} resolves to offset {target}, beyond the high "
-                     f"watermark {hw}; {advice}", want, p, source, action=ActionKind.TRUNCATE)
+            advice = (
+                "the group committed past the end of the log, which happens after the log was truncated "
+                "(an unclean leader election?); check the group before truncating"
+                if isinstance(rule, ConsumedBy)
+                else "records that do not exist yet cannot be deleted. Lower the offset"
+            )
+            out.diag(
+                Severity.ERROR,
+                DiagnosticCode.TRUNCATE_BEYOND_HIGH_WATERMARK,
+                f"{want.name}-{p}: {rule.describe()} resolves to offset {target}, beyond the high watermark {hw}; {advice}",
+                want,
+                p,
+                source,
+                action=ActionKind.TRUNCATE,
+            )
             continue
         targets.append(target)
     return max(targets) if targets else None
 
 
-def _consumed_offset(want: DesiredTopic, rule: ConsumedBy, p: int, observed: ObservedState,
-                     out: _TopicPlan) -> int | None:
+def _consumed_offset(want: DesiredTopic, rule: ConsumedBy, p: int, observed: ObservedState, out: _TopicPlan) -> int | None:
     committed: list[int] = []
     for group in rule.groups:
         offset = observed.group_offsets.get(group, {}).get(want.name, {}).get(p)
         if offset is None or offset < 0:
-            out.diag(Severity.WARNING, DiagnosticCode.GROUP_WITHOUT_COMMIT,
-                     f"{want.name}-{p}: consumer group {group} has no committed offset here, so nothing is "
-                     "deleted from this partition for rule " + repr(rule.describe()), want, p, rule.source,
-                     action=ActionKind.TRUNCATE)
+            out.diag(
+                Severity.WARNING,
+                DiagnosticCode.GROUP_WITHOUT_COMMIT,
+                f"{want.name}-{p}: consumer group {group} has no committed offset here, so nothing is "
+                "deleted from this partition for rule " + repr(rule.describe()),
+                want,
+                p,
+                rule.source,
+                action=ActionKind.TRUNCATE,
+            )
             return None
         committed.append(offset)
     return min(committed)
 
 
-def _check_delete_fraction(desired: DesiredState, want: DesiredTopic, have: ObservedTopic,
-                           planned: list[PartitionTruncation], out: _TopicPlan) -> None:
+def _check_delete_fraction(
+    desired: DesiredState, want: DesiredTopic, have: ObservedTopic, planned: list[PartitionTruncation], out: _TopicPlan
+) -> None:
     limit = desired.policy.max_delete_fraction
     if limit is None:
         return
     for t in planned:
         if t.delete_fraction > limit:
-            out.diag(Severity.ERROR, DiagnosticCode.POLICY_MAX_DELETE_FRACTION,
-                     f"{want.name}-{t.partition}: {t.delete_fraction_excess(limit)}; move the truncation point in "
-                     "smaller steps or raise max_delete_fraction",
-                     want, t.partition, desired.policy.source or want.source, action=ActionKind.TRUNCATE)
+            out.diag(
+                Severity.ERROR,
+                DiagnosticCode.POLICY_MAX_DELETE_FRACTION,
+                f"{want.name}-{t.partition}: {t.delete_fraction_excess(limit)}; move the truncation point in "
+                "smaller steps or raise max_delete_fraction",
+                want,
+                t.partition,
+                desired.policy.source or want.source,
+                action=ActionKind.TRUNCATE,
+            )
 
 
 def _estimated_bytes(have: ObservedTopic, planned: list[PartitionTruncation]) -> int | None:

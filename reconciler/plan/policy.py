@@ -4,6 +4,7 @@ Checked when manifests are loaded (so `reconcile validate` catches violations of
 consulted by the planner for protection. The broker may enforce its own policy on top; its
 verdict arrives through validate_only requests.
 """
+
 from __future__ import annotations
 
 import re
@@ -23,8 +24,11 @@ def is_protected(desired: DesiredState, topic_name: str) -> bool:
 
 def check_desired(desired: DesiredState) -> list[ManifestProblem]:
     """Every policy violation in one cluster's desired state, each pointing at the topic's line."""
-    return [_problem(desired.topics[name].source or desired.policy.source, name, desired.cluster.name, reason)
-            for name, reasons in violations(desired).items() for reason in reasons]
+    return [
+        _problem(desired.topics[name].source or desired.policy.source, name, desired.cluster.name, reason)
+        for name, reasons in violations(desired).items()
+        for reason in reasons
+    ]
 
 
 def violations(desired: DesiredState) -> dict[str, list[str]]:
@@ -38,8 +42,13 @@ def violations(desired: DesiredState) -> dict[str, list[str]]:
     policy = desired.policy
     # Without a rule on a topic's shape, a present topic can only break the policy with truncation
     # rules while protected: most topics need no look.
-    shaped = bool(policy.topic_name_pattern or policy.min_partitions is not None or policy.max_partitions is not None
-                  or allowed_set is not None or policy.required_configs)
+    shaped = bool(
+        policy.topic_name_pattern
+        or policy.min_partitions is not None
+        or policy.max_partitions is not None
+        or allowed_set is not None
+        or policy.required_configs
+    )
     patterns = bool(policy.protected_topic_patterns)
     for topic in desired.topics.values():
         if not shaped and topic.state is TopicState.PRESENT and not (topic.truncate and (topic.protected or patterns)):
@@ -55,8 +64,9 @@ def _violations(desired: DesiredState, topic: DesiredTopic, allowed: frozenset |
     found = []
     if topic.state is TopicState.ABSENT:
         if is_protected(desired, topic.name):
-            found.append("is protected and cannot be marked state: absent; remove the protection first, "
-                         "in a separate reviewed change")
+            found.append(
+                "is protected and cannot be marked state: absent; remove the protection first, in a separate reviewed change"
+            )
         return found
     if policy.topic_name_pattern and not re.fullmatch(policy.topic_name_pattern, topic.name):
         found.append(f"name does not match the policy's topic_name_pattern {shown(policy.topic_name_pattern)}")
@@ -65,13 +75,15 @@ def _violations(desired: DesiredState, topic: DesiredTopic, allowed: frozenset |
     if policy.max_partitions is not None and topic.partitions > policy.max_partitions:
         found.append(f"has {topic.partitions} partitions, above the policy's max_partitions {policy.max_partitions}")
     if allowed is not None and topic.replication_factor not in allowed:
-        found.append(f"replication_factor {topic.replication_factor} is not one of the policy's "
-                     f"allowed_replication_factors {allowed_text}")
+        found.append(
+            f"replication_factor {topic.replication_factor} is not one of the policy's allowed_replication_factors {allowed_text}"
+        )
     for key, required in sorted(policy.required_configs.items()):
         value = topic.configs.get(key)
         if value is None:
-            found.append(f"must set config {key}" + (f" (to {required})" if required is not None else "")
-                         + ", the policy requires it")
+            found.append(
+                f"must set config {key}" + (f" (to {required})" if required is not None else "") + ", the policy requires it"
+            )
         elif required is not None and not same_config_value(key, value, required):
             found.append(f"sets {key}={shown_text(value)}, the policy requires {key}={shown_text(required)}")
     if topic.truncate and is_protected(desired, topic.name):

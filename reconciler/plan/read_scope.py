@@ -39,6 +39,7 @@ few); a snapshot's asks for every declared retention's, since it is kept for lat
 lowering retention.ms step by step (`retention_stepping: gradual`) is estimated at the step,
 which depends on the value on the cluster: always a second read.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
@@ -86,8 +87,11 @@ class ReadScope:
     def with_moving_sizes(self, replicas: Mapping[str, Sequence[Sequence[int]]]) -> ReadScope:
         """This scope, also sizing the topics whose replicas (topic -> per partition, from Metadata)
         are not what `replicas` declares, or sit on a drained broker (and reading their offsets)."""
-        moving = {name for name, lists in replicas.items()
-                  if name in self.replicas and _replicas_move(self.replicas[name], lists, self.drain_brokers)}
+        moving = {
+            name
+            for name, lists in replicas.items()
+            if name in self.replicas and _replicas_move(self.replicas[name], lists, self.drain_brokers)
+        }
         if not moving - self.size_topics:
             return self
         offsets = None if self.offset_topics is None else self.offset_topics | moving
@@ -136,21 +140,32 @@ def desired_scope(desired: DesiredState, now_ms: int | None = None, every_offset
                 for group in rule.groups:
                     groups.setdefault(group, set()).add(name)
     return ReadScope(
-        topics=frozenset(desired.topics), list_all=True,
+        topics=frozenset(desired.topics),
+        list_all=True,
         timestamps={t: tuple(sorted(s)) for t, s in sorted(timestamps.items())},
         epoch_topics=frozenset(epoch_topics),
         groups={g: frozenset(t) for g, t in sorted(groups.items())},
-        now_ms=now_ms, size_topics=frozenset(size_topics),
+        now_ms=now_ms,
+        size_topics=frozenset(size_topics),
         offset_topics=None if every_offset else frozenset(epoch_topics | size_topics | absent),
-        cluster_operations=any(t.state is TopicState.PRESENT for t in desired.topics.values()), reassignments=True,
-        replicas={name: ReplicaWant(topic.replication_factor, {p: tuple(b) for p, b in topic.replica_assignment.items()})
-                  for name, topic in sorted(desired.topics.items()) if topic.state is TopicState.PRESENT},
-        drain_brokers=frozenset(desired.cluster.drain_brokers))
+        cluster_operations=any(t.state is TopicState.PRESENT for t in desired.topics.values()),
+        reassignments=True,
+        replicas={
+            name: ReplicaWant(topic.replication_factor, {p: tuple(b) for p, b in topic.replica_assignment.items()})
+            for name, topic in sorted(desired.topics.items())
+            if topic.state is TopicState.PRESENT
+        },
+        drain_brokers=frozenset(desired.cluster.drain_brokers),
+    )
 
 
 def _replicas_move(want: ReplicaWant, replicas: Sequence[Sequence[int]], drain: frozenset[int]) -> bool:
-    return any(len(brokers) != want.replication_factor or not drain.isdisjoint(brokers)
-               or (i in want.pinned and tuple(brokers) != want.pinned[i]) for i, brokers in enumerate(replicas))
+    return any(
+        len(brokers) != want.replication_factor
+        or not drain.isdisjoint(brokers)
+        or (i in want.pinned and tuple(brokers) != want.pinned[i])
+        for i, brokers in enumerate(replicas)
+    )
 
 
 def estimate_scope(desired: DesiredState, seen: ObservedState) -> ReadScope | None:
@@ -167,8 +182,12 @@ def estimate_scope(desired: DesiredState, seen: ObservedState) -> ReadScope | No
     again: dict[str, set[int]] = {}  # topic -> the lookups its estimate needs
     for name, topic in desired.topics.items():
         have = seen.topics.get(name)
-        if have is None or topic.state is not TopicState.PRESENT or not _may_change_retention(topic) \
-                or not _limits_lower(topic, have, inherited):
+        if (
+            have is None
+            or topic.state is not TopicState.PRESENT
+            or not _may_change_retention(topic)
+            or not _limits_lower(topic, have, inherited)
+        ):
             continue
         lookups = set()
         wanted = _time_limit_after(topic)
@@ -178,39 +197,53 @@ def estimate_scope(desired: DesiredState, seen: ObservedState) -> ReadScope | No
             if step is not None:
                 lookups.add(retention.time_lookup(now_ms, step))
         readable = [p for p in have.partitions if not p.unreadable]
-        if any(p.offsets_not_read for p in have.partitions) \
-                or any(lookup not in p.offsets_by_timestamp for p in readable for lookup in lookups) \
-                or (seen.sizes_refused is None and any(p.size_bytes is None for p in readable)):
+        if (
+            any(p.offsets_not_read for p in have.partitions)
+            or any(lookup not in p.offsets_by_timestamp for p in readable for lookup in lookups)
+            or (seen.sizes_refused is None and any(p.size_bytes is None for p in readable))
+        ):
             again[name] = lookups
     if not again:
         return None
     names = frozenset(again)
     scope = desired_scope(desired.model_copy(update={"topics": {n: desired.topics[n] for n in sorted(names)}}), now_ms)
     # Group offsets are the cluster's, not a topic's: the first read's stay.
-    return ReadScope(topics=names, list_all=False, now_ms=now_ms,
-                     timestamps={n: tuple(sorted({*scope.timestamps.get(n, ()), *lookups}))
-                                 for n, lookups in sorted(again.items()) if lookups or n in scope.timestamps},
-                     epoch_topics=scope.epoch_topics & names, size_topics=names,
-                     reassignments=True, replicas={n: w for n, w in scope.replicas.items() if n in names},
-                     drain_brokers=scope.drain_brokers)
+    return ReadScope(
+        topics=names,
+        list_all=False,
+        now_ms=now_ms,
+        timestamps={
+            n: tuple(sorted({*scope.timestamps.get(n, ()), *lookups}))
+            for n, lookups in sorted(again.items())
+            if lookups or n in scope.timestamps
+        },
+        epoch_topics=scope.epoch_topics & names,
+        size_topics=names,
+        reassignments=True,
+        replicas={n: w for n, w in scope.replicas.items() if n in names},
+        drain_brokers=scope.drain_brokers,
+    )
 
 
 def _limits_lower(topic: DesiredTopic, have: ObservedTopic, inherited: Mapping[str, str]) -> bool:
     """Whether the manifests lower the topic's time or size limit (or turn one on): what the
     planner estimates. Every declared key counts as changed, as the planner's changes would be."""
-    changes = [ConfigChange(key=key, op="set", after=value) for key, value in topic.configs.items()
-               if key in retention.SETTINGS_KEYS]
+    changes = [
+        ConfigChange(key=key, op="set", after=value) for key, value in topic.configs.items() if key in retention.SETTINGS_KEYS
+    ]
     if topic.undeclared_configs is UndeclaredConfigs.REMOVE:
-        changes += [ConfigChange(key=key, op="delete") for key, config in have.configs.items()
-                    if key in retention.SETTINGS_KEYS and key not in topic.configs and config.set_on_topic]
+        changes += [
+            ConfigChange(key=key, op="delete")
+            for key, config in have.configs.items()
+            if key in retention.SETTINGS_KEYS and key not in topic.configs and config.set_on_topic
+        ]
     if all(c.op == "set" and have.config_value(c.key) == c.after for c in changes):
         return False  # the common case, decided without building settings
     found = retention.classify(*retention.before_and_after(changes, have, inherited))
     return found.retention_ms is not None or found.retention_bytes is not None
 
 
-def _step(topic: DesiredTopic, have: ObservedTopic, inherited: Mapping[str, str], wanted: int,
-          limit: float | None) -> int | None:
+def _step(topic: DesiredTopic, have: ObservedTopic, inherited: Mapping[str, str], wanted: int, limit: float | None) -> int | None:
     """The retention.ms a gradual topic steps to first, when that is not `wanted`; else None."""
     if limit is None or topic.retention_stepping is not RetentionStepping.GRADUAL:
         return None
@@ -235,8 +268,9 @@ def _time_limit_after(topic: DesiredTopic) -> int | None:
     it could not be made, never 0); else None: the time limit does not change."""
     if "retention.ms" in topic.configs:
         value = topic.configs["retention.ms"]
-    elif topic.undeclared_configs is UndeclaredConfigs.REMOVE or \
-            kafka_configs.cleanup_policy_allows_delete(topic.configs.get("cleanup.policy", "")):
+    elif topic.undeclared_configs is UndeclaredConfigs.REMOVE or kafka_configs.cleanup_policy_allows_delete(
+        topic.configs.get("cleanup.policy", "")
+    ):
         value = kafka_configs.TOPIC_CONFIGS["retention.ms"].default
     else:
         return None
@@ -268,11 +302,15 @@ def plan_scope(plan: Plan, now_ms: int | None = None) -> ReadScope:
         if now_ms is not None and action.retention.retention_ms is not None:
             timestamps[action.topic] = (retention.time_lookup(now_ms, action.retention.retention_ms),)
     return ReadScope(
-        topics=frozenset(a.topic for a in plan.actions), list_all=False,
+        topics=frozenset(a.topic for a in plan.actions),
+        list_all=False,
         epoch_topics=frozenset(a.topic for a in plan.actions if a.kind.facts.epoch_fenced),
-        timestamps=dict(sorted(timestamps.items())), now_ms=now_ms, size_topics=frozenset(size_topics),
+        timestamps=dict(sorted(timestamps.items())),
+        now_ms=now_ms,
+        size_topics=frozenset(size_topics),
         cluster_operations=any(a.kind in (ActionKind.CREATE_TOPIC, ActionKind.REASSIGN_REPLICAS) for a in plan.actions),
-        reassignments=any(isinstance(a, ReassignReplicas) for a in plan.actions))
+        reassignments=any(isinstance(a, ReassignReplicas) for a in plan.actions),
+    )
 
 
 def timestamp_slots(timestamps: Mapping[str, tuple[int, ...]]) -> int:

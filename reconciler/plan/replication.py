@@ -25,6 +25,7 @@ Decisions worth knowing:
 - Warnings: replicas that must share a rack (more replicas than racks), and brokers without a rack
   among racked ones (placement then ignores racks).
 """
+
 from __future__ import annotations
 
 import operator
@@ -46,8 +47,12 @@ from reconciler.models.plan import (
 from reconciler.plan.placement import BrokerInfo, Placement, PlacementError
 
 MIN_INSYNC = "min.insync.replicas"
-_INHERITED = (ConfigSource.DYNAMIC_BROKER_CONFIG, ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG,
-              ConfigSource.STATIC_BROKER_CONFIG, ConfigSource.DEFAULT_CONFIG)
+_INHERITED = (
+    ConfigSource.DYNAMIC_BROKER_CONFIG,
+    ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG,
+    ConfigSource.STATIC_BROKER_CONFIG,
+    ConfigSource.DEFAULT_CONFIG,
+)
 
 
 @dataclass
@@ -88,7 +93,8 @@ class ReplicaPlanner:
             # partition has the factor's count of replicas and none on a broker being drained.
             replicas = list(map(_REPLICAS, have.partitions))
             if set(map(len, replicas)) <= {want.replication_factor} and (
-                    not self._drain or all(map(self._drain.isdisjoint, replicas))):
+                not self._drain or all(map(self._drain.isdisjoint, replicas))
+            ):
                 return ReplicaPlan()
         now = {p.partition: observed.target_replicas(name, p.partition) for p in have.partitions}
         pinned = {p: b for p, b in want.replica_assignment.items() if p in now}  # new partitions: next plan
@@ -96,23 +102,26 @@ class ReplicaPlanner:
             return ReplicaPlan()
         out = _Found(want)
         # What the topic had before any reassignment in progress: the factor it changes from.
-        started = {p.partition: [b for b in p.replicas if b not in getattr(moving.get(p.partition), "adding_replicas", ())]
-                   for p in have.partitions}
+        started = {
+            p.partition: [b for b in p.replicas if b not in getattr(moving.get(p.partition), "adding_replicas", ())]
+            for p in have.partitions
+        }
         rf_before = len(started[0])
         if want.replication_factor != rf_before:
             self._check_factor(want, have, changes, rf_before, out)
         if not self._alive:
-            out.error(DiagnosticCode.REPLICATION_FACTOR_CHANGE,
-                      f"{name}: its replicas must change ({self._reason(want, rf_before, started, pinned)}), but the "
-                      "observation lists no brokers (a snapshot written without them), so they cannot be placed; "
-                      "plan against the cluster, or take a new snapshot")
+            out.error(
+                DiagnosticCode.REPLICATION_FACTOR_CHANGE,
+                f"{name}: its replicas must change ({self._reason(want, rf_before, started, pinned)}), but the "
+                "observation lists no brokers (a snapshot written without them), so they cannot be placed; "
+                "plan against the cluster, or take a new snapshot",
+            )
             return out.result()
         if pinned and not self._pinned_ok(want, now, pinned, out):
             return out.result()
         placement = self._placement_state()
         try:
-            targets = placement.place(name, want.replication_factor, pinned,
-                                      isr={p.partition: p.isr for p in have.partitions})
+            targets = placement.place(name, want.replication_factor, pinned, isr={p.partition: p.isr for p in have.partitions})
         except PlacementError as e:
             # Its message names the topic as the placement knows it; the plan names it once, first.
             out.error(DiagnosticCode.REPLICATION_FACTOR_CHANGE, f"{name}: {str(e).removeprefix(f'topic {name!r}: ')}")
@@ -122,20 +131,34 @@ class ReplicaPlanner:
             return out.result()
         self._check_moves(want, have, moves, placement, out)
         out.action = ReassignReplicas(
-            topic=name, replication_factor_before=rf_before, replication_factor_after=want.replication_factor,
-            partitions=moves, throttle_bytes_per_s=self._desired.cluster.reassignment.throttle_bytes_per_s,
-            reason=self._reason(want, rf_before, started, pinned, moves), source=want.source,
-            preconditions=TopicPreconditions(exists=True, topic_id=have.topic_id, partition_count=len(have.partitions)))
+            topic=name,
+            replication_factor_before=rf_before,
+            replication_factor_after=want.replication_factor,
+            partitions=moves,
+            throttle_bytes_per_s=self._desired.cluster.reassignment.throttle_bytes_per_s,
+            reason=self._reason(want, rf_before, started, pinned, moves),
+            source=want.source,
+            preconditions=TopicPreconditions(exists=True, topic_id=have.topic_id, partition_count=len(have.partitions)),
+        )
         return out.result()
 
     # -- what differs --------------------------------------------------------------------------
 
     def _differs(self, replicas: Sequence[int], want: DesiredTopic, pinned: Sequence[int] | None) -> bool:
-        return (len(replicas) != want.replication_factor or any(b in self._drain for b in replicas)
-                or (pinned is not None and list(pinned) != list(replicas)))
+        return (
+            len(replicas) != want.replication_factor
+            or any(b in self._drain for b in replicas)
+            or (pinned is not None and list(pinned) != list(replicas))
+        )
 
-    def _reason(self, want: DesiredTopic, rf_before: int, started: dict[int, list[int]],
-                pinned: dict[int, list[int]], moves: Sequence[PartitionMove] = ()) -> str:
+    def _reason(
+        self,
+        want: DesiredTopic,
+        rf_before: int,
+        started: dict[int, list[int]],
+        pinned: dict[int, list[int]],
+        moves: Sequence[PartitionMove] = (),
+    ) -> str:
         reasons = []
         if want.replication_factor != rf_before:
             reasons.append(f"the manifest declares replication_factor {want.replication_factor}")
@@ -146,12 +169,15 @@ class ReplicaPlanner:
             reasons.append("the manifest pins replica_assignment")
         waiting = [m.partition for m in moves if m.in_progress]
         if waiting:
-            reasons.append(f"already being reassigned there (partition{'s' if len(waiting) > 1 else ''} "
-                           f"{_brokers(waiting)}): apply waits for it")
+            reasons.append(
+                f"already being reassigned there (partition{'s' if len(waiting) > 1 else ''} "
+                f"{_brokers(waiting)}): apply waits for it"
+            )
         return "; ".join(reasons) or "a reassignment is in progress"
 
-    def _moves(self, want: DesiredTopic, have: ObservedTopic, now: dict[int, list[int]],
-               targets: dict[int, list[int]], out: _Found) -> list[PartitionMove]:
+    def _moves(
+        self, want: DesiredTopic, have: ObservedTopic, now: dict[int, list[int]], targets: dict[int, list[int]], out: _Found
+    ) -> list[PartitionMove]:
         moving = self._observed.reassignments.get(want.name, {})
         moves = []
         for p in have.partitions:
@@ -162,43 +188,65 @@ class ReplicaPlanner:
                 if target != now[index]:
                     before = list(p.replicas)
                     added = len([b for b in target if b not in before])
-                    moves.append(PartitionMove(partition=index, before=before, after=target,
-                                               bytes_to_copy=None if size is None else size * added))
+                    moves.append(
+                        PartitionMove(
+                            partition=index, before=before, after=target, bytes_to_copy=None if size is None else size * added
+                        )
+                    )
                 continue
             started_from = [b for b in p.replicas if b not in running.adding_replicas]
             if target != now[index]:
-                out.warning(DiagnosticCode.REASSIGNMENT_IN_PROGRESS,
-                            f"{want.name}-{index}: a reassignment is in progress toward {_listed(now[index])} (from "
-                            f"{_listed(started_from)}), and the manifests want {_listed(target)}; this plan leaves the "
-                            "partition alone: plan again once it is done, or cancel it "
-                            "(reconcile apply --cancel-reassignments)", index)
+                out.warning(
+                    DiagnosticCode.REASSIGNMENT_IN_PROGRESS,
+                    f"{want.name}-{index}: a reassignment is in progress toward {_listed(now[index])} (from "
+                    f"{_listed(started_from)}), and the manifests want {_listed(target)}; this plan leaves the "
+                    "partition alone: plan again once it is done, or cancel it "
+                    "(reconcile apply --cancel-reassignments)",
+                    index,
+                )
             elif self._differs(started_from, want, want.replica_assignment.get(index)):
                 added = len([b for b in target if b not in started_from])
-                moves.append(PartitionMove(partition=index, before=started_from, after=target, in_progress=True,
-                                           bytes_to_copy=None if size is None else size * added))
+                moves.append(
+                    PartitionMove(
+                        partition=index,
+                        before=started_from,
+                        after=target,
+                        in_progress=True,
+                        bytes_to_copy=None if size is None else size * added,
+                    )
+                )
             else:
-                out.note(DiagnosticCode.REASSIGNMENT_IN_PROGRESS,
-                         f"{want.name}-{index}: a reassignment is in progress ({_listed(started_from)} -> "
-                         f"{_listed(now[index])}); the manifests hold before and after it, so the plan leaves it alone",
-                         index)
+                out.note(
+                    DiagnosticCode.REASSIGNMENT_IN_PROGRESS,
+                    f"{want.name}-{index}: a reassignment is in progress ({_listed(started_from)} -> "
+                    f"{_listed(now[index])}); the manifests hold before and after it, so the plan leaves it alone",
+                    index,
+                )
         return moves
 
     # -- checks --------------------------------------------------------------------------------
 
-    def _check_factor(self, want: DesiredTopic, have: ObservedTopic, changes: Sequence[ConfigChange],
-                      rf_before: int, out: _Found) -> None:
+    def _check_factor(
+        self, want: DesiredTopic, have: ObservedTopic, changes: Sequence[ConfigChange], rf_before: int, out: _Found
+    ) -> None:
         rf, policy = want.replication_factor, self._desired.policy
         allowed = policy.allowed_replication_factors
         if allowed is not None and rf not in allowed:
-            out.error(DiagnosticCode.POLICY_REPLICATION_FACTOR,
-                      f"{want.name}: replication factor {rf_before} -> {rf}, and the policy allows only "
-                      f"{_brokers(sorted(allowed))}; declare one of them", source=policy.source or want.source)
+            out.error(
+                DiagnosticCode.POLICY_REPLICATION_FACTOR,
+                f"{want.name}: replication factor {rf_before} -> {rf}, and the policy allows only "
+                f"{_brokers(sorted(allowed))}; declare one of them",
+                source=policy.source or want.source,
+            )
         min_insync = self._min_insync_after(have, changes)
         if min_insync is not None and min_insync > rf:
-            out.error(DiagnosticCode.MIN_INSYNC_ABOVE_REPLICATION,
-                      f"{want.name}: replication factor {rf_before} -> {rf} is below its min.insync.replicas "
-                      f"{min_insync}, so every write with acks=all would fail; lower min.insync.replicas to at most "
-                      f"{rf} first (declare it on the topic), or keep replication_factor at {rf_before}", key=MIN_INSYNC)
+            out.error(
+                DiagnosticCode.MIN_INSYNC_ABOVE_REPLICATION,
+                f"{want.name}: replication factor {rf_before} -> {rf} is below its min.insync.replicas "
+                f"{min_insync}, so every write with acks=all would fail; lower min.insync.replicas to at most "
+                f"{rf} first (declare it on the topic), or keep replication_factor at {rf_before}",
+                key=MIN_INSYNC,
+            )
 
     def _min_insync_after(self, have: ObservedTopic, changes: Sequence[ConfigChange]) -> int | None:
         """The topic's min.insync.replicas once the plan's config changes are made."""
@@ -208,15 +256,20 @@ class ReplicaPlanner:
         elif change.op == "set":
             value = change.after
         else:  # the override goes: the topic inherits what a topic without one has
-            value = next((t.configs[MIN_INSYNC].value for _, t in sorted(self._observed.topics.items())
-                          if MIN_INSYNC in t.configs and t.configs[MIN_INSYNC].source in _INHERITED), "1")
+            value = next(
+                (
+                    t.configs[MIN_INSYNC].value
+                    for _, t in sorted(self._observed.topics.items())
+                    if MIN_INSYNC in t.configs and t.configs[MIN_INSYNC].source in _INHERITED
+                ),
+                "1",
+            )
         try:
             return int(value) if value is not None else None
         except ValueError:
             return None
 
-    def _pinned_ok(self, want: DesiredTopic, now: dict[int, list[int]], pinned: dict[int, list[int]],
-                   out: _Found) -> bool:
+    def _pinned_ok(self, want: DesiredTopic, now: dict[int, list[int]], pinned: dict[int, list[int]], out: _Found) -> bool:
         known = set(self._alive) | {b for replicas in self._all_replicas() for b in replicas}
         ok = True
         for partition, brokers in sorted(pinned.items()):
@@ -231,32 +284,44 @@ class ReplicaPlanner:
                 else:
                     continue
                 ok = False
-                out.error(DiagnosticCode.REPLICA_ASSIGNMENT_INVALID,
-                          f"{where} {problem}; pin live brokers that are not drained, or remove the pin", partition)
+                out.error(
+                    DiagnosticCode.REPLICA_ASSIGNMENT_INVALID,
+                    f"{where} {problem}; pin live brokers that are not drained, or remove the pin",
+                    partition,
+                )
         return ok
 
-    def _check_moves(self, want: DesiredTopic, have: ObservedTopic, moves: list[PartitionMove],
-                     placement: Placement, out: _Found) -> None:
+    def _check_moves(
+        self, want: DesiredTopic, have: ObservedTopic, moves: list[PartitionMove], placement: Placement, out: _Found
+    ) -> None:
         by_index = {p.partition: p for p in have.partitions}
         for move in moves:
             p = by_index[move.partition]
             if p.leader < 0:
-                out.error(DiagnosticCode.PARTITION_OFFLINE,
-                          f"{want.name}-{move.partition} has no leader (offline; replicas {_listed(p.replicas)}), so "
-                          "no replica can be copied from it; bring its brokers back, then plan again", move.partition)
+                out.error(
+                    DiagnosticCode.PARTITION_OFFLINE,
+                    f"{want.name}-{move.partition} has no leader (offline; replicas {_listed(p.replicas)}), so "
+                    "no replica can be copied from it; bring its brokers back, then plan again",
+                    move.partition,
+                )
             elif p.isr and not move.adding and not set(move.after) & set(p.isr):
-                out.error(DiagnosticCode.REPLICATION_FACTOR_CHANGE,
-                          f"{want.name}-{move.partition}: {_listed(move.before)} -> {_listed(move.after)} would remove "
-                          f"every in-sync replica (in sync: {_listed(p.isr)}); wait until the replicas catch up, "
-                          "then plan again", move.partition)
+                out.error(
+                    DiagnosticCode.REPLICATION_FACTOR_CHANGE,
+                    f"{want.name}-{move.partition}: {_listed(move.before)} -> {_listed(move.after)} would remove "
+                    f"every in-sync replica (in sync: {_listed(p.isr)}); wait until the replicas catch up, "
+                    "then plan again",
+                    move.partition,
+                )
         for note in placement.notes:
             out.warning(DiagnosticCode.RACK_SPREAD, f"{want.name}: {note}")
         racks = {b.rack for b in self._observed.brokers if b.rack is not None and b.node_id not in self._drain}
         if placement.rack_aware and want.replication_factor > len(racks):
-            out.warning(DiagnosticCode.RACK_SPREAD,
-                        f"{want.name}: replication factor {want.replication_factor} on {len(racks)} rack(s) "
-                        f"({', '.join(sorted(racks))}): some replicas of a partition share a rack, and losing that "
-                        "rack loses them together")
+            out.warning(
+                DiagnosticCode.RACK_SPREAD,
+                f"{want.name}: replication factor {want.replication_factor} on {len(racks)} rack(s) "
+                f"({', '.join(sorted(racks))}): some replicas of a partition share a rack, and losing that "
+                "rack loses them together",
+            )
 
     # -- the cluster ---------------------------------------------------------------------------
 
@@ -269,8 +334,10 @@ class ReplicaPlanner:
             down = sorted({b for replicas in self._all_replicas() for b in replicas} - set(self._alive))
             brokers = [BrokerInfo(node_id=b.node_id, rack=b.rack) for b in observed.brokers]
             brokers += [BrokerInfo(node_id=b, rack=None, alive=False) for b in down]
-            current = {name: {p.partition: observed.target_replicas(name, p.partition) for p in topic.partitions}
-                       for name, topic in observed.topics.items()}
+            current = {
+                name: {p.partition: observed.target_replicas(name, p.partition) for p in topic.partitions}
+                for name, topic in observed.topics.items()
+            }
             self._placement = Placement(brokers, current, self._drain)
         return self._placement
 
@@ -286,14 +353,36 @@ class _Found:
     def result(self) -> ReplicaPlan:
         return ReplicaPlan(action=self.action, diagnostics=self.diagnostics)
 
-    def _add(self, severity: Severity, code: DiagnosticCode, message: str, partition: int | None,
-             source: SourceRef | None = None, key: str | None = None) -> None:
-        self.diagnostics.append(Diagnostic(
-            severity=severity, code=code, message=message, topic=self._want.name, partition=partition,
-            source=source or self._want.source, action=ActionKind.REASSIGN_REPLICAS, key=key))
+    def _add(
+        self,
+        severity: Severity,
+        code: DiagnosticCode,
+        message: str,
+        partition: int | None,
+        source: SourceRef | None = None,
+        key: str | None = None,
+    ) -> None:
+        self.diagnostics.append(
+            Diagnostic(
+                severity=severity,
+                code=code,
+                message=message,
+                topic=self._want.name,
+                partition=partition,
+                source=source or self._want.source,
+                action=ActionKind.REASSIGN_REPLICAS,
+                key=key,
+            )
+        )
 
-    def error(self, code: DiagnosticCode, message: str, partition: int | None = None,
-              source: SourceRef | None = None, key: str | None = None) -> None:
+    def error(
+        self,
+        code: DiagnosticCode,
+        message: str,
+        partition: int | None = None,
+        source: SourceRef | None = None,
+        key: str | None = None,
+    ) -> None:
         self._add(Severity.ERROR, code, message, partition, source, key)
 
     def warning(self, code: DiagnosticCode, message: str, partition: int | None = None) -> None:

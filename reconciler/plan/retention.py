@@ -22,6 +22,7 @@ The estimate is an upper bound per partition: for a time limit, ListOffsets by t
 now - retention.ms gives the first offset the broker keeps at most (it keeps the whole segment
 holding it); for a size limit, the bytes beyond the limit, in records proportionally.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
@@ -36,9 +37,17 @@ from reconciler.units import format_bytes, human_duration
 
 # Keys whose values decide what the brokers delete: read from the topic, and re-checked at apply.
 RETENTION_KEYS = ("cleanup.policy", "retention.ms", "retention.bytes")
-SETTINGS_KEYS = (*RETENTION_KEYS, "delete.retention.ms", "min.compaction.lag.ms", "local.retention.ms",
-         "local.retention.bytes", "remote.storage.enable", "remote.log.delete.on.disable", "segment.ms",
-         "segment.bytes")
+SETTINGS_KEYS = (
+    *RETENTION_KEYS,
+    "delete.retention.ms",
+    "min.compaction.lag.ms",
+    "local.retention.ms",
+    "local.retention.bytes",
+    "remote.storage.enable",
+    "remote.log.delete.on.disable",
+    "segment.ms",
+    "segment.bytes",
+)
 _INHERITED = (ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG, ConfigSource.STATIC_BROKER_CONFIG, ConfigSource.DEFAULT_CONFIG)
 
 
@@ -109,11 +118,17 @@ def settings_of(values: tuple[str | None, ...]) -> Settings:
 
     return Settings(
         policy=frozenset(v.strip() for v in text("cleanup.policy").split(",") if v.strip()),
-        retention_ms=number("retention.ms"), retention_bytes=number("retention.bytes"),
-        delete_retention_ms=number("delete.retention.ms"), min_compaction_lag_ms=number("min.compaction.lag.ms"),
-        local_retention_ms=number("local.retention.ms"), local_retention_bytes=number("local.retention.bytes"),
-        remote_storage=flag("remote.storage.enable"), remote_delete_on_disable=flag("remote.log.delete.on.disable"),
-        segment_ms=number("segment.ms"), segment_bytes=number("segment.bytes"))
+        retention_ms=number("retention.ms"),
+        retention_bytes=number("retention.bytes"),
+        delete_retention_ms=number("delete.retention.ms"),
+        min_compaction_lag_ms=number("min.compaction.lag.ms"),
+        local_retention_ms=number("local.retention.ms"),
+        local_retention_bytes=number("local.retention.bytes"),
+        remote_storage=flag("remote.storage.enable"),
+        remote_delete_on_disable=flag("remote.log.delete.on.disable"),
+        segment_ms=number("segment.ms"),
+        segment_bytes=number("segment.bytes"),
+    )
 
 
 def inherited_values(observed: ObservedState) -> dict[str, str]:
@@ -134,9 +149,11 @@ def inherited_values(observed: ObservedState) -> dict[str, str]:
     return {key: found.get(key, kafka_configs.TOPIC_CONFIGS[key].default) for key in SETTINGS_KEYS}
 
 
-def before_and_after(changes: Sequence[ConfigChange], topic: ObservedTopic,
-                     inherited: Mapping[str, str]) -> tuple[Settings, Settings]:
+def before_and_after(
+    changes: Sequence[ConfigChange], topic: ObservedTopic, inherited: Mapping[str, str]
+) -> tuple[Settings, Settings]:
     """The topic's settings now, and once `changes` are applied."""
+
     def now(key: str) -> str | None:
         config = topic.configs.get(key)
         return config.value if config is not None and config.value is not None else inherited.get(key)
@@ -172,39 +189,55 @@ def classify(before: Settings, after: Settings) -> Classification:
     cut_ms = cut_bytes = None
     if after.time_limit is not None and (before.time_limit is None or after.time_limit < before.time_limit):
         cut_ms = after.time_limit
-        cause = f"retention turns on, {policy_change}" if retention_on else \
-            f"retention.ms {_duration(before.time_limit)} -> {_duration(cut_ms)}"
+        cause = (
+            f"retention turns on, {policy_change}"
+            if retention_on
+            else f"retention.ms {_duration(before.time_limit)} -> {_duration(cut_ms)}"
+        )
         effects.append(f"records older than {_duration(cut_ms)} are deleted: {cause}")
     if after.size_limit is not None and (before.size_limit is None or after.size_limit < before.size_limit):
         cut_bytes = after.size_limit
-        cause = f"retention turns on, {policy_change}" if retention_on else \
-            f"retention.bytes {_size(before.size_limit)} -> {_size(cut_bytes)}"
+        cause = (
+            f"retention turns on, {policy_change}"
+            if retention_on
+            else f"retention.bytes {_size(before.size_limit)} -> {_size(cut_bytes)}"
+        )
         effects.append(f"the oldest records beyond {_size(cut_bytes)} per partition are deleted: {cause}")
     if after.compacted and not before.compacted:
-        effects.append(f"compaction turns on, {policy_change}: superseded values (older records whose key is "
-                       "written again) and records without a key are removed")
+        effects.append(
+            f"compaction turns on, {policy_change}: superseded values (older records whose key is "
+            "written again) and records without a key are removed"
+        )
     elif after.compacted:
         if after.min_compaction_lag_ms < before.min_compaction_lag_ms:
-            effects.append(f"superseded values may be compacted away after {_duration(after.min_compaction_lag_ms)} "
-                           f"instead of {_duration(before.min_compaction_lag_ms)} (min.compaction.lag.ms)")
+            effects.append(
+                f"superseded values may be compacted away after {_duration(after.min_compaction_lag_ms)} "
+                f"instead of {_duration(before.min_compaction_lag_ms)} (min.compaction.lag.ms)"
+            )
         if after.delete_retention_ms < before.delete_retention_ms:
-            effects.append(f"tombstones are removed after {_duration(after.delete_retention_ms)} instead of "
-                           f"{_duration(before.delete_retention_ms)} (delete.retention.ms): consumers further behind "
-                           "miss the deletions")
+            effects.append(
+                f"tombstones are removed after {_duration(after.delete_retention_ms)} instead of "
+                f"{_duration(before.delete_retention_ms)} (delete.retention.ms): consumers further behind "
+                "miss the deletions"
+            )
     if before.remote_storage and not after.remote_storage and after.remote_delete_on_disable:
-        effects.append("tiered storage turns off with remote.log.delete.on.disable: the records held only in remote "
-                       "storage are deleted")
-    if after.remote_storage and (_lower(after.local_time(), before.local_time())
-                                 or _lower(after.local_size(), before.local_size())):
+        effects.append(
+            "tiered storage turns off with remote.log.delete.on.disable: the records held only in remote storage are deleted"
+        )
+    if after.remote_storage and (
+        _lower(after.local_time(), before.local_time()) or _lower(after.local_size(), before.local_size())
+    ):
         for key in ("local.retention.ms", "local.retention.bytes"):
-            notes[key] = ("local copies of segments already in remote storage go sooner; the records stay "
-                          "readable from remote storage")
+            notes[key] = (
+                "local copies of segments already in remote storage go sooner; the records stay readable from remote storage"
+            )
     if after.time_limit is not None or after.size_limit is not None:
-        for key, was, now in (("segment.ms", before.segment_ms, after.segment_ms),
-                              ("segment.bytes", before.segment_bytes, after.segment_bytes)):
+        for key, was, now in (
+            ("segment.ms", before.segment_ms, after.segment_ms),
+            ("segment.bytes", before.segment_bytes, after.segment_bytes),
+        ):
             if now < was:
-                notes[key] = ("smaller segments let retention delete closer to its limit; deletes nothing on "
-                              "its own")
+                notes[key] = "smaller segments let retention delete closer to its limit; deletes nothing on its own"
     return Classification(tuple(effects), notes, cut_ms, cut_bytes)
 
 
@@ -228,6 +261,7 @@ def _size(n: int | None) -> str:
 
 
 # -- stepping: the policy's max_retention_decrease --------------------------------------------
+
 
 def lowest_allowed(current: int, max_decrease: float) -> int:
     """The lowest limit one apply may set below a finite `current` limit: (1 - max_decrease) x
@@ -255,8 +289,10 @@ def shown_limit(key: str, value: int | None, raw: bool = False) -> str:
 
 # -- the estimate ----------------------------------------------------------------------------
 
-def estimate(partition: ObservedPartition, retention_ms: int | None, retention_bytes: int | None,
-             now_ms: int | None) -> tuple[PartitionExpiry, str | None]:
+
+def estimate(
+    partition: ObservedPartition, retention_ms: int | None, retention_bytes: int | None, now_ms: int | None
+) -> tuple[PartitionExpiry, str | None]:
     """What the limits delete from one partition at most, and why it is unknown where it is."""
     unreadable = partition.unreadable
     if unreadable is not None and (partition.high_watermark < 0 or partition.leader < 0):
@@ -269,8 +305,11 @@ def estimate(partition: ObservedPartition, retention_ms: int | None, retention_b
     if retention_ms is not None:
         found = partition.offsets_by_timestamp.get(time_lookup(now_ms, retention_ms)) if now_ms is not None else None
         if found is None:
-            unknown.append("its offsets by time were not read for this limit" if now_ms is not None
-                           else "the observation has no time to measure retention from")
+            unknown.append(
+                "its offsets by time were not read for this limit"
+                if now_ms is not None
+                else "the observation has no time to measure retention from"
+            )
         else:
             # -1: no record at or after the time, so every record is older (the active segment goes too).
             time_keep = end if found < 0 else min(max(found, start), end)
@@ -293,12 +332,12 @@ def estimate(partition: ObservedPartition, retention_ms: int | None, retention_b
     return PartitionExpiry(**known, keep_from_offset=keep, bytes_to_delete=deleted_bytes), None
 
 
-def retention_cut(classification: Classification, topic: ObservedTopic,
-                  now_ms: int | None) -> tuple[RetentionCut, dict[int, str]]:
+def retention_cut(
+    classification: Classification, topic: ObservedTopic, now_ms: int | None
+) -> tuple[RetentionCut, dict[int, str]]:
     """The cut a destructive classification makes on `topic`, and the partitions whose deletion is
     unknown, with why."""
-    return _cut(list(classification.effects), classification.retention_ms, classification.retention_bytes,
-                topic, now_ms)
+    return _cut(list(classification.effects), classification.retention_ms, classification.retention_bytes, topic, now_ms)
 
 
 def estimate_again(cut: RetentionCut, topic: ObservedTopic, now_ms: int | None) -> tuple[RetentionCut, dict[int, str]]:
@@ -306,8 +345,9 @@ def estimate_again(cut: RetentionCut, topic: ObservedTopic, now_ms: int | None) 
     return _cut(cut.effects, cut.retention_ms, cut.retention_bytes, topic, now_ms)
 
 
-def _cut(effects: list[str], retention_ms: int | None, retention_bytes: int | None, topic: ObservedTopic,
-         now_ms: int | None) -> tuple[RetentionCut, dict[int, str]]:
+def _cut(
+    effects: list[str], retention_ms: int | None, retention_bytes: int | None, topic: ObservedTopic, now_ms: int | None
+) -> tuple[RetentionCut, dict[int, str]]:
     partitions, unknown = [], {}
     if retention_ms is not None or retention_bytes is not None:
         for p in topic.partitions:
@@ -315,5 +355,6 @@ def _cut(effects: list[str], retention_ms: int | None, retention_bytes: int | No
             partitions.append(expiry)
             if why:
                 unknown[p.partition] = why
-    return RetentionCut(effects=effects, retention_ms=retention_ms, retention_bytes=retention_bytes,
-                        partitions=partitions), unknown
+    return RetentionCut(
+        effects=effects, retention_ms=retention_ms, retention_bytes=retention_bytes, partitions=partitions
+    ), unknown

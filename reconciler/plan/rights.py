@@ -15,6 +15,7 @@ from DescribeCluster), so a plan can say before anything is sent that an action 
 Operations that were not read (None: an old broker, a snapshot from before) never block. A topic
 the principal may not DESCRIBE is hidden: whether it exists is unknown, so nothing is planned for it.
 """
+
 from __future__ import annotations
 
 from reconciler.models.desired import ClusterSpec
@@ -22,8 +23,13 @@ from reconciler.models.observed import ObservedState
 from reconciler.models.plan import ActionKind, unhandled
 
 # kafka-acls names an operation in CamelCase (--operation AlterConfigs).
-_ACL_TOOL_NAME = {"CREATE": "Create", "ALTER": "Alter", "ALTER_CONFIGS": "AlterConfigs", "DELETE": "Delete",
-                  "DESCRIBE": "Describe"}
+_ACL_TOOL_NAME = {
+    "CREATE": "Create",
+    "ALTER": "Alter",
+    "ALTER_CONFIGS": "AlterConfigs",
+    "DELETE": "Delete",
+    "DESCRIBE": "Describe",
+}
 
 
 def needed(kind: ActionKind) -> str:
@@ -53,8 +59,7 @@ def principal(spec: ClusterSpec) -> str:
 def grant(spec: ClusterSpec, operation: str, topic: str | None) -> str:
     """The kafka-acls command that grants `operation` on `topic` (None: on the cluster)."""
     where = f"--topic {topic}" if topic is not None else "--cluster"
-    return (f"kafka-acls --add --allow-principal {principal(spec)} --operation "
-            f"{_ACL_TOOL_NAME.get(operation, operation)} {where}")
+    return f"kafka-acls --add --allow-principal {principal(spec)} --operation {_ACL_TOOL_NAME.get(operation, operation)} {where}"
 
 
 def lacking(kind: ActionKind, topic: str, observed: ObservedState) -> str | None:
@@ -75,10 +80,17 @@ def lacking(kind: ActionKind, topic: str, observed: ObservedState) -> str | None
 
 def missing_right_message(kind: ActionKind, topic: str, operation: str, spec: ClusterSpec) -> str:
     on_cluster = kind is ActionKind.REASSIGN_REPLICAS
-    where = ("on the cluster" if on_cluster else f"on the cluster or on topic {topic}"
-             if kind is ActionKind.CREATE_TOPIC else f"on topic {topic}")
-    return (f"not authorised to {kind.facts.heading} {topic}: the principal lacks {operation} {where}, so the "
-            f"brokers would refuse it; grant it ({grant(spec, operation, None if on_cluster else topic)}) and plan again")
+    where = (
+        "on the cluster"
+        if on_cluster
+        else f"on the cluster or on topic {topic}"
+        if kind is ActionKind.CREATE_TOPIC
+        else f"on topic {topic}"
+    )
+    return (
+        f"not authorised to {kind.facts.heading} {topic}: the principal lacks {operation} {where}, so the "
+        f"brokers would refuse it; grant it ({grant(spec, operation, None if on_cluster else topic)}) and plan again"
+    )
 
 
 def refusal(kind: ActionKind, topic: str, observed: ObservedState, spec: ClusterSpec) -> str | None:
@@ -91,9 +103,11 @@ def refusal(kind: ActionKind, topic: str, observed: ObservedState, spec: Cluster
 
 
 def hidden_topic_message(topic: str, spec: ClusterSpec) -> str:
-    return (f"not authorised to see topic {topic}: the principal may not DESCRIBE it, so whether it exists is "
-            f"unknown and nothing is planned for it; grant DESCRIBE on topic {topic} "
-            f"({grant(spec, 'DESCRIBE', topic)})")
+    return (
+        f"not authorised to see topic {topic}: the principal may not DESCRIBE it, so whether it exists is "
+        f"unknown and nothing is planned for it; grant DESCRIBE on topic {topic} "
+        f"({grant(spec, 'DESCRIBE', topic)})"
+    )
 
 
 def hidden_topics_line(topics: list[str]) -> str:
@@ -103,5 +117,7 @@ def hidden_topics_line(topics: list[str]) -> str:
 
 def sizes_refused_line(error: str) -> str:
     """One line, said once, for partition sizes DescribeLogDirs did not give (`error`: its answer)."""
-    return (f"partition sizes unknown: the principal lacks DESCRIBE on the cluster (DescribeLogDirs answered "
-            f"{error}); grant it to see sizes")
+    return (
+        f"partition sizes unknown: the principal lacks DESCRIBE on the cluster (DescribeLogDirs answered "
+        f"{error}); grant it to see sizes"
+    )

@@ -6,6 +6,7 @@ Each refusal is tied to the action that caused it (and to the config key, when t
 message names one of the action's keys), so a reviewer never reads it under another action of
 the same topic.
 """
+
 from __future__ import annotations
 
 import re
@@ -30,8 +31,9 @@ from reconciler.models.plan import (
 from reconciler.ports import BrokerError, ClusterPort, create_topic_batches
 
 
-def send_topic_requests(cluster: ClusterPort, actions: Sequence[Action],
-                        validate_only: bool) -> dict[tuple[ActionKind, str], BrokerError | None]:
+def send_topic_requests(
+    cluster: ClusterPort, actions: Sequence[Action], validate_only: bool
+) -> dict[tuple[ActionKind, str], BrokerError | None]:
     """Each (kind, topic)'s answer to the requests that carry `actions` of the kinds the brokers can
     validate (creates, partition increases, config changes): the same requests validate and apply."""
     creates: list[CreateTopic] = []
@@ -51,14 +53,17 @@ def send_topic_requests(cluster: ClusterPort, actions: Sequence[Action],
                 unhandled(action)
     answers: dict[tuple[ActionKind, str], BrokerError | None] = {}
     for batch in create_topic_batches(creates):
-        answers.update({(ActionKind.CREATE_TOPIC, t): e
-                        for t, e in cluster.create_topics(batch, validate_only=validate_only).items()})
+        answers.update(
+            {(ActionKind.CREATE_TOPIC, t): e for t, e in cluster.create_topics(batch, validate_only=validate_only).items()}
+        )
     if grows:
-        answers.update({(ActionKind.ADD_PARTITIONS, t): e
-                        for t, e in cluster.create_partitions(grows, validate_only=validate_only).items()})
+        answers.update(
+            {(ActionKind.ADD_PARTITIONS, t): e for t, e in cluster.create_partitions(grows, validate_only=validate_only).items()}
+        )
     if alters:
-        answers.update({(ActionKind.ALTER_CONFIGS, t): e
-                        for t, e in cluster.alter_configs(alters, validate_only=validate_only).items()})
+        answers.update(
+            {(ActionKind.ALTER_CONFIGS, t): e for t, e in cluster.alter_configs(alters, validate_only=validate_only).items()}
+        )
     return answers
 
 
@@ -73,11 +78,19 @@ def broker_refusals(actions: Sequence[Action], cluster: ClusterPort) -> list[Dia
             continue
         action = by_kind[(kind, topic)]
         key = _key_named(action, error)
-        found.append(Diagnostic(
-            severity=Severity.ERROR, code=broker_refusal(error.name), topic=topic,
-            message=f"the brokers would refuse to {kind.facts.broker_verb} {topic}" + (f" ({key})" if key else "")
-                    + f": {error}",
-            source=action.source, action=kind, key=key))
+        found.append(
+            Diagnostic(
+                severity=Severity.ERROR,
+                code=broker_refusal(error.name),
+                topic=topic,
+                message=f"the brokers would refuse to {kind.facts.broker_verb} {topic}"
+                + (f" ({key})" if key else "")
+                + f": {error}",
+                source=action.source,
+                action=kind,
+                key=key,
+            )
+        )
     return found
 
 

@@ -1,4 +1,5 @@
 """Rendering plans and apply results as text, JSON and Markdown."""
+
 from __future__ import annotations
 
 from reconciler.models.plan import Plan

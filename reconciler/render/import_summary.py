@@ -1,14 +1,18 @@
 """The summary `reconcile import` prints: what was (or would be) written, skipped and left out."""
+
 from __future__ import annotations
 
 from reconciler.adopt.importer import ImportResult
 
 
-def import_summary(result: ImportResult, manifests_dir: str, snapshot: str | None, dry_run: bool,
-                   topics_regex: str | None) -> str:
+def import_summary(
+    result: ImportResult, manifests_dir: str, snapshot: str | None, dry_run: bool, topics_regex: str | None
+) -> str:
     will = "would write" if dry_run else "wrote"
-    lines = [f"{result.cluster}: {len(result.topics)} topic{'s' if len(result.topics) != 1 else ''} imported"
-             f"{' (dry run)' if dry_run else ''} into {manifests_dir}"]
+    lines = [
+        f"{result.cluster}: {len(result.topics)} topic{'s' if len(result.topics) != 1 else ''} imported"
+        f"{' (dry run)' if dry_run else ''} into {manifests_dir}"
+    ]
     by_file: dict[str, list[str]] = {}
     for topic, path in result.topics.items():
         by_file.setdefault(path, []).append(topic)

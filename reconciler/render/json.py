@@ -1,6 +1,7 @@
 """JSON: the stable, versioned machine format. A plan's JSON is also the saved-plan file, so it is
 written where it is read back (`reconciler.files.saved_plan`).
 """
+
 from __future__ import annotations
 
 from reconciler.files.json_document import json_text

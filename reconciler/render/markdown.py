@@ -1,4 +1,5 @@
 """Markdown for a pull-request comment: summary first, destructive changes first, details folded."""
+
 from __future__ import annotations
 
 from reconciler.models.plan import (
@@ -41,8 +42,8 @@ def plan_markdown(plan: Plan) -> str:
     if len(text) <= COMMENT_LIMIT:
         return text
     return _plan_markdown(plan, details=False) + (
-        "\n*Per-partition details left out to fit a pull-request comment; "
-        "`reconcile plan --format json` has them all.*\n")
+        "\n*Per-partition details left out to fit a pull-request comment; `reconcile plan --format json` has them all.*\n"
+    )
 
 
 def _plan_markdown(plan: Plan, details: bool) -> str:
@@ -61,23 +62,29 @@ def _plan_markdown(plan: Plan, details: bool) -> str:
         out.append("")
     ordered = destructive + [a for a in plan.actions if not a.destructive]
     if ordered:
-        out += markdown_table(["", "Action", "Topic", "Change", "Manifest"], [
-            [f"`{a.kind.facts.symbol}`", a.kind.facts.label, f"`{a.topic}`", _change(a), where(a.source)]
-            for a in ordered])
+        out += markdown_table(
+            ["", "Action", "Topic", "Change", "Manifest"],
+            [[f"`{a.kind.facts.symbol}`", a.kind.facts.label, f"`{a.topic}`", _change(a), where(a.source)] for a in ordered],
+        )
         out.append("")
         for a in ordered if details else []:
             rows = _details(a)
             if rows:
-                out += [f"<details><summary>{html_text(_headline(a, code=False))}</summary>", "", *rows, "",
-                        "</details>", ""]
+                out += [f"<details><summary>{html_text(_headline(a, code=False))}</summary>", "", *rows, "", "</details>", ""]
     others = [d for d in plan.diagnostics if d.severity is not Severity.ERROR]
     if others:
         out += ["<details><summary>Warnings and notes (" + str(len(others)) + ")</summary>", ""]
         out += [f"- **{d.severity.value}** {_diagnostic(d)}" for d in others]
         out += ["", "</details>", ""]
     if plan.unmanaged_topics:
-        out += [f"<details><summary>Unmanaged topics: in no manifest, never touched ({len(plan.unmanaged_topics)})"
-                "</summary>", "", ", ".join(f"`{t}`" for t in plan.unmanaged_topics), "", "</details>", ""]
+        out += [
+            f"<details><summary>Unmanaged topics: in no manifest, never touched ({len(plan.unmanaged_topics)})</summary>",
+            "",
+            ", ".join(f"`{t}`" for t in plan.unmanaged_topics),
+            "",
+            "</details>",
+            "",
+        ]
     return "\n".join(out).rstrip("\n") + "\n"
 
 
@@ -86,8 +93,10 @@ def _headline(action: Action, code: bool = True) -> str:
     head = f"{action.kind.facts.heading} {topic}"
     match action:
         case TruncateRecords():
-            return (f"{head}: {plural(action.records_to_delete, 'record')} in "
-                    f"{plural(len(action.partitions), 'partition')} ({'; '.join(action.rules)})")
+            return (
+                f"{head}: {plural(action.records_to_delete, 'record')} in "
+                f"{plural(len(action.partitions), 'partition')} ({'; '.join(action.rules)})"
+            )
         case DeleteTopic():
             return f"{head} ({plural(action.partitions, 'partition')}, {plural(action.records, 'record')})"
         case ReassignReplicas():
@@ -123,13 +132,20 @@ def _details(action: Action) -> list[str]:
     """The folded table under an action's headline; none when the headline says it all."""
     match action:
         case CreateTopic():
-            return markdown_table(["Key", "Value"], [[f"`{k}`", config_value(k, v)] for k, v in action.configs.items()]
-                                  ) if action.configs else []
+            return (
+                markdown_table(["Key", "Value"], [[f"`{k}`", config_value(k, v)] for k, v in action.configs.items()])
+                if action.configs
+                else []
+            )
         case AlterConfigs():
-            rows = [[f"`{c.key}`",
-                     config_value(c.key, c.before, c.sensitive) + (f" ({c.before_source})" if c.before_source else ""),
-                     "*deleted: reverts to inherited*" if c.op == "delete" else config_value(c.key, c.after, c.sensitive)]
-                    for c in action.changes]
+            rows = [
+                [
+                    f"`{c.key}`",
+                    config_value(c.key, c.before, c.sensitive) + (f" ({c.before_source})" if c.before_source else ""),
+                    "*deleted: reverts to inherited*" if c.op == "delete" else config_value(c.key, c.after, c.sensitive),
+                ]
+                for c in action.changes
+            ]
             lines = [action.reason, "", *markdown_table(["Key", "Current", "Desired"], rows)]
             cut = action.retention
             if cut is not None:
@@ -137,17 +153,31 @@ def _details(action: Action) -> list[str]:
                     lines += ["", "**Stepping:**", *[f"- {step}" for step in stepping(cut)]]
                 lines += ["", "**Deletes:**", *[f"- {effect}" for effect in cut.effects]]
                 if cut.counted:
-                    lines += ["", f"Estimate: {estimate_bound(cut)}.", "",
-                              *markdown_table(EXPIRY_HEADER, expiry_rows(cut), right=EXPIRY_RIGHT)]
+                    lines += [
+                        "",
+                        f"Estimate: {estimate_bound(cut)}.",
+                        "",
+                        *markdown_table(EXPIRY_HEADER, expiry_rows(cut), right=EXPIRY_RIGHT),
+                    ]
             return lines
         case ReassignReplicas():
             return markdown_table(REASSIGNMENT_HEADER, reassignment_rows(action), right=(0, 4))
         case TruncateRecords():
             return markdown_table(
                 ["Partition", "Log start", "Target", "High watermark", "Deleted", "Leader (epoch)"],
-                [[str(p.partition), count(p.log_start_offset), count(p.target_offset), count(p.high_watermark),
-                  count(p.records_to_delete), f"{p.leader} ({p.leader_epoch})"] for p in action.partitions],
-                right=(0, 1, 2, 3, 4))
+                [
+                    [
+                        str(p.partition),
+                        count(p.log_start_offset),
+                        count(p.target_offset),
+                        count(p.high_watermark),
+                        count(p.records_to_delete),
+                        f"{p.leader} ({p.leader_epoch})",
+                    ]
+                    for p in action.partitions
+                ],
+                right=(0, 1, 2, 3, 4),
+            )
         case AddPartitions() | DeleteTopic():
             return []
         case _:

@@ -1,5 +1,6 @@
 """Terminal colour, written once: one table of ANSI styles and what each thing is painted with.
 Colour is only ever added when the caller asks (a terminal, no NO_COLOR)."""
+
 from __future__ import annotations
 
 from enum import Enum
@@ -20,8 +21,13 @@ class Style(Enum):
 
 
 SEVERITY_STYLE = {Severity.ERROR: Style.RED_BOLD, Severity.WARNING: Style.YELLOW, Severity.INFO: Style.DIM}
-STATUS_STYLE = {Status.APPLIED: Style.GREEN, Status.ALREADY_SATISFIED: Style.DIM, Status.IN_PROGRESS: Style.YELLOW,
-                Status.REFUSED: Style.YELLOW_BOLD, Status.FAILED: Style.RED_BOLD}
+STATUS_STYLE = {
+    Status.APPLIED: Style.GREEN,
+    Status.ALREADY_SATISFIED: Style.DIM,
+    Status.IN_PROGRESS: Style.YELLOW,
+    Status.REFUSED: Style.YELLOW_BOLD,
+    Status.FAILED: Style.RED_BOLD,
+}
 DESTRUCTIVE_STYLE = Style.RED_BOLD
 
 

@@ -1,5 +1,6 @@
 """Tables, written once: plain-text columns for terminals and GitHub Markdown for comments. Plan,
 apply-result and drift renderers all use these, so a cell reads and escapes the same in each."""
+
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence

@@ -1,4 +1,5 @@
 """Terraform-like text: one block per action with `+ ~ x -` symbols, a summary line last."""
+
 from __future__ import annotations
 
 from reconciler.models.plan import (
@@ -51,8 +52,10 @@ class _Out:
 def plan_text(plan: Plan, color: bool = False) -> str:
     out = _Out(color)
     observed = plan.observed_at.isoformat().replace("+00:00", "Z") if plan.observed_at else "unknown time"
-    out.add(out.paint(f"Plan for cluster {plan.cluster}", Style.BOLD)
-            + f" (cluster id {plan.cluster_id or 'unknown'}, observed {observed})")
+    out.add(
+        out.paint(f"Plan for cluster {plan.cluster}", Style.BOLD)
+        + f" (cluster id {plan.cluster_id or 'unknown'}, observed {observed})"
+    )
     out.add()
     placed = _place_diagnostics(plan)
     for i, action in enumerate(plan.actions):
@@ -93,8 +96,7 @@ def summary_line(plan: Plan) -> str:
             how_many = "how many is not known"
         steps = f"; stepping: {more_applies(plan.stepping_applies)}" if plan.stepping_applies else ""
         change += f" ({count(s.retention_cuts)} deleting records: {how_many}{steps})"
-    return (f"Plan: {count(s.create)} to create, {change}, {truncate}, "
-            f"{count(s.delete)} to delete." + problems)
+    return f"Plan: {count(s.create)} to create, {change}, {truncate}, {count(s.delete)} to delete." + problems
 
 
 def _action(out: _Out, action: Action) -> None:
@@ -120,13 +122,19 @@ def _describe(action: Action) -> tuple[str, list[str]]:
         case AddPartitions():
             return f"{action.topic}: {action.before} -> {action.after}", []
         case ReassignReplicas():
-            return (f"{action.topic}: {reassignment_headline(action)}",
-                    text_columns(REASSIGNMENT_HEADER, reassignment_rows(action), right=(0, 4)))
+            return (
+                f"{action.topic}: {reassignment_headline(action)}",
+                text_columns(REASSIGNMENT_HEADER, reassignment_rows(action), right=(0, 4)),
+            )
         case AlterConfigs():
-            rows = [[c.key,
-                     config_value(c.key, c.before, c.sensitive) + (f" [{c.before_source}]" if c.before_source else ""),
-                     "(delete: revert to inherited)" if c.op == "delete" else config_value(c.key, c.after, c.sensitive)]
-                    for c in action.changes]
+            rows = [
+                [
+                    c.key,
+                    config_value(c.key, c.before, c.sensitive) + (f" [{c.before_source}]" if c.before_source else ""),
+                    "(delete: revert to inherited)" if c.op == "delete" else config_value(c.key, c.after, c.sensitive),
+                ]
+                for c in action.changes
+            ]
             lines = text_columns(["Key", "Current", "Desired"], rows)
             cut = action.retention
             if cut is None:
@@ -134,20 +142,29 @@ def _describe(action: Action) -> tuple[str, list[str]]:
             lines += [f"stepping: {step}" for step in stepping(cut)]
             lines += [f"deletes: {effect}" for effect in cut.effects]
             if cut.counted:
-                lines += [f"estimate, {estimate_bound(cut)}:",
-                          *text_columns(EXPIRY_HEADER, expiry_rows(cut), right=EXPIRY_RIGHT)]
+                lines += [f"estimate, {estimate_bound(cut)}:", *text_columns(EXPIRY_HEADER, expiry_rows(cut), right=EXPIRY_RIGHT)]
             return f"{action.topic}: {retention_estimate(cut)}", lines
         case TruncateRecords():
-            rows = [[str(p.partition), count(p.log_start_offset), count(p.target_offset), count(p.high_watermark),
-                     count(p.records_to_delete), f"{p.leader} (epoch {p.leader_epoch})"] for p in action.partitions]
+            rows = [
+                [
+                    str(p.partition),
+                    count(p.log_start_offset),
+                    count(p.target_offset),
+                    count(p.high_watermark),
+                    count(p.records_to_delete),
+                    f"{p.leader} (epoch {p.leader_epoch})",
+                ]
+                for p in action.partitions
+            ]
             about = f", about {size(action.estimated_bytes)}" if action.estimated_bytes else ""
-            title = (f"{action.topic}: delete {plural(action.records_to_delete, 'record')} in "
-                     f"{plural(len(action.partitions), 'partition')}{about}")
+            title = (
+                f"{action.topic}: delete {plural(action.records_to_delete, 'record')} in "
+                f"{plural(len(action.partitions), 'partition')}{about}"
+            )
             header = ["Partition", "Log start", "Target", "High watermark", "Deleted", "Leader"]
             return title, [f"rules: {'; '.join(action.rules)}", *text_columns(header, rows, right=(0, 1, 2, 3, 4))]
         case DeleteTopic():
-            return (f"{action.topic} ({plural(action.partitions, 'partition')}, "
-                    f"{plural(action.records, 'record')})"), []
+            return (f"{action.topic} ({plural(action.partitions, 'partition')}, {plural(action.records, 'record')})"), []
         case _:
             unhandled(action)
 

@@ -1,4 +1,5 @@
 """How values read to a person: config values with their friendly form, counts, sizes, positions."""
+
 from __future__ import annotations
 
 from reconciler import kafka_configs, units
@@ -49,7 +50,6 @@ def where(source: SourceRef | None) -> str:
     return f"{source.file}:{source.line}" if source else ""
 
 
-
 EXPIRY_HEADER = ["Partition", "Log start", "Kept from", "High watermark", "Records deleted", "Bytes deleted"]
 
 
@@ -60,11 +60,15 @@ def estimate_bound(cut: RetentionCut) -> str:
     size."""
     whole = "as the brokers delete whole segments only and may keep more"
     if cut.retention_ms is not None and cut.retention_bytes is not None:
-        return (f"records are an upper bound for the time limit and bytes for the size limit, {whole}; "
-                "the other figures assume records of even size")
+        return (
+            f"records are an upper bound for the time limit and bytes for the size limit, {whole}; "
+            "the other figures assume records of even size"
+        )
     if cut.retention_bytes is not None:
         return f"bytes are an upper bound, {whole}; records assume records of even size"
     return f"records are an upper bound, {whole}; bytes assume records of even size"
+
+
 EXPIRY_RIGHT = (0, 1, 2, 3, 4, 5)
 
 
@@ -91,9 +95,12 @@ def retention_estimate(cut: RetentionCut) -> str:
 def stepping(cut: RetentionCut) -> list[str]:
     """One line per key lowered one allowed step this apply: "retention.ms 30d -> 15d this apply; 4
     more applies to reach 1d (at most 50% per apply)"."""
-    return [f"{s.key} {retention.shown_limit(s.key, s.current)} -> {retention.shown_limit(s.key, s.planned)} this "
-            f"apply; {more_applies(s.remaining)} to reach {retention.shown_limit(s.key, s.target)} (at most "
-            f"{s.max_decrease:.0%} per apply)" for s in cut.steps]
+    return [
+        f"{s.key} {retention.shown_limit(s.key, s.current)} -> {retention.shown_limit(s.key, s.planned)} this "
+        f"apply; {more_applies(s.remaining)} to reach {retention.shown_limit(s.key, s.target)} (at most "
+        f"{s.max_decrease:.0%} per apply)"
+        for s in cut.steps
+    ]
 
 
 def more_applies(n: int) -> str:
@@ -102,11 +109,21 @@ def more_applies(n: int) -> str:
 
 def expiry_rows(cut: RetentionCut) -> list[list[str]]:
     """One row per partition under EXPIRY_HEADER; what is not known says so."""
+
     def known(n: int | None) -> str:
         return UNKNOWN if n is None else count(n)
 
-    return [[str(p.partition), known(p.log_start_offset), known(p.keep_from_offset), known(p.high_watermark),
-             known(p.records_to_delete), size(p.bytes_to_delete)] for p in cut.partitions]
+    return [
+        [
+            str(p.partition),
+            known(p.log_start_offset),
+            known(p.keep_from_offset),
+            known(p.high_watermark),
+            known(p.records_to_delete),
+            size(p.bytes_to_delete),
+        ]
+        for p in cut.partitions
+    ]
 
 
 def replica_list(brokers: list[int]) -> str:
@@ -128,16 +145,18 @@ REASSIGNMENT_HEADER = ["Partition", "Replicas now", "Replicas after", "Change", 
 
 def reassignment_rows(action: ReassignReplicas) -> list[list[str]]:
     """One row per moving partition; what it copies is its size times the replicas added."""
-    return [[str(p.partition), replica_list(p.before), replica_list(p.after), moved(p),
-             size(p.bytes_to_copy) if p.adding else "-"] for p in action.partitions]
+    return [
+        [str(p.partition), replica_list(p.before), replica_list(p.after), moved(p), size(p.bytes_to_copy) if p.adding else "-"]
+        for p in action.partitions
+    ]
 
 
 def reassignment_headline(action: ReassignReplicas) -> str:
     before, after = action.replication_factor_before, action.replication_factor_after
     what = f"replication factor {before} -> {after}" if before != after else "replicas moved"
     copied = action.bytes_to_copy
-    copy = (f", copies {size(copied)}" if copied is not None and copied > 0
-            else ", copy size unknown" if copied is None else "")
-    throttle = (f", throttled at {size(action.throttle_bytes_per_s)}/s"
-                if action.throttle_bytes_per_s and copied != 0 else "")  # removals copy nothing
+    copy = f", copies {size(copied)}" if copied is not None and copied > 0 else ", copy size unknown" if copied is None else ""
+    throttle = (
+        f", throttled at {size(action.throttle_bytes_per_s)}/s" if action.throttle_bytes_per_s and copied != 0 else ""
+    )  # removals copy nothing
     return f"{what} in {plural(len(action.partitions), 'partition')}{copy}{throttle}"

@@ -6,6 +6,7 @@ With TLS or SASL, what a client needs (security.protocol, the CA file, the clien
 and key, the mechanisms) goes to stderr; the certificates are made for this run and deleted
 when it ends.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,20 +22,39 @@ from .seed import seed_from_snapshot
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m reconciler.testing", description=__doc__.splitlines()[3])
     parser.add_argument("--brokers", type=int, default=3)
-    parser.add_argument("--port", type=int, default=0,
-                        help="port of broker 1; broker N listens on port+N-1 (default: ephemeral ports)")
-    parser.add_argument("--topics-from", metavar="SNAPSHOT", help="seed topics, records and group "
-                        "offsets from an ObservedState snapshot JSON file")
-    parser.add_argument("--broker-config", action="append", default=[], metavar="KEY=VALUE",
-                        help="static broker setting, e.g. log.retention.ms=86400000 (repeatable)")
+    parser.add_argument(
+        "--port", type=int, default=0, help="port of broker 1; broker N listens on port+N-1 (default: ephemeral ports)"
+    )
+    parser.add_argument(
+        "--topics-from",
+        metavar="SNAPSHOT",
+        help="seed topics, records and group offsets from an ObservedState snapshot JSON file",
+    )
+    parser.add_argument(
+        "--broker-config",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="static broker setting, e.g. log.retention.ms=86400000 (repeatable)",
+    )
     tls = parser.add_mutually_exclusive_group()
     tls.add_argument("--tls", action="store_true", help="serve TLS (the client checks the brokers' certificate)")
-    tls.add_argument("--mutual-tls", action="store_true",
-                     help="serve TLS and require a client certificate (ssl.client.auth=required)")
-    parser.add_argument("--sasl", action="append", default=[], metavar="USER:PASSWORD",
-                        help="serve SASL (SASL_SSL with --tls) and let this user log in (repeatable)")
-    parser.add_argument("--sasl-mechanisms", default=",".join(SASL_MECHANISMS), metavar="A,B",
-                        help=f"the mechanisms the listener enables (default: {','.join(SASL_MECHANISMS)})")
+    tls.add_argument(
+        "--mutual-tls", action="store_true", help="serve TLS and require a client certificate (ssl.client.auth=required)"
+    )
+    parser.add_argument(
+        "--sasl",
+        action="append",
+        default=[],
+        metavar="USER:PASSWORD",
+        help="serve SASL (SASL_SSL with --tls) and let this user log in (repeatable)",
+    )
+    parser.add_argument(
+        "--sasl-mechanisms",
+        default=",".join(SASL_MECHANISMS),
+        metavar="A,B",
+        help=f"the mechanisms the listener enables (default: {','.join(SASL_MECHANISMS)})",
+    )
     args = parser.parse_args(argv)
 
     configs = dict(item.split("=", 1) for item in args.broker_config)
@@ -42,15 +62,22 @@ def main(argv=None) -> int:
     mechanisms = [m.strip() for m in args.sasl_mechanisms.split(",") if m.strip()]
     unknown = sorted(set(mechanisms) - set(SASL_MECHANISMS))
     if unknown or not mechanisms:
-        parser.error(f"--sasl-mechanisms: choose from {', '.join(SASL_MECHANISMS)}"
-                     + (f" (not {', '.join(unknown)})" if unknown else ""))
+        parser.error(
+            f"--sasl-mechanisms: choose from {', '.join(SASL_MECHANISMS)}" + (f" (not {', '.join(unknown)})" if unknown else "")
+        )
     ports = [args.port + i for i in range(args.brokers)] if args.port else None
     stop = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    with TestCluster(brokers=args.brokers, broker_configs=configs, ports=ports, tls=args.tls or args.mutual_tls,
-                     ssl_client_auth="required" if args.mutual_tls else "none", sasl_users=users or None,
-                     sasl_mechanisms=mechanisms) as cluster:
+    with TestCluster(
+        brokers=args.brokers,
+        broker_configs=configs,
+        ports=ports,
+        tls=args.tls or args.mutual_tls,
+        ssl_client_auth="required" if args.mutual_tls else "none",
+        sasl_users=users or None,
+        sasl_mechanisms=mechanisms,
+    ) as cluster:
         if args.topics_from:
             seed_from_snapshot(cluster, args.topics_from)
         _describe_security(cluster, mechanisms if users else [], mutual=args.mutual_tls)
@@ -77,8 +104,10 @@ def _describe_security(cluster: TestCluster, mechanisms: list[str], mutual: bool
     if certificates is not None:
         lines.append(f"security.ssl_cafile: {certificates.ca_file}")
         if mutual:
-            lines += [f"security.ssl_certfile: {certificates.client_certfile}",
-                      f"security.ssl_keyfile: {certificates.client_keyfile}"]
+            lines += [
+                f"security.ssl_certfile: {certificates.client_certfile}",
+                f"security.ssl_keyfile: {certificates.client_keyfile}",
+            ]
     print("\n".join(lines), file=sys.stderr, flush=True)
 
 

@@ -9,6 +9,7 @@ StandardAuthorizerData.findAclRule / findResult), for a cluster started with `ac
   DESCRIBE; ALTER_CONFIGS implies DESCRIBE_CONFIGS (a DENY of READ does not deny DESCRIBE).
 - Nothing matching means DENIED (allow.everyone.if.no.acl.found is false by default).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -17,10 +18,19 @@ from dataclasses import dataclass, field
 # org.apache.kafka.common.acl.AclOperation codes.
 ALL, READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE = 2, 3, 4, 5, 6, 7, 8
 CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE = 9, 10, 11, 12
-OPERATIONS = {"ALL": ALL, "READ": READ, "WRITE": WRITE, "CREATE": CREATE, "DELETE": DELETE,
-              "ALTER": ALTER, "DESCRIBE": DESCRIBE, "CLUSTER_ACTION": CLUSTER_ACTION,
-              "DESCRIBE_CONFIGS": DESCRIBE_CONFIGS, "ALTER_CONFIGS": ALTER_CONFIGS,
-              "IDEMPOTENT_WRITE": IDEMPOTENT_WRITE}
+OPERATIONS = {
+    "ALL": ALL,
+    "READ": READ,
+    "WRITE": WRITE,
+    "CREATE": CREATE,
+    "DELETE": DELETE,
+    "ALTER": ALTER,
+    "DESCRIBE": DESCRIBE,
+    "CLUSTER_ACTION": CLUSTER_ACTION,
+    "DESCRIBE_CONFIGS": DESCRIBE_CONFIGS,
+    "ALTER_CONFIGS": ALTER_CONFIGS,
+    "IDEMPOTENT_WRITE": IDEMPOTENT_WRITE,
+}
 
 # org.apache.kafka.common.resource.ResourceType codes.
 TOPIC, GROUP, CLUSTER, TRANSACTIONAL_ID = 2, 3, 4, 5
@@ -35,8 +45,7 @@ ANONYMOUS = "User:ANONYMOUS"
 SUPPORTED_OPERATIONS: dict[int, frozenset[int]] = {
     TOPIC: frozenset({READ, WRITE, CREATE, DESCRIBE, DELETE, ALTER, DESCRIBE_CONFIGS, ALTER_CONFIGS}),
     GROUP: frozenset({READ, DESCRIBE, DELETE, DESCRIBE_CONFIGS, ALTER_CONFIGS}),
-    CLUSTER: frozenset({CREATE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE, ALTER,
-                        DESCRIBE}),
+    CLUSTER: frozenset({CREATE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE, ALTER, DESCRIBE}),
     TRANSACTIONAL_ID: frozenset({DESCRIBE, WRITE}),
 }
 _IMPLIES_DESCRIBE = frozenset({DESCRIBE, READ, WRITE, DELETE, ALTER})
@@ -44,7 +53,7 @@ _IMPLIES_DESCRIBE_CONFIGS = frozenset({DESCRIBE_CONFIGS, ALTER_CONFIGS})
 
 
 def principal_name(user: str) -> str:
-    """"alice" -> "User:alice"; a name that already has a principal type is kept."""
+    """ "alice" -> "User:alice"; a name that already has a principal type is kept."""
     return user if ":" in user else f"User:{user}"
 
 
@@ -52,6 +61,7 @@ def principal_name(user: str) -> str:
 class Acl:
     """One ACL binding, written as kafka-acls.sh names things: Acl("alice", "topic", "orders-",
     "WRITE", pattern="prefixed"). The principal may omit "User:"."""
+
     principal: str
     resource_type: str
     name: str
@@ -86,8 +96,10 @@ class Acl:
             return None
         allow, own = self.permission == "allow", self._codes[1]
         if own != ALL and operation != own:
-            implied = allow and ((operation == DESCRIBE and own in _IMPLIES_DESCRIBE)
-                                 or (operation == DESCRIBE_CONFIGS and own in _IMPLIES_DESCRIBE_CONFIGS))
+            implied = allow and (
+                (operation == DESCRIBE and own in _IMPLIES_DESCRIBE)
+                or (operation == DESCRIBE_CONFIGS and own in _IMPLIES_DESCRIBE_CONFIGS)
+            )
             if not implied:
                 return None
         return allow
@@ -113,13 +125,17 @@ class Authorizer:
 
     def authorized_operations(self, principal: str, host: str, resource_type: int, name: str) -> set[int]:
         """KIP-430 (AuthHelper.authorizedOperations): the supported operations the principal may do."""
-        return {op for op in SUPPORTED_OPERATIONS[resource_type]
-                if self.authorize(principal, host, op, resource_type, name)}
+        return {op for op in SUPPORTED_OPERATIONS[resource_type] if self.authorize(principal, host, op, resource_type, name)}
 
     def may_write_some_topic(self, principal: str, host: str) -> bool:
         """Approximates Authorizer.authorizeByResourceType(WRITE, TOPIC): some ALLOW ACL for WRITE
         (or ALL) on topics applies to the principal. Kafka also weighs DENY patterns against it."""
         if principal in self.super_users:
             return True
-        return any(acl._codes[0] == TOPIC and acl.permission == "allow" and acl._codes[1] in (WRITE, ALL)
-                   and acl.result(principal, host, acl._codes[1]) for acl in self.acls)
+        return any(
+            acl._codes[0] == TOPIC
+            and acl.permission == "allow"
+            and acl._codes[1] in (WRITE, ALL)
+            and acl.result(principal, host, acl._codes[1])
+            for acl in self.acls
+        )

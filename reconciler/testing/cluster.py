@@ -1,5 +1,6 @@
 """TestCluster: several Kafka brokers in this process, plus direct helpers to seed state and to
 switch faults on. The helpers bypass the wire; clients use `bootstrap_servers`."""
+
 from __future__ import annotations
 
 import tempfile
@@ -26,6 +27,7 @@ HOST = "127.0.0.1"
 @dataclass(frozen=True)
 class PartitionView:
     """A read-only snapshot of one partition."""
+
     topic: str
     partition: int
     leader: int
@@ -47,6 +49,7 @@ class PartitionView:
 @dataclass(frozen=True)
 class ReassignmentView:
     """One partition's reassignment in progress, as ListPartitionReassignments reports it."""
+
     replicas: tuple[int, ...]
     adding_replicas: tuple[int, ...]
     removing_replicas: tuple[int, ...]
@@ -81,14 +84,23 @@ class TestCluster:
 
     __test__ = False  # not a pytest test class despite its name
 
-    def __init__(self, brokers: int = 3, broker_configs: dict[str, str] | None = None,
-                 disabled_apis=(), sasl_users: dict[str, str] | None = None,
-                 metadata_propagation_delay: float = 0.0, ports=None, retention_checks: bool = False,
-                 acls: Iterable[Acl] | None = None, super_users: Iterable[str] | None = None,
-                 tls: bool = False, ssl_client_auth: str = "none",
-                 sasl_mechanisms: Iterable[str] = SASL_MECHANISMS,
-                 racks: dict[int, str | None] | list[str | None] | None = None,
-                 replication_rate: float | None = None):
+    def __init__(
+        self,
+        brokers: int = 3,
+        broker_configs: dict[str, str] | None = None,
+        disabled_apis=(),
+        sasl_users: dict[str, str] | None = None,
+        metadata_propagation_delay: float = 0.0,
+        ports=None,
+        retention_checks: bool = False,
+        acls: Iterable[Acl] | None = None,
+        super_users: Iterable[str] | None = None,
+        tls: bool = False,
+        ssl_client_auth: str = "none",
+        sasl_mechanisms: Iterable[str] = SASL_MECHANISMS,
+        racks: dict[int, str | None] | list[str | None] | None = None,
+        replication_rate: float | None = None,
+    ):
         """sasl_users={user: password} makes the listener SASL (SASL_SSL with tls=True); each user
         can log in with every mechanism in `sasl_mechanisms` (Kafka's sasl.enabled.mechanisms).
         tls=True serves TLS with certificates made for this cluster (see `tls`); ssl_client_auth
@@ -119,21 +131,19 @@ class TestCluster:
         mechanisms = tuple(sasl_mechanisms)
         if not mechanisms or not set(mechanisms) <= set(SASL_MECHANISMS):
             raise ValueError(f"sasl_mechanisms: a non-empty choice of {', '.join(SASL_MECHANISMS)}")
-        self._settings = ClusterSettings(frozenset(disabled_apis), dict(sasl_users) if sasl_users else None,
-                                         authorizer=authorizer, sasl_mechanisms=mechanisms)
+        self._settings = ClusterSettings(
+            frozenset(disabled_apis), dict(sasl_users) if sasl_users else None, authorizer=authorizer, sasl_mechanisms=mechanisms
+        )
         self._tls_directory = tempfile.TemporaryDirectory(prefix="test-cluster-tls-") if tls else None
-        self._certificates = (generate_certificates(Path(self._tls_directory.name))
-                              if self._tls_directory else None)
-        tls_context = (server_context(self._certificates, ssl_client_auth)
-                       if self._certificates else None)
+        self._certificates = generate_certificates(Path(self._tls_directory.name)) if self._tls_directory else None
+        tls_context = server_context(self._certificates, ssl_client_auth) if self._certificates else None
         self._faults = Faults()
         self._log = RequestLog()
         self._servers: dict[int, BrokerServer] = {}
         for i, broker_id in enumerate(ids):
             stopped = threading.Event()
             pipeline = Pipeline(self._state, self._settings, self._faults, self._log, broker_id, stopped)
-            self._servers[broker_id] = BrokerServer(broker_id, HOST, ports[i] if ports else 0,
-                                                    pipeline, stopped, tls_context)
+            self._servers[broker_id] = BrokerServer(broker_id, HOST, ports[i] if ports else 0, pipeline, stopped, tls_context)
         self._retention = RetentionChecks(self._state) if retention_checks else None
         self._started = False
 
@@ -196,15 +206,29 @@ class TestCluster:
 
     # -- authorization -----------------------------------------------------------------------
 
-    def allow(self, principal: str, resource_type: str, name: str, operations: str | Iterable[str],
-              pattern: str = "literal", host: str = "*") -> None:
+    def allow(
+        self,
+        principal: str,
+        resource_type: str,
+        name: str,
+        operations: str | Iterable[str],
+        pattern: str = "literal",
+        host: str = "*",
+    ) -> None:
         """Add ALLOW ACLs, as kafka-acls.sh --add --allow-principal would (and switch the authorizer
         on): e.g. allow("alice", "topic", "orders-", ["DESCRIBE", "WRITE"], pattern="prefixed");
         the cluster resource is named "kafka-cluster"."""
         self._add_acls(principal, resource_type, name, operations, pattern, "allow", host)
 
-    def deny(self, principal: str, resource_type: str, name: str, operations: str | Iterable[str],
-             pattern: str = "literal", host: str = "*") -> None:
+    def deny(
+        self,
+        principal: str,
+        resource_type: str,
+        name: str,
+        operations: str | Iterable[str],
+        pattern: str = "literal",
+        host: str = "*",
+    ) -> None:
         """Add DENY ACLs; a matching DENY wins over every ALLOW."""
         self._add_acls(principal, resource_type, name, operations, pattern, "deny", host)
 
@@ -218,14 +242,17 @@ class TestCluster:
 
     # -- seeding -----------------------------------------------------------------------------
 
-    def create_topic(self, name: str, partitions: int = 1, replication_factor: int = 1,
-                     configs: dict[str, str] | None = None) -> str:
+    def create_topic(
+        self, name: str, partitions: int = 1, replication_factor: int = 1, configs: dict[str, str] | None = None
+    ) -> str:
         """Create a topic as CreateTopics would (same checks; KafkaApiError on failure), visible
         at once. Returns the topic id as a canonical UUID string."""
         with self._state.lock:
             [result] = controller.create_topics(
-                self._state, [controller.NewTopic(name, partitions, replication_factor,
-                                                  configs=dict(configs or {}))], validate_only=False)
+                self._state,
+                [controller.NewTopic(name, partitions, replication_factor, configs=dict(configs or {}))],
+                validate_only=False,
+            )
             if result.error:
                 raise KafkaApiError(result.error, result.message)
             self._state.topics[name].visible_at = 0.0
@@ -257,23 +284,24 @@ class TestCluster:
             base = self._state.append(self._topic(topic), p, timestamps, [value_size] * len(timestamps))
             return base, p.log.end_offset
 
-    def produce_many(self, counts: dict[tuple[str, int], int], timestamp_ms: int = 0, step_ms: int = 0,
-                     value_size: int = 100) -> dict[tuple[str, int], tuple[int, int]]:
+    def produce_many(
+        self, counts: dict[tuple[str, int], int], timestamp_ms: int = 0, step_ms: int = 0, value_size: int = 100
+    ) -> dict[tuple[str, int], tuple[int, int]]:
         """Bulk seeding: `count` records per partition, timestamps timestamp_ms + i * step_ms,
         each taking `value_size` bytes as in produce()."""
         result = {}
         with self._state.lock:
             for (topic, partition), count in counts.items():
                 p = self._leader_partition(topic, partition)
-                base = self._state.append_uniform(self._topic(topic), p, count, timestamp_ms, step_ms,
-                                                  value_size)
+                base = self._state.append_uniform(self._topic(topic), p, count, timestamp_ms, step_ms, value_size)
                 result[(topic, partition)] = (base, p.log.end_offset)
         return result
 
     # -- retention ---------------------------------------------------------------------------
 
-    def enforce_retention(self, now_ms: int | None = None,
-                          brokers: Iterable[int] | None = None) -> dict[tuple[str, int], tuple[int, int]]:
+    def enforce_retention(
+        self, now_ms: int | None = None, brokers: Iterable[int] | None = None
+    ) -> dict[tuple[str, int], tuple[int, int]]:
         """Run Kafka's periodic retention check ("log.retention.check") once, at wall-clock time
         `now_ms` (default: now), on every live broker or only on `brokers` (stopped ones never
         run it). Changing retention.* deletes nothing by itself; this does, as a broker would at
@@ -326,10 +354,22 @@ class TestCluster:
         with self._state.lock:
             replication.catch_up(self._state)
             p = self._partition(topic, partition)
-            return PartitionView(topic, p.index, p.leader, p.leader_epoch, tuple(p.replicas),
-                                 tuple(p.isr), p.log.log_start, p.high_watermark, p.log.end_offset,
-                                 tuple(p.history.entries), p.log.size_bytes(p.leader),
-                                 p.log.segment_bases(p.leader), tuple(p.adding), tuple(p.removing))
+            return PartitionView(
+                topic,
+                p.index,
+                p.leader,
+                p.leader_epoch,
+                tuple(p.replicas),
+                tuple(p.isr),
+                p.log.log_start,
+                p.high_watermark,
+                p.log.end_offset,
+                tuple(p.history.entries),
+                p.log.size_bytes(p.leader),
+                p.log.segment_bases(p.leader),
+                tuple(p.adding),
+                tuple(p.removing),
+            )
 
     def replicas(self, topic: str) -> dict[int, list[int]]:
         """{partition: replica list} as Metadata shows it (target order, then replicas being removed)."""
@@ -369,9 +409,11 @@ class TestCluster:
         """What ListPartitionReassignments with no topics would report, keyed by partition."""
         with self._state.lock:
             replication.catch_up(self._state)
-            return {(name, p.index): ReassignmentView(tuple(p.replicas), tuple(p.adding), tuple(p.removing))
-                    for name, partitions in reassignment.list_reassignments(self._state, None)
-                    for p in partitions}
+            return {
+                (name, p.index): ReassignmentView(tuple(p.replicas), tuple(p.adding), tuple(p.removing))
+                for name, partitions in reassignment.list_reassignments(self._state, None)
+                for p in partitions
+            }
 
     def reassign(self, topic: str, assignments: dict[int, list[int] | None]) -> None:
         """Start (a replica list) or cancel (None) reassignments as AlterPartitionReassignments
@@ -380,7 +422,8 @@ class TestCluster:
         with self._state.lock:
             replication.catch_up(self._state)
             [(_, results)] = reassignment.alter_reassignments(
-                self._state, [(topic, [(i, None if r is None else list(r)) for i, r in assignments.items()])])
+                self._state, [(topic, [(i, None if r is None else list(r)) for i, r in assignments.items()])]
+            )
         refused = [r for r in results if r.error != errors.NONE]
         if refused:
             raise KafkaApiError(refused[0].error, refused[0].message)
@@ -459,8 +502,16 @@ class TestCluster:
 
     # -- faults: answers ---------------------------------------------------------------------
 
-    def inject_error(self, api_key: int, error_code: int, times: int | None = 1, broker: int | None = None,
-                     throttle_time_ms: int = 0, apply: bool = False, validate_only: bool | None = None) -> None:
+    def inject_error(
+        self,
+        api_key: int,
+        error_code: int,
+        times: int | None = 1,
+        broker: int | None = None,
+        throttle_time_ms: int = 0,
+        apply: bool = False,
+        validate_only: bool | None = None,
+    ) -> None:
         """Answer `api_key` with `error_code` in every error field of the response, the next
         `times` times (None: until cleared). apply=True performs the operation anyway.
         validate_only=False/True: only admin requests with that flag (the real write, or the check)."""

@@ -3,6 +3,7 @@ comes from, its synonyms, the broker-resource view, and the INVALID_CONFIG answe
 
 The rules themselves (keys, types, defaults, validators) are Kafka's, stated in `log_config`.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -24,9 +25,14 @@ DEFAULT_CONFIG = 5
 # leader/follower.replication.throttled.replicas while those copy a log.
 THROTTLE_RATE_KEYS = ("leader.replication.throttled.rate", "follower.replication.throttled.rate")
 # Broker settings Kafka refuses to change at runtime (DynamicBrokerConfig.nonDynamicConfigs).
-NOT_DYNAMIC = ("log.initial.task.delay.ms", "log.retention.check.interval.ms", "num.partitions",
-               "default.replication.factor", "offsets.topic.num.partitions",
-               "offsets.topic.replication.factor")
+NOT_DYNAMIC = (
+    "log.initial.task.delay.ms",
+    "log.retention.check.interval.ms",
+    "num.partitions",
+    "default.replication.factor",
+    "offsets.topic.num.partitions",
+    "offsets.topic.replication.factor",
+)
 
 # Broker settings that are not topic-key synonyms but that the test cluster honours.
 BROKER_DEFAULTS = {
@@ -101,17 +107,21 @@ def _policy(topic_configs: Mapping[str, str], broker_configs: Mapping[str, str])
 
 def segment_limits(topic_configs: Mapping[str, str], broker_configs: Mapping[str, str]) -> SegmentLimits:
     """segment.bytes and segment.ms in force (log.segment.bytes, log.roll.ms/hours inherited)."""
-    return SegmentLimits(effective_int("segment.bytes", topic_configs, broker_configs),
-                         effective_int("segment.ms", topic_configs, broker_configs))
+    return SegmentLimits(
+        effective_int("segment.bytes", topic_configs, broker_configs), effective_int("segment.ms", topic_configs, broker_configs)
+    )
 
 
 def retention_rules(topic_configs: Mapping[str, str], broker_configs: Mapping[str, str]) -> RetentionRules:
     """What a retention check applies to the topic's logs (tiered storage is refused, so the
     local.retention.* keys never apply)."""
     policy = _policy(topic_configs, broker_configs)
-    return RetentionRules(effective_int("retention.ms", topic_configs, broker_configs),
-                          effective_int("retention.bytes", topic_configs, broker_configs),
-                          delete="delete" in policy, compact_only=policy == {"compact"})
+    return RetentionRules(
+        effective_int("retention.ms", topic_configs, broker_configs),
+        effective_int("retention.bytes", topic_configs, broker_configs),
+        delete="delete" in policy,
+        compact_only=policy == {"compact"},
+    )
 
 
 def effective_topic_configs(topic_configs: Mapping[str, str], broker_configs: Mapping[str, str]) -> list[ConfigValue]:
@@ -156,26 +166,35 @@ def _broker_defaults() -> dict[str, str]:
 
 
 def _known_broker_key(key: str) -> bool:
-    return key in THROTTLE_RATE_KEYS or key in BROKER_DEFAULTS or any(
-        key == name for spec in TOPIC_CONFIGS.values() for name, _ in spec.synonyms)
+    return (
+        key in THROTTLE_RATE_KEYS
+        or key in BROKER_DEFAULTS
+        or any(key == name for spec in TOPIC_CONFIGS.values() for name, _ in spec.synonyms)
+    )
 
 
-def describe_broker(broker_configs: Mapping[str, str], dynamic_default: Mapping[str, str] | None = None,
-                    dynamic_own: Mapping[str, str] | None = None) -> list[ConfigValue]:
+def describe_broker(
+    broker_configs: Mapping[str, str],
+    dynamic_default: Mapping[str, str] | None = None,
+    dynamic_own: Mapping[str, str] | None = None,
+) -> list[ConfigValue]:
     """The broker-resource view: its own dynamic keys (source 2), the cluster-wide dynamic ones
     (3), statically set keys (4) and the defaults we model (5). The throttle rates have no
     default listed: Kafka leaves them out until set. A dynamic key no broker config defines is
     listed as sensitive (value null), as KafkaConfig.maybeSensitive treats an unknown type."""
-    layers = ((dynamic_own or {}, DYNAMIC_BROKER_CONFIG), (dynamic_default or {}, DYNAMIC_DEFAULT_BROKER_CONFIG),
-              (broker_configs, STATIC_BROKER_CONFIG), (_broker_defaults(), DEFAULT_CONFIG))
+    layers = (
+        (dynamic_own or {}, DYNAMIC_BROKER_CONFIG),
+        (dynamic_default or {}, DYNAMIC_DEFAULT_BROKER_CONFIG),
+        (broker_configs, STATIC_BROKER_CONFIG),
+        (_broker_defaults(), DEFAULT_CONFIG),
+    )
     result = []
     for key in sorted(set().union(*(layer for layer, _ in layers))):
         synonyms = tuple((key, layer[key], source) for layer, source in layers if key in layer)
         _, value, source = synonyms[0]
         unknown = source in (DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG) and not _known_broker_key(key)
         # Only the keys the test cluster can change at runtime are writable over the wire.
-        result.append(ConfigValue(key, value, source, synonyms, read_only=key not in THROTTLE_RATE_KEYS,
-                                  sensitive=unknown))
+        result.append(ConfigValue(key, value, source, synonyms, read_only=key not in THROTTLE_RATE_KEYS, sensitive=unknown))
     return result
 
 
@@ -199,8 +218,7 @@ def dynamic_broker_config_error(key: str, value: str) -> str | None:
     return None
 
 
-def throttle_rate(key: str, own: Mapping[str, str], cluster_default: Mapping[str, str],
-                  static: Mapping[str, str]) -> float:
+def throttle_rate(key: str, own: Mapping[str, str], cluster_default: Mapping[str, str], static: Mapping[str, str]) -> float:
     """The rate in force for a broker, in bytes/s; unset is unthrottled (inf)."""
     for layer in (own, cluster_default, static):
         if key in layer:

@@ -4,6 +4,7 @@ ConfigurationControlManager in Kafka 4.0): validation order, error codes and mes
 
 Callers hold `state.lock`.
 """
+
 from __future__ import annotations
 
 import re
@@ -43,6 +44,7 @@ class NewTopic:
 @dataclass
 class CreatedTopic:
     """One CreateTopics result; on success also what the v5+ response echoes."""
+
     name: str
     error: int = errors.NONE
     message: str | None = None
@@ -59,11 +61,9 @@ def topic_name_error(name: str) -> str | None:
     if name in (".", ".."):
         return 'Topic name cannot be "." or ".."'
     if len(name) > MAX_NAME_LENGTH:
-        return (f"Topic name is illegal, it can't be longer than {MAX_NAME_LENGTH} characters, "
-                f"topic name: {name}")
+        return f"Topic name is illegal, it can't be longer than {MAX_NAME_LENGTH} characters, topic name: {name}"
     if not _LEGAL_NAME.fullmatch(name):
-        return (f"Topic name \"{name}\" is illegal, it contains a character other than ASCII "
-                "alphanumerics, '.', '_' and '-'")
+        return f"Topic name \"{name}\" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'"
     return None
 
 
@@ -77,9 +77,10 @@ def create_topics(state: ClusterState, topics: list[NewTopic], validate_only: bo
         if problem:
             failed[t.name] = (errors.INVALID_TOPIC_EXCEPTION, problem)
         elif ("." in t.name or "_" in t.name) and unify_collision_chars(t.name) in colliding:
-            failed[t.name] = (errors.INVALID_TOPIC_EXCEPTION,
-                              f"Topic '{t.name}' collides with existing topic: "
-                              f"{colliding[unify_collision_chars(t.name)]}")
+            failed[t.name] = (
+                errors.INVALID_TOPIC_EXCEPTION,
+                f"Topic '{t.name}' collides with existing topic: {colliding[unify_collision_chars(t.name)]}",
+            )
     for t in topics:
         if t.name in state.topics:
             failed[t.name] = (errors.TOPIC_ALREADY_EXISTS, f"Topic '{t.name}' already exists.")
@@ -103,9 +104,17 @@ def create_topics(state: ClusterState, topics: list[NewTopic], validate_only: bo
         records += 1 + len(assignments) + len(t.configs)
         # Validation refused null values, so this only narrows the type.
         configs = {key: value for key, value in t.configs.items() if value is not None}
-        planned[t.name] = (assignments, configs, CreatedTopic(
-            t.name, topic_id=uuid.uuid4(), num_partitions=len(assignments), replication_factor=rf,
-            configs=effective_topic_configs(configs, state.broker_configs)))
+        planned[t.name] = (
+            assignments,
+            configs,
+            CreatedTopic(
+                t.name,
+                topic_id=uuid.uuid4(),
+                num_partitions=len(assignments),
+                replication_factor=rf,
+                configs=effective_topic_configs(configs, state.broker_configs),
+            ),
+        )
 
     if records > MAX_RECORDS_PER_USER_OP:
         too_large = "Unable to perform excessively large batch operation."
@@ -127,51 +136,54 @@ def create_topics(state: ClusterState, topics: list[NewTopic], validate_only: bo
 def _plan_assignments(state: ClusterState, t: NewTopic) -> list[list[int]]:
     if t.assignments:
         if t.replication_factor != -1:
-            raise KafkaApiError(errors.INVALID_REQUEST, "A manual partition assignment was specified, "
-                                "but replication factor was not set to -1.")
+            raise KafkaApiError(
+                errors.INVALID_REQUEST, "A manual partition assignment was specified, but replication factor was not set to -1."
+            )
         if t.num_partitions != -1:
-            raise KafkaApiError(errors.INVALID_REQUEST, "A manual partition assignment was specified, "
-                                "but numPartitions was not set to -1.")
+            raise KafkaApiError(
+                errors.INVALID_REQUEST, "A manual partition assignment was specified, but numPartitions was not set to -1."
+            )
         if sorted(t.assignments) != list(range(len(t.assignments))):
-            raise KafkaApiError(errors.INVALID_REPLICA_ASSIGNMENT,
-                                "Partitions must be numbered consecutively starting from 0.")
+            raise KafkaApiError(errors.INVALID_REPLICA_ASSIGNMENT, "Partitions must be numbered consecutively starting from 0.")
         assignments = [t.assignments[i] for i in range(len(t.assignments))]
         _check_manual_assignments(state, assignments)
         return assignments
     if t.replication_factor < -1 or t.replication_factor == 0:
-        raise KafkaApiError(errors.INVALID_REPLICATION_FACTOR,
-                            "Replication factor must be larger than 0, or -1 to use the default value.")
+        raise KafkaApiError(
+            errors.INVALID_REPLICATION_FACTOR, "Replication factor must be larger than 0, or -1 to use the default value."
+        )
     if t.num_partitions < -1 or t.num_partitions == 0:
-        raise KafkaApiError(errors.INVALID_PARTITIONS,
-                            "Number of partitions was set to an invalid non-positive value.")
+        raise KafkaApiError(errors.INVALID_PARTITIONS, "Number of partitions was set to an invalid non-positive value.")
     partitions = t.num_partitions if t.num_partitions != -1 else int(state.setting("num.partitions"))
     rf = t.replication_factor if t.replication_factor != -1 else int(state.setting("default.replication.factor"))
     return state.place_replicas(0, partitions, rf)
 
 
-def check_manual_assignment(state: ClusterState, replicas: list[int],
-                            replication_factor: int | None = None) -> None:
+def check_manual_assignment(state: ClusterState, replicas: list[int], replication_factor: int | None = None) -> None:
     """ReplicationControlManager.validateManualPartitionAssignment (CreateTopics, CreatePartitions
     and AlterPartitionReassignments): the brokers are walked in sorted order. A registered but
     stopped (fenced) broker passes."""
     if not replicas:
-        raise KafkaApiError(errors.INVALID_REPLICA_ASSIGNMENT,
-                            "The manual partition assignment includes an empty replica list.")
+        raise KafkaApiError(errors.INVALID_REPLICA_ASSIGNMENT, "The manual partition assignment includes an empty replica list.")
     previous = None
     for broker in sorted(replicas):
         if broker not in state.brokers:
-            raise KafkaApiError(errors.INVALID_REPLICA_ASSIGNMENT,
-                                f"The manual partition assignment includes broker {broker}, but "
-                                "no such broker is registered.")
+            raise KafkaApiError(
+                errors.INVALID_REPLICA_ASSIGNMENT,
+                f"The manual partition assignment includes broker {broker}, but no such broker is registered.",
+            )
         if broker == previous:
-            raise KafkaApiError(errors.INVALID_REPLICA_ASSIGNMENT,
-                                f"The manual partition assignment includes the broker {broker} more than once.")
+            raise KafkaApiError(
+                errors.INVALID_REPLICA_ASSIGNMENT, f"The manual partition assignment includes the broker {broker} more than once."
+            )
         previous = broker
     if replication_factor is not None and len(replicas) != replication_factor:
-        raise KafkaApiError(errors.INVALID_REPLICA_ASSIGNMENT,
-                            "The manual partition assignment includes a partition with "
-                            f"{len(replicas)} replica(s), but this is not consistent with "
-                            f"previous partitions, which have {replication_factor} replica(s).")
+        raise KafkaApiError(
+            errors.INVALID_REPLICA_ASSIGNMENT,
+            "The manual partition assignment includes a partition with "
+            f"{len(replicas)} replica(s), but this is not consistent with "
+            f"previous partitions, which have {replication_factor} replica(s).",
+        )
 
 
 def _check_manual_assignments(state: ClusterState, assignments: list[list[int]]) -> None:
@@ -179,13 +191,16 @@ def _check_manual_assignments(state: ClusterState, assignments: list[list[int]])
     for i, replicas in enumerate(assignments):
         check_manual_assignment(state, replicas, len(assignments[0]))
         if not any(state.alive(b) for b in replicas):
-            raise KafkaApiError(errors.INVALID_REPLICA_ASSIGNMENT,
-                                f"All brokers specified in the manual partition assignment for "
-                                f"partition {i} are fenced or in controlled shutdown.")
+            raise KafkaApiError(
+                errors.INVALID_REPLICA_ASSIGNMENT,
+                f"All brokers specified in the manual partition assignment for "
+                f"partition {i} are fenced or in controlled shutdown.",
+            )
 
 
-def create_partitions(state: ClusterState, name: str, count: int,
-                      assignments: list[list[int]] | None, validate_only: bool) -> None:
+def create_partitions(
+    state: ClusterState, name: str, count: int, assignments: list[list[int]] | None, validate_only: bool
+) -> None:
     """ReplicationControlManager.createPartitions for one topic; raises KafkaApiError."""
     topic = state.topics.get(name)
     if topic is None:
@@ -194,15 +209,17 @@ def create_partitions(state: ClusterState, name: str, count: int,
     if count == current:
         raise KafkaApiError(errors.INVALID_PARTITIONS, f"Topic already has {current} partition(s).")
     if count < current:
-        raise KafkaApiError(errors.INVALID_PARTITIONS,
-                            f"The topic {name} currently has {current} partition(s); {count} would "
-                            "not be an increase.")
+        raise KafkaApiError(
+            errors.INVALID_PARTITIONS, f"The topic {name} currently has {current} partition(s); {count} would not be an increase."
+        )
     additional = count - current
     if assignments is not None:
         if len(assignments) != additional:
-            raise KafkaApiError(errors.INVALID_REPLICA_ASSIGNMENT,
-                                f"Attempted to add {additional} additional partition(s), but only "
-                                f"{len(assignments)} assignment(s) were specified.")
+            raise KafkaApiError(
+                errors.INVALID_REPLICA_ASSIGNMENT,
+                f"Attempted to add {additional} additional partition(s), but only "
+                f"{len(assignments)} assignment(s) were specified.",
+            )
         _check_manual_assignments(state, [topic.partitions[0].replicas] + assignments)
         new = [list(a) for a in assignments]
     else:
@@ -211,16 +228,14 @@ def create_partitions(state: ClusterState, name: str, count: int,
         state.add_partitions(topic, new)
 
 
-def delete_topic(state: ClusterState, name: str | None, topic_id: uuid.UUID | None,
-                 validate_only: bool) -> Topic:
+def delete_topic(state: ClusterState, name: str | None, topic_id: uuid.UUID | None, validate_only: bool) -> Topic:
     if name is not None:
         topic = state.topics.get(name)
     else:
         topic = state.topics_by_id.get(topic_id) if topic_id is not None else None
     if topic is None:
         if name is not None:
-            raise KafkaApiError(errors.UNKNOWN_TOPIC_OR_PARTITION,
-                                "This server does not host this topic-partition.")
+            raise KafkaApiError(errors.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic-partition.")
         raise KafkaApiError(errors.UNKNOWN_TOPIC_ID, "This server does not host this topic ID.")
     if topic.internal:
         raise KafkaApiError(errors.INVALID_REQUEST, f"Cannot delete internal topic {topic.name}")
@@ -229,8 +244,9 @@ def delete_topic(state: ClusterState, name: str | None, topic_id: uuid.UUID | No
     return topic
 
 
-def incremental_alter_topic_configs(state: ClusterState, name: str,
-                                    ops: list[tuple[str, int, str | None]], validate_only: bool) -> None:
+def incremental_alter_topic_configs(
+    state: ClusterState, name: str, ops: list[tuple[str, int, str | None]], validate_only: bool
+) -> None:
     """ConfigurationControlManager.incrementalAlterConfigs for one topic resource: all or nothing."""
     keys = [key for key, _, _ in ops]
     if len(set(keys)) != len(keys):
@@ -245,8 +261,7 @@ def incremental_alter_topic_configs(state: ClusterState, name: str,
         checked.append((key, op, value or ""))
     topic = state.topics.get(name)
     if topic is None:
-        raise KafkaApiError(errors.UNKNOWN_TOPIC_OR_PARTITION,
-                            "This server does not host this topic-partition.")
+        raise KafkaApiError(errors.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic-partition.")
     new = dict(topic.configs)
     for key, op, value in checked:
         if op == SET:
@@ -255,8 +270,9 @@ def incremental_alter_topic_configs(state: ClusterState, name: str,
             new.pop(key, None)
         else:
             if not is_list_config(key):
-                raise KafkaApiError(errors.INVALID_CONFIG, f"Can't {('APPEND', 'SUBTRACT')[op - 2]} "
-                                    f"to key {key} because its type is not LIST.")
+                raise KafkaApiError(
+                    errors.INVALID_CONFIG, f"Can't {('APPEND', 'SUBTRACT')[op - 2]} to key {key} because its type is not LIST."
+                )
             parts = list_parts(new.get(key), key)
             for item in value.split(","):
                 if op == APPEND and item not in parts:
@@ -271,13 +287,11 @@ def incremental_alter_topic_configs(state: ClusterState, name: str,
         topic.configs = new
 
 
-def alter_topic_configs(state: ClusterState, name: str, configs: dict[str, str | None],
-                        validate_only: bool) -> None:
+def alter_topic_configs(state: ClusterState, name: str, configs: dict[str, str | None], validate_only: bool) -> None:
     """Legacy AlterConfigs: the given set replaces every topic-level override."""
     topic = state.topics.get(name)
     if topic is None:
-        raise KafkaApiError(errors.UNKNOWN_TOPIC_OR_PARTITION,
-                            "This server does not host this topic-partition.")
+        raise KafkaApiError(errors.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic-partition.")
     problem = validate_topic_configs(configs)
     if problem:
         raise KafkaApiError(errors.INVALID_CONFIG, problem)
@@ -295,8 +309,7 @@ def check_broker_config_ops(broker_id: int, name: str, ops: list[tuple[str, int,
         except ValueError:
             raise KafkaApiError(errors.INVALID_REQUEST, f"Node id must be an integer, but it is: {name}") from None
         if node != broker_id:
-            raise KafkaApiError(errors.INVALID_REQUEST,
-                                f"Unexpected broker id, expected {broker_id}, but received {name}")
+            raise KafkaApiError(errors.INVALID_REQUEST, f"Unexpected broker id, expected {broker_id}, but received {name}")
     nulls = [key for key, op, value in ops if op != DELETE and value is None]
     if nulls:
         raise KafkaApiError(errors.INVALID_REQUEST, "Null value not supported for : " + ", ".join(nulls))
@@ -312,8 +325,9 @@ def check_broker_config_ops(broker_id: int, name: str, ops: list[tuple[str, int,
                 raise KafkaApiError(errors.INVALID_REQUEST, problem)
 
 
-def incremental_alter_broker_configs(state: ClusterState, name: str, ops: list[tuple[str, int, str | None]],
-                                     validate_only: bool) -> None:
+def incremental_alter_broker_configs(
+    state: ClusterState, name: str, ops: list[tuple[str, int, str | None]], validate_only: bool
+) -> None:
     """ConfigurationControlManager for a BROKER entity ("" or "<id>"), already checked by the
     receiving broker (check_broker_config_ops). DELETE of a key that is not set is no error."""
     new = dict(state.dynamic_broker_configs.get(name, {}))

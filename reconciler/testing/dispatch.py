@@ -1,4 +1,5 @@
 """The request pipeline of one broker: decode, authenticate, log, apply faults, handle, encode."""
+
 from __future__ import annotations
 
 import logging
@@ -45,6 +46,7 @@ class ClusterSettings:
 @dataclass
 class RequestContext:
     """What a handler may use besides the request itself."""
+
     state: ClusterState
     settings: ClusterSettings
     connection: Connection
@@ -59,8 +61,7 @@ class RequestContext:
     def allowed(self, operation: int, resource_type: int, name: str) -> bool:
         """AuthHelper.authorize: may this connection's principal do `operation` on the resource?"""
         authorizer = self.settings.authorizer
-        return authorizer is None or authorizer.authorize(
-            self.connection.principal, self._host(), operation, resource_type, name)
+        return authorizer is None or authorizer.authorize(self.connection.principal, self._host(), operation, resource_type, name)
 
     def authorized_operations(self, resource_type: int, name: str) -> set[int]:
         """KIP-430's bitfield as a set: every supported operation when there is no authorizer."""
@@ -81,8 +82,9 @@ class RequestContext:
 
 
 class Pipeline:
-    def __init__(self, state: ClusterState, settings: ClusterSettings, faults: Faults,
-                 request_log: RequestLog, broker_id: int, stopped):
+    def __init__(
+        self, state: ClusterState, settings: ClusterSettings, faults: Faults, request_log: RequestLog, broker_id: int, stopped
+    ):
         self.state = state
         self.settings = settings
         self.faults = faults
@@ -104,8 +106,7 @@ class Pipeline:
             request = protocol.decode_request(frame, api_key, version)
         except Exception as exc:  # a malformed frame: Kafka closes the connection
             raise CloseConnection(f"cannot decode API {api_key} v{version}: {exc}") from exc
-        if self.settings.sasl_users is not None and not conn.authenticated \
-                and api_key not in _PRE_AUTH_APIS:
+        if self.settings.sasl_users is not None and not conn.authenticated and api_key not in _PRE_AUTH_APIS:
             raise CloseConnection("request before SASL authentication")
 
         self.request_log.add(api_key, version, self.broker_id, correlation_id, request.header.client_id, request)
@@ -113,8 +114,7 @@ class Pipeline:
         if plan.delay is not None and self._stopped.wait(plan.delay.seconds):
             raise CloseConnection("broker stopped")
 
-        ctx = RequestContext(self.state, self.settings, conn, self.broker_id, api_key, version,
-                             apply=plan.apply)
+        ctx = RequestContext(self.state, self.settings, conn, self.broker_id, api_key, version, apply=plan.apply)
         with self.state.lock:
             if not self.state.alive(self.broker_id):
                 raise CloseConnection("broker stopped")

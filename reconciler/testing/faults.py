@@ -1,4 +1,5 @@
 """Fault switches (injected errors, slow and lost answers) and the request log."""
+
 from __future__ import annotations
 
 import threading
@@ -9,8 +10,7 @@ from .protocol import api_name
 
 # Fields that Kafka sets to "unknown" whenever the same struct carries an error, so an
 # injected error looks like a real one (e.g. DeleteRecords reports low watermark -1).
-_UNKNOWN_ON_ERROR = {"low_watermark": -1, "offset": -1, "timestamp": -1, "end_offset": -1,
-                     "leader_epoch": -1, "base_offset": -1}
+_UNKNOWN_ON_ERROR = {"low_watermark": -1, "offset": -1, "timestamp": -1, "end_offset": -1, "leader_epoch": -1, "base_offset": -1}
 
 
 @dataclass
@@ -27,13 +27,13 @@ class _Rule:
     validate_only: bool | None = None
 
     def matches(self, api_key: int, broker_id: int, validate_only: bool | None) -> bool:
-        return (self.api_key == api_key and self.broker in (None, broker_id)
-                and self.validate_only in (None, validate_only))
+        return self.api_key == api_key and self.broker in (None, broker_id) and self.validate_only in (None, validate_only)
 
 
 @dataclass
 class FaultPlan:
     """What to do to one request: each kind is taken from the first matching rule."""
+
     error: _Rule | None = None
     delay: _Rule | None = None
     drop: _Rule | None = None
@@ -75,8 +75,16 @@ class Faults:
 
 
 def error_rule(api_key, error_code, times, broker, throttle_time_ms, apply, validate_only=None) -> _Rule:
-    return _Rule("error", api_key, broker, times, error_code=error_code,
-                 throttle_time_ms=throttle_time_ms, apply=apply, validate_only=validate_only)
+    return _Rule(
+        "error",
+        api_key,
+        broker,
+        times,
+        error_code=error_code,
+        throttle_time_ms=throttle_time_ms,
+        apply=apply,
+        validate_only=validate_only,
+    )
 
 
 def delay_rule(api_key, seconds, times, broker) -> _Rule:
@@ -126,8 +134,7 @@ class RequestLog:
         self._records: list[RequestRecord] = []
 
     def add(self, api_key, version, broker_id, correlation_id, client_id, request=None) -> None:
-        record = RequestRecord(api_key, api_name(api_key), version, broker_id, correlation_id,
-                               client_id, time.time(), request)
+        record = RequestRecord(api_key, api_name(api_key), version, broker_id, correlation_id, client_id, time.time(), request)
         with self._lock:
             self._records.append(record)
 

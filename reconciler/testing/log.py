@@ -4,6 +4,7 @@ segments, the retention rules that delete whole segments, and the leader-epoch h
 Only what the wire protocol can observe is stored (no record payloads), in compact arrays,
 because benchmarks build 100,000 partitions in one process.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -125,6 +126,7 @@ class Segment:
 @dataclass(frozen=True)
 class SegmentLimits:
     """When the active segment rolls: the topic's segment.bytes and segment.ms in force."""
+
     segment_bytes: int
     segment_ms: int
 
@@ -134,6 +136,7 @@ class RetentionRules:
     """What a retention check applies: retention.ms and retention.bytes (-1: no limit) only when
     cleanup.policy lists delete; a compact-only log is not checked at all (UnifiedLog.deleteOldSegments
     and LogManager.cleanupLogs)."""
+
     retention_ms: int
     retention_bytes: int
     delete: bool
@@ -194,16 +197,17 @@ class PartitionLog:
         now, start = now_ms(), 0
         for count in writes if writes is not None else itertools.repeat(1, len(timestamps)):
             if count > 0:
-                stamps = timestamps[start:start + count]
-                self._write(first + start, sum(sizes[start:start + count]), max(stamps), limits, now)
+                stamps = timestamps[start : start + count]
+                self._write(first + start, sum(sizes[start : start + count]), max(stamps), limits, now)
                 start += count
         return first
 
     def append_uniform(self, count: int, first_ts: int, step_ms: int, size: int, limits: SegmentLimits) -> int:
         """Append `count` records of `size` bytes stamped first_ts + i * step_ms, each written on
         its own; segments are filled in closed form, since seeding writes millions of records."""
-        timestamps = array("q", range(first_ts, first_ts + count * step_ms, step_ms)) if step_ms \
-            else array("q", [first_ts]) * count
+        timestamps = (
+            array("q", range(first_ts, first_ts + count * step_ms, step_ms)) if step_ms else array("q", [first_ts]) * count
+        )
         if step_ms < 0:
             return self.append(timestamps, array("l", [size]) * count, limits)
         first = self.end_offset
@@ -237,8 +241,7 @@ class PartitionLog:
         sparing a pass over millions of them."""
         if self.sorted and timestamps:
             prev = self.timestamps[-1] if self.timestamps else timestamps[0]
-            self.sorted = prev <= timestamps[0] and (ascending or all(
-                a <= b for a, b in itertools.pairwise(timestamps)))
+            self.sorted = prev <= timestamps[0] and (ascending or all(a <= b for a, b in itertools.pairwise(timestamps)))
         self.timestamps.extend(timestamps)
         self.sizes.extend(sizes)
 
@@ -246,8 +249,9 @@ class PartitionLog:
         """UnifiedLog.maybeRoll then LogSegment.append: a non-empty active segment rolls when the
         write would take it past segment.bytes or its time span past segment.ms (no jitter)."""
         active = self.segments[-1]
-        if offset > active.base and (active.size > limits.segment_bytes - size
-                                     or active.waited_for_roll(max_timestamp, now) > limits.segment_ms):
+        if offset > active.base and (
+            active.size > limits.segment_bytes - size or active.waited_for_roll(max_timestamp, now) > limits.segment_ms
+        ):
             active = Segment(offset, now)
             self.segments.append(active)
         active.add(size, max_timestamp, now)
@@ -285,10 +289,10 @@ class PartitionLog:
 
     def size_bytes(self, replica: int) -> int:
         """What DescribeLogDirs reports on the replica's broker: the bytes of the segments it holds."""
-        return sum(s.size for s in self.segments[self._first_index(replica):])
+        return sum(s.size for s in self.segments[self._first_index(replica) :])
 
     def segment_bases(self, replica: int) -> tuple[int, ...]:
-        return tuple(s.base for s in self.segments[self._first_index(replica):])
+        return tuple(s.base for s in self.segments[self._first_index(replica) :])
 
     def _start_segment(self) -> int:
         """Index of the segment holding the log start offset."""
@@ -298,7 +302,7 @@ class PartitionLog:
         """What a new replica must copy to be in sync: the segments from the one holding the log
         start on. (A real new replica starts its first segment at the log start offset itself;
         counting that segment whole keeps its size equal to the other replicas' once in sync.)"""
-        return sum(s.size for s in self.segments[self._start_segment():])
+        return sum(s.size for s in self.segments[self._start_segment() :])
 
     def hold_from_start(self, replica: int) -> None:
         """A new replica finished copying: it holds the segments from the log start on."""
@@ -326,21 +330,21 @@ class PartitionLog:
             return
         start = self.start_of(replica)
         first = self._first_index(replica)
-        first = self._delete_while(first, now, lambda k: k + 1 < len(self.segments)
-                                   and self.segments[k + 1].base <= start)
+        first = self._delete_while(first, now, lambda k: k + 1 < len(self.segments) and self.segments[k + 1].base <= start)
         if rules.delete and rules.retention_bytes >= 0:
             excess = sum(s.size for s in self.segments[first:]) - rules.retention_bytes
             if excess >= 0:
+
                 def leaves_enough(k: int) -> bool:
                     nonlocal excess
                     if excess - self.segments[k].size < 0:
                         return False
                     excess -= self.segments[k].size
                     return True
+
                 first = self._delete_while(first, now, leaves_enough)
         if rules.delete and rules.retention_ms >= 0:
-            first = self._delete_while(first, now, lambda k: now - self.segments[k].largest_timestamp()
-                                       > rules.retention_ms)
+            first = self._delete_while(first, now, lambda k: now - self.segments[k].largest_timestamp() > rules.retention_ms)
         self.held_from[replica] = self.segments[first].base
         new_start = max(start, self.segments[first].base)
         if leader:
@@ -365,13 +369,12 @@ class PartitionLog:
 
     def discard_unheld(self, replicas: Sequence[int]) -> None:
         """Forget segments (and their records) that no replica holds any more."""
-        oldest = min((self.held_from.get(r, self.segments[0].base) for r in replicas),
-                     default=self.segments[0].base)
+        oldest = min((self.held_from.get(r, self.segments[0].base) for r in replicas), default=self.segments[0].base)
         gone = bisect.bisect_left(self.segments, oldest, key=lambda s: s.base)
         if gone:
             del self.segments[:gone]
-            del self.timestamps[:oldest - self.base]
-            del self.sizes[:oldest - self.base]
+            del self.timestamps[: oldest - self.base]
+            del self.sizes[: oldest - self.base]
             self.base = oldest
 
     # -- reading ---------------------------------------------------------------------------

@@ -4,6 +4,7 @@ electing a leader, and when the leader epoch rises.
 
 Pure: a registration and the wanted targets in, the change (or None: nothing to write) out.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -14,14 +15,15 @@ NO_LEADER = -1
 
 
 class Election(Enum):
-    ONLINE = "online"        # keep a valid leader, else the first valid target replica
+    ONLINE = "online"  # keep a valid leader, else the first valid target replica
     PREFERRED = "preferred"  # the first target replica if it is valid
-    UNCLEAN = "unclean"      # as ONLINE, then any live replica (records may be lost)
+    UNCLEAN = "unclean"  # as ONLINE, then any live replica (records may be lost)
 
 
 @dataclass(frozen=True)
 class Registration:
     """What the controller records for a partition (PartitionRegistration)."""
+
     replicas: tuple[int, ...]
     isr: tuple[int, ...]
     adding: tuple[int, ...]
@@ -37,6 +39,7 @@ class Registration:
 class PartitionChange:
     """One PartitionChangeRecord: None fields are unchanged. A `leader` (even the current one)
     raises the leader epoch by one."""
+
     replicas: tuple[int, ...] | None = None
     isr: tuple[int, ...] | None = None
     adding: tuple[int, ...] | None = None
@@ -53,10 +56,16 @@ def reassignment_targets(current: Sequence[int], target: Sequence[int]) -> tuple
     return list(target) + removing, adding, removing
 
 
-def build(part: Registration, acceptable: Callable[[int], bool], *,
-          replicas: Sequence[int] | None = None, isr: Sequence[int] | None = None,
-          adding: Sequence[int] | None = None, removing: Sequence[int] | None = None,
-          election: Election = Election.ONLINE) -> PartitionChange | None:
+def build(
+    part: Registration,
+    acceptable: Callable[[int], bool],
+    *,
+    replicas: Sequence[int] | None = None,
+    isr: Sequence[int] | None = None,
+    adding: Sequence[int] | None = None,
+    removing: Sequence[int] | None = None,
+    election: Election = Election.ONLINE,
+) -> PartitionChange | None:
     """PartitionChangeBuilder.build: targets not given keep the registration's values.
     `acceptable(broker)` says whether a broker may lead (registered and not fenced)."""
     t_replicas = tuple(replicas) if replicas is not None else part.replicas
@@ -81,7 +90,9 @@ def build(part: Registration, acceptable: Callable[[int], bool], *,
         isr=t_isr if t_isr != part.isr else None,
         adding=t_adding if t_adding != part.adding else None,
         removing=t_removing if t_removing != part.removing else None,
-        leader=new_leader, unclean=unclean)
+        leader=new_leader,
+        unclean=unclean,
+    )
     return None if change == PartitionChange() else change
 
 
@@ -104,6 +115,7 @@ def _completed_reassignment(replicas, isr, adding, removing) -> tuple[tuple[int,
 
 def _elect(part: Registration, replicas, isr, acceptable, election: Election) -> tuple[int, bool]:
     """(leader, unclean): electPreferredLeader / electAnyLeader."""
+
     def valid(r: int) -> bool:
         return r in isr and acceptable(r)
 

@@ -1,6 +1,7 @@
 """The wire format, entirely through kafka-python's generated protocol classes: which API keys
 and versions this broker speaks, how a request frame is decoded and a response encoded.
 """
+
 from __future__ import annotations
 
 import struct

@@ -1,6 +1,7 @@
 """pytest fixtures for the test cluster. Enable with `pytest_plugins = ["reconciler.testing.pytest_plugin"]`.
 
 The only module of the test cluster that needs pytest (the package's `testing` extra)."""
+
 from __future__ import annotations
 
 import pytest

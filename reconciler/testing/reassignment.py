@@ -6,6 +6,7 @@ Like the controller, a request's changes are all computed against the registrati
 were before it, then applied in request order (one partition named twice: both apply, the
 last one wins). Callers hold `state.lock`.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -31,8 +32,10 @@ class PartitionResult:
     message: str | None = None
 
 
-def alter_reassignments(state: ClusterState, topics: list[tuple[str, list[tuple[int, list[int] | None]]]],
-                        ) -> list[tuple[str, list[PartitionResult]]]:
+def alter_reassignments(
+    state: ClusterState,
+    topics: list[tuple[str, list[tuple[int, list[int] | None]]]],
+) -> list[tuple[str, list[PartitionResult]]]:
     """AlterPartitionReassignments: (topic, [(partition, target replicas or None to cancel)])
     in, one result per entry out, in request order (a topic named twice answers twice)."""
     changes: list[tuple[Topic, Partition, PartitionChange]] = []
@@ -66,9 +69,17 @@ def _reassignment_change(state: ClusterState, name: str, index: int, replicas: l
     check_manual_assignment(state, replicas)
     target, adding, removing = reassignment_targets(partition.replicas, replicas)
     # Empty adding/removing lists are not written: a replaced target keeps the earlier lists.
-    return topic, partition, build(partition.registration(), state.alive,
-                                   replicas=target if target != partition.replicas else None,
-                                   adding=adding or None, removing=removing or None)
+    return (
+        topic,
+        partition,
+        build(
+            partition.registration(),
+            state.alive,
+            replicas=target if target != partition.replicas else None,
+            adding=adding or None,
+            removing=removing or None,
+        ),
+    )
 
 
 def _cancel(state: ClusterState, topic: Topic, partition: Partition) -> PartitionChange | None:
@@ -82,16 +93,27 @@ def _cancel(state: ClusterState, topic: Topic, partition: Partition) -> Partitio
     unclean = state.unclean_allowed(topic)
     if not isr:
         if not unclean:
-            raise KafkaApiError(errors.INVALID_REPLICA_ASSIGNMENT,
-                                f"Unable to revert partition assignment for {topic.name}:{partition.index} "
-                                "because it would require an unclean leader election.")
+            raise KafkaApiError(
+                errors.INVALID_REPLICA_ASSIGNMENT,
+                f"Unable to revert partition assignment for {topic.name}:{partition.index} "
+                "because it would require an unclean leader election.",
+            )
         isr = replicas
-    return build(partition.registration(), state.alive, replicas=replicas, isr=isr, adding=[], removing=[],
-                 election=Election.UNCLEAN if unclean else Election.ONLINE)
+    return build(
+        partition.registration(),
+        state.alive,
+        replicas=replicas,
+        isr=isr,
+        adding=[],
+        removing=[],
+        election=Election.UNCLEAN if unclean else Election.ONLINE,
+    )
 
 
-def list_reassignments(state: ClusterState, topics: list[tuple[str, list[int]]] | None,
-                       ) -> list[tuple[str, list[Partition]]]:
+def list_reassignments(
+    state: ClusterState,
+    topics: list[tuple[str, list[int]]] | None,
+) -> list[tuple[str, list[Partition]]]:
     """ListPartitionReassignments: the partitions in progress, of every topic (None) or of the
     named partitions; unknown topics and partitions, and idle ones, are left out."""
     if topics is None:
@@ -100,15 +122,17 @@ def list_reassignments(state: ClusterState, topics: list[tuple[str, list[int]]] 
         wanted = [(state.topics[name], indexes) for name, indexes in topics if name in state.topics]
     found = []
     for topic, indexes in wanted:
-        ongoing = [topic.partitions[i] for i in indexes
-                   if 0 <= i < len(topic.partitions) and topic.partitions[i].reassigning]
+        ongoing = [topic.partitions[i] for i in indexes if 0 <= i < len(topic.partitions) and topic.partitions[i].reassigning]
         if ongoing:
             found.append((topic.name, ongoing))
     return found
 
 
-def elect_leaders(state: ClusterState, election_type: int, topics: list[tuple[str, list[int]]] | None,
-                  ) -> list[tuple[str, list[PartitionResult]]]:
+def elect_leaders(
+    state: ClusterState,
+    election_type: int,
+    topics: list[tuple[str, list[int]]] | None,
+) -> list[tuple[str, list[PartitionResult]]]:
     """ElectLeaders: (topic, [partition]) or None for every partition of every topic, in which
     case partitions that need no election are left out (their topics stay, maybe empty)."""
     if election_type not in (PREFERRED, UNCLEAN):
@@ -128,22 +152,23 @@ def elect_leaders(state: ClusterState, election_type: int, topics: list[tuple[st
     return results
 
 
-def _elect(state: ClusterState, name: str, index: int, election: Election,
-           changes: list[tuple[Topic, Partition, PartitionChange]]) -> PartitionResult:
+def _elect(
+    state: ClusterState, name: str, index: int, election: Election, changes: list[tuple[Topic, Partition, PartitionChange]]
+) -> PartitionResult:
     topic = state.topics.get(name)
     if topic is None:
         return PartitionResult(index, errors.UNKNOWN_TOPIC_OR_PARTITION, f"No such topic as {name}")
     if not 0 <= index < len(topic.partitions):
         return PartitionResult(index, errors.UNKNOWN_TOPIC_OR_PARTITION, f"No such partition as {name}-{index}")
     partition = topic.partitions[index]
-    if (election is Election.PREFERRED and partition.leader == partition.replicas[0]) or \
-            (election is Election.UNCLEAN and partition.leader != -1):
+    if (election is Election.PREFERRED and partition.leader == partition.replicas[0]) or (
+        election is Election.UNCLEAN and partition.leader != -1
+    ):
         return PartitionResult(index, errors.ELECTION_NOT_NEEDED, ELECTION_NOT_NEEDED_MESSAGE)
     change = build(partition.registration(), state.alive, election=election)
     if change is None:
         if election is Election.PREFERRED:
-            return PartitionResult(index, errors.PREFERRED_LEADER_NOT_AVAILABLE,
-                                   PREFERRED_LEADER_NOT_AVAILABLE_MESSAGE)
+            return PartitionResult(index, errors.PREFERRED_LEADER_NOT_AVAILABLE, PREFERRED_LEADER_NOT_AVAILABLE_MESSAGE)
         return PartitionResult(index, errors.ELIGIBLE_LEADERS_NOT_AVAILABLE, ELIGIBLE_LEADERS_NOT_AVAILABLE_MESSAGE)
     changes.append((topic, partition, change))
     return PartitionResult(index)

@@ -14,6 +14,7 @@ and at most the cluster's replication_rate (None: unthrottled copies are done at
 Copying pauses while the new replica's broker or the leader is stopped, and while
 reassignments are stalled.
 """
+
 from __future__ import annotations
 
 import math
@@ -24,8 +25,7 @@ from .configs import throttled
 from .state import ClusterState, Partition, Topic
 
 LEADER_RATE, FOLLOWER_RATE = "leader.replication.throttled.rate", "follower.replication.throttled.rate"
-LEADER_REPLICAS, FOLLOWER_REPLICAS = ("leader.replication.throttled.replicas",
-                                      "follower.replication.throttled.replicas")
+LEADER_REPLICAS, FOLLOWER_REPLICAS = ("leader.replication.throttled.replicas", "follower.replication.throttled.replicas")
 # Bytes left that count as copied (floating-point steps never land exactly on zero).
 _DONE = 1e-6
 
@@ -78,9 +78,11 @@ def _copies(state: ClusterState) -> list[_Copy]:
         leader_list, follower_list = topic.configs.get(LEADER_REPLICAS), topic.configs.get(FOLLOWER_REPLICAS)
         for p in partitions:
             if p.leader != -1 and state.alive(p.leader):
-                copies += [_Copy(topic, p, r, throttled(leader_list, p.index, p.leader),
-                                 throttled(follower_list, p.index, r))
-                           for r in sorted(p.copied) if state.alive(r)]
+                copies += [
+                    _Copy(topic, p, r, throttled(leader_list, p.index, p.leader), throttled(follower_list, p.index, r))
+                    for r in sorted(p.copied)
+                    if state.alive(r)
+                ]
     return copies
 
 

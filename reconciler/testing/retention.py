@@ -2,6 +2,7 @@
 live broker runs it log.initial.task.delay.ms after it starts (default 30 s), then every
 log.retention.check.interval.ms (default 5 min), over the replicas it holds. Both are static
 broker configs, read when the cluster starts."""
+
 from __future__ import annotations
 
 import threading

@@ -1,6 +1,7 @@
 """The server side of the SASL mechanisms a Kafka 4.0 broker offers with its built-in callback
 handlers: PLAIN (RFC 4616) and SCRAM-SHA-256/512 (RFC 5802, RFC 7677), as Kafka's PlainSaslServer
 and ScramSaslServer implement them. No wire format here: handlers/sasl.py carries the tokens."""
+
 from __future__ import annotations
 
 import base64
@@ -78,7 +79,8 @@ class PlainServer:
             raise AuthenticationRefused("Authentication failed: Invalid username or password")
         if authzid and authzid != username:
             raise AuthenticationRefused(
-                "Authentication failed: Client requested an authorization id that is different from username")
+                "Authentication failed: Client requested an authorization id that is different from username"
+            )
         self.authorization_id = username
         return b""
 
@@ -86,6 +88,7 @@ class PlainServer:
 @dataclass(frozen=True)
 class ScramCredential:
     """What Kafka stores for a SCRAM user (never the password)."""
+
     salt: bytes
     stored_key: bytes
     server_key: bytes
@@ -101,8 +104,9 @@ def scram_credential(mechanism: str, username: str, password: str) -> ScramCrede
     salt = secrets.token_bytes(32)
     salted = hashlib.pbkdf2_hmac(hash_name, password.encode("utf-8"), salt, SCRAM_ITERATIONS)
     client_key = hmac.new(salted, b"Client Key", hash_name).digest()
-    return ScramCredential(salt, hashlib.new(hash_name, client_key).digest(),
-                           hmac.new(salted, b"Server Key", hash_name).digest(), SCRAM_ITERATIONS)
+    return ScramCredential(
+        salt, hashlib.new(hash_name, client_key).digest(), hmac.new(salted, b"Server Key", hash_name).digest(), SCRAM_ITERATIONS
+    )
 
 
 # ScramMessages.ClientFirstMessage / ClientFinalMessage, loosely: a gs2 header without channel
@@ -146,7 +150,8 @@ class ScramServer:
             raise InvalidCredentials("Authentication failed: Invalid user credentials")
         if match["authzid"] and match["authzid"] != username:
             raise AuthenticationRefused(
-                "Authentication failed: Client requested an authorization id that is different from username")
+                "Authentication failed: Client requested an authorization id that is different from username"
+            )
         self._credential = scram_credential(self.mechanism, username, password)
         self._username = username
         # ScramFormatter.secureRandomString: 130 random bits in base 36.
@@ -172,7 +177,8 @@ class ScramServer:
         client_signature = hmac.new(credential.stored_key, auth_message, self._hash).digest()
         client_key = bytes(a ^ b for a, b in zip(proof, client_signature))
         if len(proof) != len(client_signature) or not hmac.compare_digest(
-                hashlib.new(self._hash, client_key).digest(), credential.stored_key):
+            hashlib.new(self._hash, client_key).digest(), credential.stored_key
+        ):
             raise InvalidCredentials("Invalid client credentials")
         server_signature = hmac.new(credential.server_key, auth_message, self._hash).digest()
         self.authorization_id = self._username

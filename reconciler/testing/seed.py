@@ -1,5 +1,6 @@
 """Seed a TestCluster from a saved ObservedState snapshot (the project's JSON format), so the
 offline demo and manual testing can start from a realistic cluster."""
+
 from __future__ import annotations
 
 import json
@@ -34,20 +35,27 @@ def seed_from_snapshot(cluster, path: str) -> None:
             _seed_topic(state, topic, now_ms)
         for group, topics in snapshot.get("group_offsets", {}).items():
             state.coordinator(group)
-            state.commit(group, {(t, int(p)): CommittedOffset(o, -1, "")
-                                 for t, parts in topics.items() for p, o in parts.items()})
+            state.commit(
+                group, {(t, int(p)): CommittedOffset(o, -1, "") for t, parts in topics.items() for p, o in parts.items()}
+            )
 
 
 def _seed_topic(state, topic: dict, now_ms: int) -> None:
     partitions = topic["partitions"]
     replicas = [p.get("replicas") or [] for p in partitions]
     exact = all(r and all(b in state.brokers for b in r) for r in replicas)
-    configs = {k: c["value"] for k, c in topic.get("configs", {}).items()
-               if c.get("source") == DYNAMIC_TOPIC_CONFIG and c.get("value") is not None}
+    configs = {
+        k: c["value"]
+        for k, c in topic.get("configs", {}).items()
+        if c.get("source") == DYNAMIC_TOPIC_CONFIG and c.get("value") is not None
+    }
     spec = controller.NewTopic(
-        topic["name"], -1 if exact else len(partitions),
+        topic["name"],
+        -1 if exact else len(partitions),
         -1 if exact else min(max(len(r) for r in replicas) or 1, len(state.live_brokers())),
-        assignments=dict(enumerate(replicas)) if exact else {}, configs=configs)
+        assignments=dict(enumerate(replicas)) if exact else {},
+        configs=configs,
+    )
     [result] = controller.create_topics(state, [spec], validate_only=False)
     if result.error:
         raise KafkaApiError(result.error, f"{topic['name']}: {result.message}")

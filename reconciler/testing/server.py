@@ -4,6 +4,7 @@ TLS on the listener when the cluster has it.
 A connection is served strictly in order, one request at a time, as a Kafka broker does (it mutes
 a channel until the answer is sent), so a slow answer only holds up its own connection.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -69,8 +70,9 @@ class BrokerServer:
     """The listener of one broker. `pipeline(connection, frame)` returns the bytes to send back,
     or None for no answer; it raises CloseConnection to drop the client (after a last answer)."""
 
-    def __init__(self, broker_id: int, host: str, port: int, pipeline, stopped: threading.Event,
-                 tls: ssl.SSLContext | None = None):
+    def __init__(
+        self, broker_id: int, host: str, port: int, pipeline, stopped: threading.Event, tls: ssl.SSLContext | None = None
+    ):
         self.broker_id = broker_id
         self._tls = tls
         self.host = host
@@ -114,8 +116,7 @@ class BrokerServer:
             self._threads = [t for t in self._threads if t.is_alive()]
 
     def _spawn(self, target, *args) -> None:
-        thread = threading.Thread(target=target, args=args, daemon=True,
-                                  name=f"test-broker-{self.broker_id}-{target.__name__}")
+        thread = threading.Thread(target=target, args=args, daemon=True, name=f"test-broker-{self.broker_id}-{target.__name__}")
         self._threads.append(thread)
         thread.start()
 

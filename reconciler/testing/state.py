@@ -9,6 +9,7 @@ its own segments when a retention check runs on its broker (see PartitionLog). T
 a replica a reassignment adds: it starts empty and copies the log over time (see replication.py)
 before it joins the ISR.
 """
+
 from __future__ import annotations
 
 import base64
@@ -24,8 +25,7 @@ from .partition_change import PartitionChange, Registration, build
 
 OFFSETS_TOPIC = "__consumer_offsets"
 # Configs Kafka's group coordinator sets on the offsets topic when it creates it.
-OFFSETS_TOPIC_CONFIGS = {"cleanup.policy": "compact", "compression.type": "producer",
-                         "segment.bytes": "104857600"}
+OFFSETS_TOPIC_CONFIGS = {"cleanup.policy": "compact", "compression.type": "producer", "segment.bytes": "104857600"}
 
 
 @dataclass
@@ -73,8 +73,7 @@ class Partition:
         self.copied: dict[int, float] = {}
 
     def registration(self) -> Registration:
-        return Registration(tuple(self.replicas), tuple(self.isr), tuple(self.adding),
-                            tuple(self.removing), self.leader)
+        return Registration(tuple(self.replicas), tuple(self.isr), tuple(self.adding), tuple(self.removing), self.leader)
 
     @property
     def reassigning(self) -> bool:
@@ -131,12 +130,10 @@ def new_cluster_id() -> str:
 
 
 class ClusterState:
-    def __init__(self, broker_ids, broker_configs, propagation_delay: float,
-                 racks: dict[int, str | None] | None = None):
+    def __init__(self, broker_ids, broker_configs, propagation_delay: float, racks: dict[int, str | None] | None = None):
         self.lock = threading.RLock()
         self.cluster_id = new_cluster_id()
-        self.brokers: dict[int, Broker] = {b: Broker(b, "127.0.0.1", 0, rack=(racks or {}).get(b))
-                                           for b in broker_ids}
+        self.brokers: dict[int, Broker] = {b: Broker(b, "127.0.0.1", 0, rack=(racks or {}).get(b)) for b in broker_ids}
         self.broker_configs: dict[str, str] = dict(broker_configs)
         # Dynamic broker configs set with IncrementalAlterConfigs: entity "" (cluster default) or
         # "<broker id>" -> key -> value.
@@ -180,8 +177,9 @@ class ClusterState:
         """A broker's leader/follower.replication.throttled.rate in bytes/s (inf: unthrottled):
         its own dynamic entity, then the cluster default, then its static config."""
         assert key in THROTTLE_RATE_KEYS
-        return throttle_rate(key, self.dynamic_broker_configs.get(str(broker_id), {}),
-                             self.dynamic_broker_configs.get("", {}), self.broker_configs)
+        return throttle_rate(
+            key, self.dynamic_broker_configs.get(str(broker_id), {}), self.dynamic_broker_configs.get("", {}), self.broker_configs
+        )
 
     def clock(self) -> float:
         """Seconds on the replication clock: monotonic time plus what TestCluster.tick() added."""
@@ -216,17 +214,22 @@ class ClusterState:
                 errors.INVALID_REPLICATION_FACTOR,
                 f"Unable to replicate the partition {replication_factor} time(s): The target "
                 f"replication factor of {replication_factor} cannot be reached because only "
-                f"{len(live)} broker(s) are registered.")
+                f"{len(live)} broker(s) are registered.",
+            )
         offset = self._placements
         self._placements += 1
         n = len(live)
-        return [[live[(offset + p + i) % n] for i in range(replication_factor)]
-                for p in range(start, start + count)]
+        return [[live[(offset + p + i) % n] for i in range(replication_factor)] for p in range(start, start + count)]
 
     def add_topic(self, name, assignments, configs, topic_id=None, internal=False) -> Topic:
-        topic = Topic(name, topic_id or uuid.uuid4(), dict(configs),
-                      [self._new_partition(i, replicas) for i, replicas in enumerate(assignments)],
-                      internal, time.monotonic() + self.propagation_delay)
+        topic = Topic(
+            name,
+            topic_id or uuid.uuid4(),
+            dict(configs),
+            [self._new_partition(i, replicas) for i, replicas in enumerate(assignments)],
+            internal,
+            time.monotonic() + self.propagation_delay,
+        )
         self.topics[name] = topic
         self.topics_by_id[topic.id] = topic
         if "." in name or "_" in name:
@@ -263,11 +266,9 @@ class ClusterState:
         """Append records (see PartitionLog.append for `writes`); return the first offset."""
         return partition.log.append(timestamps, sizes, segment_limits(topic.configs, self.broker_configs), writes)
 
-    def append_uniform(self, topic: Topic, partition: Partition, count: int, first_ts: int, step_ms: int,
-                       size: int) -> int:
+    def append_uniform(self, topic: Topic, partition: Partition, count: int, first_ts: int, step_ms: int, size: int) -> int:
         """Fast path for bulk seeding: `count` records with evenly spaced timestamps."""
-        return partition.log.append_uniform(count, first_ts, step_ms, size,
-                                            segment_limits(topic.configs, self.broker_configs))
+        return partition.log.append_uniform(count, first_ts, step_ms, size, segment_limits(topic.configs, self.broker_configs))
 
     def delete_records(self, partition: Partition, offset: int) -> int:
         """Move the log start to max(current, offset); return the new low watermark."""
@@ -318,16 +319,14 @@ class ClusterState:
             partition.lagging.pop(to, None)
         self._become_leader(partition, to)
 
-    def unclean_election(self, partition: Partition, to: int, truncate_to: int,
-                         epoch_bump: int) -> None:
+    def unclean_election(self, partition: Partition, to: int, truncate_to: int, epoch_bump: int) -> None:
         """Make `to` leader although its log ends at `truncate_to`: records after it are lost.
 
         The new leader's epoch history is what its own cache held: entries that started below
         its log end (it never fetched the later ones), then its new epoch.
         """
         if not partition.log.log_start <= truncate_to <= partition.log.end_offset:
-            raise ValueError(f"truncate_to must be within [{partition.log.log_start}, "
-                             f"{partition.log.end_offset}]")
+            raise ValueError(f"truncate_to must be within [{partition.log.log_start}, {partition.log.end_offset}]")
         partition.log.truncate(truncate_to)
         partition.history.truncate_from_end(truncate_to)
         partition.lagging.pop(to, None)
@@ -338,8 +337,9 @@ class ClusterState:
             partition.lagging.pop(r, None)
 
     def unclean_allowed(self, topic: Topic) -> bool:
-        value = topic.configs.get("unclean.leader.election.enable",
-                                  self.broker_configs.get("unclean.leader.election.enable", "false"))
+        value = topic.configs.get(
+            "unclean.leader.election.enable", self.broker_configs.get("unclean.leader.election.enable", "false")
+        )
         return value.strip().lower() == "true"
 
     def stop_broker(self, broker_id: int) -> None:
@@ -418,8 +418,9 @@ class ClusterState:
                 if partition.copied.pop(change.leader, None) is not None:
                     end = partition.log.log_start
                     partition.log.hold_from_start(change.leader)
-                self.unclean_election(partition, change.leader,
-                                      max(partition.log.log_start, min(end, partition.log.end_offset)), 1)
+                self.unclean_election(
+                    partition, change.leader, max(partition.log.log_start, min(end, partition.log.end_offset)), 1
+                )
             else:
                 self._become_leader(partition, change.leader)
         if gone:
@@ -450,8 +451,9 @@ class ClusterState:
         if topic is None:
             partitions = int(self.setting("offsets.topic.num.partitions"))
             rf = min(int(self.setting("offsets.topic.replication.factor")), len(self.live_brokers()))
-            topic = self.add_topic(OFFSETS_TOPIC, self.place_replicas(0, partitions, max(rf, 1)),
-                                   OFFSETS_TOPIC_CONFIGS, internal=True)
+            topic = self.add_topic(
+                OFFSETS_TOPIC, self.place_replicas(0, partitions, max(rf, 1)), OFFSETS_TOPIC_CONFIGS, internal=True
+            )
             topic.visible_at = 0.0
         return topic
 

@@ -1,6 +1,7 @@
 """TLS for the test cluster's listeners: a throwaway certificate authority with server and client
 certificates, made during the test run with the `openssl` command line, and the server side of
 the handshake as a Kafka 4.0 broker configures it (ssl.client.auth none / requested / required)."""
+
 from __future__ import annotations
 
 import contextlib
@@ -74,27 +75,66 @@ def generate_certificates(directory: Path) -> TestCertificates:
 
     def ca(name: str, subject: str) -> None:
         key(f"{name}.key")
-        run("req", "-x509", "-new", "-key", f"{name}.key", "-subj", subject, "-days", "7", "-out", f"{name}.pem",
-            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+        run(
+            "req",
+            "-x509",
+            "-new",
+            "-key",
+            f"{name}.key",
+            "-subj",
+            subject,
+            "-days",
+            "7",
+            "-out",
+            f"{name}.pem",
+            "-addext",
+            "basicConstraints=critical,CA:TRUE",
+            "-addext",
+            "keyUsage=critical,keyCertSign,cRLSign",
+        )
 
     def leaf(name: str, serial: int, subject: str, extensions: str) -> None:
         key(f"{name}.key")
         run("req", "-new", "-key", f"{name}.key", "-subj", subject, "-out", f"{name}.csr")
         (d / f"{name}.ext").write_text(
             "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n"
-            f"subjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n{extensions}\n")
-        run("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-set_serial",
-            str(serial), "-days", "7", "-extfile", f"{name}.ext", "-out", f"{name}.pem")
+            f"subjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n{extensions}\n"
+        )
+        run(
+            "x509",
+            "-req",
+            "-in",
+            f"{name}.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-set_serial",
+            str(serial),
+            "-days",
+            "7",
+            "-extfile",
+            f"{name}.ext",
+            "-out",
+            f"{name}.pem",
+        )
 
     ca("ca", "/O=reconciler-test/CN=reconciler-test-ca")
     ca("other-ca", "/O=reconciler-test/CN=reconciler-test-other-ca")
-    leaf("server", 2, "/O=reconciler-test/CN=localhost",
-         "extendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1")
+    leaf("server", 2, "/O=reconciler-test/CN=localhost", "extendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1")
     leaf("client", 3, CLIENT_SUBJECT, "extendedKeyUsage=clientAuth")
-    run("pkey", "-in", "client.key", "-aes256", "-passout", f"pass:{CLIENT_KEY_PASSWORD}",
-        "-out", "client-encrypted.key")
-    return TestCertificates(d, d / "ca.pem", d / "server.pem", d / "server.key", d / "client.pem",
-                            d / "client.key", d / "client-encrypted.key", CLIENT_KEY_PASSWORD, d / "other-ca.pem")
+    run("pkey", "-in", "client.key", "-aes256", "-passout", f"pass:{CLIENT_KEY_PASSWORD}", "-out", "client-encrypted.key")
+    return TestCertificates(
+        d,
+        d / "ca.pem",
+        d / "server.pem",
+        d / "server.key",
+        d / "client.pem",
+        d / "client.key",
+        d / "client-encrypted.key",
+        CLIENT_KEY_PASSWORD,
+        d / "other-ca.pem",
+    )
 
 
 def server_context(certificates: TestCertificates, client_auth: str) -> ssl.SSLContext:
@@ -145,8 +185,15 @@ def _principal(certificate: dict | None) -> str:
     return "User:" + ",".join(rdns) if rdns else ANONYMOUS
 
 
-_RFC2253_KEYS = {"commonName": "CN", "organizationName": "O", "organizationalUnitName": "OU",
-                 "countryName": "C", "localityName": "L", "stateOrProvinceName": "ST", "domainComponent": "DC"}
+_RFC2253_KEYS = {
+    "commonName": "CN",
+    "organizationName": "O",
+    "organizationalUnitName": "OU",
+    "countryName": "C",
+    "localityName": "L",
+    "stateOrProvinceName": "ST",
+    "domainComponent": "DC",
+}
 
 
 def _name_key(python_name: str) -> str:

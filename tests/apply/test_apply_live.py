@@ -4,6 +4,7 @@ Each test writes manifests, seeds the cluster, saves a plan with the real CLI, o
 cluster under it (out-of-band changes, leader elections, injected broker errors), applies the
 saved plan and checks both the reported outcome and what the cluster now holds.
 """
+
 from __future__ import annotations
 
 import json
@@ -27,8 +28,8 @@ class Repo:
         self.dir, self.cluster = tmp_path, cluster
         (tmp_path / "manifests").mkdir()
         (tmp_path / "manifests" / "cluster.yaml").write_text(
-            "kind: Cluster\nname: lab\nbootstrap_servers: [127.0.0.1:9]\n"
-            "defaults: {partitions: 2, replication_factor: 3}\n")
+            "kind: Cluster\nname: lab\nbootstrap_servers: [127.0.0.1:9]\ndefaults: {partitions: 2, replication_factor: 3}\n"
+        )
         (tmp_path / "manifests" / "topics.yaml").write_text(topics_yaml)
 
     def run(self, *args: str):
@@ -38,14 +39,14 @@ class Repo:
 
     def plan(self, *extra: str) -> tuple[int, dict, str]:
         saved = self.dir / "plan.json"
-        result = self.run("plan", str(self.dir / "manifests"), "--cluster", "lab", "--format", "json",
-                          "-o", str(saved), *extra)
+        result = self.run("plan", str(self.dir / "manifests"), "--cluster", "lab", "--format", "json", "-o", str(saved), *extra)
         return result.exit_code, json.loads(saved.read_text()) if saved.exists() else {}, result.output
 
     def apply(self) -> tuple[int, dict]:
         out = self.dir / "result.json"
-        result = self.run("apply", str(self.dir / "plan.json"), "--manifests", str(self.dir / "manifests"),
-                          "--format", "json", "-o", str(out))
+        result = self.run(
+            "apply", str(self.dir / "plan.json"), "--manifests", str(self.dir / "manifests"), "--format", "json", "-o", str(out)
+        )
         assert out.exists(), result.output
         return result.exit_code, json.loads(out.read_text())
 
@@ -73,7 +74,10 @@ def test_plan_apply_plan_converges_for_every_kind_of_change(tmp_path, test_clust
         seed(c, name)
     c.commit_offsets("billing", {("t.group", 0): 40, ("t.group", 1): 60})
     c.commit_offsets("audit", {("t.group", 0): 50, ("t.group", 1): 30})
-    repo = Repo(tmp_path, c, """\
+    repo = Repo(
+        tmp_path,
+        c,
+        """\
 kind: Topic
 name: fresh.topic
 partitions: 3
@@ -111,13 +115,22 @@ truncate: [{everything: true}]
 kind: Topic
 name: t.group
 truncate: [{consumed_by: [billing, audit]}]
-""")
+""",
+    )
     code, plan, output = repo.plan()
     assert code == 2, output
     # conf.set's retention.ms 7d -> 1d is a retention cut; its estimate depends on today's date.
     expire = plan["summary"].pop("records_to_expire")
-    assert plan["summary"] == {"create": 1, "change": 3, "truncate": 5, "delete": 0, "errors": 0, "warnings": 0,
-                               "records_to_delete": 30 + 5 + 2 * 52 + 2 * 75 + 2 * 100 + 40 + 30, "retention_cuts": 1}
+    assert plan["summary"] == {
+        "create": 1,
+        "change": 3,
+        "truncate": 5,
+        "delete": 0,
+        "errors": 0,
+        "warnings": 0,
+        "records_to_delete": 30 + 5 + 2 * 52 + 2 * 75 + 2 * 100 + 40 + 30,
+        "retention_cuts": 1,
+    }
     assert 0 <= expire <= 200
 
     code, result = repo.apply()
@@ -141,7 +154,10 @@ truncate: [{consumed_by: [billing, audit]}]
 def test_validation_on_the_brokers_changes_nothing_and_reports_refusals(tmp_path, test_cluster):
     c = test_cluster
     seed(c, "grow.me")
-    repo = Repo(tmp_path, c, """\
+    repo = Repo(
+        tmp_path,
+        c,
+        """\
 kind: Topic
 name: new.ok
 ---
@@ -153,7 +169,8 @@ kind: Topic
 name: grow.me
 partitions: 3
 configs: {retention.ms: 1d}
-""")
+""",
+    )
     before = (c.topic_names(), c.topic_configs("grow.me"), c.partition("grow.me", 1))
     c.clear_request_log()
     code, plan, output = repo.plan()
@@ -161,8 +178,9 @@ configs: {retention.ms: 1d}
     [error] = [d for d in plan["diagnostics"] if d["severity"] == "error"]
     assert error["topic"] == "new.too-many-replicas" and error["code"] == "broker-invalid-replication-factor"
     assert "error[broker-invalid-replication-factor]" in output
-    sent = {r.api_key: r.request for r in c.request_log if r.api_key in (CREATE_TOPICS, CREATE_PARTITIONS,
-                                                                           INCREMENTAL_ALTER_CONFIGS)}
+    sent = {
+        r.api_key: r.request for r in c.request_log if r.api_key in (CREATE_TOPICS, CREATE_PARTITIONS, INCREMENTAL_ALTER_CONFIGS)
+    }
     assert set(sent) == {CREATE_TOPICS, CREATE_PARTITIONS, INCREMENTAL_ALTER_CONFIGS}
     assert all(request.validate_only for request in sent.values())
     assert (c.topic_names(), c.topic_configs("grow.me"), c.partition("grow.me", 1)) == before
@@ -173,7 +191,10 @@ def test_stale_actions_are_refused_and_the_rest_applies(tmp_path, test_cluster):
     c = test_cluster
     for name in ("recreated", "grown", "reconfigured", "untouched"):
         seed(c, name, configs={"retention.ms": "604800000"})
-    repo = Repo(tmp_path, c, """\
+    repo = Repo(
+        tmp_path,
+        c,
+        """\
 kind: Topic
 name: recreated
 truncate: [{keep_last: 10}]
@@ -189,7 +210,8 @@ configs: {retention.ms: 1d}
 kind: Topic
 name: untouched
 configs: {retention.ms: 2d}
-""")
+""",
+    )
     assert repo.plan()[0] == 2
     c.delete_topic("recreated")
     seed(c, "recreated", records=100)  # same name, new topic id: its records are not the planned ones
@@ -243,22 +265,27 @@ def test_clean_leader_change_after_the_plan_still_truncates_through_the_new_lead
     assert code == 0, result
     assert log_starts(c, "events") == [80, 80]
     deletes = [r for r in c.request_log if r.api_key == DELETE_RECORDS]
-    assert any(r.broker_id == new_leader and any(t.name == "events" and any(p.partition_index == 0 for p in t.partitions)
-                                                 for t in r.request.topics) for r in deletes)
+    assert any(
+        r.broker_id == new_leader
+        and any(t.name == "events" and any(p.partition_index == 0 for p in t.partitions) for t in r.request.topics)
+        for r in deletes
+    )
 
 
 def test_delete_records_timing_out_once(tmp_path, test_cluster):
     c = test_cluster
     seed(c, "applied.anyway", partitions=1)
     seed(c, "lost.request", partitions=1)
-    repo = Repo(tmp_path, c, "kind: Topic\nname: applied.anyway\npartitions: 1\ntruncate: [{keep_last: 10}]\n"
-                             "---\nkind: Topic\nname: lost.request\npartitions: 1\ntruncate: [{keep_last: 10}]\n")
+    repo = Repo(
+        tmp_path,
+        c,
+        "kind: Topic\nname: applied.anyway\npartitions: 1\ntruncate: [{keep_last: 10}]\n"
+        "---\nkind: Topic\nname: lost.request\npartitions: 1\ntruncate: [{keep_last: 10}]\n",
+    )
     assert repo.plan()[0] == 2
     # The broker deleted but the answer said REQUEST_TIMED_OUT; then a request that timed out without effect.
-    c.inject_error(DELETE_RECORDS, REQUEST_TIMED_OUT, times=1, apply=True,
-                   broker=c.partition("applied.anyway", 0).leader)
-    c.inject_error(DELETE_RECORDS, REQUEST_TIMED_OUT, times=1, apply=False,
-                   broker=c.partition("lost.request", 0).leader)
+    c.inject_error(DELETE_RECORDS, REQUEST_TIMED_OUT, times=1, apply=True, broker=c.partition("applied.anyway", 0).leader)
+    c.inject_error(DELETE_RECORDS, REQUEST_TIMED_OUT, times=1, apply=False, broker=c.partition("lost.request", 0).leader)
 
     code, result = repo.apply()
     assert code == 0, result
@@ -277,8 +304,7 @@ def test_a_time_rule_with_no_record_after_the_time_never_sends_minus_one(tmp_pat
     assert [p["target_offset"] for p in truncate["partitions"]] == [50, 50]
     c.clear_request_log()
     assert repo.apply()[0] == 0
-    sent = [p.offset for r in c.request_log if r.api_key == DELETE_RECORDS
-            for t in r.request.topics for p in t.partitions]
+    sent = [p.offset for r in c.request_log if r.api_key == DELETE_RECORDS for t in r.request.topics for p in t.partitions]
     assert sorted(sent) == [50, 50]
     assert log_starts(c, "old.events") == [50, 50]
 
@@ -300,13 +326,16 @@ def test_retriable_broker_errors_are_retried(tmp_path, test_cluster):
     NOT_CONTROLLER, THROTTLING_QUOTA_EXCEEDED, NOT_LEADER_OR_FOLLOWER = 41, 89, 6
     c = test_cluster
     seed(c, "events", partitions=1)
-    repo = Repo(tmp_path, c, "kind: Topic\nname: new.one\n---\nkind: Topic\nname: events\npartitions: 1\n"
-                             "configs: {retention.ms: 1d}\ntruncate: [{keep_last: 10}]\n")
+    repo = Repo(
+        tmp_path,
+        c,
+        "kind: Topic\nname: new.one\n---\nkind: Topic\nname: events\npartitions: 1\n"
+        "configs: {retention.ms: 1d}\ntruncate: [{keep_last: 10}]\n",
+    )
     assert repo.plan()[0] == 2
     # On the writes themselves: the preflight (validate_only) before them goes through.
     c.inject_error(CREATE_TOPICS, NOT_CONTROLLER, times=1, validate_only=False)
-    c.inject_error(INCREMENTAL_ALTER_CONFIGS, THROTTLING_QUOTA_EXCEEDED, times=1, throttle_time_ms=200,
-                   validate_only=False)
+    c.inject_error(INCREMENTAL_ALTER_CONFIGS, THROTTLING_QUOTA_EXCEEDED, times=1, throttle_time_ms=200, validate_only=False)
     c.inject_error(DELETE_RECORDS, NOT_LEADER_OR_FOLLOWER, times=1)
     c.clear_request_log()
     code, result = repo.apply()

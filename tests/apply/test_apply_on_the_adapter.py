@@ -1,6 +1,7 @@
 """apply_plan on the adapter directly, for what the CLI-level tests (test_apply_live.py) cannot
 arrange: a DeleteRecords answer lost on the wire, and a write that fails after its preflight passed.
 (Convergence, diverged logs and clean leader changes are tested there, through saved plans.)"""
+
 from __future__ import annotations
 
 from reconciler.apply.executor import apply_plan
@@ -37,9 +38,11 @@ def test_a_failed_write_stops_the_later_actions_on_its_topic_and_no_other(test_c
     for name in ("conf", "other"):
         test_cluster.create_topic(name, partitions=1)
         test_cluster.produce_many({(name, 0): 20})
-    desired = desired_for("kind: Topic\nname: conf\npartitions: 1\nconfigs: {retention.ms: 2d}\n"
-                          "truncate: [{keep_last: 5}]\n---\nkind: Topic\nname: other\npartitions: 1\n"
-                          "truncate: [{keep_last: 5}]\n")
+    desired = desired_for(
+        "kind: Topic\nname: conf\npartitions: 1\nconfigs: {retention.ms: 2d}\n"
+        "truncate: [{keep_last: 5}]\n---\nkind: Topic\nname: other\npartitions: 1\n"
+        "truncate: [{keep_last: 5}]\n"
+    )
     made = plan(desired, kafka.observe_desired(desired))
 
     test_cluster.inject_error(ALTER, POLICY_VIOLATION, times=1, validate_only=False)

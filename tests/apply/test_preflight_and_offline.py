@@ -4,6 +4,7 @@
 - a broker's refusal is shown under the action that caused it, in every format;
 - one offline partition does not block the rest of the plan, and is never taken for data loss.
 """
+
 from __future__ import annotations
 
 from tests.apply.test_apply_live import Repo, log_starts, outcome, seed
@@ -30,8 +31,12 @@ def writes_sent(cluster) -> list:
 
 
 def untouched(cluster) -> bool:
-    return ("good.new" not in cluster.topic_names() and "bad.rf" not in cluster.topic_names()
-            and cluster.partition_count("grow.me") == 2 and cluster.topic_configs("grow.me") == {})
+    return (
+        "good.new" not in cluster.topic_names()
+        and "bad.rf" not in cluster.topic_names()
+        and cluster.partition_count("grow.me") == 2
+        and cluster.topic_configs("grow.me") == {}
+    )
 
 
 def test_apply_on_merge_runs_the_brokers_preflight_and_writes_nothing(tmp_path, test_cluster):
@@ -89,10 +94,14 @@ def _offline_setup(tmp_path, c):
     c.create_topic("other", partitions=1, replication_factor=3)
     leaders = [c.partition("events", p).leader for p in range(2)]
     assert leaders[0] != leaders[1]
-    repo = Repo(tmp_path, c, "kind: Topic\nname: events\npartitions: 2\nreplication_factor: 1\n"
-                             "truncate: [{before_offset: 60}]\n---\n"
-                             "kind: Topic\nname: other\npartitions: 1\n"
-                             "configs: {retention.ms: 1d}\n")
+    repo = Repo(
+        tmp_path,
+        c,
+        "kind: Topic\nname: events\npartitions: 2\nreplication_factor: 1\n"
+        "truncate: [{before_offset: 60}]\n---\n"
+        "kind: Topic\nname: other\npartitions: 1\n"
+        "configs: {retention.ms: 1d}\n",
+    )
     return repo, leaders[1]
 
 

@@ -10,6 +10,7 @@ ListOffsets for offsets by time), so the check runs at exactly that instant
 log.retention.check.interval.ms after the change is applied), by when more records have aged
 past the limit: the estimate bounds what goes as of the plan's time, not of the later check.
 """
+
 from __future__ import annotations
 
 import time
@@ -31,6 +32,7 @@ STEP_MS = 10 * MINUTE  # 500 records over 83 hours
 @dataclass(frozen=True)
 class Figures:
     """One partition: what the plan estimated and what the retention check deleted."""
+
     partition: int
     estimated_records: int
     deleted_records: int
@@ -46,6 +48,7 @@ def observed_ms(plan: dict) -> int:
     """The plan's observed_at in epoch milliseconds (Python 3.10's fromisoformat does not read "Z")."""
     return epoch_ms(datetime.fromisoformat(plan["observed_at"].replace("Z", "+00:00")))
 
+
 def cut_one_partition(repo, cluster) -> tuple[dict, object, object]:
     """Plan and apply a one-partition topic's retention cut, then run the brokers' retention check
     at the plan's time: the partition's estimate, and the partition before and after."""
@@ -58,14 +61,13 @@ def cut_one_partition(repo, cluster) -> tuple[dict, object, object]:
     return expiry, before, cluster.partition("events", 0)
 
 
-
 def seed(cluster, configs: dict[str, str], now_ms: int, sizes=VALUE_SIZES) -> None:
     """RECORDS records per partition, one every STEP_MS, the newest STEP_MS before `now_ms`."""
-    cluster.create_topic("events", partitions=len(sizes), replication_factor=3,
-                         configs={"segment.bytes": str(SEGMENT_BYTES), **configs})
+    cluster.create_topic(
+        "events", partitions=len(sizes), replication_factor=3, configs={"segment.bytes": str(SEGMENT_BYTES), **configs}
+    )
     for p, size in enumerate(sizes):
-        cluster.produce_many({("events", p): RECORDS}, timestamp_ms=now_ms - RECORDS * STEP_MS, step_ms=STEP_MS,
-                             value_size=size)
+        cluster.produce_many({("events", p): RECORDS}, timestamp_ms=now_ms - RECORDS * STEP_MS, step_ms=STEP_MS, value_size=size)
 
 
 def manifest(configs: str) -> str:
@@ -84,8 +86,7 @@ def plan_apply_and_enforce(tmp_path, cluster, configs: str) -> tuple[dict, list[
     code, result = repo.apply()
     assert code == 0 and outcome(result, "alter_configs", "events")["status"] == "applied", result
     # Applying the change deletes nothing: only the broker's next retention check does.
-    assert [cluster.partition("events", p).log_start_offset for p in range(partitions)] == \
-        [b.log_start_offset for b in before]
+    assert [cluster.partition("events", p).log_start_offset for p in range(partitions)] == [b.log_start_offset for b in before]
     cluster.enforce_retention(now_ms=observed_ms(plan))
     figures = []
     for expiry, old in zip(action["retention"]["partitions"], before, strict=True):
@@ -96,10 +97,19 @@ def plan_apply_and_enforce(tmp_path, cluster, configs: str) -> tuple[dict, list[
         index = max(i for i, b in enumerate(old.segment_bases) if b <= min(keep, old.log_end_offset - 1))
         bases = (*old.segment_bases, old.log_end_offset)
         seg_records = bases[index + 1] - bases[index]
-        figures.append(Figures(
-            expiry["partition"], keep - expiry["log_start_offset"], new.log_start_offset - old.log_start_offset,
-            expiry["bytes_to_delete"], old.size_bytes - new.size_bytes,
-            seg_records, seg_records * VALUE_SIZES[expiry["partition"]], bases[index], new.size_bytes))
+        figures.append(
+            Figures(
+                expiry["partition"],
+                keep - expiry["log_start_offset"],
+                new.log_start_offset - old.log_start_offset,
+                expiry["bytes_to_delete"],
+                old.size_bytes - new.size_bytes,
+                seg_records,
+                seg_records * VALUE_SIZES[expiry["partition"]],
+                bases[index],
+                new.size_bytes,
+            )
+        )
     return plan, figures
 
 
@@ -152,13 +162,14 @@ def test_a_size_cut_counts_records_in_proportion_so_uneven_records_can_exceed_th
     cut assumes records of even size. Old small records before new large ones: the bytes are
     still an upper bound, the record count is not."""
     now_ms = int(time.time() * 1000)
-    test_cluster.create_topic("events", partitions=1, replication_factor=3,
-                              configs={"segment.bytes": str(SEGMENT_BYTES), "retention.ms": str(30 * DAY)})
+    test_cluster.create_topic(
+        "events", partitions=1, replication_factor=3, configs={"segment.bytes": str(SEGMENT_BYTES), "retention.ms": str(30 * DAY)}
+    )
     test_cluster.produce_many({("events", 0): 400}, timestamp_ms=now_ms - 500 * MINUTE, step_ms=MINUTE, value_size=100)
-    test_cluster.produce_many({("events", 0): 100}, timestamp_ms=now_ms - 100 * MINUTE, step_ms=MINUTE,
-                              value_size=5_000)
-    repo = Repo(tmp_path, test_cluster, manifest("retention.ms: 30d, retention.bytes: 400000").replace(
-        "partitions: 3", "partitions: 1"))
+    test_cluster.produce_many({("events", 0): 100}, timestamp_ms=now_ms - 100 * MINUTE, step_ms=MINUTE, value_size=5_000)
+    repo = Repo(
+        tmp_path, test_cluster, manifest("retention.ms: 30d, retention.bytes: 400000").replace("partitions: 3", "partitions: 1")
+    )
     expiry, before, after = cut_one_partition(repo, test_cluster)
     size, excess = 400 * 100 + 100 * 5_000, 540_000 - 400_000
     assert expiry["bytes_to_delete"] == excess and before.size_bytes - after.size_bytes <= excess
@@ -166,8 +177,10 @@ def test_a_size_cut_counts_records_in_proportion_so_uneven_records_can_exceed_th
     assert expiry["keep_from_offset"] == -(-500 * excess // size)  # 130 records: 26% of the bytes
     # Every small record and the first large ones go: more records than the proportional count.
     assert after.log_start_offset > expiry["keep_from_offset"]
-    print(f"uneven sizes: estimated {expiry['keep_from_offset']} records / {excess} bytes, "
-          f"deleted {after.log_start_offset} records / {before.size_bytes - after.size_bytes} bytes")
+    print(
+        f"uneven sizes: estimated {expiry['keep_from_offset']} records / {excess} bytes, "
+        f"deleted {after.log_start_offset} records / {before.size_bytes - after.size_bytes} bytes"
+    )
 
 
 def test_switching_compact_to_delete_is_destructive_and_estimated(tmp_path, test_cluster):
@@ -193,8 +206,10 @@ def test_switching_delete_to_compact_is_destructive_without_a_count(tmp_path, te
     [action] = plan["actions"]
     assert action["kind"] == "alter_configs" and action["destructive"] is True
     cut = action["retention"]
-    assert cut["effects"] == ["compaction turns on, cleanup.policy delete -> compact: superseded values (older "
-                              "records whose key is written again) and records without a key are removed"]
+    assert cut["effects"] == [
+        "compaction turns on, cleanup.policy delete -> compact: superseded values (older "
+        "records whose key is written again) and records without a key are removed"
+    ]
     assert cut["retention_ms"] is None and cut["retention_bytes"] is None and cut["partitions"] == []
     assert plan["summary"]["retention_cuts"] == 1
     text = repo.run("plan", str(repo.dir / "manifests"), "--cluster", "lab").output
@@ -210,26 +225,31 @@ def print_figures(title: str, figures: list[Figures]) -> None:
     """The figures behind the README's table (`pytest -s` shows them)."""
     print(f"\n{title}")
     for f in figures:
-        print(f"  partition {f.partition}: estimated {f.estimated_records} records / {f.estimated_bytes} bytes, "
-              f"deleted {f.deleted_records} / {f.deleted_bytes}; segment {f.segment_records} records")
+        print(
+            f"  partition {f.partition}: estimated {f.estimated_records} records / {f.estimated_bytes} bytes, "
+            f"deleted {f.deleted_records} / {f.deleted_bytes}; segment {f.segment_records} records"
+        )
 
 
 def test_a_time_cut_counts_bytes_in_proportion_so_uneven_records_can_exceed_them(tmp_path, test_cluster):
     """The mirror case: a time cut's record count is the upper bound (ListOffsets by time), its bytes
     are the partition's bytes in proportion. Old large records before new small ones: more bytes go."""
     now_ms = int(time.time() * 1000)
-    test_cluster.create_topic("events", partitions=1, replication_factor=3,
-                              configs={"segment.bytes": str(SEGMENT_BYTES), "retention.ms": str(30 * DAY)})
-    test_cluster.produce_many({("events", 0): 100}, timestamp_ms=now_ms - 50 * HOUR, step_ms=6 * MINUTE,
-                              value_size=5_000)
+    test_cluster.create_topic(
+        "events", partitions=1, replication_factor=3, configs={"segment.bytes": str(SEGMENT_BYTES), "retention.ms": str(30 * DAY)}
+    )
+    test_cluster.produce_many({("events", 0): 100}, timestamp_ms=now_ms - 50 * HOUR, step_ms=6 * MINUTE, value_size=5_000)
     # Half a step off the hour, so that the cut 30 h before the plan falls between two records.
-    test_cluster.produce_many({("events", 0): 400}, timestamp_ms=now_ms - 40 * HOUR + 3 * MINUTE, step_ms=6 * MINUTE,
-                              value_size=100)
+    test_cluster.produce_many(
+        {("events", 0): 400}, timestamp_ms=now_ms - 40 * HOUR + 3 * MINUTE, step_ms=6 * MINUTE, value_size=100
+    )
     repo = Repo(tmp_path, test_cluster, manifest("retention.ms: 30h").replace("partitions: 3", "partitions: 1"))
     expiry, before, after = cut_one_partition(repo, test_cluster)
     deleted_bytes = before.size_bytes - after.size_bytes
     assert expiry["keep_from_offset"] == 200 and after.log_start_offset <= 200  # records: an upper bound
     assert expiry["bytes_to_delete"] == 540_000 * 200 // 500
     assert deleted_bytes > expiry["bytes_to_delete"]  # bytes: in proportion only
-    print(f"uneven sizes, time cut: estimated {expiry['keep_from_offset']} records / {expiry['bytes_to_delete']} "
-          f"bytes, deleted {after.log_start_offset} records / {deleted_bytes} bytes")
+    print(
+        f"uneven sizes, time cut: estimated {expiry['keep_from_offset']} records / {expiry['bytes_to_delete']} "
+        f"bytes, deleted {after.log_start_offset} records / {deleted_bytes} bytes"
+    )

@@ -2,6 +2,7 @@
 cut is planned as destructive with an estimate read from the cluster (ListOffsets by time,
 DescribeLogDirs sizes), applied, and refused by the policy's max_delete_fraction when too large,
 at plan time and again at apply time."""
+
 from __future__ import annotations
 
 import time
@@ -56,7 +57,9 @@ def test_the_policy_refuses_an_over_large_cut_when_planning(tmp_path, test_clust
     assert code == 1, output
     errors = [d for d in plan["diagnostics"] if d["severity"] == "error"]
     assert [(d["code"], d["partition"], d["action"]) for d in errors] == [
-        ("policy-max-delete-fraction", 0, "alter_configs"), ("policy-max-delete-fraction", 1, "alter_configs")]
+        ("policy-max-delete-fraction", 0, "alter_configs"),
+        ("policy-max-delete-fraction", 1, "alter_configs"),
+    ]
     assert "events-0: deleting up to 7" in errors[0]["message"] and "exceeds the policy limit of 50%" in errors[0]["message"]
     assert test_cluster.topic_configs("events") == {"retention.ms": str(30 * DAY)}
 
@@ -72,7 +75,8 @@ def test_apply_estimates_again_and_refuses_a_cut_the_policy_now_forbids(tmp_path
     assert code == 1, result
     refused = outcome(result, "alter_configs", "events")
     assert refused["status"] == "refused"
-    assert refused["message"].startswith("the retention change would now delete more than the policy allows: events-0: "
-                                         "deleting up to 7")
+    assert refused["message"].startswith(
+        "the retention change would now delete more than the policy allows: events-0: deleting up to 7"
+    )
     assert "estimated again from the cluster now; the plan estimated up to 7" in refused["message"]
     assert test_cluster.topic_configs("events") == {"retention.ms": str(30 * DAY)}

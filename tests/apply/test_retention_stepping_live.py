@@ -2,6 +2,7 @@
 plan lowers retention.ms one step allowed by the policy's max_retention_decrease, estimated at that
 step (its time lookup read from the cluster), and repeated plan + apply converge in exactly the
 number of applies the first plan announced."""
+
 from __future__ import annotations
 
 import time
@@ -52,8 +53,7 @@ def test_stepping_converges_in_the_announced_number_of_applies(tmp_path, test_cl
         assert code == 0, result
         assert outcome(result, "alter_configs", "events")["status"] == "applied"
         values.append(int(test_cluster.topic_configs("events")["retention.ms"]))
-        text = result_text(ApplyResult.model_validate({k: v for k, v in result.items()
-                                                       if k not in ("succeeded", "converged")}))
+        text = result_text(ApplyResult.model_validate({k: v for k, v in result.items() if k not in ("succeeded", "converged")}))
         if values[-1] == DAY:
             assert result["converged"] is True and "Converged" in text
         elif values[-1] == 2 * DAY:  # the last step is a plain change: one more apply

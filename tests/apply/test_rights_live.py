@@ -1,6 +1,7 @@
 """Apply re-reads the principal's rights with the cluster: a saved plan whose rights were taken away
 since it was made is refused per action before anything of it is sent, like a stale action (the
 topic's later actions with it), while the other topics' actions still apply."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -51,7 +52,8 @@ def test_a_right_taken_away_after_the_plan_refuses_that_action_and_the_topics_la
         code, result = repo.apply()
         alter = outcome(result, "alter_configs", "orders")
         assert alter["status"] == "refused" and alter["message"].startswith(
-            "not authorised to alter configs of orders: the principal lacks ALTER_CONFIGS on topic orders")
+            "not authorised to alter configs of orders: the principal lacks ALTER_CONFIGS on topic orders"
+        )
         cut = outcome(result, "truncate", "orders")
         assert cut["status"] == "refused" and "not sent: the earlier alter configs of orders was refused" in cut["message"]
         assert outcome(result, "truncate", "other")["status"] == "applied"
@@ -72,6 +74,7 @@ def test_a_topic_hidden_after_the_plan_is_refused_as_not_visible_not_as_gone(tmp
             assert refused["status"] == "refused", refused
         assert outcome(result, "alter_configs", "orders")["message"].startswith(
             "not authorised to see topic orders: the principal may not DESCRIBE it, so whether it exists is unknown "
-            "and nothing was sent")
+            "and nothing was sent"
+        )
         assert outcome(result, "truncate", "other")["status"] == "applied" and code == 1
         assert c.partition("orders", 0).log_start_offset == 0

@@ -3,6 +3,7 @@ its destructive actions: protection added since the plan, a policy delete limit,
 taken back, or truncation rules changed each refuse the action concerned (nothing deleted there),
 and the rest of the plan still runs.
 """
+
 from __future__ import annotations
 
 from tests.apply.test_apply_live import Repo, log_starts, outcome, seed
@@ -39,9 +40,11 @@ def test_protection_added_after_the_plan_refuses_its_destructive_actions(tmp_pat
     repo = _saved(tmp_path, c)
     # What a valid manifest change to protect them looks like: the loader refuses protection beside
     # truncation rules or `state: absent`, so those go, and the protection comes in.
-    _rewrite(repo, TOPICS.replace("truncate: [{keep_last: 10}]", "partitions: 2")
-             .replace("state: absent", "protected: true")
-             + "---\nkind: Policy\nprotected_topic_patterns: ['^cut[.]']\n")
+    _rewrite(
+        repo,
+        TOPICS.replace("truncate: [{keep_last: 10}]", "partitions: 2").replace("state: absent", "protected: true")
+        + "---\nkind: Policy\nprotected_topic_patterns: ['^cut[.]']\n",
+    )
     code, result = repo.apply()
     assert code == 1
     for kind, topic in (("truncate", "cut.me"), ("delete_topic", "drop.me")):
@@ -55,14 +58,12 @@ def test_a_policy_delete_limit_and_withdrawn_intent_are_honoured(tmp_path, test_
     c = test_cluster
     repo = _saved(tmp_path, c)
     # The deletion opt-in is taken back, and a policy now allows deleting at most half of a partition.
-    _rewrite(repo, TOPICS.replace("state: absent", "partitions: 2")
-             + "---\nkind: Policy\nmax_delete_fraction: 0.5\n")
+    _rewrite(repo, TOPICS.replace("state: absent", "partitions: 2") + "---\nkind: Policy\nmax_delete_fraction: 0.5\n")
     code, result = repo.apply()
     assert code == 1
     cut = outcome(result, "truncate", "cut.me")
     assert cut["status"] == "refused"
-    assert all(p["status"] == "refused" and "exceeds the policy limit of 50%" in p["message"]
-               for p in cut["partitions"])
+    assert all(p["status"] == "refused" and "exceeds the policy limit of 50%" in p["message"] for p in cut["partitions"])
     dropped = outcome(result, "delete_topic", "drop.me")
     assert dropped["status"] == "refused" and "no longer declare drop.me `state: absent`" in dropped["message"]
     assert log_starts(c, "cut.me") == [0, 0] and "drop.me" in c.topic_names()

@@ -1,4 +1,5 @@
 """`reconcile plan`, `validate` and `schema` from the command line, on the example manifests and snapshots."""
+
 from __future__ import annotations
 
 import json
@@ -57,8 +58,10 @@ def test_forced_colour_and_no_colour():
 
 
 def test_plan_with_errors_exits_1(tmp_path):
-    (tmp_path / "c.yaml").write_text("kind: Cluster\nname: prod-eu\nbootstrap_servers: [k:9092]\n"
-                                     "---\nkind: Topic\nname: orders.v1\npartitions: 2\nreplication_factor: 3\n")
+    (tmp_path / "c.yaml").write_text(
+        "kind: Cluster\nname: prod-eu\nbootstrap_servers: [k:9092]\n"
+        "---\nkind: Topic\nname: orders.v1\npartitions: 2\nreplication_factor: 3\n"
+    )
     result = run("plan", str(tmp_path), "--snapshot", PROD)
     assert result.exit_code == 1
     assert "error[partition-decrease]" in result.output and "c.yaml:6" in result.output
@@ -114,7 +117,7 @@ def test_output_into_a_missing_directory_is_refused_before_anything_runs(tmp_pat
 def test_a_saved_plan_edited_to_delete_outside_the_log_is_refused_on_load(tmp_path):
     saved = tmp_path / "plan.json"
     run("plan", MANIFESTS, "--snapshot", PROD, "--format", "json", "-o", str(saved))
-    for target in (-1, 10 ** 12):
+    for target in (-1, 10**12):
         plan = json.loads(saved.read_text())
         truncation = next(a for a in plan["actions"] if a["kind"] == "truncate")
         truncation["partitions"][0]["target_offset"] = target

@@ -1,4 +1,5 @@
 """`reconcile plan` against a live (test) cluster: exit 0 in sync, 2 changes, 1 error."""
+
 from __future__ import annotations
 
 import socket
@@ -22,8 +23,9 @@ TOO_REPLICATED = IN_SYNC + "---\nkind: Topic\nname: huge.v1\nreplication_factor:
 def run_plan(tmp_path, name: str, topics: str, bootstrap: str, *extra: str):
     # The manifests name an address nobody listens on: the override must be what is used.
     root = write_manifests(tmp_path / name, "127.0.0.1:1", topics)
-    return CliRunner().invoke(main, ["plan", str(root), "--cluster", CLUSTER, "--bootstrap-servers", bootstrap,
-                                     "--no-color", *extra])
+    return CliRunner().invoke(
+        main, ["plan", str(root), "--cluster", CLUSTER, "--bootstrap-servers", bootstrap, "--no-color", *extra]
+    )
 
 
 def test_plan_exit_codes_against_a_live_cluster(tmp_path, test_cluster):

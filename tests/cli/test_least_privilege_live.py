@@ -1,6 +1,7 @@
 """plan, snapshot and drift as a least-privilege principal, through the CLI, against a test cluster
 with Kafka 4.0's authorizer. Over PLAINTEXT the principal is User:ANONYMOUS; the test cluster's own
 set-up (create_topic, produce) bypasses the ACLs, as an administrator's would."""
+
 from __future__ import annotations
 
 import json
@@ -32,8 +33,10 @@ configs: {retention.ms: 2d}
 truncate: [{keep_last: 5}]
 """
 SIZES = "kind: Topic\nname: orders\npartitions: 1\nconfigs: {retention.ms: 1h}\ntruncate: [{keep_last: 5}]\n"
-SIZES_LINE = ("partition sizes unknown: the principal lacks DESCRIBE on the cluster (DescribeLogDirs answered "
-              "CLUSTER_AUTHORIZATION_FAILED); grant it to see sizes")
+SIZES_LINE = (
+    "partition sizes unknown: the principal lacks DESCRIBE on the cluster (DescribeLogDirs answered "
+    "CLUSTER_AUTHORIZATION_FAILED); grant it to see sizes"
+)
 
 
 def reconcile(*args):
@@ -55,8 +58,10 @@ def test_a_declared_topic_the_principal_may_not_describe_is_an_error_never_a_cre
 
         plan = reconcile("plan", root, "--cluster", CLUSTER, "--no-color")
         assert plan.exit_code == 1, plan.output
-        assert ("error[not-authorised] not authorised to see topic orders: the principal may not DESCRIBE it, so "
-                "whether it exists is unknown") in plan.stdout
+        assert (
+            "error[not-authorised] not authorised to see topic orders: the principal may not DESCRIBE it, so "
+            "whether it exists is unknown"
+        ) in plan.stdout
         assert "--allow-principal <principal> --operation Describe --topic orders" in plan.stdout
         assert "create topic" not in plan.stdout and "truncate orders" not in plan.stdout
         assert "1 error" in plan.stdout
@@ -96,8 +101,11 @@ def test_a_truncation_without_delete_is_a_plan_error_and_the_topics_other_action
         truncate = next(i for i, line in enumerate(lines) if "x truncate orders" in line)
         [error] = [i for i, line in enumerate(lines) if "error[" in line]
         assert truncate < error < truncate + 8  # under the truncation, not another action
-        assert lines[error].strip().startswith(
-            "error[missing-right] not authorised to truncate orders: the principal lacks DELETE on topic orders")
+        assert (
+            lines[error]
+            .strip()
+            .startswith("error[missing-right] not authorised to truncate orders: the principal lacks DELETE on topic orders")
+        )
         assert "~ add partitions to orders: 1 -> 2" in plan.stdout and "~ alter configs of orders" in plan.stdout
         assert [d["action"] for d in json.loads(saved.read_text())["diagnostics"]] == ["truncate"]
 
@@ -111,13 +119,16 @@ def test_a_config_change_without_alter_configs_is_a_plan_error(tmp_path):
     acls = [Acl(ME, "topic", "orders", op) for op in ("DESCRIBE", "DESCRIBE_CONFIGS")] + [CLUSTER_DESCRIBE]
     with TestCluster(brokers=1, acls=acls) as c:
         with_orders(c)
-        root = write_manifests(tmp_path / "m", c.bootstrap_servers, "kind: Topic\nname: orders\npartitions: 1\n"
-                                                                   "configs: {retention.ms: 2d}\n")
+        root = write_manifests(
+            tmp_path / "m", c.bootstrap_servers, "kind: Topic\nname: orders\npartitions: 1\nconfigs: {retention.ms: 2d}\n"
+        )
         plan = reconcile("plan", root, "--cluster", CLUSTER, "--no-color", "--offline")
         assert plan.exit_code == 1, plan.output
-        assert ("error[missing-right] not authorised to alter configs of orders: the principal lacks ALTER_CONFIGS "
-                "on topic orders, so the brokers would refuse it; grant it (kafka-acls --add --allow-principal "
-                "<principal> --operation AlterConfigs --topic orders)") in plan.stdout
+        assert (
+            "error[missing-right] not authorised to alter configs of orders: the principal lacks ALTER_CONFIGS "
+            "on topic orders, so the brokers would refuse it; grant it (kafka-acls --add --allow-principal "
+            "<principal> --operation AlterConfigs --topic orders)"
+        ) in plan.stdout
         # Validated on the brokers, the action is not asked about again: one error, not two.
         validated = reconcile("plan", root, "--cluster", CLUSTER, "--no-color")
         assert validated.exit_code == 1 and validated.stdout.count("error[") == 1, validated.stdout

@@ -1,6 +1,7 @@
 """Replication-factor changes through the real CLI against the test cluster: plan -> apply -> plan,
 `--throttle`, `--reassignment-wait`, `--elect-leaders`, `--cancel-reassignments`, progress on
 stderr, and the exit codes of a reassignment still in progress."""
+
 from __future__ import annotations
 
 import json
@@ -41,13 +42,13 @@ class Lab:
         return self.run("plan", str(self.root), "--cluster", CLUSTER, "--no-color")
 
     def apply(self, *extra: str):
-        return self.run("apply", "--manifests", str(self.root), "--cluster", CLUSTER, "--auto-approve", "--no-color",
-                        *extra)
+        return self.run("apply", "--manifests", str(self.root), "--cluster", CLUSTER, "--auto-approve", "--no-color", *extra)
 
 
 def throttles_left(c, topic_name: str) -> list:
-    return ([k for k in THROTTLED if k in c.topic_configs(topic_name)]
-            + [(b, k) for b in c.broker_ids for k in RATES if k in c.dynamic_broker_configs(b)])
+    return [k for k in THROTTLED if k in c.topic_configs(topic_name)] + [
+        (b, k) for b in c.broker_ids for k in RATES if k in c.dynamic_broker_configs(b)
+    ]
 
 
 def test_one_to_three_plan_apply_plan_converges_with_progress_on_stderr(tmp_path, test_cluster):
@@ -87,8 +88,12 @@ def test_three_to_two_converges(tmp_path, test_cluster):
 def test_in_progress_exits_0_not_converged_then_the_next_apply_resumes_and_removes_throttles(tmp_path, test_cluster):
     c = test_cluster
     c.create_topic("slow.v1", partitions=2, replication_factor=1)
-    lab = Lab(tmp_path, c, topic("slow.v1", 2, partitions=2) + topic("other.v1", 1, partitions=1),
-              cluster_extra="reassignment: {throttle: 1MiB, wait: 1s}\n")
+    lab = Lab(
+        tmp_path,
+        c,
+        topic("slow.v1", 2, partitions=2) + topic("other.v1", 1, partitions=1),
+        cluster_extra="reassignment: {throttle: 1MiB, wait: 1s}\n",
+    )
     c.stall_reassignments(True)
     first = lab.apply()
     assert first.exit_code == 0, first.output
@@ -136,10 +141,11 @@ def test_cancel_reverts_and_reports(tmp_path, test_cluster):
 def test_bad_options_are_one_error_each(tmp_path):
     root = write_manifests(tmp_path / "m", "127.0.0.1:1", topic("a.v1", 1))
     for args, expected in (
-            (["--throttle", "0"], "0 would stop replication"),
-            (["--throttle", "fast"], "is not a size"),
-            (["--reassignment-wait", "soon"], "is not a duration"),
-            (["plan.json", "--cancel-reassignments"], "--cancel-reassignments takes no plan file")):
+        (["--throttle", "0"], "0 would stop replication"),
+        (["--throttle", "fast"], "is not a size"),
+        (["--reassignment-wait", "soon"], "is not a duration"),
+        (["plan.json", "--cancel-reassignments"], "--cancel-reassignments takes no plan file"),
+    ):
         result = CliRunner().invoke(main, ["apply", "--manifests", str(root), "--cluster", CLUSTER, *args])
         assert result.exit_code == 1 and expected in result.output, result.output
         assert "Traceback" not in result.output

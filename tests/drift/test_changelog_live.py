@@ -1,6 +1,7 @@
 """The change log against the in-process test cluster: a snapshot with `reconcile snapshot`, then
 changes out of band with kafka-python's admin client (and a leader move), then
 `reconcile drift --cluster NAME --since FILE` lists what moved."""
+
 from __future__ import annotations
 
 import json
@@ -26,8 +27,9 @@ def test_drift_since_lists_what_moved_out_of_band(test_cluster, tmp_path: Path):
     test_cluster.create_topic("doomed", partitions=1, replication_factor=1)
     test_cluster.produce_many({("orders.v1", 0): 100, ("orders.v1", 1): 100})
     servers = test_cluster.bootstrap_servers
-    r = _reconcile("snapshot", str(manifests), "--cluster", "live", "--bootstrap-servers", servers,
-                   "-o", str(tmp_path / "before.json"))
+    r = _reconcile(
+        "snapshot", str(manifests), "--cluster", "live", "--bootstrap-servers", servers, "-o", str(tmp_path / "before.json")
+    )
     assert r.exit_code == 0, r.output
 
     # Out of band: what an operator with admin rights does by hand.
@@ -41,21 +43,34 @@ def test_drift_since_lists_what_moved_out_of_band(test_cluster, tmp_path: Path):
     test_cluster.produce_many({("orders.v1", 1): 50})  # traffic: not a change
 
     out = tmp_path / "drift.json"
-    r = _reconcile("drift", str(manifests), "--cluster", "live", "--bootstrap-servers", servers,
-                   "--since", str(tmp_path / "before.json"), "--format", "json", "-o", str(out))
+    r = _reconcile(
+        "drift",
+        str(manifests),
+        "--cluster",
+        "live",
+        "--bootstrap-servers",
+        servers,
+        "--since",
+        str(tmp_path / "before.json"),
+        "--format",
+        "json",
+        "-o",
+        str(out),
+    )
     assert r.exit_code == 3, r.output  # drift from Git: partitions and retention.ms differ from the manifests
     [cluster] = json.loads(out.read_text())["clusters"]
-    entries = [(e["topic"], e["kind"], e["key"], e["old"], e["new"], e["source"], e["count"])
-               for e in cluster["change_log"]]
+    entries = [(e["topic"], e["kind"], e["key"], e["old"], e["new"], e["source"], e["count"]) for e in cluster["change_log"]]
     assert entries == [
         ("adhoc", "topic-created", None, None, "3 partitions, replication factor 2", None, None),
         ("doomed", "topic-deleted", None, "1 partition, replication factor 1", None, None, None),
         ("orders.v1", "partitions-added", None, "2", "4", None, None),
         ("orders.v1", "leaders", None, None, None, None, 1),
         ("orders.v1", "config-changed", "retention.ms", "604800000", "3600000", "DYNAMIC_TOPIC_CONFIG", None),
-        ("orders.v1", "config-set", "segment.ms", "604800000", "60000", "DYNAMIC_TOPIC_CONFIG", None)]
+        ("orders.v1", "config-set", "segment.ms", "604800000", "60000", "DYNAMIC_TOPIC_CONFIG", None),
+    ]
     assert cluster["counts"]["change_log"] == 6 and cluster["counts"]["changed_topics"] == 3
 
-    r = _reconcile("drift", str(manifests), "--cluster", "live", "--bootstrap-servers", servers,
-                   "--since", str(tmp_path / "before.json"))
+    r = _reconcile(
+        "drift", str(manifests), "--cluster", "live", "--bootstrap-servers", servers, "--since", str(tmp_path / "before.json")
+    )
     assert "(not drift by itself) (6):" in r.output and "Since the earlier observation: 6 changes to 3 topics." in r.output

@@ -1,5 +1,6 @@
 """The change log in every output: text, JSON, Markdown, HTML, the `changes` table, the exit code
 of `reconcile drift --since`, and a fleet on both engines."""
+
 from __future__ import annotations
 
 import json
@@ -31,16 +32,22 @@ def _states(created: str = "new" + TAG) -> tuple[ObservedState, ObservedState]:
     """Two observations of cluster `test` a day apart, with one change of every kind. The key
     `x.secret` was not marked sensitive earlier, and is now (the brokers then report no value)."""
     topic = ConfigSource.DYNAMIC_TOPIC_CONFIG
-    orders_before = _with(have("orders", partitions=3, inherited=DEFAULTS),
-                          **{"x.secret": ObservedConfig(value=SECRET, source=topic)})
+    orders_before = _with(
+        have("orders", partitions=3, inherited=DEFAULTS), **{"x.secret": ObservedConfig(value=SECRET, source=topic)}
+    )
     orders_now = have("orders", partitions=4, inherited=DEFAULTS, set_on_topic={"segment.ms": TAG}, hw=900)
     orders_now = _with(orders_now, **{"x.secret": ObservedConfig(value=None, source=topic, sensitive=True)})
-    orders_now = orders_now.model_copy(update={"partitions": [
-        orders_now.partitions[0].model_copy(update={"replicas": [3, 2, 1], "leader": 3}), *orders_now.partitions[1:]]})
+    orders_now = orders_now.model_copy(
+        update={
+            "partitions": [
+                orders_now.partitions[0].model_copy(update={"replicas": [3, 2, 1], "leader": 3}),
+                *orders_now.partitions[1:],
+            ]
+        }
+    )
     before = observed(orders_before, have("gone", partitions=2), have("recreated", topic_id="id-a"))
     now = observed(orders_now, have(created, partitions=1), have("recreated", topic_id="id-b"))
-    return (before.model_copy(update={"taken_at": WHEN - timedelta(days=1)}),
-            now.model_copy(update={"taken_at": WHEN}))
+    return (before.model_copy(update={"taken_at": WHEN - timedelta(days=1)}), now.model_copy(update={"taken_at": WHEN}))
 
 
 def _report():
@@ -51,21 +58,38 @@ def _report():
 
 def _expected(created: str = "new" + TAG) -> list[tuple]:
     """(topic, kind, what) in report order."""
-    return [("gone", "topic-deleted", None), (created, "topic-created", None), ("orders", "partitions-added", None),
-            ("orders", "replicas", 0), ("orders", "leaders", None), ("orders", "config-set", "segment.ms"),
-            ("orders", "config-changed", "x.secret"), ("recreated", "topic-recreated", None)]
+    return [
+        ("gone", "topic-deleted", None),
+        (created, "topic-created", None),
+        ("orders", "partitions-added", None),
+        ("orders", "replicas", 0),
+        ("orders", "leaders", None),
+        ("orders", "config-set", "segment.ms"),
+        ("orders", "config-changed", "x.secret"),
+        ("recreated", "topic-recreated", None),
+    ]
 
 
 def test_the_change_log_is_in_the_json_report_with_its_counts():
     data = json.loads(render_report(_report(), "json"))
     [cluster] = data["clusters"]
-    assert [(e["topic"], e["kind"], e["partition"] if e["kind"] == "replicas" else e["key"])
-            for e in cluster["change_log"]] == _expected()
+    assert [
+        (e["topic"], e["kind"], e["partition"] if e["kind"] == "replicas" else e["key"]) for e in cluster["change_log"]
+    ] == _expected()
     assert cluster["counts"]["change_log"] == 8 and cluster["counts"]["changed_topics"] == 4
     assert cluster["since"] == "2026-11-20T06:00:00Z"
     secret = next(e for e in cluster["change_log"] if e["key"] == "x.secret")
-    assert secret == {"topic": "orders", "kind": "config-changed", "partition": None, "key": "x.secret", "old": None,
-                      "new": None, "source": "DYNAMIC_TOPIC_CONFIG", "count": None, "sensitive": True}
+    assert secret == {
+        "topic": "orders",
+        "kind": "config-changed",
+        "partition": None,
+        "key": "x.secret",
+        "old": None,
+        "new": None,
+        "source": "DYNAMIC_TOPIC_CONFIG",
+        "count": None,
+        "sensitive": True,
+    }
     assert SECRET not in json.dumps(data)
 
 
@@ -83,8 +107,10 @@ def test_text_and_markdown_show_the_change_log_section_and_summary():
     assert row.split() == ["orders", "replicas", "partition", "0", "1,2,3", "3,2,1", "-"]
     assert any(line.split()[:4] == ["orders", "leaders", "1", "partition"] for line in lines)
     assert any(line.split() == ["orders", "partitions-added", "-", "3", "4", "-"] for line in lines)
-    assert any(line.split() == ["gone", "topic-deleted", "-", "2", "partitions,", "replication", "factor", "3", "-", "-"]
-               for line in lines)
+    assert any(
+        line.split() == ["gone", "topic-deleted", "-", "2", "partitions,", "replication", "factor", "3", "-", "-"]
+        for line in lines
+    )
     # The section comes after the findings: the report leads with drift.
     assert text.index("Unmanaged topics (2)") < text.index(title)
 
@@ -111,8 +137,21 @@ def test_the_changes_table_has_one_row_per_entry_and_no_secret(tmp_path):
     write_tables_local(report, tmp_path)
     rows = read_table_rows(tmp_path, "changes", drop=())
     assert len(rows) == 8 and SECRET not in json.dumps(rows, default=str)
-    assert set(rows[0]) == {"generated_at", "cluster", "observed_at", "since", "kind", "topic", "partition", "key", "old",
-                            "new", "source", "count", "sensitive"}
+    assert set(rows[0]) == {
+        "generated_at",
+        "cluster",
+        "observed_at",
+        "since",
+        "kind",
+        "topic",
+        "partition",
+        "key",
+        "old",
+        "new",
+        "source",
+        "count",
+        "sensitive",
+    }
     assert {(r["since"], r["observed_at"], r["cluster"]) for r in rows} == {(WHEN - timedelta(days=1), WHEN, "test")}
     leaders = next(r for r in rows if r["kind"] == "leaders")
     assert (leaders["topic"], leaders["count"], leaders["partition"], leaders["old"]) == ("orders", 1, None, None)
@@ -145,11 +184,16 @@ def test_drift_since_exits_zero_when_only_the_change_log_has_entries(tmp_path):
     moved = in_sync.model_copy(update={"partitions": [p.model_copy(update={"leader": 2}) for p in in_sync.partitions]})
     (tmp_path / "before.json").write_text(observed(in_sync).model_copy(update={"taken_at": WHEN}).to_json())
     (tmp_path / "now.json").write_text(observed(moved).model_copy(update={"taken_at": WHEN + timedelta(hours=1)}).to_json())
-    r = CliRunner().invoke(main, ["drift", str(tmp_path / "m"), "--snapshot", str(tmp_path / "now.json"),
-                                  "--since", str(tmp_path / "before.json")], catch_exceptions=False)
+    r = CliRunner().invoke(
+        main,
+        ["drift", str(tmp_path / "m"), "--snapshot", str(tmp_path / "now.json"), "--since", str(tmp_path / "before.json")],
+        catch_exceptions=False,
+    )
     assert r.exit_code == 0, r.output
-    assert ("No drift. Replica health: 3 partitions not led by their preferred replica. Since the earlier "
-            "observation: 1 change to 1 topic.") in r.output
+    assert (
+        "No drift. Replica health: 3 partitions not led by their preferred replica. Since the earlier "
+        "observation: 1 change to 1 topic."
+    ) in r.output
     assert "Changed since 2026-11-21T06:00:00Z (not drift by itself) (1)" in r.output
 
 
@@ -169,8 +213,7 @@ def test_both_engines_give_the_same_change_log_for_a_fleet(spark, tmp_path):
     assert local.report.comparable() == remote.report.comparable()
     quiet, test = local.report.clusters
     assert quiet.change_log == [] and quiet.since == WHEN - timedelta(days=1)
-    assert [(e.topic, e.kind, e.partition if e.kind == "replicas" else e.key)
-            for e in test.change_log] == _expected("new.topic")
+    assert [(e.topic, e.kind, e.partition if e.kind == "replicas" else e.key) for e in test.change_log] == _expected("new.topic")
     rows = read_table_rows(tmp_path / "l", "changes")
     assert len(rows) == 8 and rows == read_table_rows(tmp_path / "s", "changes")
     assert SECRET not in json.dumps(rows, default=str)

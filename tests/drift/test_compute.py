@@ -1,4 +1,5 @@
 """The pure drift core: classification of what the planner and the snapshots show."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -20,12 +21,15 @@ def _by_key(cluster):
 
 
 def test_config_drift_tells_topic_settings_from_inherited_values():
-    broker = {"retention.ms": ObservedConfig(value="3600000", source=ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG),
-              "max.message.bytes": ObservedConfig(value="1048588", source=ConfigSource.STATIC_BROKER_CONFIG)}
+    broker = {
+        "retention.ms": ObservedConfig(value="3600000", source=ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG),
+        "max.message.bytes": ObservedConfig(value="1048588", source=ConfigSource.STATIC_BROKER_CONFIG),
+    }
     t = have("a", set_on_topic={"segment.ms": "100", "cleanup.policy": "delete"}, inherited={"flush.ms": "5"})
     t = t.model_copy(update={"configs": {**t.configs, **broker}})
-    d = desired(want("a", configs={"segment.ms": "200", "retention.ms": "86400000", "max.message.bytes": "1048588",
-                                   "flush.ms": "5"}))
+    d = desired(
+        want("a", configs={"segment.ms": "200", "retention.ms": "86400000", "max.message.bytes": "1048588", "flush.ms": "5"})
+    )
     c = _by_key(drift_for_cluster(d, observed(t)))
     assert (c[("a", "segment.ms")].drift, c[("a", "segment.ms")].origin) == ("differs", "topic")
     assert (c[("a", "retention.ms")].drift, c[("a", "retention.ms")].origin) == ("inherited", "broker")
@@ -44,8 +48,13 @@ def test_undeclared_key_marked_for_removal_when_topic_opts_in():
 
 def test_unmanaged_topics_exclude_internal_and_patterns():
     d = desired(want("a"), ignore_topics=["^connect-"])
-    o = observed(have("a"), have("stray"), have("connect-offsets"), have("__consumer_offsets"),
-                 have("_schemas").model_copy(update={"internal": True}))
+    o = observed(
+        have("a"),
+        have("stray"),
+        have("connect-offsets"),
+        have("__consumer_offsets"),
+        have("_schemas").model_copy(update={"internal": True}),
+    )
     c = drift_for_cluster(d, o, options=PlanOptions(ignore_topics=("^tmp",)))
     assert c.unmanaged_topics == ["stray"]
     c2 = drift_for_cluster(d, observed(have("a"), have("tmp-1"), have("stray")), options=PlanOptions(ignore_topics=("^tmp",)))
@@ -65,9 +74,15 @@ def test_pending_truncation_counts_records_and_bytes_per_partition():
 
 
 def test_under_replicated_and_offline_partitions():
-    t = have("a").model_copy(update={"partitions": [
-        partition(0), partition(1, leader=-1).model_copy(update={"isr": []}),
-        partition(2).model_copy(update={"isr": [1]})]})
+    t = have("a").model_copy(
+        update={
+            "partitions": [
+                partition(0),
+                partition(1, leader=-1).model_copy(update={"isr": []}),
+                partition(2).model_copy(update={"isr": [1]}),
+            ]
+        }
+    )
     c = drift_for_cluster(desired(want("a")), observed(t))
     assert [(r.partition, r.state) for r in c.replicas] == [(1, "offline"), (2, "under-replicated")]
     assert (c.counts.offline, c.counts.under_replicated) == (1, 1)
@@ -78,32 +93,41 @@ def test_data_loss_from_offsets_going_backwards_and_from_leader_epochs():
     now = observed(have("a", hw=450, epoch=7, partitions=3))
     c = drift_for_cluster(desired(want("a")), now, before)
     assert [(s.partition, s.evidence, s.records_lost) for s in c.data_loss] == [
-        (0, "offsets-backwards", 50), (1, "offsets-backwards", 50), (2, "offsets-backwards", 50)]
+        (0, "offsets-backwards", 50),
+        (1, "offsets-backwards", 50),
+        (2, "offsets-backwards", 50),
+    ]
     # HW moved on past the old one, but the leader says epoch 5 ended at 480 (an unclean election).
     later = observed(have("a", hw=900, epoch=7))
     c = drift_for_cluster(desired(want("a")), later, before, epoch_end_offsets={("a", 1): 480, ("a", 2): -1})
-    assert [(s.partition, s.evidence, s.epoch_end_offset, s.records_lost) for s in c.data_loss] == [
-        (1, "leader-epoch", 480, 20)]
+    assert [(s.partition, s.evidence, s.epoch_end_offset, s.records_lost) for s in c.data_loss] == [(1, "leader-epoch", 480, 20)]
     assert [i.kind for i in c.items] == ["data-loss"]
 
 
 def test_partitions_without_leader_epoch_evidence_are_listed_but_are_not_findings():
     before = observed(have("a", hw=500, epoch=5, partitions=3))
     later = observed(have("a", hw=900, epoch=7, partitions=3))
-    c = drift_for_cluster(desired(want("a")), later, before, epoch_end_offsets={("a", 1): 480},
-                          epoch_unanswered={("a", 0): "OffsetForLeaderEpoch failed: X",
-                                            ("a", 2): "leader 2 no longer knows epoch 5"})
+    c = drift_for_cluster(
+        desired(want("a")),
+        later,
+        before,
+        epoch_end_offsets={("a", 1): 480},
+        epoch_unanswered={("a", 0): "OffsetForLeaderEpoch failed: X", ("a", 2): "leader 2 no longer knows epoch 5"},
+    )
     assert [(s.partition, s.evidence) for s in c.data_loss] == [(1, "leader-epoch")]
     assert [(u.partition, u.earlier_high_watermark, u.current_epoch, u.reason) for u in c.unverified] == [
-        (0, 500, 7, "OffsetForLeaderEpoch failed: X"), (2, 500, 7, "leader 2 no longer knows epoch 5")]
+        (0, 500, 7, "OffsetForLeaderEpoch failed: X"),
+        (2, 500, 7, "leader 2 no longer knows epoch 5"),
+    ]
     assert [i.kind for i in c.items] == ["data-loss"] and c.counts.unverified == 2
     quiet = drift_for_cluster(desired(want("a")), later, before, epoch_unanswered={("a", 0): "no answer"})
     assert not quiet.has_drift and quiet.counts.unverified == 1
     text = render_report(report_of([quiet], "local"), "text")
     assert "No drift. Data loss not ruled out on 1 partition" in text and "no answer" in text
     # Offsets going backwards are still a signal when the leader could not answer.
-    behind = drift_for_cluster(desired(want("a")), observed(have("a", hw=450, epoch=7)), before,
-                               epoch_unanswered={("a", 0): "no answer"})
+    behind = drift_for_cluster(
+        desired(want("a")), observed(have("a", hw=450, epoch=7)), before, epoch_unanswered={("a", 0): "no answer"}
+    )
     assert next((s.partition, s.evidence) for s in behind.data_loss) == (0, "offsets-backwards")
     assert behind.unverified == []
 
@@ -137,11 +161,19 @@ def test_per_topic_planning_equals_whole_cluster_planning_on_example_snapshots()
         o = load_snapshot(ROOT / "manifests" / "snapshots" / f"{name}.json")
         # Manifests-free desired state built from the snapshot itself, with drift added.
         topics = [n for n in sorted(o.topics) if not n.startswith("__")]
-        d = desired(*[want(n, partitions=len(o.topics[n].partitions) + (i % 2),
-                           replication_factor=o.topics[n].replication_factor,
-                           configs={"retention.ms": str(1000 * (i + 1))},
-                           truncate=[KeepLast(records=5)] if i % 3 == 0 else [])
-                      for i, n in enumerate(topics[:-1])], ignore_topics=[])
+        d = desired(
+            *[
+                want(
+                    n,
+                    partitions=len(o.topics[n].partitions) + (i % 2),
+                    replication_factor=o.topics[n].replication_factor,
+                    configs={"retention.ms": str(1000 * (i + 1))},
+                    truncate=[KeepLast(records=5)] if i % 3 == 0 else [],
+                )
+                for i, n in enumerate(topics[:-1])
+            ],
+            ignore_topics=[],
+        )
         d = d.model_copy(update={"cluster": d.cluster.model_copy(update={"name": o.cluster})})
         whole = drift_for_cluster(d, o, o)
         pieces = [drift_one_topic(d, o, t, o.topics.get(t)) for t in sorted(set(d.topics) | set(o.topics))]

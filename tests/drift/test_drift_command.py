@@ -1,5 +1,6 @@
 """`reconcile drift` end to end from the command line: real manifest files, real snapshot files,
 real Parquet; the exit code says whether there is drift."""
+
 from __future__ import annotations
 
 import json
@@ -44,13 +45,19 @@ def _state(hw: int, taken_at: str, **extra) -> ObservedState:
     s = observed(
         have("orders.v1", hw=hw, size_bytes=4096, set_on_topic={"retention.ms": "604800000", "cleanup.policy": "delete"}),
         have("payments.v1", set_on_topic={"retention.ms": "3600000"}, inherited={"segment.ms": "1"}),
-        have("stray.topic"), have("connect-configs"), have("__consumer_offsets"), **extra)
+        have("stray.topic"),
+        have("connect-configs"),
+        have("__consumer_offsets"),
+        **extra,
+    )
     return s.model_copy(update={"cluster": "demo", "taken_at": datetime.fromisoformat(taken_at.replace("Z", "+00:00"))})
 
 
 def _in_sync() -> ObservedState:
-    s = observed(have("orders.v1", hw=10, set_on_topic={"retention.ms": "604800000", "cleanup.policy": "delete"}),
-                 have("payments.v1", set_on_topic={"retention.ms": "86400000"}))
+    s = observed(
+        have("orders.v1", hw=10, set_on_topic={"retention.ms": "604800000", "cleanup.policy": "delete"}),
+        have("payments.v1", set_on_topic={"retention.ms": "86400000"}),
+    )
     return s.model_copy(update={"cluster": "demo", "taken_at": datetime(2026, 11, 20, 9, tzinfo=timezone.utc)})
 
 
@@ -71,9 +78,16 @@ def test_drift_on_a_snapshot_in_every_format(tmp_path):
     manifests = _setup(tmp_path)
     result = _run(str(manifests), "--snapshot", str(tmp_path / "now.json"), "--since", str(tmp_path / "before.json"))
     assert result.exit_code == 3, result.output
-    for expected in ("Managed topics with pending changes", "x  orders.v1", "Unmanaged topics (1)", "stray.topic",
-                     "Config drift (1)", "payments.v1  retention.ms", "Data-loss signals (3)",
-                     "Truncation points not yet applied (1)"):
+    for expected in (
+        "Managed topics with pending changes",
+        "x  orders.v1",
+        "Unmanaged topics (1)",
+        "stray.topic",
+        "Config drift (1)",
+        "payments.v1  retention.ms",
+        "Data-loss signals (3)",
+        "Truncation points not yet applied (1)",
+    ):
         assert expected in result.output
     assert "connect-configs" not in result.output and "__consumer_offsets" not in result.output
     for fmt, marker in (("json", '"format_version": 1'), ("markdown", "# Drift report"), ("html", "<svg")):
@@ -104,8 +118,19 @@ def test_fleet_drift_from_parquet_snapshots_local_and_spark(tmp_path, spark):
     reports = {}
     for engine in ("local", "spark"):
         out = tmp_path / f"{engine}.json"
-        r = _run(str(manifests), "--fleet", str(fleet), "--engine", engine, "--tables", str(tmp_path / engine),
-                 "--format", "json", "-o", str(out))
+        r = _run(
+            str(manifests),
+            "--fleet",
+            str(fleet),
+            "--engine",
+            engine,
+            "--tables",
+            str(tmp_path / engine),
+            "--format",
+            "json",
+            "-o",
+            str(out),
+        )
         assert r.exit_code == 3, r.output
         data = json.loads(out.read_text())
         assert data["engine"] == engine
@@ -113,13 +138,28 @@ def test_fleet_drift_from_parquet_snapshots_local_and_spark(tmp_path, spark):
     assert reports["local"] == reports["spark"]
     assert reports["local"]["clusters"][0]["counts"]["data_loss"] == 3
     drop = ("generated_at",)
-    assert read_table_rows(tmp_path / "local", "pending_truncations", drop) == \
-        read_table_rows(tmp_path / "spark", "pending_truncations", drop)
+    assert read_table_rows(tmp_path / "local", "pending_truncations", drop) == read_table_rows(
+        tmp_path / "spark", "pending_truncations", drop
+    )
 
 
 def test_cli_drift_module_runs_as_a_program(tmp_path):
     manifests = _setup(tmp_path)
-    out = subprocess.run([sys.executable, "-m", "reconciler", "drift", str(manifests), "--snapshot",
-                          str(tmp_path / "sync.json"), "--format", "markdown"], check=False, capture_output=True,
-                         text=True, cwd=ROOT)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "reconciler",
+            "drift",
+            str(manifests),
+            "--snapshot",
+            str(tmp_path / "sync.json"),
+            "--format",
+            "markdown",
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert out.returncode == 0 and "No drift." in out.stdout

@@ -1,5 +1,6 @@
 """Local and Spark engines on the same fleet: identical reports and tables; the local path never
 imports pyspark."""
+
 from __future__ import annotations
 
 import subprocess
@@ -21,18 +22,19 @@ WHEN = datetime(2026, 11, 21, 6, 0, tzinfo=timezone.utc)
 def test_spark_and_local_engines_give_identical_reports_and_tables(spark, small_fleet, tmp_path):
     fleet, desired = small_fleet
     options = PlanOptions(ignore_topics=("^svc0[0-2]\\.",))
-    local = engine.run_fleet(fleet, desired.__getitem__, engine="local", tables=tmp_path / "local",
-                             options=options, generated_at=WHEN)
-    remote = engine.run_fleet(fleet, desired.__getitem__, engine="spark", tables=tmp_path / "spark",
-                              options=options, generated_at=WHEN)
+    local = engine.run_fleet(
+        fleet, desired.__getitem__, engine="local", tables=tmp_path / "local", options=options, generated_at=WHEN
+    )
+    remote = engine.run_fleet(
+        fleet, desired.__getitem__, engine="spark", tables=tmp_path / "spark", options=options, generated_at=WHEN
+    )
     assert (local.engine, remote.engine) == ("local", "spark")
     a, b = local.report, remote.report
     assert a.comparable() == b.comparable()
     assert [c.cluster for c in a.clusters] == ["cluster-000", "cluster-001", "cluster-002"]
     # The fleet has every kind of finding, so the comparison covers them all.
     counts = [c.counts for c in a.clusters]
-    assert all(c.pending_changes and c.unmanaged_topics and c.config_drift and c.pending_truncations
-               for c in counts)
+    assert all(c.pending_changes and c.unmanaged_topics and c.config_drift and c.pending_truncations for c in counts)
     assert sum(c.data_loss for c in counts) and sum(c.under_replicated + c.offline for c in counts)
     assert all(c.since is not None and c.since < c.observed_at for c in a.clusters)
     assert a.clusters[0].unmanaged_topics == b.clusters[0].unmanaged_topics
@@ -62,15 +64,21 @@ def test_local_engine_does_not_import_pyspark(small_fleet):
         "from benchmarks.drift_fleet import synthetic_desired\n"
         "from reconciler.drift.engine import run_fleet\n"
         f"r = run_fleet({str(fleet)!r}, lambda c: synthetic_desired(c, 400, 11), engine='auto')\n"
-        "print(json.dumps([r.engine, 'pyspark' in sys.modules, len(r.report.clusters)]))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=str(__import__("pathlib").Path(__file__).resolve().parents[2]))
+        "print(json.dumps([r.engine, 'pyspark' in sys.modules, len(r.report.clusters)]))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=str(__import__("pathlib").Path(__file__).resolve().parents[2]),
+    )
     assert out.stdout.strip().splitlines()[-1] == '["local", false, 3]'
 
 
 def test_spark_pays_off_only_with_cores_enough_for_it_to_catch_up():
     # Two cores: Spark's rate stays below the local engine's, at any size (measured, engine.py).
-    assert not any(engine.spark_pays_off(n, cores=2) for n in (10 ** 6, 10 ** 7, 10 ** 9))
+    assert not any(engine.spark_pays_off(n, cores=2) for n in (10**6, 10**7, 10**9))
     # More cores: a crossover, lower the more cores there are.
     assert not engine.spark_pays_off(5_000_000, cores=8) and engine.spark_pays_off(20_000_000, cores=8)
     assert engine.spark_pays_off(10_000_000, cores=32) and not engine.spark_pays_off(1_000_000, cores=32)
@@ -109,35 +117,49 @@ def test_both_engines_report_retention_lowered_out_of_band_alike(spark, tmp_path
     day, month = 86_400_000, 2_592_000_000
     earlier_at, now_at = WHEN - timedelta(days=1), WHEN
     lookup = time_lookup(epoch_ms(now_at), day)
-    cut = have("cut", set_on_topic={"retention.ms": str(day)}, inherited={"cleanup.policy": "delete"},
-               size_bytes=1000, offsets_by_timestamp={lookup: 30})
+    cut = have(
+        "cut",
+        set_on_topic={"retention.ms": str(day)},
+        inherited={"cleanup.policy": "delete"},
+        size_bytes=1000,
+        offsets_by_timestamp={lookup: 30},
+    )
     cut = cut.model_copy(update={"partitions": [*cut.partitions[:2], partition(2, leader=-1, log_start=-1, hw=-1)]})
     unread = have("unread", set_on_topic={"retention.ms": str(day)}, size_bytes=1000)
     sized_before = have("sized", set_on_topic={"retention.bytes": "-1"}, size_bytes=1000)
     sized_now = have("sized", set_on_topic={"retention.bytes": "400"}, log_start=10, hw=110, size_bytes=1000)
-    d = desired(want("cut", configs={"retention.ms": str(month)}), want("unread", configs={"retention.ms": str(month)}),
-                want("sized"))
+    d = desired(
+        want("cut", configs={"retention.ms": str(month)}), want("unread", configs={"retention.ms": str(month)}), want("sized")
+    )
     for state, when in ((observed(cut, unread, sized_before), earlier_at), (observed(cut, unread, sized_now), now_at)):
         write_fleet_snapshot(state.model_copy(update={"taken_at": when}), tmp_path / "fleet")
 
-    local = engine.run_fleet(tmp_path / "fleet", {"test": d}.__getitem__, engine="local", tables=tmp_path / "l",
-                             generated_at=WHEN)
-    remote = engine.run_fleet(tmp_path / "fleet", {"test": d}.__getitem__, engine="spark", tables=tmp_path / "s",
-                              generated_at=WHEN)
+    local = engine.run_fleet(
+        tmp_path / "fleet", {"test": d}.__getitem__, engine="local", tables=tmp_path / "l", generated_at=WHEN
+    )
+    remote = engine.run_fleet(
+        tmp_path / "fleet", {"test": d}.__getitem__, engine="spark", tables=tmp_path / "s", generated_at=WHEN
+    )
     assert local.report.comparable() == remote.report.comparable()
     [c] = local.report.clusters
     assert [(r.topic, r.against, r.records_since) for r in c.retention] == [
-        ("cut", ["manifests"], None), ("sized", ["earlier"], 30), ("unread", ["manifests"], None)]
+        ("cut", ["manifests"], None),
+        ("sized", ["earlier"], 30),
+        ("unread", ["manifests"], None),
+    ]
     assert c.retention[0].cut.known_records == 60 and c.counts.retention_lowered == 3
     rows = read_table_rows(tmp_path / "l", "retention_lowered")
     assert len(rows) == 9 and rows == read_table_rows(tmp_path / "s", "retention_lowered")
     assert read_table_rows(tmp_path / "l", "drift_items") == read_table_rows(tmp_path / "s", "drift_items")
 
 
-@pytest.mark.parametrize("run, field, value, says", [
-    (-1, "high_watermark", -5, "partitions[0].high_watermark: must be >= 0"),
-    (0, "log_start_offset", 10 ** 6, "partitions[0].log_start_offset: log start offset 1000000 is above the high watermark"),
-])
+@pytest.mark.parametrize(
+    "run, field, value, says",
+    [
+        (-1, "high_watermark", -5, "partitions[0].high_watermark: must be >= 0"),
+        (0, "log_start_offset", 10**6, "partitions[0].log_start_offset: log start offset 1000000 is above the high watermark"),
+    ],
+)
 def test_both_engines_refuse_a_snapshot_whose_row_the_models_refuse(spark, small_fleet, tmp_path, run, field, value, says):
     """A bad value in the latest run's row or in the earlier run's: one error naming the file, the
     topic and the value's path, from either engine, and no report (the Spark engine's error comes
@@ -187,11 +209,14 @@ def test_spark_engine_names_a_file_spark_cannot_read_in_one_paragraph(spark, sma
     assert "\n" not in message and "Py4J" not in message and "\tat " not in message
 
 
-@pytest.mark.parametrize("layout, says", [
-    ({}, "is not a directory of snapshots"),
-    ({"notes.txt": b"x"}, "holds no snapshots"),
-    ({"prod-eu/latest.parquet": b"x"}, "are named <cluster>/<YYYYMMDDTHHMMSSZ>.parquet"),
-])
+@pytest.mark.parametrize(
+    "layout, says",
+    [
+        ({}, "is not a directory of snapshots"),
+        ({"notes.txt": b"x"}, "holds no snapshots"),
+        ({"prod-eu/latest.parquet": b"x"}, "are named <cluster>/<YYYYMMDDTHHMMSSZ>.parquet"),
+    ],
+)
 def test_spark_engine_checks_a_local_fleet_directory_as_the_local_engine_does(tmp_path, layout, says):
     """Before Spark starts: the same words for a missing, empty or misnamed fleet from both engines."""
     fleet = tmp_path / "fleet"
@@ -211,8 +236,10 @@ def test_a_python_worker_s_failure_is_its_last_line_not_a_file_problem():
 
     from reconciler.errors import SnapshotError
 
-    failed = PythonException(message="An exception was thrown from the Python worker:\nTraceback (most recent call "
-                                     "last):\n  File \"job.py\", line 9, in run\n    row['x']\nKeyError: 'x'\n")
+    failed = PythonException(
+        message="An exception was thrown from the Python worker:\nTraceback (most recent call "
+        "last):\n  File \"job.py\", line 9, in run\n    row['x']\nKeyError: 'x'\n"
+    )
     error = spark_job._spark_failure("/fleet", failed)
     assert isinstance(error, ReconcilerError) and not isinstance(error, SnapshotError)
     assert str(error).startswith("the Spark engine's Python workers failed on the fleet under /fleet: KeyError: 'x'. ")
@@ -237,4 +264,5 @@ def test_spark_engine_refuses_a_file_whose_rows_name_another_cluster_than_its_di
     with pytest.raises(SnapshotError) as refused:
         engine.run_fleet(fleet, desired.__getitem__, engine="spark", generated_at=WHEN)
     assert str(refused.value).startswith(
-        f"{moved} holds rows of cluster 'cluster-000' in the directory of cluster 'cluster-001', so it is refused whole")
+        f"{moved} holds rows of cluster 'cluster-000' in the directory of cluster 'cluster-001', so it is refused whole"
+    )

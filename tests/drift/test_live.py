@@ -1,6 +1,7 @@
 """`reconcile drift --cluster NAME --since FILE` against the in-process test cluster: the snapshot
 is taken with `reconcile snapshot`, the leader-epoch evidence comes from the Kafka adapter's
 OffsetForLeaderEpoch (`epoch_end_offsets`), and the exit code says whether there is drift."""
+
 from __future__ import annotations
 
 import json
@@ -40,14 +41,27 @@ def _reconcile(*args: str):
 
 
 def _snapshot(manifests: Path, cluster, path: Path) -> None:
-    r = _reconcile("snapshot", str(manifests), "--cluster", "live", "--bootstrap-servers", cluster.bootstrap_servers,
-                   "-o", str(path))
+    r = _reconcile(
+        "snapshot", str(manifests), "--cluster", "live", "--bootstrap-servers", cluster.bootstrap_servers, "-o", str(path)
+    )
     assert r.exit_code == 0, r.output
 
 
 def _drift(manifests: Path, cluster, since: Path, out: Path):
-    r = _reconcile("drift", str(manifests), "--cluster", "live", "--bootstrap-servers", cluster.bootstrap_servers,
-                   "--since", str(since), "--format", "json", "-o", str(out))
+    r = _reconcile(
+        "drift",
+        str(manifests),
+        "--cluster",
+        "live",
+        "--bootstrap-servers",
+        cluster.bootstrap_servers,
+        "--since",
+        str(since),
+        "--format",
+        "json",
+        "-o",
+        str(out),
+    )
     report = json.loads(out.read_text()) if out.exists() else None
     return r, report["clusters"][0] if report else None
 
@@ -79,10 +93,19 @@ def test_unclean_election_is_a_data_loss_signal_a_clean_leader_change_is_not(tes
 
     r, report = _drift(manifests, test_cluster, tmp_path / "before.json", tmp_path / "loss.json")
     assert r.exit_code == 3, r.output
-    assert report["data_loss"] == [{
-        "topic": "orders.v1", "partition": 0, "evidence": "leader-epoch", "earlier_epoch": before.leader_epoch,
-        "earlier_high_watermark": 100, "current_epoch": before.leader_epoch + 2, "current_high_watermark": 140,
-        "epoch_end_offset": 60, "records_lost": 40}]
+    assert report["data_loss"] == [
+        {
+            "topic": "orders.v1",
+            "partition": 0,
+            "evidence": "leader-epoch",
+            "earlier_epoch": before.leader_epoch,
+            "earlier_high_watermark": 100,
+            "current_epoch": before.leader_epoch + 2,
+            "current_high_watermark": 140,
+            "epoch_end_offset": 60,
+            "records_lost": 40,
+        }
+    ]
     # A partition led by another than its preferred replica is reported as health, not drift.
     assert report["unverified"] == [] and [i["kind"] for i in report["items"]] == ["data-loss"] + _health(test_cluster)
     assert "Data-loss signals (1)" in r.output and "1 data-loss signal" in r.output
@@ -94,8 +117,9 @@ def test_unclean_election_is_a_data_loss_signal_a_clean_leader_change_is_not(tes
     test_cluster.produce_many({("orders.v1", 0): 5, ("orders.v1", 1): 5})
     r, report = _drift(manifests, test_cluster, tmp_path / "after.json", tmp_path / "clean.json")
     assert r.exit_code == 0, r.output
-    assert report["data_loss"] == [] and report["unverified"] == [] and [i["kind"] for i in report["items"]] == \
-        _health(test_cluster)
+    assert (
+        report["data_loss"] == [] and report["unverified"] == [] and [i["kind"] for i in report["items"]] == _health(test_cluster)
+    )
     assert "No drift." in r.output
 
 
@@ -137,8 +161,9 @@ def test_retention_lowered_out_of_band_is_estimated_from_a_second_batched_read(t
     manifests = tmp_path / "manifests"
     manifests.mkdir()
     (manifests / "live.yaml").write_text(RETENTION_MANIFEST)
-    test_cluster.create_topic("events", partitions=2, replication_factor=3,
-                              configs={"retention.ms": "2592000000", "segment.bytes": "1000"})
+    test_cluster.create_topic(
+        "events", partitions=2, replication_factor=3, configs={"retention.ms": "2592000000", "segment.bytes": "1000"}
+    )
     day = 86_400_000
     start = int(time.time() * 1000) - 10 * day
     # 100 records a partition over ten days, ten to a segment (100 bytes each, 1000-byte segments).
@@ -146,8 +171,18 @@ def test_retention_lowered_out_of_band_is_estimated_from_a_second_batched_read(t
     test_cluster.set_topic_configs("events", {"retention.ms": str(day)})  # out of band: Git says 30d
 
     test_cluster.clear_request_log()
-    r = _reconcile("drift", str(manifests), "--cluster", "live", "--bootstrap-servers", test_cluster.bootstrap_servers,
-                   "--format", "json", "-o", str(tmp_path / "report.json"))
+    r = _reconcile(
+        "drift",
+        str(manifests),
+        "--cluster",
+        "live",
+        "--bootstrap-servers",
+        test_cluster.bootstrap_servers,
+        "--format",
+        "json",
+        "-o",
+        str(tmp_path / "report.json"),
+    )
     assert r.exit_code == 3, r.output
     report = json.loads((tmp_path / "report.json").read_text())["clusters"][0]
     [found] = report["retention"]

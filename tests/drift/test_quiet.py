@@ -2,6 +2,7 @@
 topic: every topic's findings equal those of the whole cluster planned and classified at once,
 on the benchmark's synthetic fleets (with policies, protections, ignored and drained brokers) and
 on the golden cases' clusters against earlier observations that moved."""
+
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
@@ -56,8 +57,14 @@ def _variants(desired: DesiredState):
     policy = Policy(max_retention_decrease=0.5, max_delete_fraction=0.2, protected_topic_patterns=["^svc01\\."])
     yield desired, PlanOptions()
     yield desired.model_copy(update={"policy": policy}), PlanOptions(ignore_topics=("^svc0[2-4]\\.",))
-    yield desired.model_copy(update={"topics": {n: t.model_copy(update={"protected": i % 7 == 0})
-                                                for i, (n, t) in enumerate(desired.topics.items())}}), PlanOptions()
+    yield (
+        desired.model_copy(
+            update={
+                "topics": {n: t.model_copy(update={"protected": i % 7 == 0}) for i, (n, t) in enumerate(desired.topics.items())}
+            }
+        ),
+        PlanOptions(),
+    )
 
 
 def test_the_pass_equals_the_full_path_on_the_benchmark_fleets(fleet):
@@ -81,8 +88,7 @@ def test_the_pass_equals_the_full_path_on_the_benchmark_fleets(fleet):
 def test_a_cluster_whose_replicas_must_move_is_planned_whole(fleet):
     root, desired = fleet
     cluster, runs = next(iter(discover_fleet(root).items()))
-    drained = desired[cluster].model_copy(update={"cluster": desired[cluster].cluster.model_copy(
-        update={"drain_brokers": [3]})})
+    drained = desired[cluster].model_copy(update={"cluster": desired[cluster].cluster.model_copy(update={"drain_brokers": [3]})})
     assert _compare(drained, runs[-1].path, runs[-2].path) is None
     report = run_local(root, {**desired, cluster: drained}.__getitem__, generated_at=WHEN)
     assert report.clusters[0].counts.on_drained_brokers
@@ -125,7 +131,6 @@ def test_the_pass_equals_the_full_path_on_the_golden_clusters(case, tmp_path):
     if load_snapshot_columns(latest) is None:
         assert observed.reassignments, "only a reassignment in progress is left to the file reader here"
         return
-    for earlier in (None, observed.model_copy(update={"taken_at": observed.taken_at - timedelta(hours=1)}),
-                    _moved(observed)):
+    for earlier in (None, observed.model_copy(update={"taken_at": observed.taken_at - timedelta(hours=1)}), _moved(observed)):
         before = write_fleet_snapshot(earlier, tmp_path / "before") if earlier is not None else None
         _compare(desired, latest, before)

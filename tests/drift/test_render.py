@@ -1,4 +1,5 @@
 """The drift report renderers (the Parquet snapshots drift reads are tested in tests/files)."""
+
 from __future__ import annotations
 
 import json
@@ -13,18 +14,25 @@ from tests.factories import desired, have, observed, want
 
 
 def _report():
-    d = desired(want("orders", configs={"retention.ms": "1000"}, truncate=[KeepLast(records=10)]),
-                want("new", partitions=2))
-    o = observed(have("orders", set_on_topic={"retention.ms": "5", "segment.ms": "7"}, size_bytes=1 << 20),
-                 have("stray<script>"), have("__consumer_offsets"))
+    d = desired(want("orders", configs={"retention.ms": "1000"}, truncate=[KeepLast(records=10)]), want("new", partitions=2))
+    o = observed(
+        have("orders", set_on_topic={"retention.ms": "5", "segment.ms": "7"}, size_bytes=1 << 20),
+        have("stray<script>"),
+        have("__consumer_offsets"),
+    )
     return report_of([drift_for_cluster(d, o, observed(have("orders", hw=150)))], "local")
 
 
 def test_every_format_shows_every_section():
     report = _report()
     text = render_report(report, "text")
-    for title in ("Data-loss signals (3)", "Managed topics with pending changes (3)",
-                  "Truncation points not yet applied (1)", "Config drift (2)", "Unmanaged topics (1)"):
+    for title in (
+        "Data-loss signals (3)",
+        "Managed topics with pending changes (3)",
+        "Truncation points not yet applied (1)",
+        "Config drift (2)",
+        "Unmanaged topics (1)",
+    ):
         assert title in text
         assert title in render_report(report, "markdown")
     assert "inherited" not in text and "differs" in text and "undeclared" in text
@@ -60,7 +68,7 @@ class _Page(HTMLParser):
 
 
 def test_html_escapes_every_string_from_the_cluster_and_the_manifests():
-    value = '"&<>\' </td><script>alert(1)</script>'
+    value = "\"&<>' </td><script>alert(1)</script>"
     d = desired(want("orders", configs={"retention.ms": value}))
     o = observed(have("orders", set_on_topic={"retention.ms": "5", "segment.ms": value}), have("<script>"))
     cluster = drift_for_cluster(d, o)
@@ -77,9 +85,11 @@ def test_html_escapes_every_string_from_the_cluster_and_the_manifests():
 
 
 def test_html_is_the_only_format_that_loads_jinja2():
-    code = ("import sys; from reconciler.drift.render import render_report; from reconciler.drift.model import "
-            "DriftReport; [render_report(DriftReport(), f) for f in ('text', 'markdown', 'json')]; "
-            "assert 'jinja2' not in sys.modules; render_report(DriftReport(), 'html'); assert 'jinja2' in sys.modules")
+    code = (
+        "import sys; from reconciler.drift.render import render_report; from reconciler.drift.model import "
+        "DriftReport; [render_report(DriftReport(), f) for f in ('text', 'markdown', 'json')]; "
+        "assert 'jinja2' not in sys.modules; render_report(DriftReport(), 'html'); assert 'jinja2' in sys.modules"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
 

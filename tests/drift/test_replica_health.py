@@ -1,6 +1,7 @@
 """Replica health in drift reports: reassignments in progress, replicas on drained brokers, leaders
 other than the preferred replica, and a replication factor other than the manifest's; which of
 them are drift (exit code 3) and which are health findings; every format and the tables."""
+
 from __future__ import annotations
 
 from reconciler.drift.compute import drift_one_topic
@@ -13,14 +14,20 @@ from tests.factories import have, partition, want
 
 
 def cluster(*topics, reassignments=None) -> ObservedState:
-    return ObservedState(cluster="test", cluster_id="c1",
-                         brokers=[Broker(node_id=i, host=f"k{i}", port=9092) for i in (1, 2, 3, 4)],
-                         topics={t.name: t for t in topics}, reassignments=reassignments or {})
+    return ObservedState(
+        cluster="test",
+        cluster_id="c1",
+        brokers=[Broker(node_id=i, host=f"k{i}", port=9092) for i in (1, 2, 3, 4)],
+        topics={t.name: t for t in topics},
+        reassignments=reassignments or {},
+    )
 
 
 def desired(*topics, drain=()) -> DesiredState:
-    return DesiredState(cluster=ClusterSpec(name="test", bootstrap_servers=["k:9092"], drain_brokers=list(drain)),
-                        topics={t.name: t for t in topics})
+    return DesiredState(
+        cluster=ClusterSpec(name="test", bootstrap_servers=["k:9092"], drain_brokers=list(drain)),
+        topics={t.name: t for t in topics},
+    )
 
 
 def kinds(report) -> list[str]:
@@ -29,11 +36,11 @@ def kinds(report) -> list[str]:
 
 def test_a_reassignment_in_progress_is_a_health_finding_not_drift():
     moving = have("a", partitions=2, replication_factor=3)
-    moving = moving.model_copy(update={"partitions": [
-        partition(0, replicas=(1, 2, 4, 3), leader=1), moving.partitions[1]]})
-    report = drift_for_cluster(desired(want("a", partitions=2, replication_factor=3)),
-                               cluster(moving, reassignments={"a": {0: PartitionReassignment(
-                                   adding_replicas=[4], removing_replicas=[3])}}))
+    moving = moving.model_copy(update={"partitions": [partition(0, replicas=(1, 2, 4, 3), leader=1), moving.partitions[1]]})
+    report = drift_for_cluster(
+        desired(want("a", partitions=2, replication_factor=3)),
+        cluster(moving, reassignments={"a": {0: PartitionReassignment(adding_replicas=[4], removing_replicas=[3])}}),
+    )
     assert kinds(report) == ["reassignment-in-progress"] and not report.has_drift
     [health] = report.health
     assert [(r.partition, r.replicas, r.adding, r.removing) for r in health.reassigning] == [(0, [1, 2, 4, 3], [4], [3])]
@@ -55,8 +62,9 @@ def test_replicas_on_a_drained_broker_are_drift_with_the_move_pending():
 
 
 def test_a_replication_factor_other_than_the_manifests_is_a_pending_change():
-    report = drift_for_cluster(desired(want("a", partitions=1, replication_factor=3)),
-                               cluster(have("a", partitions=1, replication_factor=2)))
+    report = drift_for_cluster(
+        desired(want("a", partitions=1, replication_factor=3)), cluster(have("a", partitions=1, replication_factor=2))
+    )
     assert kinds(report) == ["pending-change"] and report.has_drift
     assert report.changes[0].summary.startswith("replication factor 2 -> 3 in 1 partition")
 
@@ -73,8 +81,9 @@ def test_a_leader_other_than_the_preferred_replica_is_a_health_finding():
 def test_replica_health_is_in_every_format_and_the_items_table(tmp_path):
     t = have("a", partitions=2, replication_factor=2)
     t = t.model_copy(update={"partitions": [partition(0, replicas=(1, 3)), partition(1, replicas=(2, 1), leader=1)]})
-    report = report_of([drift_for_cluster(desired(want("a", partitions=2, replication_factor=2), drain=[3]),
-                                          cluster(t))], "local")
+    report = report_of(
+        [drift_for_cluster(desired(want("a", partitions=2, replication_factor=2), drain=[3]), cluster(t))], "local"
+    )
     text = render_report(report, "text")
     assert "Replica health (1):" in text and "partition 0 (broker 3)" in text
     assert "### Replica health (1)" in render_report(report, "markdown")
@@ -88,8 +97,9 @@ def test_replica_health_is_in_every_format_and_the_items_table(tmp_path):
 def test_one_topic_planned_alone_finds_the_same_health_as_the_whole_cluster():
     t = have("a", partitions=1, replication_factor=3)
     t = t.model_copy(update={"partitions": [partition(0, replicas=(1, 2, 4, 3))]})
-    state = cluster(t, have("b", partitions=1), reassignments={"a": {0: PartitionReassignment(
-        adding_replicas=[4], removing_replicas=[3])}})
+    state = cluster(
+        t, have("b", partitions=1), reassignments={"a": {0: PartitionReassignment(adding_replicas=[4], removing_replicas=[3])}}
+    )
     wanted = desired(want("a", partitions=1), want("b", partitions=1), drain=[4])
     whole = drift_for_cluster(wanted, state)
     alone = drift_one_topic(wanted, state, "a")
@@ -106,17 +116,24 @@ def test_both_engines_agree_on_replicas_to_move_and_reassignments_in_progress(sp
     from reconciler.files.fleet import write_fleet_snapshot
 
     moving = have("a", partitions=1, replication_factor=3).model_copy(
-        update={"partitions": [partition(0, replicas=(1, 2, 4, 3))]})
-    state = cluster(moving, have("b", partitions=1, replication_factor=1), have("c", partitions=1),
-                    reassignments={"a": {0: PartitionReassignment(adding_replicas=[4], removing_replicas=[3])}})
+        update={"partitions": [partition(0, replicas=(1, 2, 4, 3))]}
+    )
+    state = cluster(
+        moving,
+        have("b", partitions=1, replication_factor=1),
+        have("c", partitions=1),
+        reassignments={"a": {0: PartitionReassignment(adding_replicas=[4], removing_replicas=[3])}},
+    )
     state = state.model_copy(update={"taken_at": datetime(2026, 11, 23, tzinfo=timezone.utc)})
-    wanted = desired(want("a", partitions=1), want("b", partitions=1, replication_factor=2), want("c", partitions=1),
-                     drain=[3])
+    wanted = desired(want("a", partitions=1), want("b", partitions=1, replication_factor=2), want("c", partitions=1), drain=[3])
     write_fleet_snapshot(state, tmp_path / "fleet")
     local = engine.run_fleet(tmp_path / "fleet", {"test": wanted}.__getitem__, engine="local")
     remote = engine.run_fleet(tmp_path / "fleet", {"test": wanted}.__getitem__, engine="spark")
     assert local.report.comparable() == remote.report.comparable()
     [report] = remote.report.clusters
     assert not [i for i in report.items if i.kind == "plan-error"], report.items
-    assert {(i.kind, i.topic) for i in report.items} >= {("pending-change", "b"), ("pending-change", "c"),
-                                                         ("reassignment-in-progress", "a")}
+    assert {(i.kind, i.topic) for i in report.items} >= {
+        ("pending-change", "b"),
+        ("pending-change", "c"),
+        ("reassignment-in-progress", "a"),
+    }

@@ -1,6 +1,7 @@
 """The Spark engine's filter (`reconciler.drift.spark_clean`): every topic Spark SQL proves clean
 has an empty report by the planner, the plain in-sync topics are proven clean, and the engines'
 reports stay equal on fleets where most topics are clean and the rest have every kind of finding."""
+
 from __future__ import annotations
 
 import random
@@ -25,10 +26,12 @@ OPTIONS = PlanOptions(ignore_topics=("^tmp-",))
 
 def _plain(name: str, hw: int = 150, configs: dict[str, str] | None = None):
     """A declared topic and its two observations, in sync: what every case below changes one thing of."""
-    topic = have(name, set_on_topic=configs or CONFIGS, inherited={"segment.bytes": "1073741824"}, hw=hw,
-                 size_bytes=9000)
-    return want(name, configs=configs or CONFIGS), topic.model_copy(update={"partitions": [
-        p.model_copy(update={"high_watermark": hw - 50}) for p in topic.partitions]}), topic
+    topic = have(name, set_on_topic=configs or CONFIGS, inherited={"segment.bytes": "1073741824"}, hw=hw, size_bytes=9000)
+    return (
+        want(name, configs=configs or CONFIGS),
+        topic.model_copy(update={"partitions": [p.model_copy(update={"high_watermark": hw - 50}) for p in topic.partitions]}),
+        topic,
+    )
 
 
 def _with_partition(topic, index, **fields):
@@ -38,19 +41,29 @@ def _with_partition(topic, index, **fields):
 
 
 def _config(topic, key, value, source=ConfigSource.DYNAMIC_TOPIC_CONFIG, **fields):
-    return topic.model_copy(update={"configs": {**topic.configs, key: ObservedConfig(value=value, source=source,
-                                                                                      **fields)}})
+    return topic.model_copy(update={"configs": {**topic.configs, key: ObservedConfig(value=value, source=source, **fields)}})
 
 
 # Each case: (want, earlier, now) -> (want, earlier, now), and whether Spark SQL should prove it clean.
 # Cases marked False may still have an empty report (the planner decides): only soundness is required there.
 CASES = {
     "in-sync": (lambda w, e, n: (w, e, n), True),
-    "inherited-undeclared-key": (lambda w, e, n: (w, _config(e, "flush.ms", "1", ConfigSource.DEFAULT_CONFIG),
-                                                  _config(n, "flush.ms", "1", ConfigSource.DEFAULT_CONFIG)), True),
-    "sensitive-equal": (lambda w, e, n: (w.model_copy(update={"configs": {**w.configs, "x.secret": "s"}}),
-                                         _config(e, "x.secret", "s", sensitive=True),
-                                         _config(n, "x.secret", "s", sensitive=True)), True),
+    "inherited-undeclared-key": (
+        lambda w, e, n: (
+            w,
+            _config(e, "flush.ms", "1", ConfigSource.DEFAULT_CONFIG),
+            _config(n, "flush.ms", "1", ConfigSource.DEFAULT_CONFIG),
+        ),
+        True,
+    ),
+    "sensitive-equal": (
+        lambda w, e, n: (
+            w.model_copy(update={"configs": {**w.configs, "x.secret": "s"}}),
+            _config(e, "x.secret", "s", sensitive=True),
+            _config(n, "x.secret", "s", sensitive=True),
+        ),
+        True,
+    ),
     "configs-unread-earlier": (lambda w, e, n: (w, e.model_copy(update={"configs": {}}), n), True),
     "earlier-hw-zero": (lambda w, e, n: (w, _with_partition(e, 1, high_watermark=0), n), True),
     "unmanaged": (lambda w, e, n: (None, e, n), False),
@@ -58,23 +71,41 @@ CASES = {
     "partitions-fewer": (lambda w, e, n: (w.model_copy(update={"partitions": 2}), e, n), False),
     "replication-factor": (lambda w, e, n: (w.model_copy(update={"replication_factor": 2}), e, n), False),
     "config-differs": (lambda w, e, n: (w, e, _config(n, "retention.ms", "86400000")), False),
-    "config-differs-both-runs": (lambda w, e, n: (w, _config(e, "retention.ms", "1000"),
-                                                  _config(n, "retention.ms", "1000")), False),
-    "config-equal-by-value": (lambda w, e, n: (w, _config(e, "retention.ms", "0604800000"),
-                                               _config(n, "retention.ms", "0604800000")), False),
-    "config-not-pinned": (lambda w, e, n: (w, _config(e, "cleanup.policy", "delete", ConfigSource.DEFAULT_CONFIG),
-                                           _config(n, "cleanup.policy", "delete", ConfigSource.DEFAULT_CONFIG)), False),
-    "config-undeclared-on-topic": (lambda w, e, n: (w, _config(e, "segment.ms", "1"), _config(n, "segment.ms", "1")),
-                                   False),
-    "config-sensitive-unknown": (lambda w, e, n: (w.model_copy(update={"configs": {**w.configs, "x.secret": "s"}}),
-                                                  _config(e, "x.secret", None, sensitive=True),
-                                                  _config(n, "x.secret", None, sensitive=True)), False),
-    "config-nan": (lambda w, e, n: (w.model_copy(update={"configs": {**w.configs, "min.cleanable.dirty.ratio": "NaN"}}),
-                                    _config(e, "min.cleanable.dirty.ratio", "NaN"),
-                                    _config(n, "min.cleanable.dirty.ratio", "NaN")), False),
+    "config-differs-both-runs": (
+        lambda w, e, n: (w, _config(e, "retention.ms", "1000"), _config(n, "retention.ms", "1000")),
+        False,
+    ),
+    "config-equal-by-value": (
+        lambda w, e, n: (w, _config(e, "retention.ms", "0604800000"), _config(n, "retention.ms", "0604800000")),
+        False,
+    ),
+    "config-not-pinned": (
+        lambda w, e, n: (
+            w,
+            _config(e, "cleanup.policy", "delete", ConfigSource.DEFAULT_CONFIG),
+            _config(n, "cleanup.policy", "delete", ConfigSource.DEFAULT_CONFIG),
+        ),
+        False,
+    ),
+    "config-undeclared-on-topic": (lambda w, e, n: (w, _config(e, "segment.ms", "1"), _config(n, "segment.ms", "1")), False),
+    "config-sensitive-unknown": (
+        lambda w, e, n: (
+            w.model_copy(update={"configs": {**w.configs, "x.secret": "s"}}),
+            _config(e, "x.secret", None, sensitive=True),
+            _config(n, "x.secret", None, sensitive=True),
+        ),
+        False,
+    ),
+    "config-nan": (
+        lambda w, e, n: (
+            w.model_copy(update={"configs": {**w.configs, "min.cleanable.dirty.ratio": "NaN"}}),
+            _config(e, "min.cleanable.dirty.ratio", "NaN"),
+            _config(n, "min.cleanable.dirty.ratio", "NaN"),
+        ),
+        False,
+    ),
     "truncation-rule": (lambda w, e, n: (w.model_copy(update={"truncate": [KeepLast(records=10)]}), e, n), False),
-    "truncation-rule-satisfied": (lambda w, e, n: (w.model_copy(update={"truncate": [KeepLast(records=10**9)]}), e, n),
-                                  False),
+    "truncation-rule-satisfied": (lambda w, e, n: (w.model_copy(update={"truncate": [KeepLast(records=10**9)]}), e, n), False),
     "state-absent": (lambda w, e, n: (w.model_copy(update={"state": TopicState.ABSENT}), e, n), False),
     "pinned-assignment": (lambda w, e, n: (w.model_copy(update={"replica_assignment": {0: [2, 1, 3]}}), e, n), False),
     "missing": (lambda w, e, n: (w, None, None), False),
@@ -82,29 +113,55 @@ CASES = {
     "deleted-since": (lambda w, e, n: (w, e, None), False),
     "recreated": (lambda w, e, n: (w, e, n.model_copy(update={"topic_id": "another-id"})), False),
     "under-replicated": (lambda w, e, n: (w, e, _with_partition(n, 2, isr=[1, 2])), False),
-    "offline": (lambda w, e, n: (w, e, _with_partition(n, 2, leader=-1, isr=[], log_start_offset=-1,
-                                                       high_watermark=-1, size_bytes=None)), False),
+    "offline": (
+        lambda w, e, n: (w, e, _with_partition(n, 2, leader=-1, isr=[], log_start_offset=-1, high_watermark=-1, size_bytes=None)),
+        False,
+    ),
     "offline-with-offsets": (lambda w, e, n: (w, e, _with_partition(n, 2, leader=-1)), False),
-    "leader-not-preferred": (lambda w, e, n: (w, _with_partition(e, 0, leader=2), _with_partition(n, 0, leader=2)),
-                             False),
-    "leader-moved": (lambda w, e, n: (w, _with_partition(e, 0, leader=2, replicas=[2, 1, 3], isr=[2, 1, 3]),
-                                      _with_partition(n, 0, leader=1, replicas=[1, 2, 3])), False),
+    "leader-not-preferred": (lambda w, e, n: (w, _with_partition(e, 0, leader=2), _with_partition(n, 0, leader=2)), False),
+    "leader-moved": (
+        lambda w, e, n: (
+            w,
+            _with_partition(e, 0, leader=2, replicas=[2, 1, 3], isr=[2, 1, 3]),
+            _with_partition(n, 0, leader=1, replicas=[1, 2, 3]),
+        ),
+        False,
+    ),
     "replicas-reordered": (lambda w, e, n: (w, _with_partition(e, 0, replicas=[1, 3, 2], isr=[1, 3, 2]), n), False),
-    "on-drained-broker": (lambda w, e, n: (w, _with_partition(e, 1, replicas=[1, 2, 9], isr=[1, 2, 9]),
-                                           _with_partition(n, 1, replicas=[1, 2, 9], isr=[1, 2, 9])), False),
-    "data-loss": (lambda w, e, n: (w, _with_partition(e, 1, high_watermark=n.partitions[1].high_watermark + 1), n),
-                  False),
+    "on-drained-broker": (
+        lambda w, e, n: (
+            w,
+            _with_partition(e, 1, replicas=[1, 2, 9], isr=[1, 2, 9]),
+            _with_partition(n, 1, replicas=[1, 2, 9], isr=[1, 2, 9]),
+        ),
+        False,
+    ),
+    "data-loss": (lambda w, e, n: (w, _with_partition(e, 1, high_watermark=n.partitions[1].high_watermark + 1), n), False),
     "hw-zero-now": (lambda w, e, n: (w, e, _with_partition(n, 1, high_watermark=0)), False),
-    "retention-lowered-since": (lambda w, e, n: (w, _config(e, "retention.bytes", "-1"),
-                                                 _config(n, "retention.bytes", "100")), False),
-    "config-source-moved": (lambda w, e, n: (w, _config(e, "flush.ms", "1", ConfigSource.DEFAULT_CONFIG),
-                                             _config(n, "flush.ms", "1", ConfigSource.STATIC_BROKER_CONFIG)), False),
+    "retention-lowered-since": (
+        lambda w, e, n: (w, _config(e, "retention.bytes", "-1"), _config(n, "retention.bytes", "100")),
+        False,
+    ),
+    "config-source-moved": (
+        lambda w, e, n: (
+            w,
+            _config(e, "flush.ms", "1", ConfigSource.DEFAULT_CONFIG),
+            _config(n, "flush.ms", "1", ConfigSource.STATIC_BROKER_CONFIG),
+        ),
+        False,
+    ),
     "offsets-by-time": (lambda w, e, n: (w, e, _with_partition(n, 0, offsets_by_timestamp={1: 5})), True),
     "epoch-unknown": (lambda w, e, n: (w, e, _with_partition(n, 0, leader_epoch=-1)), True),
 }
 SPECIAL = {"hidden": False, "absent": False, "reassigning": False}  # made by the cluster, below
-UNDECLARED = {"__consumer_offsets": True, "ignored.logs": True, "team.scratch.1": True, "conn-a-x": False,
-              "tmp-1": True, "plain.unmanaged": False}
+UNDECLARED = {
+    "__consumer_offsets": True,
+    "ignored.logs": True,
+    "team.scratch.1": True,
+    "conn-a-x": False,
+    "tmp-1": True,
+    "plain.unmanaged": False,
+}
 
 
 def _fleet(tmp_path, cases: dict[str, str], seed: int = 0):
@@ -126,22 +183,32 @@ def _fleet(tmp_path, cases: dict[str, str], seed: int = 0):
     special = [want(name, configs=CONFIGS) for name in SPECIAL]
     moving = _plain("reassigning")[2]
     brokers = [Broker(node_id=b, host="h", port=9092) for b in (1, 2, 3, 4, 9)]
-    main = DesiredState(cluster=ClusterSpec(name="main", bootstrap_servers=["h:9092"], ignore_topics=IGNORE,
-                                            drain_brokers=[9]),
-                        topics={t.name: t for t in [*topics, *special]})
+    main = DesiredState(
+        cluster=ClusterSpec(name="main", bootstrap_servers=["h:9092"], ignore_topics=IGNORE, drain_brokers=[9]),
+        topics={t.name: t for t in [*topics, *special]},
+    )
     before = observed(*earlier, moving).model_copy(update={"cluster": "main", "taken_at": EARLIER, "brokers": brokers})
-    after = observed(*now, moving).model_copy(update={
-        "cluster": "main", "taken_at": WHEN, "brokers": brokers, "hidden_topics": ["hidden"],
-        "absent_topic_operations": {"absent": ["CREATE"]},
-        "reassignments": {"reassigning": {0: PartitionReassignment(adding_replicas=[], removing_replicas=[3])}}})
+    after = observed(*now, moving).model_copy(
+        update={
+            "cluster": "main",
+            "taken_at": WHEN,
+            "brokers": brokers,
+            "hidden_topics": ["hidden"],
+            "absent_topic_operations": {"absent": ["CREATE"]},
+            "reassignments": {"reassigning": {0: PartitionReassignment(adding_replicas=[], removing_replicas=[3])}},
+        }
+    )
     fleet = tmp_path / "fleet"
     write_fleet_snapshot(before, fleet)
     write_fleet_snapshot(after, fleet)
     once_topics = [_plain(f"once.{i}") for i in range(3)]
-    once = DesiredState(cluster=ClusterSpec(name="once", bootstrap_servers=["h:9092"]),
-                        topics={w.name: w for w, _, _ in once_topics})
-    write_fleet_snapshot(observed(*[n for _, _, n in once_topics]).model_copy(
-        update={"cluster": "once", "taken_at": WHEN, "brokers": brokers}), fleet)
+    once = DesiredState(
+        cluster=ClusterSpec(name="once", bootstrap_servers=["h:9092"]), topics={w.name: w for w, _, _ in once_topics}
+    )
+    write_fleet_snapshot(
+        observed(*[n for _, _, n in once_topics]).model_copy(update={"cluster": "once", "taken_at": WHEN, "brokers": brokers}),
+        fleet,
+    )
     return fleet, {"main": main, "once": once}
 
 
@@ -166,8 +233,12 @@ def test_every_topic_proven_clean_has_an_empty_report_and_every_plain_one_is_pro
     assert {t for t, (clean, _) in found.items() if clean} == expected
     # The cases that are not proven clean are findings indeed (bar those the planner alone can tell).
     empty_anyway = {t for t, (clean, empty) in found.items() if not clean and empty}
-    assert empty_anyway == {("main", "conn-a-x"), ("main", "truncation-rule-satisfied"),
-                            ("main", "config-equal-by-value"), ("main", "config-source-moved")}
+    assert empty_anyway == {
+        ("main", "conn-a-x"),
+        ("main", "truncation-rule-satisfied"),
+        ("main", "config-equal-by-value"),
+        ("main", "config-source-moved"),
+    }
     assert {t for _, t in found} >= set(SPECIAL)
 
 
@@ -183,10 +254,12 @@ def test_engines_agree_on_generated_fleets_where_most_topics_are_clean(spark, tm
     found = _clean_and_planned(spark, fleet, desired)
     assert not [t for t, (clean, empty) in found.items() if clean and not empty]
     assert sum(clean for clean, _ in found.values()) > 150
-    local = engine.run_fleet(fleet, desired.__getitem__, engine="local", tables=tmp_path / "l", options=OPTIONS,
-                             generated_at=WHEN)
-    remote = engine.run_fleet(fleet, desired.__getitem__, engine="spark", tables=tmp_path / "s", options=OPTIONS,
-                              generated_at=WHEN)
+    local = engine.run_fleet(
+        fleet, desired.__getitem__, engine="local", tables=tmp_path / "l", options=OPTIONS, generated_at=WHEN
+    )
+    remote = engine.run_fleet(
+        fleet, desired.__getitem__, engine="spark", tables=tmp_path / "s", options=OPTIONS, generated_at=WHEN
+    )
     assert local.report.comparable() == remote.report.comparable()
     main = local.report.clusters[0]
     assert main.topics_observed > 200 and main.counts.items and main.counts.change_log

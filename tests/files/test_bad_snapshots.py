@@ -7,6 +7,7 @@ some `drift --since` and `import --snapshot`): exit 1, the file named, each path
 one line, never a traceback or an internal error. Parquet cases are written from good.json with
 the real writer, then corrupted with pyarrow.
 """
+
 from __future__ import annotations
 
 import json
@@ -51,7 +52,8 @@ def assert_refused(result, path: Path | str, expect: list[dict], max_len: int = 
     for e in expect:
         if e["path"]:
             assert any(line.startswith(f"{e['path']}: ") and e["message"] in line for line in lines), (
-                f"expected `{e['path']}: ...{e['message']}...` in:\n{output}")
+                f"expected `{e['path']}: ...{e['message']}...` in:\n{output}"
+            )
         else:
             assert e["message"] in output, f"expected {e['message']!r} in:\n{output}"
 
@@ -94,8 +96,9 @@ def test_the_loader_raises_a_snapshot_error(case: str):
     assert str(BAD / case) in str(raised.value)
 
 
-@pytest.mark.parametrize("case", ["high-watermark-negative.json", "nested-10000-deep.json", "not-utf8.json",
-                                  "offline-marker-with-a-leader.json"])
+@pytest.mark.parametrize(
+    "case", ["high-watermark-negative.json", "nested-10000-deep.json", "not-utf8.json", "offline-marker-with-a-leader.json"]
+)
 def test_drift_since_and_import_refuse_it_too(case: str, tmp_path):
     path = BAD / case
     assert_refused(reconcile("drift", MANIFESTS, "--snapshot", GOOD, "--since", path), path, EXPECT[case])
@@ -131,8 +134,13 @@ def test_the_deep_nesting_is_refused_within_a_second():
 def test_the_deep_nesting_is_refused_in_a_fresh_process_too():
     """Not only under pytest's deep stack: the real command, as a user runs it."""
     path = BAD / "nested-10000-deep.json"
-    done = subprocess.run([sys.executable, "-m", "reconciler", "plan", str(MANIFESTS), "--snapshot", str(path)],
-                          capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "reconciler", "plan", str(MANIFESTS), "--snapshot", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 1 and "nested too deeply" in done.stderr and "Traceback" not in done.stderr, done.stderr
 
 
@@ -182,6 +190,7 @@ def test_a_directory_or_a_missing_file_is_a_one_line_error(tmp_path):
 
 # --- saved plans ----------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("case", PLAN_CASES)
 def test_a_bad_saved_plan_is_refused_naming_the_file(case: str):
     path = BAD / "plans" / case
@@ -197,9 +206,11 @@ def test_a_bad_saved_plan_is_refused_naming_the_file(case: str):
 
 
 def test_a_saved_plan_with_a_50_mb_string_is_not_echoed(tmp_path):
-    for data in ({"format_version": "v" * 50_000_000, "actions": []},
-                 {"format_version": 1, "cluster": "c", "actions": [{"kind": "k" * 50_000_000}]},
-                 {"format_version": 1, "cluster": ["c" * 50_000_000], "actions": []}):
+    for data in (
+        {"format_version": "v" * 50_000_000, "actions": []},
+        {"format_version": 1, "cluster": "c", "actions": [{"kind": "k" * 50_000_000}]},
+        {"format_version": 1, "cluster": ["c" * 50_000_000], "actions": []},
+    ):
         path = tmp_path / "plan.json"
         path.write_text(json.dumps(data))
         with pytest.raises(SnapshotError) as raised:

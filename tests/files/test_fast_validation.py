@@ -1,6 +1,7 @@
 """The fast path for snapshot files (`reconciler.models.observed.topic_from_file`) against the
 models' own validation: whatever it accepts, the models accept and build equal; whatever the
 models refuse, it leaves to them (so the messages are theirs: tests/files/bad)."""
+
 from __future__ import annotations
 
 import copy
@@ -13,16 +14,72 @@ from pydantic import ValidationError
 from reconciler.models.observed import FILE_CONTEXT, ObservedState, ObservedTopic, topic_from_file
 
 GOOD = json.loads((Path(__file__).parent / "good.json").read_text())
-TOPIC = {"name": "orders.v1", "topic_id": "abc", "internal": False, "authorized_operations": ["DESCRIBE", "DELETE"],
-         "configs": {"retention.ms": {"value": "1000", "source": 1, "sensitive": False, "read_only": False},
-                     "password": {"value": None, "source": 1, "sensitive": True, "read_only": False}},
-         "partitions": [{"partition": i, "leader": 1 + i % 3, "leader_epoch": 4, "replicas": [1, 2, 3],
-                         "isr": [1, 2, 3], "offline_replicas": [], "log_start_offset": 10, "high_watermark": 500,
-                         "size_bytes": 9000, "epoch_end_offset": None,
-                         "offsets_by_timestamp": {"1790000000000": 42, "-5": -1, "0": 7}} for i in range(3)]}
-ODD = [None, True, False, 0, 1, 1.0, -1, -2, 2 ** 31, 2 ** 31 - 1, 2 ** 63, 2 ** 63 - 1, "1", "", "x", "..", [], [1],
-       [1, 1], [True], [1.0], [4], {}, {"1": 1}, {"01": 1}, {"-0": 1}, {" 1": 1}, {"1": True}, {"1": -2}, {1: 1},
-       {"value": "1"}, {"source": 9}, {"source": True}, {"other": 1}, "DELETE", ["READ"], ["NOPE"], "a" * 250]
+TOPIC = {
+    "name": "orders.v1",
+    "topic_id": "abc",
+    "internal": False,
+    "authorized_operations": ["DESCRIBE", "DELETE"],
+    "configs": {
+        "retention.ms": {"value": "1000", "source": 1, "sensitive": False, "read_only": False},
+        "password": {"value": None, "source": 1, "sensitive": True, "read_only": False},
+    },
+    "partitions": [
+        {
+            "partition": i,
+            "leader": 1 + i % 3,
+            "leader_epoch": 4,
+            "replicas": [1, 2, 3],
+            "isr": [1, 2, 3],
+            "offline_replicas": [],
+            "log_start_offset": 10,
+            "high_watermark": 500,
+            "size_bytes": 9000,
+            "epoch_end_offset": None,
+            "offsets_by_timestamp": {"1790000000000": 42, "-5": -1, "0": 7},
+        }
+        for i in range(3)
+    ],
+}
+ODD = [
+    None,
+    True,
+    False,
+    0,
+    1,
+    1.0,
+    -1,
+    -2,
+    2**31,
+    2**31 - 1,
+    2**63,
+    2**63 - 1,
+    "1",
+    "",
+    "x",
+    "..",
+    [],
+    [1],
+    [1, 1],
+    [True],
+    [1.0],
+    [4],
+    {},
+    {"1": 1},
+    {"01": 1},
+    {"-0": 1},
+    {" 1": 1},
+    {"1": True},
+    {"1": -2},
+    {1: 1},
+    {"value": "1"},
+    {"source": 9},
+    {"source": True},
+    {"other": 1},
+    "DELETE",
+    ["READ"],
+    ["NOPE"],
+    "a" * 250,
+]
 MISSING = object()
 
 
@@ -40,8 +97,10 @@ def _mutations():
     yield "config key empty", lambda t: t["configs"].update({"": {"value": "1"}})
     yield "partitions reordered", lambda t: t["partitions"].reverse()
     yield "partition keys reordered", lambda t: t["partitions"].__setitem__(0, dict(reversed(t["partitions"][0].items())))
-    yield "offline partition", lambda t: t["partitions"][2].update(
-        leader=-1, log_start_offset=-1, high_watermark=-1, offsets_by_timestamp={})
+    yield (
+        "offline partition",
+        lambda t: t["partitions"][2].update(leader=-1, log_start_offset=-1, high_watermark=-1, offsets_by_timestamp={}),
+    )
     yield "start above end", lambda t: t["partitions"][2].update(log_start_offset=501)
     yield "leader outside", lambda t: t["partitions"][2].update(leader=7)
     yield "no replicas, a leader", lambda t: t["partitions"][2].update(replicas=[], isr=[], leader=7)
@@ -56,6 +115,7 @@ def _setter(where, field, value):
             target["extra"] = 1
         else:
             target[field] = copy.deepcopy(value)
+
     return mutate
 
 

@@ -1,6 +1,7 @@
 """Snapshots the live reader writes are accepted by the checks on load, offline partitions included:
 a broker of the test cluster is stopped, the cluster read, saved as JSON and as Parquet, and
 planned from both files through the real CLI."""
+
 from __future__ import annotations
 
 import pytest

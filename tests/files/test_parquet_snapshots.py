@@ -1,6 +1,7 @@
 """Parquet snapshots through the one snapshot reader: written from good.json with the real writer,
 then corrupted with pyarrow; each bad value is reported with its row and its path in the row's
 topic, through the real CLI (`plan --snapshot`, `drift --snapshot`, `drift --fleet`)."""
+
 from __future__ import annotations
 
 import json
@@ -66,17 +67,22 @@ def test_the_format_is_told_by_content_not_by_name(good_parquet, tmp_path):
 
 
 def test_json_snapshots_do_not_import_pyarrow():
-    code = ("import sys; from reconciler.files.snapshot import load_snapshot; load_snapshot(sys.argv[1]); "
-            "assert 'pyarrow' not in sys.modules, 'pyarrow imported'")
+    code = (
+        "import sys; from reconciler.files.snapshot import load_snapshot; load_snapshot(sys.argv[1]); "
+        "assert 'pyarrow' not in sys.modules, 'pyarrow imported'"
+    )
     done = subprocess.run([sys.executable, "-c", code, str(GOOD)], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
 
 
 def test_a_parquet_snapshot_without_pyarrow_says_what_to_install(good_parquet):
-    code = ("import sys; sys.modules['pyarrow'] = None; from reconciler.cli import main; "
-            "main(['plan', sys.argv[1], '--snapshot', sys.argv[2]])")
-    done = subprocess.run([sys.executable, "-c", code, str(MANIFESTS), str(good_parquet)],
-                          capture_output=True, text=True, timeout=60, check=False)
+    code = (
+        "import sys; sys.modules['pyarrow'] = None; from reconciler.cli import main; "
+        "main(['plan', sys.argv[1], '--snapshot', sys.argv[2]])"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(MANIFESTS), str(good_parquet)], capture_output=True, text=True, timeout=60, check=False
+    )
     assert done.returncode == 1, done.stderr
     assert "pip install 'kafka-reconciler[spark]'" in done.stderr and str(good_parquet) in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
@@ -89,32 +95,40 @@ def _rows_by_topic(rows):
 PARQUET_CASES = {
     "negative-high-watermark": (
         lambda rows: _rows_by_topic(rows)["orders.v1"]["partitions"][1].update(high_watermark=-5),
-        ["partitions[1].high_watermark: must be >= 0"]),
+        ["partitions[1].high_watermark: must be >= 0"],
+    ),
     "log-start-above-high-watermark": (
-        lambda rows: _rows_by_topic(rows)["payments.events"]["partitions"][0].update(log_start_offset=10 ** 9),
-        ["partitions[0].log_start_offset: log start offset 1000000000 is above the high watermark"]),
+        lambda rows: _rows_by_topic(rows)["payments.events"]["partitions"][0].update(log_start_offset=10**9),
+        ["partitions[0].log_start_offset: log start offset 1000000000 is above the high watermark"],
+    ),
     "leader-not-a-replica-and-no-partitions": (
-        lambda rows: (_rows_by_topic(rows)["orders.v1"]["partitions"][0].update(leader=99),
-                      _rows_by_topic(rows)["payments.events"].update(partitions=None)),
-        ["partitions[0].leader: leader 99 is not one of the replicas", "partitions: List should have at least 1 item"]),
+        lambda rows: (
+            _rows_by_topic(rows)["orders.v1"]["partitions"][0].update(leader=99),
+            _rows_by_topic(rows)["payments.events"].update(partitions=None),
+        ),
+        ["partitions[0].leader: leader 99 is not one of the replicas", "partitions: List should have at least 1 item"],
+    ),
     "null-offset": (
         lambda rows: _rows_by_topic(rows)["orders.v1"]["partitions"][3].update(log_start_offset=None),
-        ["partitions[3].log_start_offset: Input should be a valid integer"]),
+        ["partitions[3].log_start_offset: Input should be a valid integer"],
+    ),
     "partition-gap": (
         lambda rows: _rows_by_topic(rows)["orders.v1"]["partitions"][3].update(partition=30),
-        ["partitions[3].partition: partition ids are 0..7 in order"]),
+        ["partitions[3].partition: partition ids are 0..7 in order"],
+    ),
     "config-source-out-of-enum": (
         lambda rows: _rows_by_topic(rows)["orders.v1"]["configs"][0].update(source=42),
-        ["source: Input should be"]),
+        ["source: Input should be"],
+    ),
     "negative-committed-offset": (
         lambda rows: _rows_by_topic(rows)["orders.v1"]["group_offsets"][0].update(offset=-2),
-        ['group_offsets."billing"."orders.v1"."0": Input should be greater than or equal to 0']),
-    "topic-twice": (
-        lambda rows: rows.append(dict(rows[0])),
-        ["row 2: topic 'orders.v1' is also in row 0"]),
+        ['group_offsets."billing"."orders.v1"."0": Input should be greater than or equal to 0'],
+    ),
+    "topic-twice": (lambda rows: rows.append(dict(rows[0])), ["row 2: topic 'orders.v1' is also in row 0"]),
     "illegal-topic-name": (
         lambda rows: _rows_by_topic(rows)["orders.v1"].update(topic="orders v1?"),
-        ["name: not a legal Kafka topic name"]),
+        ["name: not a legal Kafka topic name"],
+    ),
 }
 
 
@@ -131,8 +145,11 @@ def test_a_corrupted_parquet_snapshot_is_refused_with_its_row(case, good_parquet
 
 
 def test_a_parquet_row_names_the_topic(good_parquet, tmp_path):
-    path = corrupt(good_parquet, tmp_path / "bad.parquet",
-                   lambda rows: _rows_by_topic(rows)["orders.v1"]["partitions"][1].update(high_watermark=-5))
+    path = corrupt(
+        good_parquet,
+        tmp_path / "bad.parquet",
+        lambda rows: _rows_by_topic(rows)["orders.v1"]["partitions"][1].update(high_watermark=-5),
+    )
     row = [r["topic"] for r in pq.read_table(path).to_pylist()].index("orders.v1")
     result = reconcile("plan", MANIFESTS, "--snapshot", path)
     assert f"row {row} (topic 'orders.v1'): partitions[1].high_watermark: must be >= 0" in result.output, result.output
@@ -141,8 +158,12 @@ def test_a_parquet_row_names_the_topic(good_parquet, tmp_path):
 def test_a_corrupted_parquet_header_and_files_that_are_not_parquet(good_parquet, tmp_path):
     table = pq.read_table(good_parquet)
     cases = {}
-    for name, header in {"header-not-json": b"{not json", "header-deep": b"[" * 10000 + b"]" * 10000,
-                         "header-array": b"[]", "header-bad-port": None}.items():
+    for name, header in {
+        "header-not-json": b"{not json",
+        "header-deep": b"[" * 10000 + b"]" * 10000,
+        "header-array": b"[]",
+        "header-bad-port": None,
+    }.items():
         if header is None:
             meta = json.loads(table.schema.metadata[b"reconciler.snapshot"])
             meta["brokers"][0]["port"] = 0
@@ -166,8 +187,11 @@ def test_a_corrupted_parquet_header_and_files_that_are_not_parquet(good_parquet,
 def test_a_bad_snapshot_in_a_fleet_is_refused_naming_it(good_parquet, tmp_path):
     fleet = tmp_path / "fleet"
     (fleet / "prod-eu").mkdir(parents=True)
-    corrupt(good_parquet, fleet / "prod-eu" / good_parquet.name,
-            lambda rows: _rows_by_topic(rows)["orders.v1"]["partitions"][1].update(high_watermark=-5))
+    corrupt(
+        good_parquet,
+        fleet / "prod-eu" / good_parquet.name,
+        lambda rows: _rows_by_topic(rows)["orders.v1"]["partitions"][1].update(high_watermark=-5),
+    )
     result = reconcile("drift", MANIFESTS, "--fleet", fleet, "--engine", "local")
     assert_refused(result, fleet / "prod-eu" / good_parquet.name, [])
     assert "partitions[1].high_watermark: must be >= 0" in result.output

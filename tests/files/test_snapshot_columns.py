@@ -1,6 +1,7 @@
 """Parquet snapshots read as columns (`reconciler.files.snapshot_columns`): a file the columns
 prove good gives the file reader's models; a file breaking any rule is never proven good, so the
 file reader refuses it with its own messages."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -41,7 +42,8 @@ def test_proven_files_give_the_file_readers_models(good_parquet, tmp_path):
 def test_an_offline_partition_written_with_minus_one_offsets_is_proven(good_parquet, tmp_path):
     def offline(rows):
         _rows_by_topic(rows)["orders.v1"]["partitions"][2].update(
-            leader=-1, isr=[], log_start_offset=-1, high_watermark=-1, epoch_end_offset=None, offsets_by_timestamp=[])
+            leader=-1, isr=[], log_start_offset=-1, high_watermark=-1, epoch_end_offset=None, offsets_by_timestamp=[]
+        )
 
     path = corrupt(good_parquet, tmp_path / "offline.parquet", offline)
     assert _whole(path) == read_snapshot_parquet(path)
@@ -69,8 +71,9 @@ COLUMN_CASES = {
     "leader-below-minus-one": _partition("orders.v1", 1, leader=-2),
     "epoch-below-minus-one": _partition("orders.v1", 1, leader_epoch=-2),
     "minus-one-offsets-with-a-leader": _partition("orders.v1", 1, log_start_offset=-1, high_watermark=-1),
-    "offline-with-an-epoch-end-offset": _partition("orders.v1", 1, leader=-1, isr=[], log_start_offset=-1,
-                                                   high_watermark=-1, epoch_end_offset=5),
+    "offline-with-an-epoch-end-offset": _partition(
+        "orders.v1", 1, leader=-1, isr=[], log_start_offset=-1, high_watermark=-1, epoch_end_offset=5
+    ),
     "offset-by-time-below-minus-one": _partition("orders.v1", 1, offsets_by_timestamp=[{"timestamp": 5, "offset": -2}]),
     "null-timestamp": _partition("orders.v1", 1, offsets_by_timestamp=[{"timestamp": None, "offset": 2}]),
     "null-partition": lambda rows: _rows_by_topic(rows)["orders.v1"]["partitions"].__setitem__(1, None),

@@ -7,6 +7,7 @@ bytes, deep nesting), through the real CLI. Whatever the input:
 - nothing is written when the command fails, but a plan with errors (written with them).
 Bounded (examples and sizes), so the suite stays fast.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,16 +25,51 @@ from reconciler.cli import main
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "manifests"
 SNAPSHOT = EXAMPLES / "snapshots" / "prod-eu.json"
-FUZZ = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "40")), deadline=None,
-                derandomize=not os.environ.get("FUZZ_EXAMPLES"),
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=int(os.environ.get("FUZZ_EXAMPLES", "40")),
+    deadline=None,
+    derandomize=not os.environ.get("FUZZ_EXAMPLES"),
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 # Values a mutation may put anywhere: wrong types, limits of the wire types, YAML's traps.
 HOSTILE = st.one_of(
-    st.sampled_from([None, True, False, "", "yes", "on", "0o17", "012", "1:30", ".inf", "~", "${", "$HOME",
-                     -1, 0, 2 ** 31, -(2 ** 63), 2 ** 63, 2 ** 64, 10 ** 30, 1e308, float("inf"),
-                     "x" * 5000, "\x1b[31m", "\u202e", [], {}, [[[[[]]]]]]),
-    st.integers(), st.text(max_size=30), st.lists(st.integers(), max_size=3))
+    st.sampled_from(
+        [
+            None,
+            True,
+            False,
+            "",
+            "yes",
+            "on",
+            "0o17",
+            "012",
+            "1:30",
+            ".inf",
+            "~",
+            "${",
+            "$HOME",
+            -1,
+            0,
+            2**31,
+            -(2**63),
+            2**63,
+            2**64,
+            10**30,
+            1e308,
+            float("inf"),
+            "x" * 5000,
+            "\x1b[31m",
+            "\u202e",
+            [],
+            {},
+            [[[[[]]]]],
+        ]
+    ),
+    st.integers(),
+    st.text(max_size=30),
+    st.lists(st.integers(), max_size=3),
+)
 
 
 DEEP = "__deep_nesting__"
@@ -144,8 +180,10 @@ def test_mutated_snapshots(tmp_path_factory, data):
     else:
         snapshot.write_bytes(_corrupt_bytes(SNAPSHOT.read_bytes(), data.draw))
     out = tmp / "out.json"
-    for command in (["plan", str(EXAMPLES), "--snapshot", str(snapshot), "--format", "json", "-o", str(out)],
-                    ["drift", str(EXAMPLES), "--snapshot", str(snapshot), "--format", "json", "-o", str(out)]):
+    for command in (
+        ["plan", str(EXAMPLES), "--snapshot", str(snapshot), "--format", "json", "-o", str(out)],
+        ["drift", str(EXAMPLES), "--snapshot", str(snapshot), "--format", "json", "-o", str(out)],
+    ):
         result = _run(command)
         if result.exit_code == 1:
             assert not out.exists() and str(snapshot) in result.output, result.output
@@ -167,8 +205,19 @@ def test_mutated_saved_plans(tmp_path_factory, monkeypatch, data):
     for name in ("KAFKA_PROD_EU_USER", "KAFKA_PROD_EU_PASSWORD"):  # prod-eu's ${...} credentials
         monkeypatch.setenv(name, "fuzz")
     # Port 1 on loopback refuses at once: a plan that loads gets as far as connecting, and no further.
-    result = _run(["apply", str(saved), "--manifests", str(EXAMPLES), "--bootstrap-servers", "127.0.0.1:1",
-                   "--format", "json", "-o", str(out)])
+    result = _run(
+        [
+            "apply",
+            str(saved),
+            "--manifests",
+            str(EXAMPLES),
+            "--bootstrap-servers",
+            "127.0.0.1:1",
+            "--format",
+            "json",
+            "-o",
+            str(out),
+        ]
+    )
     assert result.exit_code == 1 and not out.exists()
-    assert str(saved) in result.output or "cannot reach" in result.output or "127.0.0.1:1" in result.output, \
-        result.output
+    assert str(saved) in result.output or "cannot reach" in result.output or "127.0.0.1:1" in result.output, result.output

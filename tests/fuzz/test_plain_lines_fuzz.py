@@ -2,6 +2,7 @@
 plain documents and lines that are almost plain, at random indents, in random orders. Whatever the
 line reader takes must read exactly as through the parser (documents, positions, secrets,
 problems); what it leaves goes to the parser. Seeded: the same files every run."""
+
 from __future__ import annotations
 
 import random
@@ -13,12 +14,71 @@ from reconciler.manifests.problems import is_secret
 from tests.yaml_reads import read_everything
 
 KEYS = ["kind", "name", "partitions", "configs", "retention.ms", "password", "a", "b", "0", "1", "x-y", "yes"]
-VALUES = ["Topic", "orders.v1", "12", "-1", "+3", "0.5", "7d", "1_000", "012", "0x1f", "yes", "no", "on", "null",
-          "true", "1e3", ".inf", "2026-10-01", "2026-10-01T10:00:00Z", "a b", "a  b", "compact,delete", "'q'",
-          "\"d q\"", "''", "\"\"", "[a, b]", "[]", "[ 1 ,2 ]", "[a,]", "x # c", "x#c", "b:c", "-", "~", "é",
-          "'it''s'", "\"\\t\"", "{a: 1}", "&x 1", "*x", "!!str 1", "|", ">"]
-PLAIN_VALUES = ["Topic", "orders.v1", "12", "-1", "+3", "0.5", "7d", "a b", "compact,delete", "'q'", "\"d q\"",
-                "[a, b]", "[]", "2026-10-01", "x # c", "true", "s3cret"]
+VALUES = [
+    "Topic",
+    "orders.v1",
+    "12",
+    "-1",
+    "+3",
+    "0.5",
+    "7d",
+    "1_000",
+    "012",
+    "0x1f",
+    "yes",
+    "no",
+    "on",
+    "null",
+    "true",
+    "1e3",
+    ".inf",
+    "2026-10-01",
+    "2026-10-01T10:00:00Z",
+    "a b",
+    "a  b",
+    "compact,delete",
+    "'q'",
+    '"d q"',
+    "''",
+    '""',
+    "[a, b]",
+    "[]",
+    "[ 1 ,2 ]",
+    "[a,]",
+    "x # c",
+    "x#c",
+    "b:c",
+    "-",
+    "~",
+    "é",
+    "'it''s'",
+    '"\\t"',
+    "{a: 1}",
+    "&x 1",
+    "*x",
+    "!!str 1",
+    "|",
+    ">",
+]
+PLAIN_VALUES = [
+    "Topic",
+    "orders.v1",
+    "12",
+    "-1",
+    "+3",
+    "0.5",
+    "7d",
+    "a b",
+    "compact,delete",
+    "'q'",
+    '"d q"',
+    "[a, b]",
+    "[]",
+    "2026-10-01",
+    "x # c",
+    "true",
+    "s3cret",
+]
 RAW = ["---", "...", "# c", "", "   ", "- a", "- - a", "?", ": b", "--- a: 1", "%YAML 1.2", "  continued"]
 
 

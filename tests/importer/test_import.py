@@ -1,5 +1,6 @@
 """reconcile import from snapshots: what is written, what is skipped, and that the manifests it
 writes plan empty against what they were imported from (checked with the real loader and planner)."""
+
 from __future__ import annotations
 
 import json
@@ -41,21 +42,41 @@ def assert_plans_empty(root: Path, observed: ObservedState) -> None:
     assert not result.has_errors, [d.message for d in result.diagnostics]
 
 
-def topic(name: str, partitions: int = 3, rf: int = 3, set_on_topic: dict | None = None,
-          inherited: dict | None = None, source=ConfigSource.DEFAULT_CONFIG, internal: bool = False) -> ObservedTopic:
+def topic(
+    name: str,
+    partitions: int = 3,
+    rf: int = 3,
+    set_on_topic: dict | None = None,
+    inherited: dict | None = None,
+    source=ConfigSource.DEFAULT_CONFIG,
+    internal: bool = False,
+) -> ObservedTopic:
     configs = {k: ObservedConfig(value=v, source=source) for k, v in (inherited or {}).items()}
-    configs.update({k: ObservedConfig(value=v, source=ConfigSource.DYNAMIC_TOPIC_CONFIG, sensitive=v is None)
-                    for k, v in (set_on_topic or {}).items()})
+    configs.update(
+        {
+            k: ObservedConfig(value=v, source=ConfigSource.DYNAMIC_TOPIC_CONFIG, sensitive=v is None)
+            for k, v in (set_on_topic or {}).items()
+        }
+    )
     replicas = list(range(1, rf + 1))
     return ObservedTopic(
-        name=name, topic_id=f"id-{name}", internal=internal, configs=configs,
-        partitions=[ObservedPartition(partition=i, leader=1, leader_epoch=0, replicas=replicas, isr=replicas,
-                                      log_start_offset=0, high_watermark=10) for i in range(partitions)])
+        name=name,
+        topic_id=f"id-{name}",
+        internal=internal,
+        configs=configs,
+        partitions=[
+            ObservedPartition(
+                partition=i, leader=1, leader_epoch=0, replicas=replicas, isr=replicas, log_start_offset=0, high_watermark=10
+            )
+            for i in range(partitions)
+        ],
+    )
 
 
 def cluster(*topics: ObservedTopic, name: str = "lab") -> ObservedState:
-    return ObservedState(cluster=name, cluster_id="c1", brokers=[Broker(node_id=1, host="k1.lab", port=9092)],
-                         topics={t.name: t for t in topics})
+    return ObservedState(
+        cluster=name, cluster_id="c1", brokers=[Broker(node_id=1, host="k1.lab", port=9092)], topics={t.name: t for t in topics}
+    )
 
 
 def write(root: Path, files: dict[str, str]) -> None:
@@ -65,6 +86,7 @@ def write(root: Path, files: dict[str, str]) -> None:
 
 
 # --- the example snapshot ------------------------------------------------------------------------
+
 
 def test_example_snapshot_imports_into_an_empty_directory_and_plans_empty(tmp_path):
     out = tmp_path / "manifests"
@@ -78,12 +100,19 @@ def test_example_snapshot_imports_into_an_empty_directory_and_plans_empty(tmp_pa
 
     files = files_under(out)
     assert sorted(files) == [
-        "clusters/prod-eu.yaml", "topics/prod-eu/audit.yaml", "topics/prod-eu/clickstream.yaml",
-        "topics/prod-eu/connect.yaml", "topics/prod-eu/legacy.yaml", "topics/prod-eu/orders.yaml",
-        "topics/prod-eu/payments.yaml", "topics/prod-eu/tmp.yaml"]
+        "clusters/prod-eu.yaml",
+        "topics/prod-eu/audit.yaml",
+        "topics/prod-eu/clickstream.yaml",
+        "topics/prod-eu/connect.yaml",
+        "topics/prod-eu/legacy.yaml",
+        "topics/prod-eu/orders.yaml",
+        "topics/prod-eu/payments.yaml",
+        "topics/prod-eu/tmp.yaml",
+    ]
     assert files["topics/prod-eu/clickstream.yaml"].endswith(
         "kind: Topic\nname: clickstream.raw\nclusters: [prod-eu]\npartitions: 24\nreplication_factor: 3\n"
-        "configs:\n  min.insync.replicas: 2\n  retention.bytes: 50GiB\n  retention.ms: 1d\n  segment.ms: 1h\n")
+        "configs:\n  min.insync.replicas: 2\n  retention.bytes: 50GiB\n  retention.ms: 1d\n  segment.ms: 1h\n"
+    )
     assert "  retention.ms: 7d\n" in files["topics/prod-eu/orders.yaml"]
     assert "  retention.ms: -1\n" in files["topics/prod-eu/legacy.yaml"]
     assert "  cleanup.policy: compact\n" in files["topics/prod-eu/payments.yaml"]
@@ -94,10 +123,10 @@ def test_example_snapshot_imports_into_an_empty_directory_and_plans_empty(tmp_pa
     assert not any("truncate:" in text.replace("`truncate:`", "") for text in files.values())
     assert files["clusters/prod-eu.yaml"].endswith(
         "kind: Cluster\nname: prod-eu\nbootstrap_servers: [kafka-1.prod-eu.internal:9092, "
-        "kafka-2.prod-eu.internal:9092, kafka-3.prod-eu.internal:9092]\n")
+        "kafka-2.prod-eu.internal:9092, kafka-3.prod-eu.internal:9092]\n"
+    )
     header = files["topics/prod-eu/orders.yaml"].splitlines()[0]
-    assert header == ("# Imported by `reconcile import` from cluster prod-eu, from a snapshot taken at "
-                      "2026-11-20T09:00:00Z.")
+    assert header == ("# Imported by `reconcile import` from cluster prod-eu, from a snapshot taken at 2026-11-20T09:00:00Z.")
     # The real plan command agrees.
     planned = reconcile("plan", str(out), "--snapshot", str(PROD_EU))
     assert planned.exit_code == 0, planned.output
@@ -158,8 +187,10 @@ def test_the_example_manifests_skip_managed_ignored_and_default_pinned_topics(tm
     assert "connect-offsets: matches the Cluster document's ignore_topics '^connect-'" in out
     # prod-eu's defaults declare min.insync.replicas=2; legacy.events inherits 1, so a manifest for
     # it would change the topic. It is held back rather than written to plan a change.
-    assert ("legacy.events: held back: the Cluster document's defaults declare min.insync.replicas=2 for every "
-            "topic and this topic inherits 1 (DEFAULT_CONFIG), so the first plan would change it") in out
+    assert (
+        "legacy.events: held back: the Cluster document's defaults declare min.insync.replicas=2 for every "
+        "topic and this topic inherits 1 (DEFAULT_CONFIG), so the first plan would change it"
+    ) in out
 
 
 # --- defaults, policy, collisions ------------------------------------------------------------------
@@ -178,42 +209,61 @@ def test_cluster_defaults_hold_back_only_topics_they_would_change_or_pin(tmp_pat
         # Sets both keys itself: the manifest states them, the defaults do not matter.
         topic("own.values", set_on_topic={"min.insync.replicas": "2", "retention.ms": "86400000"}),
         # Inherits the same value from the brokers: the first plan would pin it on the topic.
-        topic("same.value", set_on_topic={"retention.ms": "259200000"}, inherited={"min.insync.replicas": "2"},
-              source=ConfigSource.STATIC_BROKER_CONFIG),
+        topic(
+            "same.value",
+            set_on_topic={"retention.ms": "259200000"},
+            inherited={"min.insync.replicas": "2"},
+            source=ConfigSource.STATIC_BROKER_CONFIG,
+        ),
         # Inherits another value: the first plan would change the topic.
-        topic("other.value", set_on_topic={"min.insync.replicas": "2"}, inherited={"retention.ms": "604800000"}))
+        topic("other.value", set_on_topic={"min.insync.replicas": "2"}, inherited={"retention.ms": "604800000"}),
+    )
     result = import_cluster(observed, load_manifests(tmp_path), files_under(tmp_path))
     assert list(result.topics) == ["own.values"]
     held = {s.topic: s.detail for s in result.skipped}
     assert "inherits 2 (STATIC_BROKER_CONFIG), so the first plan would pin that same value" in held["same.value"]
-    assert "retention.ms=259200000 for every topic and this topic inherits 604800000 (DEFAULT_CONFIG), " \
-           "so the first plan would change it" in held["other.value"]
+    assert (
+        "retention.ms=259200000 for every topic and this topic inherits 604800000 (DEFAULT_CONFIG), "
+        "so the first plan would change it" in held["other.value"]
+    )
     write(tmp_path, result.to_write())
     assert_plans_empty(tmp_path, observed)
     assert plan_against(tmp_path, observed).unmanaged_topics == ["other.value", "same.value"]
 
 
 def test_policy_violations_are_held_back(tmp_path):
-    write(tmp_path, {"clusters.yaml": CLUSTER_WITH_DEFAULTS.replace(", configs: {min.insync.replicas: 2, retention.ms: 3d}", ""),
-                     "policy.yaml": "kind: Policy\ntopic_name_pattern: '^[a-z]+\\.[a-z0-9]+$'\nmax_partitions: 12\n"})
+    write(
+        tmp_path,
+        {
+            "clusters.yaml": CLUSTER_WITH_DEFAULTS.replace(", configs: {min.insync.replicas: 2, retention.ms: 3d}", ""),
+            "policy.yaml": "kind: Policy\ntopic_name_pattern: '^[a-z]+\\.[a-z0-9]+$'\nmax_partitions: 12\n",
+        },
+    )
     # A long name is cut short in messages; the violation still reaches the importer by topic.
     long_name = "wide" * 20 + ".events"
-    observed = cluster(topic("orders.v1"), topic("Orders_Legacy"), topic("wide.events", partitions=48),
-                       topic(long_name, partitions=48))
+    observed = cluster(
+        topic("orders.v1"), topic("Orders_Legacy"), topic("wide.events", partitions=48), topic(long_name, partitions=48)
+    )
     result = import_cluster(observed, load_manifests(tmp_path), files_under(tmp_path))
     assert list(result.topics) == ["orders.v1"]
     held = {s.topic: s.detail for s in result.skipped if s.reason == "held-back"}
     assert held == {
         "Orders_Legacy": "held back: name does not match the policy's topic_name_pattern '^[a-z]+\\\\.[a-z0-9]+$' (policy)",
         "wide.events": "held back: has 48 partitions, above the policy's max_partitions 12 (policy)",
-        long_name: "held back: has 48 partitions, above the policy's max_partitions 12 (policy)"}
+        long_name: "held back: has 48 partitions, above the policy's max_partitions 12 (policy)",
+    }
     write(tmp_path, result.to_write())
     assert_plans_empty(tmp_path, observed)
 
 
 def test_a_name_colliding_with_a_managed_topic_is_held_back(tmp_path):
-    write(tmp_path, {"clusters.yaml": "kind: Cluster\nname: lab\nbootstrap_servers: k1:9092\n",
-                     "topics.yaml": "kind: Topic\nname: metrics.cpu\npartitions: 3\nreplication_factor: 3\n"})
+    write(
+        tmp_path,
+        {
+            "clusters.yaml": "kind: Cluster\nname: lab\nbootstrap_servers: k1:9092\n",
+            "topics.yaml": "kind: Topic\nname: metrics.cpu\npartitions: 3\nreplication_factor: 3\n",
+        },
+    )
     observed = cluster(topic("metrics.cpu"), topic("metrics_cpu"))
     result = import_cluster(observed, load_manifests(tmp_path), files_under(tmp_path))
     assert result.topics == {}
@@ -224,16 +274,23 @@ def test_a_name_colliding_with_a_managed_topic_is_held_back(tmp_path):
 def test_a_new_cluster_under_a_policy_for_every_cluster_fails_before_writing(tmp_path):
     # The policy applies to the cluster the import adds, which the importer cannot see beforehand;
     # the check on the manifests as they would be refuses to write anything.
-    write(tmp_path, {"clusters.yaml": "kind: Cluster\nname: other\nbootstrap_servers: k1:9092\n",
-                     "policy.yaml": "kind: Policy\nallowed_replication_factors: [3]\n"})
+    write(
+        tmp_path,
+        {
+            "clusters.yaml": "kind: Cluster\nname: other\nbootstrap_servers: k1:9092\n",
+            "policy.yaml": "kind: Policy\nallowed_replication_factors: [3]\n",
+        },
+    )
     snapshot = tmp_path / "lab.json"
     write_snapshot_json(cluster(topic("a.b", rf=3), topic("c.d", rf=1)), snapshot)
     before = files_under(tmp_path)
     result = reconcile("import", str(tmp_path), "--snapshot", str(snapshot))
     assert result.exit_code == 1
     assert "nothing was written: with the imported files the manifests would not load" in result.output
-    assert "topic c.d on cluster lab replication_factor 1 is not one of the policy's allowed_replication_factors [3]" \
+    assert (
+        "topic c.d on cluster lab replication_factor 1 is not one of the policy's allowed_replication_factors [3]"
         in result.output
+    )
     assert "Traceback" not in result.output
     assert files_under(tmp_path) == before
     # Leaving that topic out makes the rest importable.
@@ -244,19 +301,30 @@ def test_a_new_cluster_under_a_policy_for_every_cluster_fails_before_writing(tmp
 
 # --- selection, grouping, names -----------------------------------------------------------------
 
+
 def test_topics_filter_and_exclude(tmp_path):
-    result = reconcile("import", str(tmp_path), "--snapshot", str(PROD_EU), "--topics", r"^(payments|orders)\.",
-                       "--exclude", "ledger")
+    result = reconcile(
+        "import", str(tmp_path), "--snapshot", str(PROD_EU), "--topics", r"^(payments|orders)\.", "--exclude", "ledger"
+    )
     assert result.exit_code == 0, result.output
     observed = load_snapshot(PROD_EU)
     planned = plan_against(tmp_path, observed)
     assert planned.actions == [] and not planned.has_errors
-    assert planned.unmanaged_topics == ["audit.log", "clickstream.raw", "connect-offsets", "legacy.events",
-                                        "payments.ledger", "tmp.load-test"]
+    assert planned.unmanaged_topics == [
+        "audit.log",
+        "clickstream.raw",
+        "connect-offsets",
+        "legacy.events",
+        "payments.ledger",
+        "tmp.load-test",
+    ]
     assert "payments.ledger: matches --exclude 'ledger'" in result.output
     assert "5 topics not matching --topics" in result.output
-    assert sorted(files_under(tmp_path)) == ["clusters/prod-eu.yaml", "topics/prod-eu/orders.yaml",
-                                            "topics/prod-eu/payments.yaml"]
+    assert sorted(files_under(tmp_path)) == [
+        "clusters/prod-eu.yaml",
+        "topics/prod-eu/orders.yaml",
+        "topics/prod-eu/payments.yaml",
+    ]
 
 
 def test_internal_topics_are_never_imported():
@@ -268,11 +336,16 @@ def test_internal_topics_are_never_imported():
 
 def test_names_with_dots_underscores_and_dashes_group_by_prefix_and_none(tmp_path):
     names = ["orders.v1", "orders_dlq", "orders-retry", "billing.invoices.v2", "Billing-Audit", "plain", "_private"]
-    observed = cluster(*[topic(n, partitions=i + 1, set_on_topic={"retention.ms": str(3_600_000 * (i + 1))})
-                         for i, n in enumerate(names)])
+    observed = cluster(
+        *[topic(n, partitions=i + 1, set_on_topic={"retention.ms": str(3_600_000 * (i + 1))}) for i, n in enumerate(names)]
+    )
     by_prefix = import_cluster(observed)
     assert sorted(set(by_prefix.topics.values())) == [
-        "topics/lab/billing.yaml", "topics/lab/orders.yaml", "topics/lab/plain.yaml", "topics/lab/private.yaml"]
+        "topics/lab/billing.yaml",
+        "topics/lab/orders.yaml",
+        "topics/lab/plain.yaml",
+        "topics/lab/private.yaml",
+    ]
     # Stable order inside a file: by name.
     orders = by_prefix.files["topics/lab/orders.yaml"]
     assert orders.index("name: orders-retry") < orders.index("name: orders.v1") < orders.index("name: orders_dlq")
@@ -286,52 +359,79 @@ def test_names_with_dots_underscores_and_dashes_group_by_prefix_and_none(tmp_pat
     assert_plans_empty(tmp_path / "none", observed)
 
 
-@pytest.mark.parametrize("name, prefix", [("orders.v1", "orders"), ("orders_dlq", "orders"), ("Team-X.a", "team"),
-                                          ("_schemas", "schemas"), ("plain", "plain"), ("-_-", "other")])
+@pytest.mark.parametrize(
+    "name, prefix",
+    [
+        ("orders.v1", "orders"),
+        ("orders_dlq", "orders"),
+        ("Team-X.a", "team"),
+        ("_schemas", "schemas"),
+        ("plain", "plain"),
+        ("-_-", "other"),
+    ],
+)
 def test_topic_prefix(name, prefix):
     assert topic_prefix(name) == prefix
 
 
 # --- values -------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("key, value, written", [
-    ("retention.ms", "604800000", "7d"),
-    ("retention.ms", "1209600000", "14d"),
-    ("retention.ms", "86400000", "1d"),
-    ("retention.ms", "5400000", "90m"),
-    ("retention.ms", "1500", 1500),
-    ("retention.ms", "-1", -1),
-    ("segment.ms", "3600000", "1h"),
-    ("flush.ms", str(LONG_MAX), LONG_MAX),
-    ("local.retention.ms", "-2", -2),
-    ("retention.bytes", "53687091200", "50GiB"),
-    ("retention.bytes", "1000000000", 1000000000),
-    ("retention.bytes", "-1", -1),
-    ("max.message.bytes", "1048588", 1048588),
-    ("segment.bytes", "1073741824", "1GiB"),
-    ("min.insync.replicas", "2", 2),
-    ("min.cleanable.dirty.ratio", "0.5", 0.5),
-    ("min.cleanable.dirty.ratio", "0.50", "0.50"),
-    ("unclean.leader.election.enable", "true", True),
-    ("cleanup.policy", "compact,delete", "compact,delete"),
-    ("compression.type", "zstd", "zstd"),
-    ("leader.replication.throttled.replicas", "", ""),
-])
+
+@pytest.mark.parametrize(
+    "key, value, written",
+    [
+        ("retention.ms", "604800000", "7d"),
+        ("retention.ms", "1209600000", "14d"),
+        ("retention.ms", "86400000", "1d"),
+        ("retention.ms", "5400000", "90m"),
+        ("retention.ms", "1500", 1500),
+        ("retention.ms", "-1", -1),
+        ("segment.ms", "3600000", "1h"),
+        ("flush.ms", str(LONG_MAX), LONG_MAX),
+        ("local.retention.ms", "-2", -2),
+        ("retention.bytes", "53687091200", "50GiB"),
+        ("retention.bytes", "1000000000", 1000000000),
+        ("retention.bytes", "-1", -1),
+        ("max.message.bytes", "1048588", 1048588),
+        ("segment.bytes", "1073741824", "1GiB"),
+        ("min.insync.replicas", "2", 2),
+        ("min.cleanable.dirty.ratio", "0.5", 0.5),
+        ("min.cleanable.dirty.ratio", "0.50", "0.50"),
+        ("unclean.leader.election.enable", "true", True),
+        ("cleanup.policy", "compact,delete", "compact,delete"),
+        ("compression.type", "zstd", "zstd"),
+        ("leader.replication.throttled.replicas", "", ""),
+    ],
+)
 def test_config_values_are_written_in_their_friendliest_exact_form(key, value, written):
     assert config_yaml_value(key, value) == written
 
 
 def test_every_unit_key_round_trips_through_the_loader(tmp_path):
     # One topic per duration or size key, with values that have and have not a friendly form.
-    samples = ["1", "999", "1000", "60000", "3600000", "86400000", "604800000", "1024", "1048576",
-               "1073741824", "1099511627776", "1000000", "123456789"]
+    samples = [
+        "1",
+        "999",
+        "1000",
+        "60000",
+        "3600000",
+        "86400000",
+        "604800000",
+        "1024",
+        "1048576",
+        "1073741824",
+        "1099511627776",
+        "1000000",
+        "123456789",
+    ]
     topics = []
     for key, spec in sorted(TOPIC_CONFIGS.items()):
         if spec.unit is Unit.NONE:
             continue
         for i, value in enumerate(samples):
-            if ((spec.minimum is not None and int(value) < spec.minimum)
-                    or (spec.maximum is not None and int(value) > spec.maximum)):
+            if (spec.minimum is not None and int(value) < spec.minimum) or (
+                spec.maximum is not None and int(value) > spec.maximum
+            ):
                 continue
             if spec.type.value == "int" and int(value) > 2**31 - 1:
                 continue
@@ -344,8 +444,12 @@ def test_every_unit_key_round_trips_through_the_loader(tmp_path):
 
 
 def test_sensitive_and_unknown_keys_are_left_out_and_reported(tmp_path):
-    observed = cluster(topic("secret.topic", set_on_topic={"retention.ms": "3600000", "cleanup.policy": None,
-                                                            "confluent.placement.constraints": "{}"}))
+    observed = cluster(
+        topic(
+            "secret.topic",
+            set_on_topic={"retention.ms": "3600000", "cleanup.policy": None, "confluent.placement.constraints": "{}"},
+        )
+    )
     snapshot = tmp_path / "lab.json"
     write_snapshot_json(observed, snapshot)
     out = tmp_path / "m"
@@ -363,6 +467,7 @@ def test_sensitive_and_unknown_keys_are_left_out_and_reported(tmp_path):
 
 # --- files that exist -----------------------------------------------------------------------------
 
+
 def test_existing_files_are_never_overwritten_without_overwrite(tmp_path):
     observed = load_snapshot(PROD_EU)
     only_orders = observed.model_copy(update={"topics": {n: t for n, t in observed.topics.items() if n != "payments.events"}})
@@ -371,13 +476,16 @@ def test_existing_files_are_never_overwritten_without_overwrite(tmp_path):
     result = import_cluster(observed, load_manifests(tmp_path), files_under(tmp_path))
     assert result.to_write() == {}
     assert next(s for s in result.skipped if s.topic == "payments.events").detail == (
-        "not written, its file topics/prod-eu/payments.yaml exists; pass --overwrite to rewrite that file")
+        "not written, its file topics/prod-eu/payments.yaml exists; pass --overwrite to rewrite that file"
+    )
 
     # A hand-written truncation rule in that file (payments.ledger, made compact,delete by hand, as
     # the loader refuses truncation rules on a compacted topic): --overwrite says it drops it.
     payments = tmp_path / "topics/prod-eu/payments.yaml"
-    payments.write_text(payments.read_text().replace("cleanup.policy: compact", "cleanup.policy: compact,delete")
-                        + "truncate:\n  - before_offset: 0\n")
+    payments.write_text(
+        payments.read_text().replace("cleanup.policy: compact", "cleanup.policy: compact,delete")
+        + "truncate:\n  - before_offset: 0\n"
+    )
     result = reconcile("import", str(tmp_path), "--snapshot", str(PROD_EU), "--overwrite")
     assert result.exit_code == 0, result.output
     assert "replaced topics/prod-eu/payments.yaml: payments.events, payments.ledger" in result.output
@@ -405,13 +513,17 @@ def test_dry_run_prints_and_writes_nothing(tmp_path):
 
 # --- errors -------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("args, message", [
-    ([], "give --cluster NAME to read a live cluster, or --snapshot FILE."),
-    (["--snapshot", str(PROD_EU), "--cluster", "staging-eu"], "is a snapshot of cluster 'prod-eu', not 'staging-eu'"),
-    (["--snapshot", str(PROD_EU), "--topics", "("], "'(' is not a valid regular expression"),
-    (["--cluster", "nowhere"], "have no cluster named 'nowhere'; pass --bootstrap-servers"),
-    (["--snapshot", "missing.json"], "cannot read snapshot missing.json"),
-])
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ([], "give --cluster NAME to read a live cluster, or --snapshot FILE."),
+        (["--snapshot", str(PROD_EU), "--cluster", "staging-eu"], "is a snapshot of cluster 'prod-eu', not 'staging-eu'"),
+        (["--snapshot", str(PROD_EU), "--topics", "("], "'(' is not a valid regular expression"),
+        (["--cluster", "nowhere"], "have no cluster named 'nowhere'; pass --bootstrap-servers"),
+        (["--snapshot", "missing.json"], "cannot read snapshot missing.json"),
+    ],
+)
 def test_errors_are_one_paragraph_and_exit_1(tmp_path, args, message):
     result = reconcile("import", str(tmp_path), *args)
     assert result.exit_code == 1

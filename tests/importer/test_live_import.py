@@ -1,5 +1,6 @@
 """reconcile import against the in-process test cluster: import, then plan the same cluster live,
 and the plan is empty."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -19,15 +20,43 @@ PROD_EU = ROOT / "manifests" / "snapshots" / "prod-eu.json"
 
 TOPICS = {
     # name: (partitions, replication factor, configs set on the topic)
-    "orders.v1": (48, 3, {"cleanup.policy": "delete", "retention.ms": "604800000", "min.insync.replicas": "2",
-                          "max.message.bytes": "2097152", "segment.ms": "3600000"}),
-    "customer_profiles-compacted": (12, 3, {"cleanup.policy": "compact", "min.compaction.lag.ms": "3600000",
-                                            "delete.retention.ms": "86400000", "segment.bytes": "536870912",
-                                            "min.cleanable.dirty.ratio": "0.25"}),
-    "metrics.cpu_load-v2": (6, 2, {"compression.type": "zstd", "retention.bytes": "10737418240",
-                                   "message.timestamp.type": "LogAppendTime", "retention.ms": "-1"}),
-    "audit_events.eu-west-1": (3, 3, {"cleanup.policy": "compact,delete", "unclean.leader.election.enable": "false",
-                                      "retention.ms": "1500"}),
+    "orders.v1": (
+        48,
+        3,
+        {
+            "cleanup.policy": "delete",
+            "retention.ms": "604800000",
+            "min.insync.replicas": "2",
+            "max.message.bytes": "2097152",
+            "segment.ms": "3600000",
+        },
+    ),
+    "customer_profiles-compacted": (
+        12,
+        3,
+        {
+            "cleanup.policy": "compact",
+            "min.compaction.lag.ms": "3600000",
+            "delete.retention.ms": "86400000",
+            "segment.bytes": "536870912",
+            "min.cleanable.dirty.ratio": "0.25",
+        },
+    ),
+    "metrics.cpu_load-v2": (
+        6,
+        2,
+        {
+            "compression.type": "zstd",
+            "retention.bytes": "10737418240",
+            "message.timestamp.type": "LogAppendTime",
+            "retention.ms": "-1",
+        },
+    ),
+    "audit_events.eu-west-1": (
+        3,
+        3,
+        {"cleanup.policy": "compact,delete", "unclean.leader.election.enable": "false", "retention.ms": "1500"},
+    ),
     "plain": (1, 1, {}),
 }
 
@@ -83,8 +112,9 @@ def test_live_import_then_live_plan_is_empty(test_cluster, tmp_path):
 
     # Importing again from the live cluster, later: nothing changes on disk.
     before = files_under(out)
-    result = reconcile("import", str(out), "--cluster", "lab", "--overwrite",
-                       "--bootstrap-servers", test_cluster.bootstrap_servers)
+    result = reconcile(
+        "import", str(out), "--cluster", "lab", "--overwrite", "--bootstrap-servers", test_cluster.bootstrap_servers
+    )
     assert result.exit_code == 0, result.output
     assert files_under(out) == before
 
@@ -106,8 +136,16 @@ def test_live_import_leaves_broker_settings_to_the_brokers(tmp_path):
 
 def test_import_of_a_cluster_seeded_from_the_example_snapshot(test_cluster, tmp_path):
     seed_from_snapshot(test_cluster, str(PROD_EU))
-    result = reconcile("import", str(tmp_path), "--cluster", "prod-eu", "--group-by", "none",
-                       "--bootstrap-servers", test_cluster.bootstrap_servers)
+    result = reconcile(
+        "import",
+        str(tmp_path),
+        "--cluster",
+        "prod-eu",
+        "--group-by",
+        "none",
+        "--bootstrap-servers",
+        test_cluster.bootstrap_servers,
+    )
     assert result.exit_code == 0, result.output
     assert sorted(files_under(tmp_path)) == ["clusters/prod-eu.yaml", "topics/prod-eu.yaml"]
     assert "  retention.bytes: 50GiB\n  retention.ms: 1d\n" in (tmp_path / "topics/prod-eu.yaml").read_text()
@@ -120,10 +158,12 @@ def test_live_import_into_existing_manifests_uses_the_cluster_document(test_clus
     # The Cluster document names the cluster's real addresses; --bootstrap-servers reaches the test
     # cluster instead, as it would from CI.
     (tmp_path / "clusters.yaml").write_text(
-        "kind: Cluster\nname: lab\nbootstrap_servers: [kafka-1.lab.internal:9092]\nignore_topics: ['^plain$']\n")
+        "kind: Cluster\nname: lab\nbootstrap_servers: [kafka-1.lab.internal:9092]\nignore_topics: ['^plain$']\n"
+    )
     (tmp_path / "orders.yaml").write_text(
         "kind: Topic\nname: orders.v1\npartitions: 48\nreplication_factor: 3\n"
-        "configs: {cleanup.policy: delete, retention.ms: 7d, min.insync.replicas: 2, max.message.bytes: 2MiB, segment.ms: 1h}\n")
+        "configs: {cleanup.policy: delete, retention.ms: 7d, min.insync.replicas: 2, max.message.bytes: 2MiB, segment.ms: 1h}\n"
+    )
     seed(test_cluster)
     result = reconcile("import", str(tmp_path), "--cluster", "lab", "--bootstrap-servers", test_cluster.bootstrap_servers)
     assert result.exit_code == 0, result.output

@@ -1,5 +1,6 @@
 """Helpers for the adapter's tests: manifests written to tmp_path, a connection with short
 timeouts, and request counts from the test cluster's log."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -14,8 +15,10 @@ CLUSTER = "test"
 
 def cluster_doc(bootstrap: str, name: str = CLUSTER, extra: str = "") -> str:
     servers = ", ".join(bootstrap.split(","))
-    return (f"kind: Cluster\nname: {name}\nbootstrap_servers: [{servers}]\n"
-            f"defaults: {{partitions: 3, replication_factor: 1}}\n{extra}")
+    return (
+        f"kind: Cluster\nname: {name}\nbootstrap_servers: [{servers}]\n"
+        f"defaults: {{partitions: 3, replication_factor: 1}}\n{extra}"
+    )
 
 
 def write_manifests(path: Path, bootstrap: str, topics: str, cluster_extra: str = "") -> Path:
@@ -32,8 +35,12 @@ def spec_of(cluster, **fields) -> ClusterSpec:
 @contextmanager
 def kafka_of(cluster, request_timeout_s: float = 5.0, retry_backoff_s: float = 0.02, **spec_fields):
     """A connection with short timeouts and backoff, so retries do not slow the suite down."""
-    with connect(spec_of(cluster, **spec_fields), bootstrap_timeout_s=5.0, request_timeout_s=request_timeout_s,
-                 retry_backoff_s=retry_backoff_s) as kafka:
+    with connect(
+        spec_of(cluster, **spec_fields),
+        bootstrap_timeout_s=5.0,
+        request_timeout_s=request_timeout_s,
+        retry_backoff_s=retry_backoff_s,
+    ) as kafka:
         yield kafka
 
 

@@ -1,5 +1,6 @@
 """Connecting: quick, specific failures (unreachable, refused credentials, missing secrets) and
 SASL settings resolved from the environment."""
+
 from __future__ import annotations
 
 import socket
@@ -39,8 +40,9 @@ def test_one_live_bootstrap_server_is_enough(test_cluster):
 
 def test_sasl_credentials_come_from_the_environment(monkeypatch):
     monkeypatch.setenv("KAFKA_TEST_PASSWORD", "s3cret")
-    security = ClientSecurity(protocol="SASL_PLAINTEXT", sasl_mechanism="PLAIN", username="reconciler",
-                              password="${KAFKA_TEST_PASSWORD}")
+    security = ClientSecurity(
+        protocol="SASL_PLAINTEXT", sasl_mechanism="PLAIN", username="reconciler", password="${KAFKA_TEST_PASSWORD}"
+    )
     with TestCluster(brokers=1, sasl_users={"reconciler": "s3cret"}) as c:
         c.create_topic("secured")
         with kafka_of(c, security=security) as kafka:
@@ -49,11 +51,15 @@ def test_sasl_credentials_come_from_the_environment(monkeypatch):
 
 def test_refused_credentials_are_reported_as_an_authentication_failure(monkeypatch):
     monkeypatch.setenv("KAFKA_TEST_PASSWORD", "wrong")
-    security = ClientSecurity(protocol="SASL_PLAINTEXT", sasl_mechanism="PLAIN", username="reconciler",
-                              password="${KAFKA_TEST_PASSWORD}")
+    security = ClientSecurity(
+        protocol="SASL_PLAINTEXT", sasl_mechanism="PLAIN", username="reconciler", password="${KAFKA_TEST_PASSWORD}"
+    )
     with TestCluster(brokers=1, sasl_users={"reconciler": "s3cret"}) as c:
-        with pytest.raises(ClusterError, match=r"authentication failed at .*'reconciler' \(SASL PLAIN\) with "
-                                               r"\"Authentication failed: Invalid username or password\"") as raised:
+        with pytest.raises(
+            ClusterError,
+            match=r"authentication failed at .*'reconciler' \(SASL PLAIN\) with "
+            r"\"Authentication failed: Invalid username or password\"",
+        ) as raised:
             with kafka_of(c, security=security):
                 pass
     assert "wrong" not in str(raised.value)
@@ -68,8 +74,11 @@ def test_a_sasl_listener_without_security_settings_says_what_to_set():
 
 def test_a_missing_environment_variable_names_the_variable_and_the_cluster(monkeypatch):
     monkeypatch.delenv("KAFKA_NOT_SET", raising=False)
-    spec = ClusterSpec(name="prod", bootstrap_servers=["127.0.0.1:1"], security=ClientSecurity(
-        protocol="SASL_SSL", sasl_mechanism="SCRAM-SHA-512", username="u", password="${KAFKA_NOT_SET}"))
+    spec = ClusterSpec(
+        name="prod",
+        bootstrap_servers=["127.0.0.1:1"],
+        security=ClientSecurity(protocol="SASL_SSL", sasl_mechanism="SCRAM-SHA-512", username="u", password="${KAFKA_NOT_SET}"),
+    )
     with pytest.raises(ReconcilerError, match=r"cluster prod: security.password refers to \$\{KAFKA_NOT_SET\}"):
         with connect(spec):
             pass

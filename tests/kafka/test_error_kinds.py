@@ -1,5 +1,6 @@
 """What a broker error means is decided once, in the adapter, from Kafka's code (an ErrorKind);
 apply decides by the kind. Each decision shown on the test cluster, by the requests it leads to."""
+
 from __future__ import annotations
 
 import pytest
@@ -26,19 +27,27 @@ CUT = "kind: Topic\nname: cut\npartitions: 1\nreplication_factor: 1\ntruncate: [
 TRUNCATION_APIS = ("Metadata", "ListOffsets", "OffsetForLeaderEpoch", "DeleteRecords")
 
 
-@pytest.mark.parametrize(("code", "kind"), [
-    (REQUEST_TIMED_OUT, ErrorKind.TIMED_OUT),
-    (NOT_LEADER_OR_FOLLOWER, ErrorKind.LEADER_MOVED), (LEADER_NOT_AVAILABLE, ErrorKind.LEADER_MOVED),
-    (FENCED_LEADER_EPOCH, ErrorKind.LEADER_MOVED), (UNKNOWN_LEADER_EPOCH, ErrorKind.LEADER_MOVED),
-    (TOPIC_AUTHORIZATION_FAILED, ErrorKind.NOT_AUTHORISED), (GROUP_AUTHORIZATION_FAILED, ErrorKind.NOT_AUTHORISED),
-    (NOT_CONTROLLER, ErrorKind.RETRIABLE), (THROTTLING_QUOTA_EXCEEDED, ErrorKind.RETRIABLE),
-    (UNKNOWN_TOPIC_OR_PARTITION, ErrorKind.RETRIABLE),
-    (POLICY_VIOLATION, ErrorKind.REFUSED), (INVALID_CONFIG, ErrorKind.REFUSED), (OFFSET_OUT_OF_RANGE, ErrorKind.REFUSED),
-])
+@pytest.mark.parametrize(
+    ("code", "kind"),
+    [
+        (REQUEST_TIMED_OUT, ErrorKind.TIMED_OUT),
+        (NOT_LEADER_OR_FOLLOWER, ErrorKind.LEADER_MOVED),
+        (LEADER_NOT_AVAILABLE, ErrorKind.LEADER_MOVED),
+        (FENCED_LEADER_EPOCH, ErrorKind.LEADER_MOVED),
+        (UNKNOWN_LEADER_EPOCH, ErrorKind.LEADER_MOVED),
+        (TOPIC_AUTHORIZATION_FAILED, ErrorKind.NOT_AUTHORISED),
+        (GROUP_AUTHORIZATION_FAILED, ErrorKind.NOT_AUTHORISED),
+        (NOT_CONTROLLER, ErrorKind.RETRIABLE),
+        (THROTTLING_QUOTA_EXCEEDED, ErrorKind.RETRIABLE),
+        (UNKNOWN_TOPIC_OR_PARTITION, ErrorKind.RETRIABLE),
+        (POLICY_VIOLATION, ErrorKind.REFUSED),
+        (INVALID_CONFIG, ErrorKind.REFUSED),
+        (OFFSET_OUT_OF_RANGE, ErrorKind.REFUSED),
+    ],
+)
 def test_each_code_has_one_kind(code, kind):
     error = codes.broker_error(code, "said the broker")
-    assert (error.code, error.kind, error.retriable) == (code, kind, kind not in (ErrorKind.REFUSED,
-                                                                                  ErrorKind.NOT_AUTHORISED))
+    assert (error.code, error.kind, error.retriable) == (code, kind, kind not in (ErrorKind.REFUSED, ErrorKind.NOT_AUTHORISED))
 
 
 def test_names_are_kafkas_and_a_lost_answer_is_a_timeout():
@@ -59,12 +68,13 @@ def truncation_requests(test_cluster, kafka, desired_for, inject) -> tuple[Statu
     [outcome] = apply_plan(made, kafka, desired).outcomes
     apis = [r.api_name for r in test_cluster.request_log if r.api_name in TRUNCATION_APIS]
     [partition] = outcome.partitions
-    return partition.status, partition.message, apis[apis.index("DeleteRecords"):]
+    return partition.status, partition.message, apis[apis.index("DeleteRecords") :]
 
 
 def test_timed_out_is_read_back_then_sent_again_fenced(test_cluster, kafka, desired_for):
     status, _, requests = truncation_requests(
-        test_cluster, kafka, desired_for, lambda: test_cluster.inject_error(DELETE_RECORDS, REQUEST_TIMED_OUT, times=1))
+        test_cluster, kafka, desired_for, lambda: test_cluster.inject_error(DELETE_RECORDS, REQUEST_TIMED_OUT, times=1)
+    )
     assert status is Status.APPLIED
     # The log start did not move, so the deletion is sent again, behind a new epoch check.
     assert requests == ["DeleteRecords", "Metadata", "ListOffsets", "Metadata", "OffsetForLeaderEpoch", "DeleteRecords"]
@@ -73,16 +83,19 @@ def test_timed_out_is_read_back_then_sent_again_fenced(test_cluster, kafka, desi
 
 def test_leader_moved_is_sent_again_after_a_metadata_refresh(test_cluster, kafka, desired_for):
     status, _, requests = truncation_requests(
-        test_cluster, kafka, desired_for,
-        lambda: test_cluster.inject_error(DELETE_RECORDS, NOT_LEADER_OR_FOLLOWER, times=1))
+        test_cluster, kafka, desired_for, lambda: test_cluster.inject_error(DELETE_RECORDS, NOT_LEADER_OR_FOLLOWER, times=1)
+    )
     assert status is Status.APPLIED
     assert requests == ["DeleteRecords", "Metadata", "OffsetForLeaderEpoch", "DeleteRecords"]
 
 
 def test_not_authorised_is_not_sent_again(test_cluster, kafka, desired_for):
     status, message, requests = truncation_requests(
-        test_cluster, kafka, desired_for,
-        lambda: test_cluster.inject_error(DELETE_RECORDS, TOPIC_AUTHORIZATION_FAILED, times=None))
+        test_cluster,
+        kafka,
+        desired_for,
+        lambda: test_cluster.inject_error(DELETE_RECORDS, TOPIC_AUTHORIZATION_FAILED, times=None),
+    )
     assert status is Status.FAILED and "TOPIC_AUTHORIZATION_FAILED(29)" in message
     assert requests == ["DeleteRecords"]
     assert test_cluster.partition("cut", 0).log_start_offset == 0
@@ -90,7 +103,8 @@ def test_not_authorised_is_not_sent_again(test_cluster, kafka, desired_for):
 
 def test_a_refusal_is_not_sent_again(test_cluster, kafka, desired_for):
     status, message, requests = truncation_requests(
-        test_cluster, kafka, desired_for, lambda: test_cluster.inject_error(DELETE_RECORDS, POLICY_VIOLATION, times=None))
+        test_cluster, kafka, desired_for, lambda: test_cluster.inject_error(DELETE_RECORDS, POLICY_VIOLATION, times=None)
+    )
     assert status is Status.FAILED and "POLICY_VIOLATION(44)" in message
     assert requests == ["DeleteRecords"]
 
@@ -109,18 +123,43 @@ def metadata_answer(*topics: tuple[str, int, list[int]]) -> MetadataAnswer:
     (encoded by kafka-python, read by the adapter's codec)."""
     T = MetadataResponse.MetadataResponseTopic
     P = T.MetadataResponsePartition
-    return decode_metadata(MetadataResponse(brokers=[], topics=[
-        T(error_code=error, name=name, partitions=[
-            P(error_code=p_error, partition_index=i, leader_id=1, leader_epoch=0, replica_nodes=[1, 2],
-              isr_nodes=[1], offline_replicas=[]) for i, p_error in enumerate(partitions)])
-        for name, error, partitions in topics]).encode(version=13), 13)
+    return decode_metadata(
+        MetadataResponse(
+            brokers=[],
+            topics=[
+                T(
+                    error_code=error,
+                    name=name,
+                    partitions=[
+                        P(
+                            error_code=p_error,
+                            partition_index=i,
+                            leader_id=1,
+                            leader_epoch=0,
+                            replica_nodes=[1, 2],
+                            isr_nodes=[1],
+                            offline_replicas=[],
+                        )
+                        for i, p_error in enumerate(partitions)
+                    ],
+                )
+                for name, error, partitions in topics
+            ],
+        ).encode(version=13),
+        13,
+    )
 
 
 def test_metadata_topic_and_partition_errors_by_code():
-    view, again = metadata.parse(metadata_answer(
-        ("gone", UNKNOWN_TOPIC_OR_PARTITION, []), ("bad name", INVALID_TOPIC_EXCEPTION, []),
-        ("electing", LEADER_NOT_AVAILABLE, []),
-        ("led", codes.NONE, [codes.NONE, REPLICA_NOT_AVAILABLE, LEADER_NOT_AVAILABLE])), "lab")
+    view, again = metadata.parse(
+        metadata_answer(
+            ("gone", UNKNOWN_TOPIC_OR_PARTITION, []),
+            ("bad name", INVALID_TOPIC_EXCEPTION, []),
+            ("electing", LEADER_NOT_AVAILABLE, []),
+            ("led", codes.NONE, [codes.NONE, REPLICA_NOT_AVAILABLE, LEADER_NOT_AVAILABLE]),
+        ),
+        "lab",
+    )
     assert list(view.topics) == ["led"] and again == {"electing"}
     # A follower missing leaves the leader usable; no leader elected is leader -1 (asked again by fetch).
     assert [p.leader for p in view.topics["led"].partitions.values()] == [1, 1, -1]

@@ -1,6 +1,7 @@
 """The adapter's read as a least-privilege principal (User:ANONYMOUS over PLAINTEXT) against the test
 cluster's Kafka 4.0 authorizer: hidden topics, KIP-430 operations, refused sizes, and what the
 planner makes of them."""
+
 from __future__ import annotations
 
 import json
@@ -24,8 +25,11 @@ def desired(tmp_path, cluster, names, extra: str = ""):
 def test_hidden_declared_topics_cost_one_more_metadata_whatever_their_number(tmp_path):
     hidden = [f"secret-{i:02d}" for i in range(30)]
     # CREATE alone does not let the principal see whether a topic exists (no DESCRIBE): that topic would be hidden.
-    acls = [Acl(ME, "topic", "seen", "ALL"), CLUSTER_DESCRIBE,
-            *(Acl(ME, "topic", "new-", op, pattern="prefixed") for op in ("CREATE", "DESCRIBE"))]
+    acls = [
+        Acl(ME, "topic", "seen", "ALL"),
+        CLUSTER_DESCRIBE,
+        *(Acl(ME, "topic", "new-", op, pattern="prefixed") for op in ("CREATE", "DESCRIBE")),
+    ]
     with TestCluster(brokers=1, acls=acls) as c:
         for name in ["seen", *hidden]:
             c.create_topic(name, partitions=1, replication_factor=1)
@@ -41,7 +45,15 @@ def test_hidden_declared_topics_cost_one_more_metadata_whatever_their_number(tmp
         # A missing topic the principal may describe is absent (it may be created), with its operations.
         assert observed.absent_topic_operations == {"new-one": ["CREATE", "DESCRIBE"]}
         assert observed.topics["seen"].authorized_operations == [
-            "ALTER", "ALTER_CONFIGS", "CREATE", "DELETE", "DESCRIBE", "DESCRIBE_CONFIGS", "READ", "WRITE"]
+            "ALTER",
+            "ALTER_CONFIGS",
+            "CREATE",
+            "DELETE",
+            "DESCRIBE",
+            "DESCRIBE_CONFIGS",
+            "READ",
+            "WRITE",
+        ]
         assert observed.cluster_authorized_operations == ["DESCRIBE"]
         made = plan(want, observed)
     assert [(a.kind, a.topic) for a in made.actions] == [("create_topic", "new-one")]
@@ -58,8 +70,9 @@ def test_creating_needs_create_on_the_cluster_or_the_topic(tmp_path):
     [action] = refused.actions
     [error] = refused.diagnostics
     assert (error.code, error.action, error.severity) == (DiagnosticCode.MISSING_RIGHT, action.kind, Severity.ERROR)
-    assert error.message.startswith("not authorised to create topic new-one: the principal lacks CREATE on the "
-                                    "cluster or on topic new-one")
+    assert error.message.startswith(
+        "not authorised to create topic new-one: the principal lacks CREATE on the cluster or on topic new-one"
+    )
     assert [a.topic for a in allowed.actions] == ["new-one"] and not allowed.diagnostics
 
 

@@ -1,4 +1,5 @@
 """Reading a cluster: every field of the observation against what the test cluster holds."""
+
 from __future__ import annotations
 
 import threading
@@ -52,7 +53,11 @@ def test_observe_desired_reads_ids_epochs_offsets_configs_times_and_groups(desir
         for p in orders.partitions:
             real = c.partition("orders", p.partition)
             assert (p.leader, p.leader_epoch, p.replicas, p.isr) == (
-                real.leader, real.leader_epoch, list(real.replicas), list(real.isr))
+                real.leader,
+                real.leader_epoch,
+                list(real.replicas),
+                list(real.isr),
+            )
             assert (p.log_start_offset, p.high_watermark) == (real.log_start_offset, real.high_watermark)
             # The current epoch ends at the log end offset: proof the offsets are that epoch's.
             assert p.epoch_end_offset == real.log_end_offset
@@ -68,11 +73,11 @@ def test_observe_desired_reads_ids_epochs_offsets_configs_times_and_groups(desir
 
         configs = orders.configs
         assert (configs["retention.bytes"].value, configs["retention.bytes"].source) == (
-            "1000000", ConfigSource.DYNAMIC_TOPIC_CONFIG)
-        assert (configs["retention.ms"].value, configs["retention.ms"].source) == (
-            "172800000", ConfigSource.STATIC_BROKER_CONFIG)
-        assert (configs["cleanup.policy"].value, configs["cleanup.policy"].source) == (
-            "delete", ConfigSource.DEFAULT_CONFIG)
+            "1000000",
+            ConfigSource.DYNAMIC_TOPIC_CONFIG,
+        )
+        assert (configs["retention.ms"].value, configs["retention.ms"].source) == ("172800000", ConfigSource.STATIC_BROKER_CONFIG)
+        assert (configs["cleanup.policy"].value, configs["cleanup.policy"].source) == ("delete", ConfigSource.DEFAULT_CONFIG)
         assert list(orders.explicit_configs()) == ["retention.bytes"]
 
         # Unmanaged and internal topics are listed (with offsets), but their configs not read.
@@ -89,14 +94,15 @@ def test_a_plan_reads_lookups_and_sizes_only_of_the_topics_whose_retention_lower
     for name in ("kept", "lowered"):
         test_cluster.create_topic(name, partitions=2, configs={"retention.ms": str(7 * 86_400_000)})
         test_cluster.produce_many({(name, 0): 5}, timestamp_ms=T0, step_ms=1000)
-    desired = desired_for("kind: Topic\nname: kept\npartitions: 2\nconfigs: {retention.ms: 7d}\n---\n"
-                          "kind: Topic\nname: lowered\npartitions: 2\nconfigs: {retention.ms: 1d}\n")
+    desired = desired_for(
+        "kind: Topic\nname: kept\npartitions: 2\nconfigs: {retention.ms: 7d}\n---\n"
+        "kind: Topic\nname: lowered\npartitions: 2\nconfigs: {retention.ms: 1d}\n"
+    )
     kafka.supports_epoch_fencing()
     test_cluster.clear_request_log()
     observed = kafka.observe_desired(desired)
     lowered, kept = observed.topics["lowered"], observed.topics["kept"]
-    assert [p.size_bytes for p in lowered.partitions] == [test_cluster.partition("lowered", i).size_bytes
-                                                          for i in range(2)]
+    assert [p.size_bytes for p in lowered.partitions] == [test_cluster.partition("lowered", i).size_bytes for i in range(2)]
     now_ms = int(observed.taken_at.timestamp() * 1000)
     assert all(list(p.offsets_by_timestamp) == [now_ms - 86_400_000] for p in lowered.partitions)
     assert all(p.size_bytes is None and not p.offsets_by_timestamp for p in kept.partitions)
@@ -113,15 +119,22 @@ def test_a_plan_reads_the_offsets_only_of_topics_whose_plan_shows_them(test_clus
     for name in ("plain", "cut", "gone", "lowered", "unmanaged"):
         test_cluster.create_topic(name, partitions=2, replication_factor=2, configs={"retention.ms": str(7 * 86_400_000)})
         test_cluster.produce_many({(name, 0): 5}, timestamp_ms=T0, step_ms=1000)
-    desired = desired_for("kind: Topic\nname: plain\npartitions: 2\nreplication_factor: 2\nconfigs: {retention.ms: 7d}\n"
-                          "---\nkind: Topic\nname: cut\npartitions: 2\nreplication_factor: 2\ntruncate: [{keep_last: 2}]\n"
-                          "---\nkind: Topic\nname: gone\nstate: absent\n"
-                          "---\nkind: Topic\nname: lowered\npartitions: 2\nreplication_factor: 2\nconfigs: {retention.ms: 1d}\n")
+    desired = desired_for(
+        "kind: Topic\nname: plain\npartitions: 2\nreplication_factor: 2\nconfigs: {retention.ms: 7d}\n"
+        "---\nkind: Topic\nname: cut\npartitions: 2\nreplication_factor: 2\ntruncate: [{keep_last: 2}]\n"
+        "---\nkind: Topic\nname: gone\nstate: absent\n"
+        "---\nkind: Topic\nname: lowered\npartitions: 2\nreplication_factor: 2\nconfigs: {retention.ms: 1d}\n"
+    )
     kafka.supports_epoch_fencing()
     test_cluster.clear_request_log()
     shown = kafka.observe_desired(desired, every_offset=False)
-    asked = {(t.name, p.partition_index, p.timestamp) for r in sent(test_cluster, "ListOffsets")
-             for t in r.topics for p in t.partitions if p.timestamp in (EARLIEST, LATEST)}
+    asked = {
+        (t.name, p.partition_index, p.timestamp)
+        for r in sent(test_cluster, "ListOffsets")
+        for t in r.topics
+        for p in t.partitions
+        if p.timestamp in (EARLIEST, LATEST)
+    }
     assert asked == {(n, i, kind) for n in ("cut", "gone", "lowered") for i in range(2) for kind in (EARLIEST, LATEST)}
     for name in ("plain", "unmanaged"):
         partitions = shown.topics[name].partitions
@@ -134,7 +147,10 @@ def test_a_plan_reads_the_offsets_only_of_topics_whose_plan_shows_them(test_clus
     assert everything.topics["plain"].partitions[0].high_watermark == 5
     planned = make_plan(desired, shown)
     assert sorted((a.kind.value, a.topic) for a in planned.actions) == [
-        ("alter_configs", "lowered"), ("delete_topic", "gone"), ("truncate", "cut")]
+        ("alter_configs", "lowered"),
+        ("delete_topic", "gone"),
+        ("truncate", "cut"),
+    ]
     by_topic = {a.topic: a for a in planned.actions}
     assert by_topic["gone"].records == 5 and by_topic["lowered"].retention.counted
     assert planned.model_dump(exclude={"observed_at"}) == make_plan(desired, everything).model_dump(exclude={"observed_at"})
@@ -146,7 +162,8 @@ def test_sizes_come_from_describe_log_dirs_once_per_broker(test_cluster, kafka, 
     test_cluster.clear_request_log()
     observed = kafka.observe_desired(desired_for("kind: Topic\nname: sized\nreplication_factor: 2\n"), sizes=True)
     assert [p.size_bytes for p in observed.topics["sized"].partitions] == [
-        test_cluster.partition("sized", i).size_bytes for i in range(3)]
+        test_cluster.partition("sized", i).size_bytes for i in range(3)
+    ]
     assert observed.topics["sized"].partitions[0].size_bytes > 0
     assert api_counts(test_cluster)["DescribeLogDirs"] == 3
 
@@ -198,8 +215,9 @@ def test_a_plan_that_reads_no_offsets_of_a_topic_still_reports_its_leaderless_pa
         observed = kafka.observe_desired(desired_for("kind: Topic\nname: fragile\npartitions: 3\n"), every_offset=False)
     for p in observed.topics["fragile"].partitions:
         leader = test_cluster.partition("fragile", p.partition).leader
-        assert p.leader == leader and p.unreadable == ("has no leader (offline)" if leader < 0 else
-                                                       "was not read (its offsets are unknown)")
+        assert p.leader == leader and p.unreadable == (
+            "has no leader (offline)" if leader < 0 else "was not read (its offsets are unknown)"
+        )
     assert any("no usable leader" in n and "fragile-1" in n for n in notes)
 
 
@@ -225,10 +243,30 @@ def test_sensitive_config_values_are_never_kept():
     # decoding is checked on a real DescribeConfigs v4 frame instead.
     R = DescribeConfigsResponse.DescribeConfigsResult
     E = R.DescribeConfigsResourceResult
-    frame = DescribeConfigsResponse(version=4, throttle_time_ms=0, results=[R(
-        error_code=0, error_message=None, resource_type=2, resource_name="t", configs=[
-            E(name="secret", value="hunter2", read_only=False, config_source=1, is_sensitive=True, config_type=9,
-              documentation=None, synonyms=[])])]).encode(version=4)
+    frame = DescribeConfigsResponse(
+        version=4,
+        throttle_time_ms=0,
+        results=[
+            R(
+                error_code=0,
+                error_message=None,
+                resource_type=2,
+                resource_name="t",
+                configs=[
+                    E(
+                        name="secret",
+                        value="hunter2",
+                        read_only=False,
+                        config_source=1,
+                        is_sensitive=True,
+                        config_type=9,
+                        documentation=None,
+                        synonyms=[],
+                    )
+                ],
+            )
+        ],
+    ).encode(version=4)
     [entry] = DescribeConfigsResponse.decode(bytes(frame), version=4).results[0].configs
     config = _config(entry, {})
     assert (config.value, config.sensitive, config.source) == (None, True, ConfigSource.DYNAMIC_TOPIC_CONFIG)

@@ -1,6 +1,7 @@
 """Reading what replica reassignments need, live on the test cluster: reassignments in progress
 (ListPartitionReassignments), the sizes of the partitions that move, and the plans made from
 them, including the checks made before anything is sent."""
+
 from __future__ import annotations
 
 import pytest
@@ -54,14 +55,13 @@ def test_reassignments_are_read_with_one_request_only_when_declared_topics_are_p
 def test_plan_one_to_three_shows_the_moves_and_the_bytes_to_copy(test_cluster, desired_for):
     test_cluster.create_topic("grow", partitions=3, replication_factor=1)
     test_cluster.produce_many({("grow", p): 100 for p in range(3)}, value_size=1000)
-    desired = desired_for("kind: Topic\nname: grow\nreplication_factor: 3\n",
-                          cluster_extra="reassignment: {throttle: 10MiB}\n")
+    desired = desired_for("kind: Topic\nname: grow\nreplication_factor: 3\n", cluster_extra="reassignment: {throttle: 10MiB}\n")
     with kafka_of(test_cluster) as kafka:
         test_cluster.clear_request_log()
         observed = kafka.observe_desired(desired)  # no sizes asked: the moving topic is sized anyway
     assert api_counts(test_cluster)["DescribeLogDirs"] == 3
     [action] = reassignments(plan(desired, observed))
-    assert action.throttle_bytes_per_s == 10 * 2 ** 20
+    assert action.throttle_bytes_per_s == 10 * 2**20
     sizes = {p.partition: p.size_bytes for p in observed.topics["grow"].partitions}
     for move in action.partitions:
         assert sorted(move.after) == [1, 2, 3] and move.after[0] == move.before[0]

@@ -1,4 +1,5 @@
 """What to read, decided from manifests or a plan, without a cluster."""
+
 from __future__ import annotations
 
 from datetime import datetime, timezone
@@ -33,13 +34,19 @@ def topic(name, truncate=(), state=TopicState.PRESENT):
 
 
 def test_desired_scope_lists_everything_and_collects_what_the_rules_need():
-    desired = DesiredState(cluster=ClusterSpec(name="c", bootstrap_servers=["k:9092"]), topics={t.name: t for t in [
-        topic("plain"),
-        topic("timed", [BeforeTime(timestamp=T1), KeepLast(records=5)]),
-        topic("consumed", [ConsumedBy(groups=["billing", "audit"])]),
-        topic("also-billing", [ConsumedBy(groups=["billing"]), BeforeOffset(offset=3)]),
-        topic("gone", [KeepLast(records=1)], state=TopicState.ABSENT),
-    ]})
+    desired = DesiredState(
+        cluster=ClusterSpec(name="c", bootstrap_servers=["k:9092"]),
+        topics={
+            t.name: t
+            for t in [
+                topic("plain"),
+                topic("timed", [BeforeTime(timestamp=T1), KeepLast(records=5)]),
+                topic("consumed", [ConsumedBy(groups=["billing", "audit"])]),
+                topic("also-billing", [ConsumedBy(groups=["billing"]), BeforeOffset(offset=3)]),
+                topic("gone", [KeepLast(records=1)], state=TopicState.ABSENT),
+            ]
+        },
+    )
     scope = desired_scope(desired)
     assert scope.list_all and scope.metadata_topics is None
     assert scope.topics == {"plain", "timed", "consumed", "also-billing", "gone"}
@@ -63,11 +70,24 @@ def test_topics_scope_names_or_everything():
 
 def test_plan_scope_rereads_the_plans_topics_and_proves_epochs_for_truncations():
     exists = TopicPreconditions(exists=True)
-    plan = Plan(cluster="c", actions=[
-        CreateTopic(topic="new", partitions=1, replication_factor=1, preconditions=TopicPreconditions(exists=False)),
-        AlterConfigs(topic="conf", preconditions=exists, changes=[ConfigChange(key="retention.ms", op="delete")]),
-        TruncateRecords(topic="cut", preconditions=exists, rules=[], rule_kinds=[], partitions=[PartitionTruncation(
-            partition=0, target_offset=1, leader=1, leader_epoch=0, log_start_offset=0, high_watermark=2)])])
+    plan = Plan(
+        cluster="c",
+        actions=[
+            CreateTopic(topic="new", partitions=1, replication_factor=1, preconditions=TopicPreconditions(exists=False)),
+            AlterConfigs(topic="conf", preconditions=exists, changes=[ConfigChange(key="retention.ms", op="delete")]),
+            TruncateRecords(
+                topic="cut",
+                preconditions=exists,
+                rules=[],
+                rule_kinds=[],
+                partitions=[
+                    PartitionTruncation(
+                        partition=0, target_offset=1, leader=1, leader_epoch=0, log_start_offset=0, high_watermark=2
+                    )
+                ],
+            ),
+        ],
+    )
     scope = plan_scope(plan)
     assert scope.metadata_topics == ["conf", "cut", "new"]
     assert scope.epoch_topics == {"cut"} and not scope.timestamps and not scope.groups
@@ -82,10 +102,13 @@ def test_timestamp_slots_depend_on_rules_per_topic_not_on_topics():
 def test_retention_lookups_and_sizes_join_the_batched_reads_without_growing_with_topics():
     now = 1_800_000_000_000
     day = 86_400_000
-    topics = [DesiredTopic(name=f"t{i}", partitions=1, replication_factor=1, configs={"retention.ms": str(day)})
-              for i in range(1000)]
-    topics += [DesiredTopic(name="bytes-only", partitions=1, replication_factor=1, configs={"retention.bytes": "1"}),
-               DesiredTopic(name="untouched", partitions=1, replication_factor=1)]
+    topics = [
+        DesiredTopic(name=f"t{i}", partitions=1, replication_factor=1, configs={"retention.ms": str(day)}) for i in range(1000)
+    ]
+    topics += [
+        DesiredTopic(name="bytes-only", partitions=1, replication_factor=1, configs={"retention.bytes": "1"}),
+        DesiredTopic(name="untouched", partitions=1, replication_factor=1),
+    ]
     desired = DesiredState(cluster=ClusterSpec(name="c", bootstrap_servers=["k:9092"]), topics={t.name: t for t in topics})
     scope = desired_scope(desired, now_ms=now)
     assert scope.now_ms == now and timestamp_slots(scope.timestamps) == 1
@@ -97,8 +120,17 @@ def test_retention_lookups_and_sizes_join_the_batched_reads_without_growing_with
 
 def test_plan_scope_reads_what_estimating_a_retention_cut_again_needs():
     cut = RetentionCut(effects=["records older than 1d are deleted"], retention_ms=86_400_000)
-    plan = Plan(cluster="c", actions=[AlterConfigs(
-        topic="conf", preconditions=TopicPreconditions(exists=True), destructive=True, retention=cut,
-        changes=[ConfigChange(key="retention.ms", op="set", after="86400000")])])
+    plan = Plan(
+        cluster="c",
+        actions=[
+            AlterConfigs(
+                topic="conf",
+                preconditions=TopicPreconditions(exists=True),
+                destructive=True,
+                retention=cut,
+                changes=[ConfigChange(key="retention.ms", op="set", after="86400000")],
+            )
+        ],
+    )
     scope = plan_scope(plan, now_ms=1_000_000_000)
     assert scope.timestamps == {"conf": (1_000_000_000 - 86_400_000,)} and scope.size_topics == {"conf"}

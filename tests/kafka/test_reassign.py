@@ -1,6 +1,7 @@
 """The adapter's reassignment requests against the test cluster: AlterPartitionReassignments
 (start, cancel, per-partition errors, batching), ListPartitionReassignments, ElectLeaders,
 DescribeLogDirs of new replicas, and the throttle configs on topics and brokers."""
+
 from __future__ import annotations
 
 from reconciler.kafka import reassign as adapter
@@ -102,26 +103,44 @@ def test_throttle_configs_on_topics_and_each_brokers_own_entity(test_cluster):
     brokers = [ConfigResource("broker", str(b)) for b in c.broker_ids]
     with kafka_of(c) as kafka:
         assert kafka.describe_config_values([topic, *brokers], [LEADER_REPLICAS, LEADER_RATE]) == {
-            topic: {LEADER_REPLICAS: "1:3"}, **{b: {} for b in brokers}}
-        answers = kafka.alter_config_ops({
-            topic: [ConfigChangeOp(LEADER_REPLICAS, ConfigOp.APPEND, "0:1,0:2"),
-                    ConfigChangeOp(FOLLOWER_REPLICAS, ConfigOp.APPEND, "0:3")],
-            **{b: [ConfigChangeOp(LEADER_RATE, ConfigOp.SET, "1000"), ConfigChangeOp(FOLLOWER_RATE, ConfigOp.SET, "1000")]
-               for b in brokers}})
+            topic: {LEADER_REPLICAS: "1:3"},
+            **{b: {} for b in brokers},
+        }
+        answers = kafka.alter_config_ops(
+            {
+                topic: [
+                    ConfigChangeOp(LEADER_REPLICAS, ConfigOp.APPEND, "0:1,0:2"),
+                    ConfigChangeOp(FOLLOWER_REPLICAS, ConfigOp.APPEND, "0:3"),
+                ],
+                **{
+                    b: [ConfigChangeOp(LEADER_RATE, ConfigOp.SET, "1000"), ConfigChangeOp(FOLLOWER_RATE, ConfigOp.SET, "1000")]
+                    for b in brokers
+                },
+            }
+        )
         assert set(answers.values()) == {None}
         assert c.topic_configs("throttled")[LEADER_REPLICAS] == "1:3,0:1,0:2"
         assert c.dynamic_broker_configs(2) == {LEADER_RATE: "1000", FOLLOWER_RATE: "1000"}
         # Each broker resource went to that broker (another one refuses it).
-        assert sorted((r.broker_id, r.request.resources[0].resource_name) for r in c.request_log
-                      if r.api_name == "IncrementalAlterConfigs" and r.request.resources[0].resource_type == 4) == [
-            (b, str(b)) for b in c.broker_ids]
-        answers = kafka.alter_config_ops({
-            topic: [ConfigChangeOp(LEADER_REPLICAS, ConfigOp.SUBTRACT, "0:1,0:2"),
-                    ConfigChangeOp(FOLLOWER_REPLICAS, ConfigOp.DELETE)],
-            brokers[1]: [ConfigChangeOp(LEADER_RATE, ConfigOp.DELETE), ConfigChangeOp(FOLLOWER_RATE, ConfigOp.DELETE)]})
+        assert sorted(
+            (r.broker_id, r.request.resources[0].resource_name)
+            for r in c.request_log
+            if r.api_name == "IncrementalAlterConfigs" and r.request.resources[0].resource_type == 4
+        ) == [(b, str(b)) for b in c.broker_ids]
+        answers = kafka.alter_config_ops(
+            {
+                topic: [
+                    ConfigChangeOp(LEADER_REPLICAS, ConfigOp.SUBTRACT, "0:1,0:2"),
+                    ConfigChangeOp(FOLLOWER_REPLICAS, ConfigOp.DELETE),
+                ],
+                brokers[1]: [ConfigChangeOp(LEADER_RATE, ConfigOp.DELETE), ConfigChangeOp(FOLLOWER_RATE, ConfigOp.DELETE)],
+            }
+        )
         assert set(answers.values()) == {None}
         assert kafka.describe_config_values([topic, brokers[1]], [LEADER_REPLICAS, FOLLOWER_REPLICAS, LEADER_RATE]) == {
-            topic: {LEADER_REPLICAS: "1:3"}, brokers[1]: {}}
+            topic: {LEADER_REPLICAS: "1:3"},
+            brokers[1]: {},
+        }
 
 
 def test_a_stopped_broker_is_reported_in_the_answer_not_raised():

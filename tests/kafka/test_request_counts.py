@@ -1,5 +1,6 @@
 """Requests: batched per broker, so their number does not grow with the number of topics; and
 every API at the highest version that both the brokers (ApiVersions) and the client speak."""
+
 from __future__ import annotations
 
 from kafka.protocol.broker_version_data import BROKER_API_VERSIONS
@@ -33,8 +34,7 @@ def requests_to_observe(tmp_path, topics: int) -> dict:
         c.produce_many({(name, 0): 10 for name in names}, timestamp_ms=1_700_000_000_000, step_ms=1000)
         for group in ("billing", "audit"):
             c.commit_offsets(group, {(name, 0): 3 for name in names})
-        root = write_manifests(tmp_path / str(topics), c.bootstrap_servers,
-                               "---\n".join(TOPIC.format(name=n) for n in names))
+        root = write_manifests(tmp_path / str(topics), c.bootstrap_servers, "---\n".join(TOPIC.format(name=n) for n in names))
         desired = load_manifests(root).desired_state(CLUSTER)
         with kafka_of(c) as kafka:
             kafka.supports_epoch_fencing()  # connects to every broker, so no ApiVersions below
@@ -42,8 +42,7 @@ def requests_to_observe(tmp_path, topics: int) -> dict:
             observed = kafka.observe_desired(desired, sizes=True)
         assert len(observed.topics) == topics + 1  # and __consumer_offsets
         assert all(p.epoch_end_offset is not None for n in names for p in observed.topics[n].partitions)
-        assert {n: observed.group_offsets[g][n] for g in ("billing", "audit") for n in names[:1]} == {
-            names[0]: {0: 3}}
+        assert {n: observed.group_offsets[g][n] for g in ("billing", "audit") for n in names[:1]} == {names[0]: {0: 3}}
         return dict(api_counts(c))
 
 
@@ -71,20 +70,38 @@ def test_versions_are_the_highest_the_brokers_advertise_and_the_client_speaks(te
     test_cluster.create_topic("versioned", partitions=2)
     test_cluster.produce_many({("versioned", 0): 5})
     test_cluster.commit_offsets("billing", {("versioned", 0): 2})
-    desired = desired_for("kind: Topic\nname: versioned\npartitions: 2\n"
-                          "truncate: [{keep_last: 1}, {consumed_by: [billing]}]\n")
+    desired = desired_for("kind: Topic\nname: versioned\npartitions: 2\ntruncate: [{keep_last: 1}, {consumed_by: [billing]}]\n")
     with kafka_of(test_cluster) as kafka:
         plan = make_plan(desired, kafka.observe_desired(desired, sizes=True))
-        validate_on_brokers(plan.model_copy(update={"actions": [
-            CreateTopic(topic="new", partitions=1, replication_factor=1, preconditions=NEW),
-            AddPartitions(topic="versioned", before=2, after=3, preconditions=EXISTS),
-            AlterConfigs(topic="versioned", preconditions=EXISTS,
-                         changes=[ConfigChange(key="retention.ms", op="set", after="1000")])]}), kafka)
+        validate_on_brokers(
+            plan.model_copy(
+                update={
+                    "actions": [
+                        CreateTopic(topic="new", partitions=1, replication_factor=1, preconditions=NEW),
+                        AddPartitions(topic="versioned", before=2, after=3, preconditions=EXISTS),
+                        AlterConfigs(
+                            topic="versioned",
+                            preconditions=EXISTS,
+                            changes=[ConfigChange(key="retention.ms", op="set", after="1000")],
+                        ),
+                    ]
+                }
+            ),
+            kafka,
+        )
         apply_plan(plan, kafka, desired)
         kafka.delete_topics(["versioned"])
     advertised = BROKER_API_VERSIONS[(4, 0)]
-    assert {"CreateTopics", "CreatePartitions", "IncrementalAlterConfigs", "DeleteRecords", "DeleteTopics",
-            "OffsetForLeaderEpoch", "OffsetFetch", "DescribeLogDirs"} <= {r.api_name for r in test_cluster.request_log}
+    assert {
+        "CreateTopics",
+        "CreatePartitions",
+        "IncrementalAlterConfigs",
+        "DeleteRecords",
+        "DeleteTopics",
+        "OffsetForLeaderEpoch",
+        "OffsetFetch",
+        "DescribeLogDirs",
+    } <= {r.api_name for r in test_cluster.request_log}
     for record in test_cluster.request_log:
         highest = min(advertised[record.api_key][1], request_class(record.api_key).max_version)
         assert record.version == highest, record.api_name

@@ -1,4 +1,5 @@
 """Retriable answers and lost answers: bounded retries, and the cases that must not be resent."""
+
 from __future__ import annotations
 
 from reconciler.models.plan import AddPartitions, CreateTopic, TopicPreconditions

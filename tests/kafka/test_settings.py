@@ -1,4 +1,5 @@
 """A cluster's `security` block as kafka-python settings, with ${ENV_VAR} references resolved."""
+
 from __future__ import annotations
 
 import pytest
@@ -18,29 +19,56 @@ def test_plaintext_needs_nothing():
 
 
 def test_sasl_ssl_with_scram_resolves_references_at_connect_time():
-    settings = client_settings(spec(protocol="SASL_SSL", sasl_mechanism="SCRAM-SHA-512", username="${U}",
-                                    password="pre-${P}-post", ssl_cafile="/etc/ca/${CA}.pem",
-                                    ssl_check_hostname=False),
-                               env={"U": "svc-reconciler", "P": "pw", "CA": "corp"})
-    assert settings == {"security_protocol": "SASL_SSL", "sasl_mechanism": "SCRAM-SHA-512",
-                        "sasl_plain_username": "svc-reconciler", "sasl_plain_password": "pre-pw-post",
-                        "ssl_check_hostname": False, "ssl_cafile": "/etc/ca/corp.pem"}
+    settings = client_settings(
+        spec(
+            protocol="SASL_SSL",
+            sasl_mechanism="SCRAM-SHA-512",
+            username="${U}",
+            password="pre-${P}-post",
+            ssl_cafile="/etc/ca/${CA}.pem",
+            ssl_check_hostname=False,
+        ),
+        env={"U": "svc-reconciler", "P": "pw", "CA": "corp"},
+    )
+    assert settings == {
+        "security_protocol": "SASL_SSL",
+        "sasl_mechanism": "SCRAM-SHA-512",
+        "sasl_plain_username": "svc-reconciler",
+        "sasl_plain_password": "pre-pw-post",
+        "ssl_check_hostname": False,
+        "ssl_cafile": "/etc/ca/corp.pem",
+    }
 
 
 def test_mutual_tls_passes_the_client_certificate():
-    settings = client_settings(spec(protocol="SSL", ssl_certfile="/c.pem", ssl_keyfile="/k.pem",
-                                    ssl_password="${KEY_PW}"), env={"KEY_PW": "x"})
-    assert settings == {"security_protocol": "SSL", "ssl_check_hostname": True, "ssl_certfile": "/c.pem",
-                        "ssl_keyfile": "/k.pem", "ssl_password": "x"}
+    settings = client_settings(
+        spec(protocol="SSL", ssl_certfile="/c.pem", ssl_keyfile="/k.pem", ssl_password="${KEY_PW}"), env={"KEY_PW": "x"}
+    )
+    assert settings == {
+        "security_protocol": "SSL",
+        "ssl_check_hostname": True,
+        "ssl_certfile": "/c.pem",
+        "ssl_keyfile": "/k.pem",
+        "ssl_password": "x",
+    }
 
 
-@pytest.mark.parametrize("security, env, message", [
-    (dict(protocol="SASL_SSL", sasl_mechanism="PLAIN", username="u", password="${MISSING}"), {},
-     r"cluster prod: security.password refers to \$\{MISSING\}, but the environment variable MISSING is not set"),
-    (dict(protocol="SASL_PLAINTEXT"), {}, "no sasl_mechanism is set"),
-    (dict(protocol="SASL_SSL", sasl_mechanism="SCRAM-SHA-256", username="u"), {}, "needs security.username and "
-                                                                                  "security.password"),
-])
+@pytest.mark.parametrize(
+    "security, env, message",
+    [
+        (
+            dict(protocol="SASL_SSL", sasl_mechanism="PLAIN", username="u", password="${MISSING}"),
+            {},
+            r"cluster prod: security.password refers to \$\{MISSING\}, but the environment variable MISSING is not set",
+        ),
+        (dict(protocol="SASL_PLAINTEXT"), {}, "no sasl_mechanism is set"),
+        (
+            dict(protocol="SASL_SSL", sasl_mechanism="SCRAM-SHA-256", username="u"),
+            {},
+            "needs security.username and security.password",
+        ),
+    ],
+)
 def test_incomplete_security_is_a_clear_error(security, env, message):
     with pytest.raises(ReconcilerError, match=message):
         client_settings(spec(**security), env=env)
@@ -49,7 +77,10 @@ def test_incomplete_security_is_a_clear_error(security, env, message):
 def test_bootstrap_servers_resolve_references_and_must_be_host_port():
     servers = ClusterSpec(name="prod", bootstrap_servers=["${KAFKA_HOST}:9092", "[::1]:9093", "k3:9094"])
     assert bootstrap_servers(servers, env={"KAFKA_HOST": "kafka-1.internal"}) == [
-        "kafka-1.internal:9092", "[::1]:9093", "k3:9094"]
+        "kafka-1.internal:9092",
+        "[::1]:9093",
+        "k3:9094",
+    ]
     for bad in (":::", "a:b:c", "host:0", "host:65536", "host", "%" * 500 + ":9092"):
         with pytest.raises(ReconcilerError) as raised:
             bootstrap_servers(ClusterSpec(name="prod", bootstrap_servers=[bad]), env={})

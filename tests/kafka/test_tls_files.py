@@ -1,5 +1,6 @@
 """The TLS files of a Cluster document are checked before any socket is opened: each problem is one
 paragraph naming the cluster, the setting, the path, what is wrong and what to do."""
+
 from __future__ import annotations
 
 import socket
@@ -39,9 +40,15 @@ def openssl(*args: str) -> None:
 
 def test_usable_files_make_a_context_that_verifies_the_brokers(certs):
     assert client_context("prod", {"security_protocol": "PLAINTEXT"}) is None
-    for extra in ({}, dict(ssl_certfile=str(certs.client_certfile), ssl_keyfile=str(certs.client_keyfile)),
-                  dict(ssl_certfile=str(certs.client_certfile), ssl_keyfile=str(certs.client_encrypted_keyfile),
-                       ssl_password=certs.client_key_password)):
+    for extra in (
+        {},
+        dict(ssl_certfile=str(certs.client_certfile), ssl_keyfile=str(certs.client_keyfile)),
+        dict(
+            ssl_certfile=str(certs.client_certfile),
+            ssl_keyfile=str(certs.client_encrypted_keyfile),
+            ssl_password=certs.client_key_password,
+        ),
+    ):
         context = client_context("prod", settings(ssl_cafile=str(certs.ca_file), **extra))
         assert context is not None and context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
         assert context.minimum_version == ssl.TLSVersion.TLSv1_2
@@ -67,8 +74,7 @@ def test_a_directory_and_a_relative_path(tmp_path, monkeypatch):
     assert f"security.ssl_cafile is {tmp_path}, which is a directory" in refused(ssl_cafile=str(tmp_path))
     monkeypatch.chdir(tmp_path)
     message = refused(ssl_cafile="certs/ca.pem")
-    assert f"security.ssl_cafile is certs/ca.pem (relative to the current directory, {tmp_path}), which does not " \
-           "exist" in message
+    assert f"security.ssl_cafile is certs/ca.pem (relative to the current directory, {tmp_path}), which does not exist" in message
 
 
 def test_der_files_are_not_pem_and_the_message_says_how_to_convert(certs, tmp_path):
@@ -110,8 +116,7 @@ def test_an_encrypted_key_needs_its_password(certs):
     key = str(certs.client_encrypted_keyfile)
     # Without the check OpenSSL would ask for the password on the terminal.
     message = refused(ssl_certfile=str(certs.client_certfile), ssl_keyfile=key)
-    assert f"security.ssl_keyfile is {key}, which holds an encrypted private key and security.ssl_password is " \
-           "not set" in message
+    assert f"security.ssl_keyfile is {key}, which holds an encrypted private key and security.ssl_password is not set" in message
     message = refused(ssl_certfile=str(certs.client_certfile), ssl_keyfile=key, ssl_password="not-the-password")
     assert "which holds an encrypted private key that security.ssl_password does not decrypt" in message
     assert "not-the-password" not in message
@@ -119,8 +124,10 @@ def test_an_encrypted_key_needs_its_password(certs):
 
 def test_a_key_that_is_not_the_certificates(certs):
     message = refused(ssl_certfile=str(certs.client_certfile), ssl_keyfile=str(certs.server_keyfile))
-    assert f"security.ssl_keyfile is {certs.server_keyfile}, which holds a private key that does not belong to " \
-           f"the certificate in security.ssl_certfile ({certs.client_certfile})" in message
+    assert (
+        f"security.ssl_keyfile is {certs.server_keyfile}, which holds a private key that does not belong to "
+        f"the certificate in security.ssl_certfile ({certs.client_certfile})" in message
+    )
 
 
 def test_files_are_checked_before_any_socket_is_opened(certs, tmp_path):
@@ -128,8 +135,11 @@ def test_files_are_checked_before_any_socket_is_opened(certs, tmp_path):
         listener.bind(("127.0.0.1", 0))
         listener.listen(8)
         listener.settimeout(0.5)
-        spec = ClusterSpec(name="prod", bootstrap_servers=[f"127.0.0.1:{listener.getsockname()[1]}"],
-                           security=ClientSecurity(protocol="SSL", ssl_cafile=str(tmp_path / "missing.pem")))
+        spec = ClusterSpec(
+            name="prod",
+            bootstrap_servers=[f"127.0.0.1:{listener.getsockname()[1]}"],
+            security=ClientSecurity(protocol="SSL", ssl_cafile=str(tmp_path / "missing.pem")),
+        )
         with pytest.raises(ReconcilerError, match=r"security.ssl_cafile is .*missing.pem, which does not exist"):
             with connect(spec, bootstrap_timeout_s=2.0):
                 pass
@@ -139,9 +149,15 @@ def test_files_are_checked_before_any_socket_is_opened(certs, tmp_path):
 
 def test_file_paths_may_come_from_the_environment(certs, monkeypatch):
     monkeypatch.setenv("KAFKA_CA", str(Path(certs.ca_file).parent))
-    spec = ClusterSpec(name="prod", bootstrap_servers=["127.0.0.1:1"],
-                       security=ClientSecurity(protocol="SSL", ssl_cafile="${KAFKA_CA}/no-such-ca.pem"))
-    with pytest.raises(ReconcilerError, match=r"security.ssl_cafile is .*/no-such-ca.pem, which does not exist.*"
-                                              r"ENV_VAR"):
+    spec = ClusterSpec(
+        name="prod",
+        bootstrap_servers=["127.0.0.1:1"],
+        security=ClientSecurity(protocol="SSL", ssl_cafile="${KAFKA_CA}/no-such-ca.pem"),
+    )
+    with pytest.raises(
+        ReconcilerError,
+        match=r"security.ssl_cafile is .*/no-such-ca.pem, which does not exist.*"
+        r"ENV_VAR",
+    ):
         with connect(spec):
             pass

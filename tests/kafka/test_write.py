@@ -1,4 +1,5 @@
 """apply's ClusterPort on the adapter, method by method, against the test cluster."""
+
 from __future__ import annotations
 
 import pytest
@@ -29,10 +30,21 @@ def names(errors: dict) -> dict:
 
 def test_validate_only_creates_nothing_and_reports_what_the_brokers_would_refuse(test_cluster, kafka):
     test_cluster.create_topic("taken")
-    errors = kafka.create_topics([create("fine", **{"retention.ms": "60000"}), create("too-replicated", rf=4),
-                                  create("typo", **{"retention.msec": "1"}), create("taken")], validate_only=True)
-    assert names(errors) == {"fine": None, "too-replicated": "INVALID_REPLICATION_FACTOR",
-                             "typo": "INVALID_CONFIG", "taken": "TOPIC_ALREADY_EXISTS"}
+    errors = kafka.create_topics(
+        [
+            create("fine", **{"retention.ms": "60000"}),
+            create("too-replicated", rf=4),
+            create("typo", **{"retention.msec": "1"}),
+            create("taken"),
+        ],
+        validate_only=True,
+    )
+    assert names(errors) == {
+        "fine": None,
+        "too-replicated": "INVALID_REPLICATION_FACTOR",
+        "typo": "INVALID_CONFIG",
+        "taken": "TOPIC_ALREADY_EXISTS",
+    }
     assert errors["typo"].message and not errors["typo"].retriable
     assert test_cluster.topic_names() == ["taken"]
     [request] = sent(test_cluster, "CreateTopics")
@@ -40,8 +52,9 @@ def test_validate_only_creates_nothing_and_reports_what_the_brokers_would_refuse
 
 
 def test_create_topics_and_wait_until_metadata_shows_them(test_cluster, kafka):
-    assert kafka.create_topics([create("made", partitions=2, **{"cleanup.policy": "compact"})],
-                               validate_only=False) == {"made": None}
+    assert kafka.create_topics([create("made", partitions=2, **{"cleanup.policy": "compact"})], validate_only=False) == {
+        "made": None
+    }
     assert kafka.wait_for_topics(["made"], timeout_s=5) == []
     assert test_cluster.topic_configs("made") == {"cleanup.policy": "compact"}
     assert test_cluster.partition("made", 1).replicas
@@ -68,11 +81,19 @@ def test_create_partitions_validates_then_adds(test_cluster, kafka):
 def test_alter_configs_sets_and_deletes_keys_atomically_per_topic(test_cluster, kafka):
     test_cluster.create_topic("conf", configs={"retention.ms": "1000", "segment.ms": "600000"})
     test_cluster.create_topic("other")
-    change = AlterConfigs(topic="conf", preconditions=EXISTS, changes=[
-        ConfigChange(key="retention.ms", op="set", after="86400000"), ConfigChange(key="segment.ms", op="delete")])
-    bad = AlterConfigs(topic="other", preconditions=EXISTS, changes=[
-        ConfigChange(key="retention.ms", op="set", after="5000"),
-        ConfigChange(key="cleanup.policy", op="set", after="shred")])
+    change = AlterConfigs(
+        topic="conf",
+        preconditions=EXISTS,
+        changes=[ConfigChange(key="retention.ms", op="set", after="86400000"), ConfigChange(key="segment.ms", op="delete")],
+    )
+    bad = AlterConfigs(
+        topic="other",
+        preconditions=EXISTS,
+        changes=[
+            ConfigChange(key="retention.ms", op="set", after="5000"),
+            ConfigChange(key="cleanup.policy", op="set", after="shred"),
+        ],
+    )
     assert names(kafka.alter_configs([change, bad], validate_only=True)) == {"conf": None, "other": "INVALID_CONFIG"}
     assert test_cluster.topic_configs("conf") == {"retention.ms": "1000", "segment.ms": "600000"}
 
@@ -80,8 +101,7 @@ def test_alter_configs_sets_and_deletes_keys_atomically_per_topic(test_cluster, 
     assert test_cluster.topic_configs("conf") == {"retention.ms": "86400000"}
     assert test_cluster.topic_configs("other") == {}  # one bad value rejects the whole resource
     [_, request] = sent(test_cluster, "IncrementalAlterConfigs")
-    ops = {c.name: (c.config_operation, c.value) for r in request.resources if r.resource_name == "conf"
-           for c in r.configs}
+    ops = {c.name: (c.config_operation, c.value) for r in request.resources if r.resource_name == "conf" for c in r.configs}
     assert ops == {"retention.ms": (0, "86400000"), "segment.ms": (1, None)}
 
 
@@ -100,8 +120,7 @@ def test_epoch_end_offsets_after_a_clean_leader_change_and_after_an_unclean_elec
     assert (unclean.leader_epoch, unclean.end_offset, unclean.error) == (2, 20, None)
     for request in sent(test_cluster, "OffsetForLeaderEpoch"):
         for p in request.topics[0].partitions:
-            assert (p.current_leader_epoch, p.leader_epoch) == (
-                test_cluster.partition("fenced", p.partition).leader_epoch, 0)
+            assert (p.current_leader_epoch, p.leader_epoch) == (test_cluster.partition("fenced", p.partition).leader_epoch, 0)
     unknown = kafka.epoch_end_offsets({("fenced", 7): 0, ("gone", 0): 0})
     assert all(c.end_offset == -1 and c.error is not None for c in unknown.values())
 
@@ -116,10 +135,12 @@ def test_delete_records_sends_one_request_per_leader_with_the_planned_offsets(te
 
     outcomes = kafka.delete_records(targets)
     assert {tp: (o.low_watermark, o.error) for tp, o in outcomes.items()} == {
-        tp: (offset, None) for tp, offset in targets.items()}
+        tp: (offset, None) for tp, offset in targets.items()
+    }
     assert api_counts(test_cluster) == {"DeleteRecords": 3}
-    offsets = {(t.name, p.partition_index): p.offset for r in sent(test_cluster, "DeleteRecords")
-               for t in r.topics for p in t.partitions}
+    offsets = {
+        (t.name, p.partition_index): p.offset for r in sent(test_cluster, "DeleteRecords") for t in r.topics for p in t.partitions
+    }
     assert offsets == targets
     assert kafka.log_start_offsets(list(targets)) == targets
     assert kafka.log_start_offsets([("purge", 9)]) == {("purge", 9): -1}
@@ -141,7 +162,9 @@ def test_delete_records_reports_the_brokers_refusals(test_cluster, kafka):
     test_cluster.produce_many({("compacted", 0): 5, ("short", 0): 5})
     outcomes = kafka.delete_records({("compacted", 0): 2, ("short", 0): 9})
     assert {tp: (o.low_watermark, o.error.name) for tp, o in outcomes.items()} == {
-        ("compacted", 0): (-1, "POLICY_VIOLATION"), ("short", 0): (-1, "OFFSET_OUT_OF_RANGE")}
+        ("compacted", 0): (-1, "POLICY_VIOLATION"),
+        ("short", 0): (-1, "OFFSET_OUT_OF_RANGE"),
+    }
 
 
 def test_delete_topics(test_cluster, kafka):
@@ -160,12 +183,24 @@ def test_observe_for_plan_rereads_the_plans_topics_with_epoch_proof(test_cluster
     for name in ("cut", "conf", "unrelated"):
         test_cluster.create_topic(name, partitions=2)
     test_cluster.produce_many({("cut", 0): 8})
-    plan = Plan(cluster="test", actions=[
-        AlterConfigs(topic="conf", preconditions=EXISTS, changes=[ConfigChange(key="retention.ms", op="set", after="1")]),
-        TruncateRecords(topic="cut", preconditions=EXISTS, rules=["keep 2"], rule_kinds=["keep_last"], partitions=[
-            PartitionTruncation(partition=0, target_offset=6, leader=1, leader_epoch=0, log_start_offset=0,
-                                high_watermark=8)]),
-        create("brand-new")])
+    plan = Plan(
+        cluster="test",
+        actions=[
+            AlterConfigs(topic="conf", preconditions=EXISTS, changes=[ConfigChange(key="retention.ms", op="set", after="1")]),
+            TruncateRecords(
+                topic="cut",
+                preconditions=EXISTS,
+                rules=["keep 2"],
+                rule_kinds=["keep_last"],
+                partitions=[
+                    PartitionTruncation(
+                        partition=0, target_offset=6, leader=1, leader_epoch=0, log_start_offset=0, high_watermark=8
+                    )
+                ],
+            ),
+            create("brand-new"),
+        ],
+    )
     test_cluster.clear_request_log()
     now = kafka.observe_for_plan(plan)
     assert sorted(now.topics) == ["conf", "cut"]

@@ -5,6 +5,7 @@ a list when one case has several problems, reported together).
 Each case goes through the real `reconcile validate` and through load_manifests. Both must report
 exactly the expected problems at the expected places, and never a traceback or an internal error.
 """
+
 from __future__ import annotations
 
 import json
@@ -62,7 +63,8 @@ def test_validate_reports_each_problem_at_its_line(case: Path):
     for e in expect:
         place = f"{e['file']}:{e['line']}:"
         assert any(line.startswith(place) and e["message"] in line for line in lines), (
-            f"expected {place} ... {e['message']!r} in:\n{result.output}")
+            f"expected {place} ... {e['message']!r} in:\n{result.output}"
+        )
     count = len(expect)
     assert f"{count} problem{'s' if count != 1 else ''} in the manifests" in result.output, result.output
 
@@ -76,5 +78,6 @@ def test_load_manifests_raises_with_each_problem(case: Path):
     shown = "\n".join(str(p) for p in problems)
     for e in expect:
         assert any(p.file == e["file"] and p.line == e["line"] and e["message"] in p.message for p in problems), (
-            f"expected {e['file']}:{e['line']} ... {e['message']!r} in:\n{shown}")
+            f"expected {e['file']}:{e['line']} ... {e['message']!r} in:\n{shown}"
+        )
     assert len(problems) == len(expect), shown

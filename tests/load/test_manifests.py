@@ -1,4 +1,5 @@
 """The manifest loader on valid input: merging, normalisation, positions, reuse, schema."""
+
 from __future__ import annotations
 
 import contextlib
@@ -48,7 +49,11 @@ def write(tmp_path: Path, files: dict[str, str]) -> Path:
 
 
 def test_merge_order_defaults_template_topic_override(tmp_path):
-    root = write(tmp_path, {"clusters.yaml": CLUSTERS, "topics/t.yaml": """\
+    root = write(
+        tmp_path,
+        {
+            "clusters.yaml": CLUSTERS,
+            "topics/t.yaml": """\
 kind: TopicTemplate
 name: events
 partitions: 12
@@ -60,13 +65,20 @@ template: events
 configs: {retention.ms: 3d, segment.bytes: 512MiB, preallocate: true}
 overrides:
   dev: {partitions: 2, configs: {retention.ms: 1h}}
-"""})
+""",
+        },
+    )
     manifests = load_manifests(root)
     prod = manifests.desired_state("prod").topics["orders.v1"]
     dev = manifests.desired_state("dev").topics["orders.v1"]
     assert (prod.partitions, prod.replication_factor) == (12, 3)
-    assert prod.configs == {"cleanup.policy": "delete", "min.insync.replicas": "2", "preallocate": "true",
-                            "retention.ms": "259200000", "segment.bytes": "536870912"}
+    assert prod.configs == {
+        "cleanup.policy": "delete",
+        "min.insync.replicas": "2",
+        "preallocate": "true",
+        "retention.ms": "259200000",
+        "segment.bytes": "536870912",
+    }
     assert (dev.partitions, dev.replication_factor, dev.configs["retention.ms"]) == (2, 1, "3600000")
     assert "min.insync.replicas" not in dev.configs
     assert (prod.source.file, prod.source.line) == ("topics/t.yaml", 7)
@@ -74,7 +86,12 @@ overrides:
 
 def test_truncate_is_one_setting_a_later_layer_replaces(tmp_path):
     """A layer that gives `truncate`, an empty list included, replaces the rules of the layers below."""
-    manifests = load_manifests(write(tmp_path, {"clusters.yaml": CLUSTERS, "t.yaml": """\
+    manifests = load_manifests(
+        write(
+            tmp_path,
+            {
+                "clusters.yaml": CLUSTERS,
+                "t.yaml": """\
 kind: TopicTemplate
 name: purged
 truncate: [{keep_last: 100}]
@@ -93,7 +110,10 @@ name: cleared.by.override
 truncate: [{keep_last: 5}]
 overrides:
   dev: {truncate: []}
-"""}))
+""",
+            },
+        )
+    )
     prod, dev = manifests.desired_state("prod").topics, manifests.desired_state("dev").topics
     assert [r.records for r in prod["from.template"].truncate] == [100]
     assert prod["cleared.by.topic"].truncate == [] == dev["cleared.by.topic"].truncate
@@ -119,7 +139,12 @@ def test_topic_on_selected_clusters_only_and_unknown_cluster_lookup(tmp_path):
 
 
 def test_truncation_rules_shared_and_inline(tmp_path):
-    manifests = load_manifests(write(tmp_path, {"c.yaml": CLUSTERS, "t.yaml": """\
+    manifests = load_manifests(
+        write(
+            tmp_path,
+            {
+                "c.yaml": CLUSTERS,
+                "t.yaml": """\
 kind: TruncationRule
 name: purge
 before_time: 2026-10-01T00:00:00+02:00
@@ -134,7 +159,10 @@ truncate:
 kind: Topic
 name: c.d
 truncate: [{everything: true}]
-"""}))
+""",
+            },
+        )
+    )
     topics = manifests.desired_state("prod").topics
     purge, groups, keep = topics["a.b"].truncate
     assert isinstance(purge, BeforeTime) and purge.name == "purge"
@@ -146,7 +174,12 @@ truncate: [{everything: true}]
 
 
 def test_yaml_anchors_and_merge_keys(tmp_path):
-    manifests = load_manifests(write(tmp_path, {"c.yaml": CLUSTERS, "t.yaml": """\
+    manifests = load_manifests(
+        write(
+            tmp_path,
+            {
+                "c.yaml": CLUSTERS,
+                "t.yaml": """\
 kind: Topic
 name: a.b
 configs: &common {retention.ms: 2d, cleanup.policy: "compact,delete"}
@@ -155,7 +188,10 @@ overrides:
     configs:
       <<: *common
       retention.ms: 5d
-"""}))
+""",
+            },
+        )
+    )
     prod = manifests.desired_state("prod").topics["a.b"]
     dev = manifests.desired_state("dev").topics["a.b"]
     assert prod.configs["cleanup.policy"] == "compact,delete"
@@ -165,18 +201,30 @@ overrides:
 
 
 def test_state_absent_and_undeclared_configs(tmp_path):
-    manifests = load_manifests(write(tmp_path, {"c.yaml": CLUSTERS, "t.yaml": """\
+    manifests = load_manifests(
+        write(
+            tmp_path,
+            {
+                "c.yaml": CLUSTERS,
+                "t.yaml": """\
 kind: Topic
 name: old.one
 state: absent
 undeclared_configs: remove
-"""}))
+""",
+            },
+        )
+    )
     topic = manifests.desired_state("dev").topics["old.one"]
     assert topic.state is TopicState.ABSENT and topic.undeclared_configs is UndeclaredConfigs.REMOVE
 
 
 def test_retention_stepping_merges_like_other_settings_and_the_policy_limit_is_read(tmp_path):
-    root = write(tmp_path, {"clusters.yaml": CLUSTERS, "t.yaml": """\
+    root = write(
+        tmp_path,
+        {
+            "clusters.yaml": CLUSTERS,
+            "t.yaml": """\
 kind: Policy
 clusters: [prod]
 max_retention_decrease: 0.5
@@ -193,7 +241,9 @@ overrides:
 ---
 kind: Topic
 name: audit.v1
-"""})
+""",
+        },
+    )
     manifests = load_manifests(root)
     prod, dev = manifests.desired_state("prod"), manifests.desired_state("dev")
     assert prod.policy.max_retention_decrease == 0.5 and dev.policy.max_retention_decrease is None
@@ -203,8 +253,14 @@ name: audit.v1
 
 
 def test_all_problems_of_several_files_at_once(tmp_path):
-    root = write(tmp_path, {"c.yaml": CLUSTERS, "a.yaml": "kind: Topic\nname: x.y\npartitons: 3\n",
-                            "b.yaml": "kind: Topic\nname: z.z\nconfigs: {retention.ms: soon}\n"})
+    root = write(
+        tmp_path,
+        {
+            "c.yaml": CLUSTERS,
+            "a.yaml": "kind: Topic\nname: x.y\npartitons: 3\n",
+            "b.yaml": "kind: Topic\nname: z.z\nconfigs: {retention.ms: soon}\n",
+        },
+    )
     with pytest.raises(ManifestError) as raised:
         load_manifests(root)
     shown = [(p.file, p.line) for p in raised.value.problems]
@@ -216,7 +272,7 @@ def test_example_manifests_load_for_both_clusters():
     assert manifests.cluster_names() == ["prod-eu", "staging-eu"]
     prod = manifests.desired_state("prod-eu")
     assert prod.topics["orders.v1"].partitions == 12
-    assert prod.topics["clickstream.raw"].configs["retention.bytes"] == str(50 * 1024 ** 3)
+    assert prod.topics["clickstream.raw"].configs["retention.bytes"] == str(50 * 1024**3)
     assert prod.policy.max_delete_fraction == 0.9
     assert manifests.desired_state("staging-eu").topics["orders.v1"].partitions == 3
 
@@ -224,13 +280,13 @@ def test_example_manifests_load_for_both_clusters():
 def test_json_schema_covers_every_kind():
     schema = manifest_json_schema()
     json.dumps(schema)
-    kinds = {d["properties"]["kind"]["const"] for d in schema["$defs"].values()
-             if "kind" in d.get("properties", {})}
+    kinds = {d["properties"]["kind"]["const"] for d in schema["$defs"].values() if "kind" in d.get("properties", {})}
     assert kinds == {"Cluster", "Policy", "TruncationRule", "TopicTemplate", "Topic"}
     assert schema["discriminator"]["propertyName"] == "kind"
 
 
 # --- hostile and malformed input ---------------------------------------------------------------
+
 
 def problems_of(root: Path) -> list:
     with pytest.raises(ManifestError) as raised:
@@ -242,7 +298,12 @@ ONE_CLUSTER = "kind: Cluster\nname: prod\nbootstrap_servers: [k:9092]\ndefaults:
 
 
 def test_scalars_that_yaml_1_1_and_1_2_read_alike_are_accepted(tmp_path):
-    manifests = load_manifests(write(tmp_path, {"c.yaml": ONE_CLUSTER, "t.yaml": """\
+    manifests = load_manifests(
+        write(
+            tmp_path,
+            {
+                "c.yaml": ONE_CLUSTER,
+                "t.yaml": """\
 kind: Topic
 name: !!str 012
 partitions: 0x1F
@@ -258,7 +319,10 @@ kind: Topic
 name: c.d
 truncate:
   - before_time: 2026-10-01T10:00:00.123456789Z
-"""}))
+""",
+            },
+        )
+    )
     topics = manifests.desired_state("prod").topics
     assert (topics["012"].partitions, topics["012"].replication_factor) == (31, 3)
     assert topics["012"].configs["compression.type"] == "zstd"
@@ -273,13 +337,22 @@ def _yaml_texts() -> list[str]:
     for p in sorted((ROOT / "tests" / "load" / "bad").rglob("*.yaml")):
         with contextlib.suppress(UnicodeDecodeError):  # some bad cases are not UTF-8 on purpose
             texts.append(p.read_text(encoding="utf-8"))
-    texts += ["a: [1, 2\n", "a: 'x\n", "a: &x {b: *x}\n", "a: {<<: [*nope]}\n", "? [1]\n: 2\n", "- &a 1\n- *a\n",
-              "a: !!float 1\nb: !!null ''\nc: !!int 0o17\nd: -.inf\ne: 1.\n", "a: b\n---\n- c\n...\n"]
+    texts += [
+        "a: [1, 2\n",
+        "a: 'x\n",
+        "a: &x {b: *x}\n",
+        "a: {<<: [*nope]}\n",
+        "? [1]\n: 2\n",
+        "- &a 1\n- *a\n",
+        "a: !!float 1\nb: !!null ''\nc: !!int 0o17\nd: -.inf\ne: 1.\n",
+        "a: b\n---\n- c\n...\n",
+    ]
     return texts
 
 
 def test_both_parsers_give_the_same_documents_and_problems(monkeypatch):
     from reconciler.manifests import yaml_source
+
     def read(text: str):
         found = []
         docs = yaml_source.read_yaml_text(text, "f.yaml", lambda *p: found.append(p), lambda path: False)
@@ -293,14 +366,19 @@ def test_both_parsers_give_the_same_documents_and_problems(monkeypatch):
 
 
 @pytest.mark.parametrize("fast", [True, False], ids=["libyaml", "pure-python"])
-@pytest.mark.parametrize("text", [
-    "a: " + "[" * 10_000 + "]" * 10_000 + "\n",
-    "a: " + "{a: " * 100_000 + "}" * 100_000 + "\n",
-    "a:\n" + "".join("  " * (i + 1) + "-\n" for i in range(2_000)),
-    "".join("  " * i + f"k{i}:\n" for i in range(2_000)),
-], ids=["flow-10k", "flow-100k", "block-list-2k", "block-map-2k"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: " + "[" * 10_000 + "]" * 10_000 + "\n",
+        "a: " + "{a: " * 100_000 + "}" * 100_000 + "\n",
+        "a:\n" + "".join("  " * (i + 1) + "-\n" for i in range(2_000)),
+        "".join("  " * i + f"k{i}:\n" for i in range(2_000)),
+    ],
+    ids=["flow-10k", "flow-100k", "block-list-2k", "block-map-2k"],
+)
 def test_deep_nesting_is_refused_before_anything_recurses(monkeypatch, fast, text):
     from reconciler.manifests import yaml_source
+
     if not fast:
         monkeypatch.setattr(yaml_source, "_FAST_LOADER", None)
     found = []
@@ -359,17 +437,23 @@ def test_a_million_group_names_and_100_000_problems_take_linear_time(tmp_path):
 
     groups = [f"g{i}" for i in range(1_000_000)]
     assert repeated_names(groups, "consumed_by", "group") is None
-    assert (repeated_names(groups + ["g7", "g5", "g7"], "consumed_by", "group")
-            == "consumed_by names g5, g7 more than once; list each group once")
+    assert (
+        repeated_names(groups + ["g7", "g5", "g7"], "consumed_by", "group")
+        == "consumed_by names g5, g7 more than once; list each group once"
+    )
     # end to end, with the YAML and the models, on a tenth of that
     names = ", ".join(groups[:100_000])
-    root = write(tmp_path / "groups", {"c.yaml": ONE_CLUSTER,
-                                       "t.yaml": f"kind: Topic\nname: a.b\ntruncate: [{{consumed_by: [{names}]}}]\n"})
+    root = write(
+        tmp_path / "groups",
+        {"c.yaml": ONE_CLUSTER, "t.yaml": f"kind: Topic\nname: a.b\ntruncate: [{{consumed_by: [{names}]}}]\n"},
+    )
     assert len(load_manifests(root).desired_state("prod").topics["a.b"].truncate[0].groups) == 100_000
     # 100,000 problems in one document: each found, none twice
     offsets = ", ".join(f"{i}: x" for i in range(100_000))
-    root = write(tmp_path / "problems", {"c.yaml": ONE_CLUSTER,
-                                         "t.yaml": f"kind: Topic\nname: a.b\ntruncate: [{{before_offset: {{{offsets}}}}}]\n"})
+    root = write(
+        tmp_path / "problems",
+        {"c.yaml": ONE_CLUSTER, "t.yaml": f"kind: Topic\nname: a.b\ntruncate: [{{before_offset: {{{offsets}}}}}]\n"},
+    )
     problems = problems_of(root)
     assert len(problems) == len(set(problems)) == 100_000
     assert problems[-1].message == "truncate.0.before_offset.99999: input should be a valid integer (got 'x')"
@@ -378,15 +462,32 @@ def test_a_million_group_names_and_100_000_problems_take_linear_time(tmp_path):
 SECRET = "hunter2-" + "s3cr3t"
 
 
-@pytest.mark.parametrize("value", [
-    SECRET, f"'{SECRET}'", f"${{{SECRET}", f"${SECRET}", f"$({SECRET})", f"'%{SECRET}%'", f"[{SECRET}]",
-    f"{{a: {SECRET}}}", f"!!binary {SECRET}", f"!!int {SECRET}", "12345678", "0o12345670", "!!str 12345678",
-    f"&p {SECRET}\nlabels: {{a: [*p]}}"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        SECRET,
+        f"'{SECRET}'",
+        f"${{{SECRET}",
+        f"${SECRET}",
+        f"$({SECRET})",
+        f"'%{SECRET}%'",
+        f"[{SECRET}]",
+        f"{{a: {SECRET}}}",
+        f"!!binary {SECRET}",
+        f"!!int {SECRET}",
+        "12345678",
+        "0o12345670",
+        "!!str 12345678",
+        f"&p {SECRET}\nlabels: {{a: [*p]}}",
+    ],
+)
 def test_no_message_shows_a_secret(tmp_path, value):
     secret = "12345678" if "1234567" in value else SECRET
-    clusters = ("kind: Cluster\nname: prod\nbootstrap_servers: [k:9092]\n"
-                f"security: {{protocol: SASL_SSL, sasl_mechanism: PLAIN, username: '${{U}}'}}\n"
-                f"security:\n  protocol: SASL_SSL\n  password: {value}\n")
+    clusters = (
+        "kind: Cluster\nname: prod\nbootstrap_servers: [k:9092]\n"
+        f"security: {{protocol: SASL_SSL, sasl_mechanism: PLAIN, username: '${{U}}'}}\n"
+        f"security:\n  protocol: SASL_SSL\n  password: {value}\n"
+    )
     clusters = clusters.replace("security: {protocol: SASL_SSL, sasl_mechanism: PLAIN, username: '${U}'}\n", "")
     problems = problems_of(write(tmp_path, {"c.yaml": clusters, "t.yaml": "kind: Topic\nname: a.b\n"}))
     assert problems
@@ -396,7 +497,10 @@ def test_no_message_shows_a_secret(tmp_path, value):
 
 def test_every_value_a_message_quotes_is_cut(tmp_path):
     big = "x" * 1_000_000
-    root = write(tmp_path, {"c.yaml": f"""\
+    root = write(
+        tmp_path,
+        {
+            "c.yaml": f"""\
 kind: Cluster
 name: prod
 bootstrap_servers: [{big}]
@@ -411,7 +515,8 @@ topic_name_pattern: '^{big}$'
 required_configs:
   ? {big}
   : 1
-""", "t.yaml": f"""\
+""",
+            "t.yaml": f"""\
 kind: Topic
 name: {big}
 template: {big}
@@ -430,12 +535,14 @@ truncate:
 ---
 kind: Topic
 name: a.b
-partitions: {'9' * 100_000}
+partitions: {"9" * 100_000}
 clusters: [{big}]
 overrides:
   ? {big}
   : {{}}
-"""})
+""",
+        },
+    )
     problems = problems_of(root)
     assert len(problems) >= 18
     for p in problems:

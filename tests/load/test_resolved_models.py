@@ -1,6 +1,7 @@
 """The models the loader builds without validating again (`DesiredTopic.resolved`,
 `SourceRef.at`) equal the validated ones, and hold every field: one added later cannot be
 forgotten there."""
+
 from __future__ import annotations
 
 from reconciler.manifests import load_manifests
@@ -15,10 +16,19 @@ def test_a_source_ref_at_a_place_is_the_validated_one():
 
 
 def test_a_resolved_topic_is_the_validated_one():
-    values = dict(name="orders.v1", state=TopicState.PRESENT, partitions=12, replication_factor=3,
-                  configs={"retention.ms": "86400000"}, undeclared_configs=UndeclaredConfigs.REMOVE, protected=True,
-                  retention_stepping=RetentionStepping.GRADUAL, replica_assignment={0: [1, 2, 3]},
-                  truncate=[KeepLast(records=5)], source=SourceRef.at("t.yaml", 1, 1))
+    values = dict(
+        name="orders.v1",
+        state=TopicState.PRESENT,
+        partitions=12,
+        replication_factor=3,
+        configs={"retention.ms": "86400000"},
+        undeclared_configs=UndeclaredConfigs.REMOVE,
+        protected=True,
+        retention_stepping=RetentionStepping.GRADUAL,
+        replica_assignment={0: [1, 2, 3]},
+        truncate=[KeepLast(records=5)],
+        source=SourceRef.at("t.yaml", 1, 1),
+    )
     made = DesiredTopic.resolved(**values)
     validated = DesiredTopic(**values)
     assert made == validated and repr(made) == repr(validated)

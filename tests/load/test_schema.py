@@ -4,6 +4,7 @@ Each case is one small document the loader refuses (with the message it gives); 
 document, as an editor sees it (YAML read into JSON: mapping keys are text), must fail against
 the JSON Schema that `reconcile schema` prints. The example manifests must pass it.
 """
+
 from __future__ import annotations
 
 import json
@@ -100,18 +101,28 @@ CASES = [
     (CLUSTER_HEAD + "bootstrap_servers: []\n", "bootstrap_servers is empty"),
     (CLUSTER_HEAD + "bootstrap_servers: ' , '\n", "bootstrap_servers is empty"),
     (CLUSTER_HEAD + "bootstrap_servers: 9092\n", "bootstrap_servers: input should be a valid list or a valid string"),
-    (CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nsecurity: {protocol: SASL_SSL, password: hunter2}\n",
-     "security.password is a literal secret"),
-    (CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nsecurity: {protocol: SASL_SSL, password: $KAFKA_PASSWORD}\n",
-     "security.password looks like an environment reference"),
-    (CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nsecurity: {protocol: SASL_SSL, ssl_password: '${X'}\n",
-     "security.ssl_password: malformed environment reference"),
+    (
+        CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nsecurity: {protocol: SASL_SSL, password: hunter2}\n",
+        "security.password is a literal secret",
+    ),
+    (
+        CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nsecurity: {protocol: SASL_SSL, password: $KAFKA_PASSWORD}\n",
+        "security.password looks like an environment reference",
+    ),
+    (
+        CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nsecurity: {protocol: SASL_SSL, ssl_password: '${X'}\n",
+        "security.ssl_password: malformed environment reference",
+    ),
     (CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nsecurity: {protocol: TLS}\n", "security.protocol: input should be"),
-    (CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nsecurity: {protocol: SASL_SSL, sasl_mechanism: OAUTHBEARER}\n",
-     "SASL OAUTHBEARER is not supported"),
+    (
+        CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nsecurity: {protocol: SASL_SSL, sasl_mechanism: OAUTHBEARER}\n",
+        "SASL OAUTHBEARER is not supported",
+    ),
     (CLUSTER_HEAD + "bootstrap_servers: [k:9092]\ndefaults: {partitions: 0}\n", "partitions must be at least 1, not 0"),
-    (CLUSTER_HEAD + "bootstrap_servers: [k:9092]\ndefaults: {configs: {min.insync.replicas: 0}}\n",
-     "min.insync.replicas must be at least 1, not 0"),
+    (
+        CLUSTER_HEAD + "bootstrap_servers: [k:9092]\ndefaults: {configs: {min.insync.replicas: 0}}\n",
+        "min.insync.replicas must be at least 1, not 0",
+    ),
     (POLICY + "max_delete_fraction: 1.5\n", "max_delete_fraction must be in (0, 1], not 1.5"),
     (POLICY + "max_delete_fraction: 0\n", "max_delete_fraction must be in (0, 1], not 0"),
     (POLICY + "max_retention_decrease: 1\n", "max_retention_decrease must be at least 0.01 and below 1"),
@@ -135,8 +146,10 @@ LOADER_ONLY = [
     (TOPIC + "configs: {min.cleanable.dirty.ratio: .nan}\n", "is not a value Kafka reads"),  # JSON has no NaN
     (TOPIC + "partitions: 1.0\n", "partitions: input should be a valid integer"),  # JSON: 1.0 is an integer
     (CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nignore_topics: ['(unclosed']\n", "is not a valid regex"),
-    (CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nsecurity: {protocol: SASL_SSL, username: $KAFKA_USER}\n",
-     "looks like an environment reference"),  # the text around ${NAME} references
+    (
+        CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nsecurity: {protocol: SASL_SSL, username: $KAFKA_USER}\n",
+        "looks like an environment reference",
+    ),  # the text around ${NAME} references
     (POLICY + "min_partitions: 12\nmax_partitions: 6\n", "min_partitions 12 is above max_partitions 6"),
 ]
 
@@ -188,19 +201,22 @@ def test_the_example_manifests_pass_the_schema(validator):
             assert not errors, (file.name, errors)
 
 
-@pytest.mark.parametrize("document", [
-    TOPIC + "configs: {retention.ms: 7d, retention.bytes: 50GiB, segment.bytes: '1073741824', preallocate: 'TRUE'}\n",
-    TOPIC + "configs: {cleanup.policy: [compact, delete], compression.gzip.level: -1, min.cleanable.dirty.ratio: .5}\n",
-    TOPIC + "configs: {retention.ms: 1h 30m, max.message.bytes: 512 KiB, follower.replication.throttled.replicas: '*'}\n",
-    TOPIC + "clusters: all\ntruncate: [{before_offset: {0: 5, 2: 7}}, {before_time: '2026-10-01 10:00:00.5+02:00'}]\n",
-    CLUSTER_HEAD + "bootstrap_servers: ' kafka-1:9092, ,[::1]:09092,${KAFKA_HOST}:9093'\n",
-    CLUSTER_HEAD + "bootstrap_servers: [',', 'k:1']\nsecurity: {protocol: SASL_SSL, password: '${P}'}\n",
-    RULE + "keep_last: 9223372036854775807\n",
-    POLICY + "max_delete_fraction: 1\nrequired_configs: {min.insync.replicas: null, retention.ms: 7d}\n",
-    POLICY + "max_retention_decrease: 0.5\n",
-    POLICY + "max_retention_decrease: 0.01\nmax_delete_fraction: 0.2\n",
-    TOPIC + "retention_stepping: gradual\noverrides: {prod: {retention_stepping: refuse}}\n",
-])
+@pytest.mark.parametrize(
+    "document",
+    [
+        TOPIC + "configs: {retention.ms: 7d, retention.bytes: 50GiB, segment.bytes: '1073741824', preallocate: 'TRUE'}\n",
+        TOPIC + "configs: {cleanup.policy: [compact, delete], compression.gzip.level: -1, min.cleanable.dirty.ratio: .5}\n",
+        TOPIC + "configs: {retention.ms: 1h 30m, max.message.bytes: 512 KiB, follower.replication.throttled.replicas: '*'}\n",
+        TOPIC + "clusters: all\ntruncate: [{before_offset: {0: 5, 2: 7}}, {before_time: '2026-10-01 10:00:00.5+02:00'}]\n",
+        CLUSTER_HEAD + "bootstrap_servers: ' kafka-1:9092, ,[::1]:09092,${KAFKA_HOST}:9093'\n",
+        CLUSTER_HEAD + "bootstrap_servers: [',', 'k:1']\nsecurity: {protocol: SASL_SSL, password: '${P}'}\n",
+        RULE + "keep_last: 9223372036854775807\n",
+        POLICY + "max_delete_fraction: 1\nrequired_configs: {min.insync.replicas: null, retention.ms: 7d}\n",
+        POLICY + "max_retention_decrease: 0.5\n",
+        POLICY + "max_retention_decrease: 0.01\nmax_delete_fraction: 0.2\n",
+        TOPIC + "retention_stepping: gradual\noverrides: {prod: {retention_stepping: refuse}}\n",
+    ],
+)
 def test_what_the_loader_accepts_the_schema_accepts(tmp_path, validator, document):
     (tmp_path / "clusters.yaml").write_text(CLUSTER)
     (tmp_path / "doc.yaml").write_text(document)

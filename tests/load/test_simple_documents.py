@@ -3,6 +3,7 @@
 must give the same documents (values, key and value positions, refusals, secrets) and the same
 problems, in the same order, for every text: the example manifests, every bad manifest, and texts
 that leave the plain path at each of its exits, also part-way through a file."""
+
 from __future__ import annotations
 
 import contextlib
@@ -34,27 +35,27 @@ quoted: {"<<": 1, "": empty, 'x': "y"}
 """
 # Each leaves the plain path at one of its exits; set between two plain documents, and alone.
 NOT_PLAIN = [
-    "a: &x 1\nb: *x\n",                      # an anchor, an alias
+    "a: &x 1\nb: *x\n",  # an anchor, an alias
     "base: &b {p: 1}\ntopic:\n  <<: *b\n  q: 2\n",  # a merge key
-    "a: !!str 1\nb: !!int '2'\n",            # tags on scalars
-    "a: !!map {b: 1}\n",                     # a tag on a mapping
-    "a: !local [1]\n",                       # a tag that is not allowed
-    "a: yes\n",                              # read differently by YAML 1.1
+    "a: !!str 1\nb: !!int '2'\n",  # tags on scalars
+    "a: !!map {b: 1}\n",  # a tag on a mapping
+    "a: !local [1]\n",  # a tag that is not allowed
+    "a: yes\n",  # read differently by YAML 1.1
     "a: 012\n",
-    "a: 1\na: 2\n",                          # a repeated key
-    "1: a\n'1': b\n",                        # equal texts, different keys
-    "? [1]\n: 2\n",                          # a list as a key
-    "? {a: 1}\n: 2\n",                       # a mapping as a key
-    "null: 1\n",                             # keys that are not text or whole numbers
+    "a: 1\na: 2\n",  # a repeated key
+    "1: a\n'1': b\n",  # equal texts, different keys
+    "? [1]\n: 2\n",  # a list as a key
+    "? {a: 1}\n: 2\n",  # a mapping as a key
+    "null: 1\n",  # keys that are not text or whole numbers
     "true: 1\n",
     "1.5: 1\n",
-    "security: {password: yes}\n",           # a refused secret
+    "security: {password: yes}\n",  # a refused secret
     "security: {password: &s p}\nname: *s\n",
-    "",                                      # an empty document
+    "",  # an empty document
     "~\n",
-    "just text\n",                           # a scalar document
-    "- 1\n- [2, {a: 3}]\n",                  # a list document
-    "a: " + "[" * 99 + "]" * 99 + "\n",      # nesting at the limit, and beyond it
+    "just text\n",  # a scalar document
+    "- 1\n- [2, {a: 3}]\n",  # a list document
+    "a: " + "[" * 99 + "]" * 99 + "\n",  # nesting at the limit, and beyond it
     "a: " + "[" * 100 + "]" * 100 + "\n",
     "a: " + "[" * 150 + "]" * 150 + "\n",
 ]

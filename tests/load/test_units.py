@@ -1,4 +1,5 @@
 """Friendly durations and sizes: parsing what people write, formatting without changing meaning."""
+
 from __future__ import annotations
 
 import pytest
@@ -6,9 +7,20 @@ import pytest
 from reconciler import units
 
 
-@pytest.mark.parametrize("text, ms", [
-    ("7d", 604_800_000), ("12h", 43_200_000), ("1h30m", 5_400_000), ("500ms", 500), ("2w", 1_209_600_000),
-    ("30s", 30_000), ("604800000", 604_800_000), ("-1", -1), (" 15m ", 900_000)])
+@pytest.mark.parametrize(
+    "text, ms",
+    [
+        ("7d", 604_800_000),
+        ("12h", 43_200_000),
+        ("1h30m", 5_400_000),
+        ("500ms", 500),
+        ("2w", 1_209_600_000),
+        ("30s", 30_000),
+        ("604800000", 604_800_000),
+        ("-1", -1),
+        (" 15m ", 900_000),
+    ],
+)
 def test_parse_duration(text, ms):
     assert units.parse_duration_ms(text) == ms
 
@@ -19,9 +31,19 @@ def test_bad_durations_say_what_is_accepted(text):
         units.parse_duration_ms(text)
 
 
-@pytest.mark.parametrize("text, n", [
-    ("1GiB", 1024**3), ("50GiB", 50 * 1024**3), ("512KiB", 524_288), ("1GB", 10**9), ("100 MiB", 100 * 1024**2),
-    ("1073741824", 1024**3), ("-1", -1), ("1tib", 1024**4)])
+@pytest.mark.parametrize(
+    "text, n",
+    [
+        ("1GiB", 1024**3),
+        ("50GiB", 50 * 1024**3),
+        ("512KiB", 524_288),
+        ("1GB", 10**9),
+        ("100 MiB", 100 * 1024**2),
+        ("1073741824", 1024**3),
+        ("-1", -1),
+        ("1tib", 1024**4),
+    ],
+)
 def test_parse_bytes(text, n):
     assert units.parse_bytes(text) == n
 
@@ -32,15 +54,16 @@ def test_bad_sizes(text):
         units.parse_bytes(text)
 
 
-@pytest.mark.parametrize("ms, text", [(604_800_000, "1w"), (86_400_000, "1d"), (5_400_000, "90m"), (1500, "1500ms"),
-                                      (-1, "-1"), (0, "0"), (2_592_000_000, "30d")])
+@pytest.mark.parametrize(
+    "ms, text",
+    [(604_800_000, "1w"), (86_400_000, "1d"), (5_400_000, "90m"), (1500, "1500ms"), (-1, "-1"), (0, "0"), (2_592_000_000, "30d")],
+)
 def test_format_duration_is_exact(ms, text):
     assert units.format_duration_ms(ms) == text
     assert units.parse_duration_ms(text) == ms
 
 
-@pytest.mark.parametrize("n, text", [(53_687_091_200, "50GiB"), (1000, "1000"), (1_048_576, "1MiB"), (-1, "-1"),
-                                     (1_536, "1536")])
+@pytest.mark.parametrize("n, text", [(53_687_091_200, "50GiB"), (1000, "1000"), (1_048_576, "1MiB"), (-1, "-1"), (1_536, "1536")])
 def test_format_bytes_is_exact(n, text):
     assert units.format_bytes(n) == text
     assert units.parse_bytes(text) == n

@@ -1,4 +1,5 @@
 """The action kinds: each is stated once, with all its facts, and has exactly one model class."""
+
 from __future__ import annotations
 
 import typing
@@ -21,6 +22,12 @@ def test_every_kind_has_its_facts_and_one_model_class():
 
 def test_apply_order_and_symbols():
     assert [k.value for k in sorted(ActionKind, key=lambda k: k.order)] == [
-        "create_topic", "add_partitions", "reassign_replicas", "alter_configs", "truncate", "delete_topic"]
+        "create_topic",
+        "add_partitions",
+        "reassign_replicas",
+        "alter_configs",
+        "truncate",
+        "delete_topic",
+    ]
     assert "".join(k.facts.symbol for k in ActionKind) == "+~~~x-"
     assert f"{ActionKind.TRUNCATE}" == str(ActionKind.TRUNCATE) == "truncate"

@@ -2,6 +2,7 @@
 properties over generated clusters (hypothesis shrinks a failure to a smallest case), and the
 balance and rack spread compared with every possible placement on small clusters.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -15,8 +16,11 @@ from hypothesis import strategies as st
 
 from reconciler.plan.placement import BrokerInfo, Placement, PlacementError
 
-PROPERTIES = settings(max_examples=int(os.environ.get("INVARIANT_EXAMPLES", "300")), deadline=None,
-                      derandomize=not os.environ.get("INVARIANT_EXAMPLES"))
+PROPERTIES = settings(
+    max_examples=int(os.environ.get("INVARIANT_EXAMPLES", "300")),
+    deadline=None,
+    derandomize=not os.environ.get("INVARIANT_EXAMPLES"),
+)
 UNKNOWN = 99  # a replica on a broker the metadata no longer lists (gone for good, or down)
 
 
@@ -29,6 +33,7 @@ def loads(placed: dict[str, dict[int, list[int]]]) -> Counter[int]:
 
 
 # -- the README's cases --------------------------------------------------------------------
+
 
 def test_one_to_three_on_three_brokers_adds_the_two_others_after_the_leader():
     placement = Placement(brokers(1, 2, 3), {"orders": {0: [1], 1: [2], 2: [3]}})
@@ -72,9 +77,11 @@ def test_draining_with_nowhere_to_go_says_which_brokers_are_eligible():
     placement = Placement(brokers(1, 2, 3, 4, down=(4,)), {"orders": {0: [1, 2, 3]}}, drain=[3])
     with pytest.raises(PlacementError) as error:
         placement.place("orders", 3)
-    assert str(error.value) == ("topic 'orders': replication factor 3 needs 3 brokers; 2 are eligible (1, 2; 3 is "
-                                "being drained; 4 is down); lower replication_factor, start or add brokers, or "
-                                "drain fewer")
+    assert str(error.value) == (
+        "topic 'orders': replication factor 3 needs 3 brokers; 2 are eligible (1, 2; 3 is "
+        "being drained; 4 is down); lower replication_factor, start or add brokers, or "
+        "drain fewer"
+    )
 
 
 def test_racks_a_b_c_with_six_brokers_spread_every_partition_over_three_racks():
@@ -97,8 +104,10 @@ def test_racks_a_b_c_shrinking_from_four_removes_the_doubled_rack():
 def test_some_brokers_without_a_rack_turn_racks_off_and_say_so():
     placement = Placement(brokers(1, 2, racks="ab") + [BrokerInfo(3, None)], {"orders": {0: [1]}})
     assert placement.rack_aware is False
-    assert placement.notes == ("placement ignores racks: broker 3 has no rack while 1, 2 have one; set broker.rack "
-                               "on every broker for rack-aware placement",)
+    assert placement.notes == (
+        "placement ignores racks: broker 3 has no rack while 1, 2 have one; set broker.rack "
+        "on every broker for rack-aware placement",
+    )
 
 
 def test_several_topics_placed_through_one_placement_share_the_balance():
@@ -125,14 +134,18 @@ def test_bad_pinned_lists_are_named_by_partition_all_at_once():
         "partition 4: replica_assignment [3, 1] names a partition the topic does not have (it has 0, 1, 2); "
         "partition 5: replica_assignment [1, 2] names a partition the topic does not have (it has 0, 1, 2). "
         "Correct replica_assignment in the manifest (one list of distinct, live, not drained broker ids per "
-        "partition, as long as replication_factor)")
+        "partition, as long as replication_factor)"
+    )
 
 
 def test_pinning_a_drained_or_down_broker_is_refused():
     placement = Placement(brokers(1, 2, 3, 4, down=(4,)), {"orders": {0: [1], 1: [2]}}, drain=[3])
-    with pytest.raises(PlacementError, match=r"partition 0: replica_assignment \[1, 3\] names broker 3, which is "
-                                             r"being drained; partition 1: replica_assignment \[2, 4\] adds broker "
-                                             r"4, which is down"):
+    with pytest.raises(
+        PlacementError,
+        match=r"partition 0: replica_assignment \[1, 3\] names broker 3, which is "
+        r"being drained; partition 1: replica_assignment \[2, 4\] adds broker "
+        r"4, which is down",
+    ):
         placement.place("orders", 2, pinned={0: [1, 3], 1: [2, 4]})
 
 
@@ -156,6 +169,7 @@ def test_a_broker_down_blocks_only_what_needs_it():
 
 # -- generated clusters --------------------------------------------------------------------
 
+
 @st.composite
 def clusters(draw, racks: str | None = None, everyone_up: bool = False, drains: bool = True, isr: bool = True):
     """(brokers, current, drain, topic, replication factor, isr or None): up to 7 brokers with
@@ -171,14 +185,14 @@ def clusters(draw, racks: str | None = None, everyone_up: bool = False, drains: 
     drain = draw(st.lists(st.sampled_from(ids), max_size=1)) if drains else []
     hosts = ids if everyone_up else [*ids, UNKNOWN]
     replica_list = st.lists(st.sampled_from(hosts), min_size=1, max_size=min(3, len(hosts)), unique=True)
-    current = {f"t{t}": dict(enumerate(draw(st.lists(replica_list, min_size=1, max_size=5))))
-               for t in range(draw(st.integers(1, 3)))}
+    current = {
+        f"t{t}": dict(enumerate(draw(st.lists(replica_list, min_size=1, max_size=5)))) for t in range(draw(st.integers(1, 3)))
+    }
     topic = draw(st.sampled_from(sorted(current)))
     replication_factor = draw(st.integers(1, len(ids)))  # more than are eligible now and then: refusals
     in_sync = None
     if isr and draw(st.booleans()):
-        in_sync = {p: draw(st.lists(st.sampled_from(r), max_size=len(r), unique=True))
-                   for p, r in current[topic].items()}
+        in_sync = {p: draw(st.lists(st.sampled_from(r), max_size=len(r), unique=True)) for p, r in current[topic].items()}
     return cluster, current, drain, topic, replication_factor, in_sync
 
 
@@ -239,7 +253,7 @@ def test_movement_is_minimal_and_the_first_replica_stays(case):
             if before[0] not in drain:
                 assert after[0] == before[0]
             if not drain:
-                assert after[:len(before)] == before
+                assert after[: len(before)] == before
 
 
 @PROPERTIES
@@ -296,10 +310,14 @@ def test_the_same_input_in_any_order_gives_the_same_placement(case, rnd: random.
         rnd.shuffle(items)
         return items
 
-    again = (shuffled(cluster),
-             {t: {p: list(r) for p, r in shuffled(parts.items())} for t, parts in shuffled(current.items())},
-             shuffled(drain), topic, replication_factor,
-             None if isr is None else {p: shuffled(r) for p, r in shuffled(isr.items())})
+    again = (
+        shuffled(cluster),
+        {t: {p: list(r) for p, r in shuffled(parts.items())} for t, parts in shuffled(current.items())},
+        shuffled(drain),
+        topic,
+        replication_factor,
+        None if isr is None else {p: shuffled(r) for p, r in shuffled(isr.items())},
+    )
     first = place(case)
     assert place(case) == first
     assert place(again) == first
@@ -315,8 +333,7 @@ def balanced_clusters(draw):
     current: dict[str, dict[int, list[int]]] = {}
     for t in range(draw(st.integers(1, 3))):
         factor, start = draw(st.integers(1, n)), draw(st.integers(0, n - 1))
-        current[f"t{t}"] = {p: [ids[(start + p + j) % n] for j in range(factor)]
-                            for p in range(n * draw(st.integers(1, 3)))}
+        current[f"t{t}"] = {p: [ids[(start + p + j) % n] for j in range(factor)] for p in range(n * draw(st.integers(1, 3)))}
     topic = draw(st.sampled_from(sorted(current)))
     factor = draw(st.integers(len(current[topic][0]), n))
     return brokers(*ids), current, topic, factor
@@ -343,8 +360,10 @@ def test_the_added_replicas_balance_the_cluster_as_well_as_any_placement_could(c
     if any(len(r) > replication_factor for r in current[topic].values()):
         return  # removals: covered by the tests above
     growing = {p: r for p, r in current[topic].items() if len(r) < replication_factor}
-    options = [[list(new) for new in itertools.combinations([b for b in ids if b not in r], replication_factor - len(r))]
-               for r in growing.values()]
+    options = [
+        [list(new) for new in itertools.combinations([b for b in ids if b not in r], replication_factor - len(r))]
+        for r in growing.values()
+    ]
     if sum(len(r) for r in current[topic].values()) > 12 or len(list(itertools.product(*options))) > 5000:
         return  # beyond what trying every placement can afford
 
@@ -355,4 +374,5 @@ def test_the_added_replicas_balance_the_cluster_as_well_as_any_placement_could(c
         return max(load[b] for b in ids) - min(load[b] for b in ids)
 
     assert spread([set(placed[p]) - set(current[topic][p]) for p in growing]) == min(
-        spread(chosen) for chosen in itertools.product(*options))
+        spread(chosen) for chosen in itertools.product(*options)
+    )

@@ -1,4 +1,5 @@
 """The pure planner: one behaviour per test, on hand-built desired and observed state."""
+
 from __future__ import annotations
 
 from datetime import datetime, timezone
@@ -26,16 +27,21 @@ def codes(result):
 
 
 def test_identical_state_gives_no_changes():
-    result = plan(desired(want("a", configs={"retention.ms": "1000"})),
-                  observed(have("a", set_on_topic={"retention.ms": "1000"})))
+    result = plan(
+        desired(want("a", configs={"retention.ms": "1000"})), observed(have("a", set_on_topic={"retention.ms": "1000"}))
+    )
     assert not result.has_changes and not result.diagnostics
 
 
 def test_missing_topic_is_created_with_declared_settings():
     result = plan(desired(want("a", partitions=6, replication_factor=2, configs={"retention.ms": "1000"})), observed())
     [action] = result.actions
-    assert (action.kind, action.partitions, action.replication_factor, action.configs) == \
-        ("create_topic", 6, 2, {"retention.ms": "1000"})
+    assert (action.kind, action.partitions, action.replication_factor, action.configs) == (
+        "create_topic",
+        6,
+        2,
+        {"retention.ms": "1000"},
+    )
     assert action.preconditions.exists is False and not action.destructive
 
 
@@ -57,22 +63,22 @@ def test_replication_factor_change_needs_the_brokers_in_the_observation():
 
 def test_config_set_records_before_value_and_source_and_precondition():
     # A raise: a cut is destructive and also depends on the other retention keys (tests/plan/test_retention.py).
-    result = plan(desired(want("a", configs={"retention.ms": "2000"})),
-                  observed(have("a", set_on_topic={"retention.ms": "1000"})))
+    result = plan(
+        desired(want("a", configs={"retention.ms": "2000"})), observed(have("a", set_on_topic={"retention.ms": "1000"}))
+    )
     [action] = result.actions
     [change] = action.changes
-    assert (change.op, change.before, change.after, change.before_source) == \
-        ("set", "1000", "2000", "DYNAMIC_TOPIC_CONFIG")
+    assert (change.op, change.before, change.after, change.before_source) == ("set", "1000", "2000", "DYNAMIC_TOPIC_CONFIG")
     assert action.preconditions.configs == {"retention.ms": "1000"} and not action.destructive
     assert action.preconditions.topic_id == "id-a"
 
 
 def test_declared_value_equal_to_inherited_default_is_pinned_on_the_topic():
-    result = plan(desired(want("a", configs={"cleanup.policy": "delete"})),
-                  observed(have("a", inherited={"cleanup.policy": "delete"})))
+    result = plan(
+        desired(want("a", configs={"cleanup.policy": "delete"})), observed(have("a", inherited={"cleanup.policy": "delete"}))
+    )
     [change] = result.actions[0].changes
-    assert (change.op, change.before, change.after, change.before_source) == \
-        ("set", "delete", "delete", "DEFAULT_CONFIG")
+    assert (change.op, change.before, change.after, change.before_source) == ("set", "delete", "delete", "DEFAULT_CONFIG")
     assert "pin" in result.actions[0].reason
 
 
@@ -81,8 +87,10 @@ def test_equal_values_compare_as_kafka_parses_them():
     assert same_config_value("preallocate", "TRUE", "true")
     assert same_config_value("min.cleanable.dirty.ratio", "0.50", "0.5")
     assert not same_config_value("retention.ms", "1000", "1001")
-    result = plan(desired(want("a", configs={"cleanup.policy": "compact,delete"})),
-                  observed(have("a", set_on_topic={"cleanup.policy": "compact, delete"})))
+    result = plan(
+        desired(want("a", configs={"cleanup.policy": "compact,delete"})),
+        observed(have("a", set_on_topic={"cleanup.policy": "compact, delete"})),
+    )
     assert not result.actions
 
 
@@ -96,24 +104,29 @@ def test_undeclared_keys_are_reported_by_default_and_removed_on_opt_in():
 
 
 def test_inherited_keys_are_never_deleted():
-    result = plan(desired(want("a", undeclared_configs=UndeclaredConfigs.REMOVE)),
-                  observed(have("a", inherited={"retention.ms": "5"})))
+    result = plan(
+        desired(want("a", undeclared_configs=UndeclaredConfigs.REMOVE)), observed(have("a", inherited={"retention.ms": "5"}))
+    )
     assert not result.actions
 
 
 def test_sensitive_value_is_not_compared():
     topic = have("a")
     from reconciler.models.observed import ObservedConfig
-    topic = topic.model_copy(update={"configs": {"x.secret": ObservedConfig(
-        value=None, source=ConfigSource.DYNAMIC_TOPIC_CONFIG, sensitive=True)}})
+
+    topic = topic.model_copy(
+        update={"configs": {"x.secret": ObservedConfig(value=None, source=ConfigSource.DYNAMIC_TOPIC_CONFIG, sensitive=True)}}
+    )
     result = plan(desired(want("a", configs={"x.secret": "v"})), observed(topic))
     assert not result.actions and codes(result) == [("warning", "sensitive-config-unknown", None)]
 
 
 def test_unmanaged_and_internal_topics_are_listed_or_ignored_never_touched():
-    result = plan(desired(want("a"), ignore_topics=["^connect-"]),
-                  observed(have("a"), have("legacy"), have("__consumer_offsets"), have("connect-offsets")),
-                  PlanOptions(ignore_topics=("^tmp",)))
+    result = plan(
+        desired(want("a"), ignore_topics=["^connect-"]),
+        observed(have("a"), have("legacy"), have("__consumer_offsets"), have("connect-offsets")),
+        PlanOptions(ignore_topics=("^tmp",)),
+    )
     assert result.unmanaged_topics == ["legacy"]
     assert not result.actions
 
@@ -131,16 +144,21 @@ def test_truncate_before_offset_for_all_and_per_partition():
     state = observed(have("a", partitions=3, log_start=10, hw=100))
     result = plan(desired(want("a", truncate=[BeforeOffset(offset=50)])), state)
     [action] = result.actions
-    assert [(t.partition, t.target_offset, t.records_to_delete) for t in action.partitions] == \
-        [(0, 50, 40), (1, 50, 40), (2, 50, 40)]
+    assert [(t.partition, t.target_offset, t.records_to_delete) for t in action.partitions] == [
+        (0, 50, 40),
+        (1, 50, 40),
+        (2, 50, 40),
+    ]
     assert action.destructive and action.records_to_delete == 120
     per = plan(desired(want("a", truncate=[BeforeOffset(partitions={1: 60})])), state)
     assert [(t.partition, t.target_offset) for t in per.actions[0].partitions] == [(1, 60)]
 
 
 def test_truncation_records_the_epoch_fencing_preconditions():
-    result = plan(desired(want("a", partitions=1, truncate=[BeforeOffset(offset=50)])),
-                  observed(have("a", partitions=1, log_start=10, hw=100, epoch=7, leader=2)))
+    result = plan(
+        desired(want("a", partitions=1, truncate=[BeforeOffset(offset=50)])),
+        observed(have("a", partitions=1, log_start=10, hw=100, epoch=7, leader=2)),
+    )
     t = result.actions[0].partitions[0]
     assert (t.leader, t.leader_epoch, t.log_start_offset, t.high_watermark) == (2, 7, 10, 100)
     assert result.actions[0].preconditions.topic_id == "id-a"
@@ -152,8 +170,9 @@ def test_target_at_or_below_log_start_is_already_satisfied():
 
 
 def test_target_beyond_high_watermark_is_an_error_not_an_action():
-    result = plan(desired(want("a", partitions=1, truncate=[BeforeOffset(offset=101)])),
-                  observed(have("a", partitions=1, hw=100)))
+    result = plan(
+        desired(want("a", partitions=1, truncate=[BeforeOffset(offset=101)])), observed(have("a", partitions=1, hw=100))
+    )
     assert not result.actions
     assert codes(result) == [("error", "truncate-beyond-high-watermark", 0)]
 
@@ -161,16 +180,17 @@ def test_target_beyond_high_watermark_is_an_error_not_an_action():
 def test_time_rule_uses_the_lookup_and_no_record_after_the_time_means_high_watermark_never_minus_one():
     rule = BeforeTime(timestamp=OCT_1)
     state = observed(have("a", partitions=2, hw=100, offsets_by_timestamp={OCT_1_MS: 40}))
-    assert [t.target_offset for t in plan(desired(want("a", partitions=2, truncate=[rule])), state)
-            .actions[0].partitions] == [40, 40]
+    assert [t.target_offset for t in plan(desired(want("a", partitions=2, truncate=[rule])), state).actions[0].partitions] == [
+        40,
+        40,
+    ]
     none_after = observed(have("a", partitions=1, hw=100, offsets_by_timestamp={OCT_1_MS: -1}))
     [t] = plan(desired(want("a", partitions=1, truncate=[rule])), none_after).actions[0].partitions
     assert t.target_offset == 100
 
 
 def test_time_rule_without_lookup_is_an_error():
-    result = plan(desired(want("a", partitions=1, truncate=[BeforeTime(timestamp=OCT_1)])),
-                  observed(have("a", partitions=1)))
+    result = plan(desired(want("a", partitions=1, truncate=[BeforeTime(timestamp=OCT_1)])), observed(have("a", partitions=1)))
     assert codes(result) == [("error", "missing-time-lookup", 0)]
 
 
@@ -185,25 +205,33 @@ def test_keep_last_and_everything():
 
 def test_consumed_by_takes_the_slowest_group_and_skips_partitions_a_group_never_committed():
     offsets = {"billing": {"a": {0: 60, 1: 30}}, "audit": {"a": {0: 50}}}
-    result = plan(desired(want("a", partitions=2, truncate=[ConsumedBy(groups=["billing", "audit"])])),
-                  observed(have("a", partitions=2), group_offsets=offsets))
+    result = plan(
+        desired(want("a", partitions=2, truncate=[ConsumedBy(groups=["billing", "audit"])])),
+        observed(have("a", partitions=2), group_offsets=offsets),
+    )
     assert [(t.partition, t.target_offset) for t in result.actions[0].partitions] == [(0, 50)]
     assert codes(result) == [("warning", "group-without-commit", 1)]
 
 
 def test_several_rules_combine_to_the_largest_target():
-    result = plan(desired(want("a", partitions=1, truncate=[BeforeOffset(offset=20), KeepLast(records=50)])),
-                  observed(have("a", partitions=1, hw=100)))
+    result = plan(
+        desired(want("a", partitions=1, truncate=[BeforeOffset(offset=20), KeepLast(records=50)])),
+        observed(have("a", partitions=1, hw=100)),
+    )
     assert result.actions[0].partitions[0].target_offset == 50
     assert result.actions[0].rule_kinds == ["before_offset", "keep_last"]
 
 
 def test_compacted_topic_truncation_is_refused_but_compact_delete_is_allowed():
-    compacted = plan(desired(want("a", configs={"cleanup.policy": "compact"}, truncate=[Everything()])),
-                     observed(have("a", set_on_topic={"cleanup.policy": "compact"})))
+    compacted = plan(
+        desired(want("a", configs={"cleanup.policy": "compact"}, truncate=[Everything()])),
+        observed(have("a", set_on_topic={"cleanup.policy": "compact"})),
+    )
     assert not compacted.actions and codes(compacted) == [("error", "truncate-compacted-topic", None)]
-    both = plan(desired(want("a", configs={"cleanup.policy": "compact,delete"}, truncate=[Everything()])),
-                observed(have("a", set_on_topic={"cleanup.policy": "compact,delete"})))
+    both = plan(
+        desired(want("a", configs={"cleanup.policy": "compact,delete"}, truncate=[Everything()])),
+        observed(have("a", set_on_topic={"cleanup.policy": "compact,delete"})),
+    )
     assert [a.kind for a in both.actions] == ["truncate"]
 
 
@@ -220,33 +248,48 @@ def test_protected_topic_is_never_truncated():
 
 def test_policy_limits_the_fraction_deleted_per_apply():
     state = observed(have("a", partitions=1, hw=100))
-    over = plan(desired(want("a", partitions=1, truncate=[BeforeOffset(offset=60)]),
-                        policy=Policy(max_delete_fraction=0.5)), state)
+    over = plan(
+        desired(want("a", partitions=1, truncate=[BeforeOffset(offset=60)]), policy=Policy(max_delete_fraction=0.5)), state
+    )
     assert codes(over) == [("error", "policy-max-delete-fraction", 0)]
-    within = plan(desired(want("a", partitions=1, truncate=[BeforeOffset(offset=50)]),
-                          policy=Policy(max_delete_fraction=0.5)), state)
+    within = plan(
+        desired(want("a", partitions=1, truncate=[BeforeOffset(offset=50)]), policy=Policy(max_delete_fraction=0.5)), state
+    )
     assert not within.diagnostics
 
 
 def test_offline_partition_truncation_waits():
-    result = plan(desired(want("a", partitions=1, truncate=[Everything()])),
-                  observed(have("a", partitions=1, leader=-1)))
+    result = plan(desired(want("a", partitions=1, truncate=[Everything()])), observed(have("a", partitions=1, leader=-1)))
     assert not result.actions and codes(result) == [("warning", "partition-offline", 0)]
 
 
 def test_an_offline_partition_as_the_live_read_records_it_waits_and_blocks_nothing_else():
     """The live read records an offline partition with leader, log start and high watermark -1:
     no rule may be resolved against those (before_offset would be "beyond the high watermark -1")."""
-    offline = have("a", partitions=2).partitions[1].model_copy(
-        update={"leader": -1, "log_start_offset": -1, "high_watermark": -1})
+    offline = (
+        have("a", partitions=2).partitions[1].model_copy(update={"leader": -1, "log_start_offset": -1, "high_watermark": -1})
+    )
     topic = have("a", partitions=2)
     topic = topic.model_copy(update={"partitions": [topic.partitions[0], offline]})
-    for rule in (BeforeOffset(offset=50), KeepLast(records=10), Everything(), BeforeTime(timestamp=OCT_1),
-                 ConsumedBy(groups=["g"])):
-        result = plan(desired(want("a", partitions=2, truncate=[rule]), want("b", configs={"retention.ms": "1"})),
-                      observed(topic.model_copy(update={"partitions": [
-                          topic.partitions[0].model_copy(update={"offsets_by_timestamp": {OCT_1_MS: 30}}), offline]}),
-                          have("b"), group_offsets={"g": {"a": {0: 40, 1: 90}}}))
+    for rule in (
+        BeforeOffset(offset=50),
+        KeepLast(records=10),
+        Everything(),
+        BeforeTime(timestamp=OCT_1),
+        ConsumedBy(groups=["g"]),
+    ):
+        result = plan(
+            desired(want("a", partitions=2, truncate=[rule]), want("b", configs={"retention.ms": "1"})),
+            observed(
+                topic.model_copy(
+                    update={
+                        "partitions": [topic.partitions[0].model_copy(update={"offsets_by_timestamp": {OCT_1_MS: 30}}), offline]
+                    }
+                ),
+                have("b"),
+                group_offsets={"g": {"a": {0: 40, 1: 90}}},
+            ),
+        )
         assert not result.has_errors, (rule, codes(result))
         assert ("warning", "partition-offline", 1) in codes(result)
         [waiting] = [d for d in result.diagnostics if d.code == "partition-offline"]
@@ -257,16 +300,21 @@ def test_an_offline_partition_as_the_live_read_records_it_waits_and_blocks_nothi
 
 
 def test_an_unknown_leader_epoch_is_not_planned_on():
-    result = plan(desired(want("a", partitions=1, truncate=[Everything()])),
-                  observed(have("a", partitions=1, epoch=-1)))
+    result = plan(desired(want("a", partitions=1, truncate=[Everything()])), observed(have("a", partitions=1, epoch=-1)))
     assert not result.actions and codes(result) == [("warning", "partition-offline", 0)]
     assert "could not be fenced" in result.diagnostics[0].message
 
 
 def test_a_deleted_topics_offline_partitions_are_named_not_counted_as_empty():
     topic = have("a", partitions=2, hw=100)
-    topic = topic.model_copy(update={"partitions": [topic.partitions[0], topic.partitions[1].model_copy(
-        update={"leader": -1, "log_start_offset": -1, "high_watermark": -1})]})
+    topic = topic.model_copy(
+        update={
+            "partitions": [
+                topic.partitions[0],
+                topic.partitions[1].model_copy(update={"leader": -1, "log_start_offset": -1, "high_watermark": -1}),
+            ]
+        }
+    )
     result = plan(desired(want("a", state=TopicState.ABSENT)), observed(topic))
     [action] = result.actions
     assert action.records == 100
@@ -274,25 +322,38 @@ def test_a_deleted_topics_offline_partitions_are_named_not_counted_as_empty():
 
 
 def test_a_group_committed_past_the_high_watermark_is_not_told_to_lower_an_offset():
-    result = plan(desired(want("a", partitions=1, truncate=[ConsumedBy(groups=["g"])])),
-                  observed(have("a", partitions=1, hw=50), group_offsets={"g": {"a": {0: 80}}}))
+    result = plan(
+        desired(want("a", partitions=1, truncate=[ConsumedBy(groups=["g"])])),
+        observed(have("a", partitions=1, hw=50), group_offsets={"g": {"a": {0: 80}}}),
+    )
     [error] = result.diagnostics
     assert error.code == "truncate-beyond-high-watermark" and "Lower the offset" not in error.message
     assert "unclean leader election" in error.message
 
 
 def test_estimated_bytes_from_partition_sizes():
-    result = plan(desired(want("a", partitions=1, truncate=[BeforeOffset(offset=25)])),
-                  observed(have("a", partitions=1, hw=100, size_bytes=1000)))
+    result = plan(
+        desired(want("a", partitions=1, truncate=[BeforeOffset(offset=25)])),
+        observed(have("a", partitions=1, hw=100, size_bytes=1000)),
+    )
     assert result.actions[0].estimated_bytes == 250
 
 
 def test_actions_are_in_apply_order_and_deterministic():
-    d = desired(want("z-new"), want("a-grow", partitions=6), want("m-conf", configs={"retention.ms": "1"}),
-                want("b-cut", truncate=[Everything()]), want("c-gone", state=TopicState.ABSENT))
+    d = desired(
+        want("z-new"),
+        want("a-grow", partitions=6),
+        want("m-conf", configs={"retention.ms": "1"}),
+        want("b-cut", truncate=[Everything()]),
+        want("c-gone", state=TopicState.ABSENT),
+    )
     o = observed(have("a-grow"), have("m-conf"), have("b-cut"), have("c-gone"))
     result = plan(d, o)
     assert [(a.kind, a.topic) for a in result.actions] == [
-        ("create_topic", "z-new"), ("add_partitions", "a-grow"), ("alter_configs", "m-conf"),
-        ("truncate", "b-cut"), ("delete_topic", "c-gone")]
+        ("create_topic", "z-new"),
+        ("add_partitions", "a-grow"),
+        ("alter_configs", "m-conf"),
+        ("truncate", "b-cut"),
+        ("delete_topic", "c-gone"),
+    ]
     assert plan(d, o) == result

@@ -6,6 +6,7 @@ smallest case.
   log start (that would be a no-op sent as a destructive action).
 - Unmanaged topics never produce actions.
 """
+
 from __future__ import annotations
 
 import os
@@ -30,16 +31,23 @@ from tests.simulate import apply_effects
 
 BASE = datetime(2026, 10, 1, tzinfo=timezone.utc)
 HOURS = range(4)  # the times a time rule may name, and the lookups the observed side answers
-CONFIG_VALUES = {"retention.ms": ["1000", "604800000"], "cleanup.policy": ["delete", "compact,delete"],
-                 "segment.bytes": ["1048576", "1073741824"]}
+CONFIG_VALUES = {
+    "retention.ms": ["1000", "604800000"],
+    "cleanup.policy": ["delete", "compact,delete"],
+    "segment.bytes": ["1048576", "1073741824"],
+}
 GROUPS = ["g1", "g2", "g3"]
-INVARIANTS = settings(max_examples=int(os.environ.get("INVARIANT_EXAMPLES", "300")), deadline=None,
-                      derandomize=not os.environ.get("INVARIANT_EXAMPLES"))
+INVARIANTS = settings(
+    max_examples=int(os.environ.get("INVARIANT_EXAMPLES", "300")),
+    deadline=None,
+    derandomize=not os.environ.get("INVARIANT_EXAMPLES"),
+)
 
 
 def configs():
     return st.dictionaries(st.sampled_from(sorted(CONFIG_VALUES)), st.just(None)).flatmap(
-        lambda keys: st.fixed_dictionaries({k: st.sampled_from(CONFIG_VALUES[k]) for k in keys}))
+        lambda keys: st.fixed_dictionaries({k: st.sampled_from(CONFIG_VALUES[k]) for k in keys})
+    )
 
 
 def rules(partitions: int, hw: int):
@@ -64,17 +72,22 @@ def topic_cases(draw, index: int):
     wanted_configs = draw(configs())
     if draw(st.booleans()):
         wanted_configs["cleanup.policy"] = "delete"
-    wanted = want(name, partitions=partitions + draw(st.sampled_from([0, 0, 1])), configs=wanted_configs,
-                  state=TopicState.ABSENT if draw(st.integers(0, 9)) == 0 else TopicState.PRESENT,
-                  truncate=draw(rules(partitions, hw)), undeclared_configs=draw(st.sampled_from(list(UndeclaredConfigs))))
+    wanted = want(
+        name,
+        partitions=partitions + draw(st.sampled_from([0, 0, 1])),
+        configs=wanted_configs,
+        state=TopicState.ABSENT if draw(st.integers(0, 9)) == 0 else TopicState.PRESENT,
+        truncate=draw(rules(partitions, hw)),
+        undeclared_configs=draw(st.sampled_from(list(UndeclaredConfigs))),
+    )
     if draw(st.integers(0, 9)) < 2:
         return wanted, None, {}
     found = st.one_of(st.just(-1), st.integers(log_start, hw))
     lookups = {int((BASE + timedelta(hours=h)).timestamp() * 1000): draw(found) for h in HOURS}
-    present = have(name, partitions=partitions, log_start=log_start, hw=hw, set_on_topic=draw(configs()),
-                   offsets_by_timestamp=lookups)
-    committed = {g: {p: draw(st.integers(0, hw)) for p in range(partitions)}
-                 for g in GROUPS if draw(st.integers(0, 9)) < 8}
+    present = have(
+        name, partitions=partitions, log_start=log_start, hw=hw, set_on_topic=draw(configs()), offsets_by_timestamp=lookups
+    )
+    committed = {g: {p: draw(st.integers(0, hw)) for p in range(partitions)} for g in GROUPS if draw(st.integers(0, 9)) < 8}
     return wanted, present, committed
 
 

@@ -1,5 +1,6 @@
 """Retention-aware plans, pure: which config changes make the brokers delete records, the
 estimate of how many, and the policy limit on it."""
+
 from __future__ import annotations
 
 from datetime import datetime, timezone
@@ -24,8 +25,9 @@ INHERITED = retention.inherited_values(observed())  # Kafka's defaults: delete, 
 def classified(now: dict[str, str], changes: dict[str, str | None]) -> retention.Classification:
     """`now`: values set on the topic; `changes`: key -> value set (None: the override deleted)."""
     topic = have("t", set_on_topic=now)
-    found = [ConfigChange(key=k, op="set", after=v) if v is not None else ConfigChange(key=k, op="delete")
-             for k, v in changes.items()]
+    found = [
+        ConfigChange(key=k, op="set", after=v) if v is not None else ConfigChange(key=k, op="delete") for k, v in changes.items()
+    ]
     return retention.classify(*retention.before_and_after(found, topic, INHERITED))
 
 
@@ -53,17 +55,24 @@ CASES = [
     ({"cleanup.policy": "compact", "retention.ms": str(HOUR)}, {"retention.ms": "1"}, (None, None), []),
     # compaction settings on a compacted topic, and not on others
     ({"cleanup.policy": "compact"}, {"delete.retention.ms": str(HOUR)}, (None, None), ["tombstones"]),
-    ({"cleanup.policy": "compact", "min.compaction.lag.ms": str(DAY)}, {"min.compaction.lag.ms": "0"},
-     (None, None), ["superseded values"]),
+    (
+        {"cleanup.policy": "compact", "min.compaction.lag.ms": str(DAY)},
+        {"min.compaction.lag.ms": "0"},
+        (None, None),
+        ["superseded values"],
+    ),
     ({}, {"delete.retention.ms": str(HOUR)}, (None, None), []),
     # segments only shape what retention deletes
     ({}, {"segment.ms": str(HOUR)}, (None, None), []),
     # tiered storage
     ({"remote.storage.enable": "true"}, {"local.retention.ms": str(HOUR)}, (None, None), []),
-    ({"remote.storage.enable": "true"}, {"remote.storage.enable": "false", "remote.log.delete.on.disable": "true"},
-     (None, None), ["remote storage are deleted"]),
-    ({"remote.storage.enable": "true", "retention.ms": str(30 * DAY)}, {"retention.ms": str(DAY)}, (DAY, None),
-     ["30d -> 1d"]),
+    (
+        {"remote.storage.enable": "true"},
+        {"remote.storage.enable": "false", "remote.log.delete.on.disable": "true"},
+        (None, None),
+        ["remote storage are deleted"],
+    ),
+    ({"remote.storage.enable": "true", "retention.ms": str(30 * DAY)}, {"retention.ms": str(DAY)}, (DAY, None), ["30d -> 1d"]),
 ]
 
 
@@ -132,8 +141,9 @@ def test_what_cannot_be_read_is_unknown_never_zero():
     _, why = retention.estimate(partition(0), DAY, None, None)
     assert "no time" in why
     # Known records but no size: the bytes are unknown, the records are not.
-    expiry, why = retention.estimate(partition(0, offsets_by_timestamp={retention.time_lookup(NOW_MS, DAY): 10}),
-                                     DAY, None, NOW_MS)
+    expiry, why = retention.estimate(
+        partition(0, offsets_by_timestamp={retention.time_lookup(NOW_MS, DAY): 10}), DAY, None, NOW_MS
+    )
     assert why is None and expiry.records_to_delete == 10 and expiry.bytes_to_delete is None
 
 
@@ -143,14 +153,19 @@ def _observed(*topics):
 
 def test_a_retention_cut_is_a_destructive_config_change_with_an_estimate():
     lookup = retention.time_lookup(NOW_MS, DAY)
-    topic = have("a", partitions=2, hw=1000, size_bytes=100_000, set_on_topic={"retention.ms": str(30 * DAY)},
-                 offsets_by_timestamp={lookup: 250})
+    topic = have(
+        "a",
+        partitions=2,
+        hw=1000,
+        size_bytes=100_000,
+        set_on_topic={"retention.ms": str(30 * DAY)},
+        offsets_by_timestamp={lookup: 250},
+    )
     result = plan(desired(want("a", partitions=2, configs={"retention.ms": str(DAY)})), _observed(topic))
     [action] = result.actions
     assert isinstance(action, AlterConfigs) and action.destructive and action.retention is not None
     assert action.retention.records_to_delete == 500 and action.retention.bytes_to_delete == 50_000
-    assert action.preconditions.configs == {"cleanup.policy": None, "retention.bytes": None,
-                                            "retention.ms": str(30 * DAY)}
+    assert action.preconditions.configs == {"cleanup.policy": None, "retention.bytes": None, "retention.ms": str(30 * DAY)}
     summary = result.summary()
     assert (summary.change, summary.retention_cuts, summary.records_to_expire) == (1, 1, 500)
     text = render_plan(result, "text")
@@ -160,11 +175,18 @@ def test_a_retention_cut_is_a_destructive_config_change_with_an_estimate():
 def test_the_policy_limit_counts_a_retention_estimate_like_a_truncation():
     lookup = retention.time_lookup(NOW_MS, DAY)
     topic = have("a", partitions=2, hw=1000, set_on_topic={"retention.ms": str(30 * DAY)})
-    topic = topic.model_copy(update={"partitions": [
-        partition(0, hw=1000, offsets_by_timestamp={lookup: 100}),
-        partition(1, hw=1000, offsets_by_timestamp={lookup: 900})]})
-    result = plan(desired(want("a", partitions=2, configs={"retention.ms": str(DAY)}),
-                          policy=Policy(max_delete_fraction=0.5)), _observed(topic))
+    topic = topic.model_copy(
+        update={
+            "partitions": [
+                partition(0, hw=1000, offsets_by_timestamp={lookup: 100}),
+                partition(1, hw=1000, offsets_by_timestamp={lookup: 900}),
+            ]
+        }
+    )
+    result = plan(
+        desired(want("a", partitions=2, configs={"retention.ms": str(DAY)}), policy=Policy(max_delete_fraction=0.5)),
+        _observed(topic),
+    )
     [error] = [d for d in result.diagnostics if d.severity.value == "error"]
     assert (error.code, error.partition, error.action) == ("policy-max-delete-fraction", 1, "alter_configs")
     assert "a-1: deleting up to 900 of 1,000 records (90%)" in error.message
@@ -182,13 +204,14 @@ def test_an_unknown_estimate_warns_and_fails_where_a_policy_limit_applies():
 
 def test_a_protected_topic_is_never_cut_as_it_is_never_truncated():
     topic = have("a", partitions=1, set_on_topic={"cleanup.policy": "delete"})
-    result = plan(desired(want("a", partitions=1, protected=True, configs={"cleanup.policy": "compact"})),
-                  _observed(topic))
+    result = plan(desired(want("a", partitions=1, protected=True, configs={"cleanup.policy": "compact"})), _observed(topic))
     [error] = [d for d in result.diagnostics if d.severity.value == "error"]
     assert (error.code, error.action) == ("protected-topic-retention-cut", "alter_configs")
     assert "a is protected" in error.message and "compaction turns on" in error.message
-    raised = plan(desired(want("a", partitions=1, protected=True, configs={"retention.ms": str(30 * DAY)})),
-                  _observed(have("a", partitions=1, set_on_topic={"retention.ms": str(DAY)})))
+    raised = plan(
+        desired(want("a", partitions=1, protected=True, configs={"retention.ms": str(30 * DAY)})),
+        _observed(have("a", partitions=1, set_on_topic={"retention.ms": str(DAY)})),
+    )
     assert not raised.has_errors and not raised.actions[0].destructive
 
 
@@ -209,13 +232,18 @@ def test_compaction_is_destructive_but_not_counted():
 
 
 def test_json_of_a_config_change_without_deletion_has_no_retention_field_and_a_saved_plan_is_checked():
-    action = AlterConfigs(topic="a", preconditions=TopicPreconditions(exists=True),
-                          changes=[ConfigChange(key="retention.ms", op="set", after="1")])
+    action = AlterConfigs(
+        topic="a", preconditions=TopicPreconditions(exists=True), changes=[ConfigChange(key="retention.ms", op="set", after="1")]
+    )
     assert "retention" not in action.model_dump(mode="json")
     with pytest.raises(ValueError, match="destructive exactly when"):
         AlterConfigs.model_validate({**action.model_dump(mode="json"), "destructive": True})
-    cut = {"effects": ["x"], "retention_ms": 1, "partitions": [
-        {"partition": 0, "log_start_offset": 5, "high_watermark": 10, "keep_from_offset": 11}]}
+    cut = {
+        "effects": ["x"],
+        "retention_ms": 1,
+        "partitions": [{"partition": 0, "log_start_offset": 5, "high_watermark": 10, "keep_from_offset": 11}],
+    }
     with pytest.raises(ValueError, match="outside the log"):
-        Plan.model_validate({"cluster": "c", "actions": [
-            {**action.model_dump(mode="json"), "destructive": True, "retention": cut}]})
+        Plan.model_validate(
+            {"cluster": "c", "actions": [{**action.model_dump(mode="json"), "destructive": True, "retention": cut}]}
+        )

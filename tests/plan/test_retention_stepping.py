@@ -1,6 +1,7 @@
 """The policy's max_retention_decrease, pure: a retention cut larger than one apply may make is an
 error, or, for a topic with `retention_stepping: gradual`, one allowed step per plan whose estimate
 is the step's, saying how many applies remain, until the declared value is reached."""
+
 from __future__ import annotations
 
 from datetime import datetime, timezone
@@ -48,7 +49,7 @@ def test_the_lowest_allowed_limit_is_the_share_the_policy_keeps_rounded_up():
     assert retention.lowest_allowed(1, 0.5) == 0
     assert retention.steps(30 * DAY, DAY, 0.5) == PATH
     assert retention.steps(DAY, DAY, 0.5) == [] and retention.steps(DAY, 2 * DAY, 0.5) == []
-    assert retention.steps(2 ** 63 - 1, 0, 0.01)[-1] == 0  # the widest possible descent still ends
+    assert retention.steps(2**63 - 1, 0, 0.01)[-1] == 0  # the widest possible descent still ends
     assert retention.steps(1024, 1000, 0.5) == [1000]  # within one step: one apply
 
 
@@ -57,9 +58,11 @@ def test_a_cut_beyond_the_limit_is_an_error_naming_the_values_and_the_largest_st
     result = plan(desired(want("a", partitions=1, configs={"retention.ms": str(DAY)}), policy=HALF), _observed(topic))
     [error] = [d for d in result.diagnostics if d.severity.value == "error"]
     assert (error.code, error.topic, error.action) == ("policy-max-retention-decrease", "a", "alter_configs")
-    assert ("a: retention.ms 30d (2592000000) -> 1d (86400000) lowers retention by 97%, more than the policy's "
-            "max_retention_decrease of 50% per apply: the largest allowed step is to 15d (1296000000). Lower it in 5 "
-            "steps") in error.message
+    assert (
+        "a: retention.ms 30d (2592000000) -> 1d (86400000) lowers retention by 97%, more than the policy's "
+        "max_retention_decrease of 50% per apply: the largest allowed step is to 15d (1296000000). Lower it in 5 "
+        "steps"
+    ) in error.message
     assert error.key == "retention.ms"
     assert "retention_stepping: gradual" in error.message
     # The action is still shown (as planned, to the declared value), the plan cannot be applied.
@@ -67,10 +70,8 @@ def test_a_cut_beyond_the_limit_is_an_error_naming_the_values_and_the_largest_st
 
 
 def test_a_cut_within_the_limit_or_without_one_is_planned_as_declared():
-    topic = have("a", partitions=1, set_on_topic={"retention.ms": str(30 * DAY)},
-                 offsets_by_timestamp=_lookups(16 * DAY, DAY))
-    within = plan(desired(want("a", partitions=1, configs={"retention.ms": str(16 * DAY)}), policy=HALF),
-                  _observed(topic))
+    topic = have("a", partitions=1, set_on_topic={"retention.ms": str(30 * DAY)}, offsets_by_timestamp=_lookups(16 * DAY, DAY))
+    within = plan(desired(want("a", partitions=1, configs={"retention.ms": str(16 * DAY)}), policy=HALF), _observed(topic))
     assert not within.diagnostics and _only_action(within).retention.steps == []
     stepping = want("a", partitions=1, configs={"retention.ms": str(DAY)}, retention_stepping=GRADUAL)
     unlimited = plan(desired(stepping), _observed(topic))  # no max_retention_decrease: nothing steps
@@ -80,8 +81,18 @@ def test_a_cut_within_the_limit_or_without_one_is_planned_as_declared():
 def test_a_gradual_topic_plans_one_step_with_the_steps_estimate():
     # 200 records older than 15d, 900 older than 1d: the step deletes 200, not 900.
     topic = have("a", partitions=1, hw=1000, size_bytes=10_000, set_on_topic={"retention.ms": str(30 * DAY)})
-    topic = topic.model_copy(update={"partitions": [partition(0, hw=1000, size_bytes=10_000, offsets_by_timestamp={
-        retention.time_lookup(NOW_MS, 15 * DAY): 200, retention.time_lookup(NOW_MS, DAY): 900})]})
+    topic = topic.model_copy(
+        update={
+            "partitions": [
+                partition(
+                    0,
+                    hw=1000,
+                    size_bytes=10_000,
+                    offsets_by_timestamp={retention.time_lookup(NOW_MS, 15 * DAY): 200, retention.time_lookup(NOW_MS, DAY): 900},
+                )
+            ]
+        }
+    )
     wants = want("a", partitions=1, configs={"retention.ms": str(DAY)}, retention_stepping=GRADUAL)
     result = plan(desired(wants, policy=Policy(max_retention_decrease=0.5, max_delete_fraction=0.5)), _observed(topic))
     assert not result.diagnostics  # 20% by this step: within max_delete_fraction (the final cut, 90%, is not)
@@ -89,8 +100,11 @@ def test_a_gradual_topic_plans_one_step_with_the_steps_estimate():
     assert [(c.key, c.op, c.after) for c in action.changes] == [("retention.ms", "set", str(15 * DAY))]
     cut = action.retention
     assert cut.retention_ms == 15 * DAY and cut.records_to_delete == 200 and cut.bytes_to_delete == 2000
-    assert cut.steps == [RetentionStep(key="retention.ms", current=30 * DAY, planned=15 * DAY, target=DAY,
-                                       declared=str(DAY), remaining=4, max_decrease=0.5)]
+    assert cut.steps == [
+        RetentionStep(
+            key="retention.ms", current=30 * DAY, planned=15 * DAY, target=DAY, declared=str(DAY), remaining=4, max_decrease=0.5
+        )
+    ]
     assert result.stepping_applies == 4
     assert "one step toward 1d (86400000)" in action.reason
     text = render_plan(result, "text")
@@ -101,13 +115,11 @@ def test_a_gradual_topic_plans_one_step_with_the_steps_estimate():
 
 
 def _cluster_at(value: int) -> ObservedTopic:
-    return have("a", partitions=1, hw=1000, set_on_topic={"retention.ms": str(value)},
-                offsets_by_timestamp=_lookups(*PATH))
+    return have("a", partitions=1, hw=1000, set_on_topic={"retention.ms": str(value)}, offsets_by_timestamp=_lookups(*PATH))
 
 
 def test_planning_again_after_each_step_converges_in_the_announced_number_of_applies():
-    wants = desired(want("a", partitions=1, configs={"retention.ms": str(DAY)}, retention_stepping=GRADUAL),
-                    policy=HALF)
+    wants = desired(want("a", partitions=1, configs={"retention.ms": str(DAY)}, retention_stepping=GRADUAL), policy=HALF)
     value, applies, announced = 30 * DAY, 0, None
     while True:
         result = plan(wants, _observed(_cluster_at(value)))
@@ -124,7 +136,7 @@ def test_planning_again_after_each_step_converges_in_the_announced_number_of_app
 
 
 def test_retention_bytes_steps_with_its_size_estimate():
-    gib = 1024 ** 3
+    gib = 1024**3
     topic = have("b", partitions=2, hw=1000, size_bytes=8 * gib, set_on_topic={"retention.bytes": str(8 * gib)})
     wants = want("b", partitions=2, configs={"retention.bytes": str(gib)}, retention_stepping=GRADUAL)
     result = plan(desired(wants, policy=Policy(max_retention_decrease=0.75)), _observed(topic))
@@ -134,16 +146,21 @@ def test_retention_bytes_steps_with_its_size_estimate():
     assert (step.current, step.planned, step.target, step.remaining) == (8 * gib, 2 * gib, gib, 1)
     # 6 of 8 GiB beyond the step's limit, not 7 of 8 beyond the declared one.
     assert action.retention.retention_bytes == 2 * gib and action.retention.bytes_to_delete == 2 * 6 * gib
-    assert "retention.bytes 8GiB -> 2GiB this apply; 1 more apply to reach 1GiB (at most 75% per apply)" in \
-        render_plan(result, "text")
+    assert "retention.bytes 8GiB -> 2GiB this apply; 1 more apply to reach 1GiB (at most 75% per apply)" in render_plan(
+        result, "text"
+    )
 
 
 def test_both_limits_step_together_and_the_plan_counts_the_longer():
-    topic = have("c", partitions=1, hw=1000, size_bytes=4096,
-                 set_on_topic={"retention.ms": str(30 * DAY), "retention.bytes": "4096"},
-                 offsets_by_timestamp=_lookups(15 * DAY))
-    wants = want("c", partitions=1, configs={"retention.ms": str(DAY), "retention.bytes": "2048"},
-                 retention_stepping=GRADUAL)
+    topic = have(
+        "c",
+        partitions=1,
+        hw=1000,
+        size_bytes=4096,
+        set_on_topic={"retention.ms": str(30 * DAY), "retention.bytes": "4096"},
+        offsets_by_timestamp=_lookups(15 * DAY),
+    )
+    wants = want("c", partitions=1, configs={"retention.ms": str(DAY), "retention.bytes": "2048"}, retention_stepping=GRADUAL)
     action = _only_action(plan(desired(wants, policy=HALF), _observed(topic)))
     # retention.bytes 4096 -> 2048 is one allowed step: set as declared, no step for it.
     assert {c.key: c.after for c in action.changes} == {"retention.ms": str(15 * DAY), "retention.bytes": "2048"}
@@ -162,25 +179,29 @@ def test_removing_an_override_steps_toward_the_inherited_value_with_a_set():
 @pytest.mark.parametrize("stepping", [RetentionStepping.REFUSE, GRADUAL])
 def test_a_cut_from_unlimited_passes_only_while_it_deletes_nothing(stepping):
     def result(offset: int):
-        topic = have("u", partitions=2, hw=1000, set_on_topic={"retention.ms": "-1"},
-                     offsets_by_timestamp=_lookups(DAY, offset=offset))
-        return plan(desired(want("u", partitions=2, configs={"retention.ms": str(DAY)}, retention_stepping=stepping),
-                            policy=HALF), _observed(topic))
+        topic = have(
+            "u", partitions=2, hw=1000, set_on_topic={"retention.ms": "-1"}, offsets_by_timestamp=_lookups(DAY, offset=offset)
+        )
+        return plan(
+            desired(want("u", partitions=2, configs={"retention.ms": str(DAY)}, retention_stepping=stepping), policy=HALF),
+            _observed(topic),
+        )
 
     nothing_yet = result(0)  # every record is younger than a day
     assert not nothing_yet.diagnostics and _only_action(nothing_yet).retention.steps == []
     refused = result(300)
     [error] = refused.diagnostics
     assert error.code == "policy-max-retention-decrease"
-    assert ("u: retention.ms is unlimited and the manifest asks for 1d (86400000): a cut from no limit has no bounded step"
-            in error.message)
+    assert (
+        "u: retention.ms is unlimited and the manifest asks for 1d (86400000): a cut from no limit has no bounded step"
+        in error.message
+    )
     assert "it deletes up to 600 records now" in error.message and "Declare first a retention.ms" in error.message
 
 
 def test_retention_switched_on_is_a_cut_from_no_limit_and_unknown_estimates_refuse():
     topic = have("k", partitions=1, set_on_topic={"cleanup.policy": "compact"})
-    result = plan(desired(want("k", partitions=1, configs={"cleanup.policy": "delete"}), policy=HALF),
-                  _observed(topic))
+    result = plan(desired(want("k", partitions=1, configs={"cleanup.policy": "delete"}), policy=HALF), _observed(topic))
     [error] = [d for d in result.diagnostics if d.code == "policy-max-retention-decrease"]
     assert "retention.ms is not in effect (cleanup.policy compact)" in error.message
     assert "what it deletes is not known" in error.message
@@ -205,13 +226,16 @@ def test_a_saved_step_is_checked_on_load():
 
 
 def test_a_second_read_is_asked_only_for_a_step_whose_lookup_is_missing():
-    wants = desired(want("a", partitions=1, configs={"retention.ms": str(DAY)}, retention_stepping=GRADUAL),
-                    want("b", partitions=1, configs={"retention.ms": str(DAY)}), policy=HALF)
+    wants = desired(
+        want("a", partitions=1, configs={"retention.ms": str(DAY)}, retention_stepping=GRADUAL),
+        want("b", partitions=1, configs={"retention.ms": str(DAY)}),
+        policy=HALF,
+    )
     # As a snapshot reads them: every declared retention's lookup, and sizes.
-    seen = _observed(have("a", partitions=1, set_on_topic={"retention.ms": str(30 * DAY)},
-                          offsets_by_timestamp=_lookups(DAY), size_bytes=10),
-                     have("b", partitions=1, set_on_topic={"retention.ms": str(30 * DAY)},
-                          offsets_by_timestamp=_lookups(DAY), size_bytes=10))
+    seen = _observed(
+        have("a", partitions=1, set_on_topic={"retention.ms": str(30 * DAY)}, offsets_by_timestamp=_lookups(DAY), size_bytes=10),
+        have("b", partitions=1, set_on_topic={"retention.ms": str(30 * DAY)}, offsets_by_timestamp=_lookups(DAY), size_bytes=10),
+    )
     scope = estimate_scope(wants, seen)
     assert scope is not None and scope.now_ms == NOW_MS  # measured from the first read's instant
     # Only a is read again: its step (15d) and its declared value; b does not step.
@@ -219,8 +243,14 @@ def test_a_second_read_is_asked_only_for_a_step_whose_lookup_is_missing():
     assert scope.timestamps == {"a": tuple(sorted({NOW_MS - 15 * DAY, NOW_MS - DAY}))}
     assert scope.size_topics == {"a"}
     # Read already, or nothing to step: no second read.
-    read_already = have("a", partitions=1, hw=1000, set_on_topic={"retention.ms": str(30 * DAY)},
-                        offsets_by_timestamp=_lookups(*PATH), size_bytes=10)
+    read_already = have(
+        "a",
+        partitions=1,
+        hw=1000,
+        set_on_topic={"retention.ms": str(30 * DAY)},
+        offsets_by_timestamp=_lookups(*PATH),
+        size_bytes=10,
+    )
     assert estimate_scope(wants, _observed(read_already)) is None
     assert estimate_scope(desired(*wants.topics.values()), seen) is None
     assert estimate_scope(wants, _observed(have("a", partitions=1, set_on_topic={"retention.ms": str(DAY)}))) is None
@@ -230,20 +260,28 @@ def test_a_plan_reads_lookups_and_sizes_again_only_for_topics_whose_limits_lower
     """A plan's first read asks for no retention lookups or sizes: the configs it returns tell
     which topics lower a time or size limit (or turn one on), and only those are read again."""
     names = ("lowered", "same", "bytes", "segments", "removed", "back", "raised")
-    wants = desired(want("lowered", partitions=1, configs={"retention.ms": str(DAY)}),
-                    want("same", partitions=1, configs={"retention.ms": str(7 * DAY)}),
-                    want("bytes", partitions=1, configs={"retention.bytes": "1000"}),
-                    want("segments", partitions=1, configs={"retention.ms": str(7 * DAY), "segment.ms": "1000"}),
-                    want("removed", partitions=1, undeclared_configs=UndeclaredConfigs.REMOVE),
-                    want("back", partitions=1, undeclared_configs=UndeclaredConfigs.REMOVE),
-                    want("raised", partitions=1, configs={"retention.ms": str(30 * DAY)}))
-    seen = _observed(*(have(name, partitions=1, set_on_topic={"retention.ms": str(30 * DAY if name == "removed" else 7 * DAY)})
-                       for name in names))
+    wants = desired(
+        want("lowered", partitions=1, configs={"retention.ms": str(DAY)}),
+        want("same", partitions=1, configs={"retention.ms": str(7 * DAY)}),
+        want("bytes", partitions=1, configs={"retention.bytes": "1000"}),
+        want("segments", partitions=1, configs={"retention.ms": str(7 * DAY), "segment.ms": "1000"}),
+        want("removed", partitions=1, undeclared_configs=UndeclaredConfigs.REMOVE),
+        want("back", partitions=1, undeclared_configs=UndeclaredConfigs.REMOVE),
+        want("raised", partitions=1, configs={"retention.ms": str(30 * DAY)}),
+    )
+    seen = _observed(
+        *(
+            have(name, partitions=1, set_on_topic={"retention.ms": str(30 * DAY if name == "removed" else 7 * DAY)})
+            for name in names
+        )
+    )
     scope = estimate_scope(wants, seen)
     # Raising a limit, or removing an override equal to what is inherited, deletes nothing.
     assert scope is not None and scope.topics == {"lowered", "bytes", "removed"}
     assert scope.size_topics == scope.topics and scope.list_all is False
-    assert scope.timestamps == {"lowered": (NOW_MS - DAY,),
-                                "removed": (NOW_MS - 7 * DAY,)}  # Kafka's default, once the 30d override goes
+    assert scope.timestamps == {
+        "lowered": (NOW_MS - DAY,),
+        "removed": (NOW_MS - 7 * DAY,),
+    }  # Kafka's default, once the 30d override goes
     # A value written differently is compared as the brokers take it: nothing changes.
     assert estimate_scope(desired(want("same", partitions=1, configs={"retention.ms": f" {7 * DAY}"})), seen) is None

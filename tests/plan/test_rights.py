@@ -1,5 +1,6 @@
 """The planner as a least-privilege principal: hidden topics, each action's ACL operation
 (`reconciler.plan.rights`), and sizes the brokers would not give. Pure, on hand-built states."""
+
 from __future__ import annotations
 
 from datetime import datetime, timezone
@@ -32,23 +33,29 @@ def test_a_hidden_declared_topic_is_an_error_and_nothing_is_planned_for_it():
         assert not result.actions and result.has_errors
         [(code, action, message)] = errors(result)
         assert (code, action) == (DiagnosticCode.NOT_AUTHORISED, None)
-        assert message.startswith("not authorised to see topic a: the principal may not DESCRIBE it, so whether it "
-                                  "exists is unknown")
+        assert message.startswith(
+            "not authorised to see topic a: the principal may not DESCRIBE it, so whether it exists is unknown"
+        )
 
 
-@pytest.mark.parametrize(("kind", "declared", "have_kwargs", "lacking"), [
-    (ActionKind.ADD_PARTITIONS, {"partitions": 6}, {}, "ALTER"),
-    (ActionKind.ALTER_CONFIGS, {"configs": {"retention.ms": "2000"}}, {"set_on_topic": {"retention.ms": "1000"}},
-     "ALTER_CONFIGS"),
-    (ActionKind.TRUNCATE, {"truncate": [KeepLast(records=10)]}, {}, "DELETE"),
-    (ActionKind.DELETE_TOPIC, {"state": TopicState.ABSENT}, {}, "DELETE"),
-])
-def test_an_action_whose_operation_the_principal_lacks_is_an_error_under_that_action(kind, declared, have_kwargs,
-                                                                                       lacking):
+@pytest.mark.parametrize(
+    ("kind", "declared", "have_kwargs", "lacking"),
+    [
+        (ActionKind.ADD_PARTITIONS, {"partitions": 6}, {}, "ALTER"),
+        (
+            ActionKind.ALTER_CONFIGS,
+            {"configs": {"retention.ms": "2000"}},
+            {"set_on_topic": {"retention.ms": "1000"}},
+            "ALTER_CONFIGS",
+        ),
+        (ActionKind.TRUNCATE, {"truncate": [KeepLast(records=10)]}, {}, "DELETE"),
+        (ActionKind.DELETE_TOPIC, {"state": TopicState.ABSENT}, {}, "DELETE"),
+    ],
+)
+def test_an_action_whose_operation_the_principal_lacks_is_an_error_under_that_action(kind, declared, have_kwargs, lacking):
     topic = have("a", **have_kwargs)
     allowed = plan(desired(want("a", **declared)), observed(topic.model_copy(update={"authorized_operations": EVERYTHING})))
-    refused = plan(desired(want("a", **declared)),
-                   observed(topic.model_copy(update={"authorized_operations": without(lacking)})))
+    refused = plan(desired(want("a", **declared)), observed(topic.model_copy(update={"authorized_operations": without(lacking)})))
     assert [a.kind for a in allowed.actions] == [a.kind for a in refused.actions] == [kind]
     assert not allowed.diagnostics
     [(code, action, message)] = errors(refused)
@@ -68,27 +75,42 @@ def test_operations_not_known_never_block():
     assert len(result.actions) == 3 and not result.diagnostics
 
 
-@pytest.mark.parametrize(("on_cluster", "on_topic", "refused"), [
-    (None, None, False), (["DESCRIBE"], None, False), (None, ["DESCRIBE"], False),
-    (["DESCRIBE"], ["DESCRIBE"], True), (["CREATE", "DESCRIBE"], ["DESCRIBE"], False),
-    (["DESCRIBE"], ["CREATE", "DESCRIBE"], False),
-])
+@pytest.mark.parametrize(
+    ("on_cluster", "on_topic", "refused"),
+    [
+        (None, None, False),
+        (["DESCRIBE"], None, False),
+        (None, ["DESCRIBE"], False),
+        (["DESCRIBE"], ["DESCRIBE"], True),
+        (["CREATE", "DESCRIBE"], ["DESCRIBE"], False),
+        (["DESCRIBE"], ["CREATE", "DESCRIBE"], False),
+    ],
+)
 def test_creating_needs_create_on_the_cluster_or_the_topic(on_cluster, on_topic, refused):
-    state = observed().model_copy(update={"cluster_authorized_operations": on_cluster,
-                                          "absent_topic_operations": {} if on_topic is None else {"new": on_topic}})
+    state = observed().model_copy(
+        update={
+            "cluster_authorized_operations": on_cluster,
+            "absent_topic_operations": {} if on_topic is None else {"new": on_topic},
+        }
+    )
     result = plan(desired(want("new")), state)
     assert [a.kind for a in result.actions] == ["create_topic"]
     assert [(d.code, d.action) for d in result.diagnostics] == (
-        [(DiagnosticCode.MISSING_RIGHT, ActionKind.CREATE_TOPIC)] if refused else [])
+        [(DiagnosticCode.MISSING_RIGHT, ActionKind.CREATE_TOPIC)] if refused else []
+    )
 
 
 def test_the_grant_names_the_principal_when_the_manifests_do():
     spec = desired().cluster
     assert rights.principal(spec) == "<principal>"
-    named = spec.model_copy(update={"security": ClientSecurity(protocol="SASL_SSL", sasl_mechanism="SCRAM-SHA-512",
-                                                               username="reconciler", password="${PW}")})
-    assert rights.grant(named, "DELETE", "t") == "kafka-acls --add --allow-principal User:reconciler --operation " \
-                                                 "Delete --topic t"
+    named = spec.model_copy(
+        update={
+            "security": ClientSecurity(
+                protocol="SASL_SSL", sasl_mechanism="SCRAM-SHA-512", username="reconciler", password="${PW}"
+            )
+        }
+    )
+    assert rights.grant(named, "DELETE", "t") == "kafka-acls --add --allow-principal User:reconciler --operation Delete --topic t"
     from_env = named.model_copy(update={"security": named.security.model_copy(update={"username": "${USER}"})})
     assert rights.principal(from_env) == "<principal>"
 
@@ -96,8 +118,9 @@ def test_the_grant_names_the_principal_when_the_manifests_do():
 def test_refused_sizes_are_said_once_where_an_estimate_needs_them():
     topics = [have(n, set_on_topic={"retention.ms": "86400000"}, size_bytes=None) for n in ("a", "b")]
     state = observed(*topics).model_copy(update={"taken_at": WHEN, "sizes_refused": "CLUSTER_AUTHORIZATION_FAILED"})
-    cuts = plan(desired(*(want(n, configs={"retention.ms": "86400000"}, truncate=[KeepLast(records=1)])
-                          for n in ("a", "b"))), state)
+    cuts = plan(
+        desired(*(want(n, configs={"retention.ms": "86400000"}, truncate=[KeepLast(records=1)]) for n in ("a", "b"))), state
+    )
     [note] = [d for d in cuts.diagnostics if d.code == DiagnosticCode.SIZES_UNKNOWN]
     assert (note.severity, note.topic) == (Severity.INFO, None)
     assert note.message == rights.sizes_refused_line("CLUSTER_AUTHORIZATION_FAILED")
@@ -108,10 +131,12 @@ def test_refused_sizes_are_said_once_where_an_estimate_needs_them():
 def test_apply_refuses_by_the_re_read():
     spec = desired().cluster
     state = observed(have("a").model_copy(update={"authorized_operations": without("DELETE")})).model_copy(
-        update={"hidden_topics": ["b"]})
+        update={"hidden_topics": ["b"]}
+    )
     assert rights.refusal(ActionKind.ALTER_CONFIGS, "a", state, spec) is None
     assert rights.refusal(ActionKind.TRUNCATE, "a", state, spec).startswith(
-        "not authorised to truncate a: the principal lacks DELETE on topic a")
+        "not authorised to truncate a: the principal lacks DELETE on topic a"
+    )
     assert "nothing was sent" in rights.refusal(ActionKind.TRUNCATE, "b", state, spec)
 
 
@@ -120,8 +145,7 @@ def test_a_reassignment_needs_alter_on_the_cluster():
     topic = have("a", partitions=1, replication_factor=1).model_copy(update={"authorized_operations": EVERYTHING})
 
     def planned(cluster_operations):
-        state = observed(topic).model_copy(update={"brokers": brokers,
-                                                   "cluster_authorized_operations": cluster_operations})
+        state = observed(topic).model_copy(update={"brokers": brokers, "cluster_authorized_operations": cluster_operations})
         return plan(desired(want("a", partitions=1, replication_factor=3)), state)
 
     for known in (None, ["ALTER", "DESCRIBE"]):  # unknown never blocks

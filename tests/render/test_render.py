@@ -1,4 +1,5 @@
 """Renderers: the saved-plan round trip, what a reviewer must always see, and what must never show."""
+
 from __future__ import annotations
 
 import json
@@ -19,11 +20,12 @@ from tests.factories import desired, have, observed, want
 
 def _busy_plan(partitions: int = 3) -> Plan:
     return plan(
-        desired(want("new.topic", configs={"retention.ms": "604800000"}),
-                want("old.topic", partitions=partitions, truncate=[KeepLast(records=10)],
-                     configs={"retention.bytes": "1073741824"})),
-        observed(have("old.topic", partitions=partitions, hw=100, set_on_topic={"retention.bytes": "5"}),
-                 have("stray.topic")))
+        desired(
+            want("new.topic", configs={"retention.ms": "604800000"}),
+            want("old.topic", partitions=partitions, truncate=[KeepLast(records=10)], configs={"retention.bytes": "1073741824"}),
+        ),
+        observed(have("old.topic", partitions=partitions, hw=100, set_on_topic={"retention.bytes": "5"}), have("stray.topic")),
+    )
 
 
 def test_json_round_trip_is_exact_and_carries_derived_figures():
@@ -36,12 +38,15 @@ def test_json_round_trip_is_exact_and_carries_derived_figures():
     assert load_plan_json(text) == original
 
 
-@pytest.mark.parametrize("text, message", [
-    ("{not json", "is not JSON"),
-    ('{"hello": 1}', "is not a saved plan"),
-    ('{"format_version": 99, "actions": []}', "format version 99"),
-    ('{"format_version": 1, "cluster": "c", "actions": [{"kind": "truncate", "topic": "t"}]}', "not a valid saved plan"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("{not json", "is not JSON"),
+        ('{"hello": 1}', "is not a saved plan"),
+        ('{"format_version": 99, "actions": []}', "format version 99"),
+        ('{"format_version": 1, "cluster": "c", "actions": [{"kind": "truncate", "topic": "t"}]}', "not a valid saved plan"),
+    ],
+)
 def test_bad_saved_plans_are_refused_with_a_reason(text, message):
     with pytest.raises(SnapshotError, match=message) as raised:
         load_plan_json(text, origin="plan.json")
@@ -54,8 +59,9 @@ def test_text_shows_symbols_human_values_destructive_marker_and_summary():
     assert "~ alter configs of old.topic" in text and "1073741824 (1.0 GiB)" in text
     assert "x truncate old.topic: delete 270 records in 3 partitions" in text and "DESTRUCTIVE" in text
     assert "Unmanaged topics (in no manifest, never touched): stray.topic" in text
-    assert text.rstrip().endswith("Plan: 1 to create, 1 to change, 1 to truncate (270 records), 0 to delete. "
-                                  "0 errors, 0 warnings.")
+    assert text.rstrip().endswith(
+        "Plan: 1 to create, 1 to change, 1 to truncate (270 records), 0 to delete. 0 errors, 0 warnings."
+    )
 
 
 def test_colour_only_when_asked():
@@ -65,8 +71,11 @@ def test_colour_only_when_asked():
 
 def test_sensitive_values_never_rendered():
     secret = "hunter2-do-not-print"
-    action = AlterConfigs(topic="t", preconditions=TopicPreconditions(exists=True), changes=[
-        ConfigChange(key="some.password", op="set", before=secret, after=secret, sensitive=True)])
+    action = AlterConfigs(
+        topic="t",
+        preconditions=TopicPreconditions(exists=True),
+        changes=[ConfigChange(key="some.password", op="set", before=secret, after=secret, sensitive=True)],
+    )
     result = Plan(cluster="c", actions=[action])
     for fmt in ("text", "markdown"):
         rendered = render_plan(result, fmt)
@@ -76,8 +85,10 @@ def test_sensitive_values_never_rendered():
 def test_sensitive_topic_config_from_the_cluster_is_redacted_end_to_end():
     state = observed(have("t", set_on_topic={"retention.ms": "1"}))
     topic = state.topics["t"]
-    configs = dict(topic.configs, **{"message.format.version": ObservedConfig(
-        value=None, source=ConfigSource.DYNAMIC_TOPIC_CONFIG, sensitive=True)})
+    configs = dict(
+        topic.configs,
+        **{"message.format.version": ObservedConfig(value=None, source=ConfigSource.DYNAMIC_TOPIC_CONFIG, sensitive=True)},
+    )
     state = state.model_copy(update={"topics": {"t": topic.model_copy(update={"configs": configs})}})
     rendered = render_plan(plan(desired(want("t", configs={"retention.ms": "2"})), state), "text")
     assert "message.format.version=(sensitive) is set on the topic" in rendered and "None" not in rendered
@@ -100,12 +111,25 @@ def test_markdown_fits_a_pull_request_comment():
 
 def test_apply_result_in_every_format():
     follow_up = Plan(cluster="c")
-    result = ApplyResult(cluster="c", follow_up=follow_up, outcomes=[
-        ActionOutcome(kind="create_topic", topic="a", status=Status.APPLIED),
-        ActionOutcome(kind="truncate", topic="b", status=Status.REFUSED, message="log diverged on 1 partition",
-                      partitions=[PartitionOutcome(partition=0, status=Status.APPLIED, target_offset=50, low_watermark=50),
-                                  PartitionOutcome(partition=1, status=Status.REFUSED, target_offset=70,
-                                                   message="epoch 4 ends at 60, below the target 70")])])
+    result = ApplyResult(
+        cluster="c",
+        follow_up=follow_up,
+        outcomes=[
+            ActionOutcome(kind="create_topic", topic="a", status=Status.APPLIED),
+            ActionOutcome(
+                kind="truncate",
+                topic="b",
+                status=Status.REFUSED,
+                message="log diverged on 1 partition",
+                partitions=[
+                    PartitionOutcome(partition=0, status=Status.APPLIED, target_offset=50, low_watermark=50),
+                    PartitionOutcome(
+                        partition=1, status=Status.REFUSED, target_offset=70, message="epoch 4 ends at 60, below the target 70"
+                    ),
+                ],
+            ),
+        ],
+    )
     text = render_apply_result(result, "text")
     assert "REFUSED" in text and "partition 1: REFUSED (target 70) - epoch 4 ends at 60" in text
     assert "Result: 1 applied, 0 already satisfied, 1 refused, 0 failed." in text
@@ -121,8 +145,9 @@ def test_every_markdown_table_escapes_a_pipe_the_same_way():
     from reconciler.drift.engine import drift_for_cluster, report_of
     from reconciler.drift.render import render_report
 
-    failed = ApplyResult(cluster="c", outcomes=[
-        ActionOutcome(kind="alter_configs", topic="a", status=Status.FAILED, message="x | y\nz")])
+    failed = ApplyResult(
+        cluster="c", outcomes=[ActionOutcome(kind="alter_configs", topic="a", status=Status.FAILED, message="x | y\nz")]
+    )
     assert "| FAILED | alter configs | `a` | x \\| y z |" in render_apply_result(failed, "markdown")
     state = observed(have("t", set_on_topic={"retention.ms": "1|2"}))
     wanted = desired(want("t", configs={"retention.ms": "3"}))

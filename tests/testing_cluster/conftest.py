@@ -1,4 +1,5 @@
 """Shared fixtures: one cluster (and one admin client) per module where the tests' state allows."""
+
 from __future__ import annotations
 
 import itertools
@@ -36,6 +37,7 @@ def admin(cluster):
 def send(admin):
     """send(request, broker_id) -> response: a raw protocol request through the admin client's
     own connection manager, at the version kafka-python negotiates unless the request fixes one."""
+
     def _send(request, node_id):
         for _ in range(50):
             try:
@@ -43,4 +45,5 @@ def send(admin):
             except NodeNotReadyError:  # paused by an earlier test's throttle_time_ms, or reconnecting
                 time.sleep(0.05)
         return admin._manager.run(admin._manager.send, request, node_id)
+
     return _send

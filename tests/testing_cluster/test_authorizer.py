@@ -5,6 +5,7 @@ findResult), server/.../security/authorizer/AclEntry.java (supportedOperations),
 core/.../server/KafkaApis.scala, core/.../server/ControllerApis.scala (KRaft brokers forward
 CreateTopics, CreatePartitions, DeleteTopics and IncrementalAlterConfigs there), AuthHelper.scala.
 """
+
 from __future__ import annotations
 
 import time
@@ -56,10 +57,15 @@ def clients(secured):
     def client(user):
         if user not in opened:
             opened[user] = KafkaAdminClient(
-                bootstrap_servers=secured.bootstrap_servers, security_protocol="SASL_PLAINTEXT",
-                sasl_mechanism="PLAIN", sasl_plain_username=user, sasl_plain_password=USERS[user],
-                request_timeout_ms=10000)
+                bootstrap_servers=secured.bootstrap_servers,
+                security_protocol="SASL_PLAINTEXT",
+                sasl_mechanism="PLAIN",
+                sasl_plain_username=user,
+                sasl_plain_password=USERS[user],
+                request_timeout_ms=10000,
+            )
         return opened[user]
+
     yield client
     for admin in opened.values():
         admin.close()
@@ -68,6 +74,7 @@ def clients(secured):
 @pytest.fixture(scope="module")
 def as_user(clients):
     """as_user(name)(request) -> the response, sent over that user's own SASL connection."""
+
     def sender(user):
         admin = clients(user)
 
@@ -78,7 +85,9 @@ def as_user(clients):
                 except NodeNotReadyError:
                     time.sleep(0.05)
             return admin._manager.run(admin._manager.send, request, 1)
+
         return send
+
     return sender
 
 
@@ -106,19 +115,33 @@ def metadata(send, names=None, version=12, **flags):
 
 # -- the authorizer's rules (StandardAuthorizerData.findAclRule / findResult) -----------------
 
+
 def test_without_acls_or_super_users_there_is_no_authorizer_and_everything_is_allowed(send, cluster, unique):
     """No authorizer.class.name: AuthHelper.authorize is always true and authorizedOperations
     returns AclEntry.supportedOperations (CLUSTER: no token operations)."""
     name = unique()
     cluster.create_topic(name)
-    [t] = send(MetadataRequest(version=10, topics=[MetadataRequest.MetadataRequestTopic(name=name)],
-                               include_cluster_authorized_operations=True,
-                               include_topic_authorized_operations=True), 1).topics
+    [t] = send(
+        MetadataRequest(
+            version=10,
+            topics=[MetadataRequest.MetadataRequestTopic(name=name)],
+            include_cluster_authorized_operations=True,
+            include_topic_authorized_operations=True,
+        ),
+        1,
+    ).topics
     assert t.error_code == NONE
     assert t.authorized_operations == {READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS}
     described = send(DescribeClusterRequest(include_cluster_authorized_operations=True, endpoint_type=1), 1)
-    assert described.authorized_operations == {CREATE, ALTER, DESCRIBE, CLUSTER_ACTION, DESCRIBE_CONFIGS,
-                                               ALTER_CONFIGS, IDEMPOTENT_WRITE}
+    assert described.authorized_operations == {
+        CREATE,
+        ALTER,
+        DESCRIBE,
+        CLUSTER_ACTION,
+        DESCRIBE_CONFIGS,
+        ALTER_CONFIGS,
+        IDEMPOTENT_WRITE,
+    }
 
 
 def test_super_user_may_do_anything_and_no_acl_means_denied(secured, as_user, topic, bob):
@@ -150,8 +173,13 @@ def test_read_write_delete_alter_imply_describe_but_a_deny_of_read_does_not_deny
         secured.create_topic(name)
         secured.allow(alice, "topic", name, op)
     codes = {t.name: t.error_code for t in metadata(as_user(alice), list(names.values())).topics}
-    assert codes == {names["READ"]: NONE, names["WRITE"]: NONE, names["DELETE"]: NONE, names["ALTER"]: NONE,
-                     names["CREATE"]: TOPIC_DENIED}
+    assert codes == {
+        names["READ"]: NONE,
+        names["WRITE"]: NONE,
+        names["DELETE"]: NONE,
+        names["ALTER"]: NONE,
+        names["CREATE"]: TOPIC_DENIED,
+    }
     secured.deny(alice, "topic", names["READ"], "READ")
     assert metadata(as_user(alice), [names["READ"]]).topics[0].error_code == NONE
 
@@ -174,8 +202,9 @@ def test_acls_are_checked_against_the_anonymous_principal_without_sasl(unique):
 
 # -- Metadata (KafkaApis.handleTopicMetadataRequest) ---------------------------------------------
 
+
 def test_all_topics_metadata_leaves_out_topics_without_describe(secured, as_user, unique, alice):
-    """"In case of all topics, don't include topics unauthorized for Describe"."""
+    """ "In case of all topics, don't include topics unauthorized for Describe"."""
     visible, hidden = unique("vis"), unique("hid")
     secured.create_topic(visible)
     secured.create_topic(hidden)
@@ -184,9 +213,10 @@ def test_all_topics_metadata_leaves_out_topics_without_describe(secured, as_user
     assert visible in names and hidden not in names
 
 
-def test_a_named_topic_without_describe_answers_topic_authorization_failed_existing_or_not(secured, as_user,
-                                                                                          topic, unique, alice):
-    """"do not disclose the existence of topics unauthorized for Describe": the same answer for an
+def test_a_named_topic_without_describe_answers_topic_authorization_failed_existing_or_not(
+    secured, as_user, topic, unique, alice
+):
+    """ "do not disclose the existence of topics unauthorized for Describe": the same answer for an
     existing and a missing topic, zero topic id, no partitions, listed after the authorized
     topics, without authorized operations."""
     mine = unique("mine")
@@ -194,7 +224,10 @@ def test_a_named_topic_without_describe_answers_topic_authorization_failed_exist
     secured.allow(alice, "topic", mine, "DESCRIBE")
     answer = metadata(as_user(alice), [topic, "no-such-topic", mine], include_topic_authorized_operations=True)
     assert [(t.name, t.error_code) for t in answer.topics] == [
-        (mine, NONE), (topic, TOPIC_DENIED), ("no-such-topic", TOPIC_DENIED)]
+        (mine, NONE),
+        (topic, TOPIC_DENIED),
+        ("no-such-topic", TOPIC_DENIED),
+    ]
     for t in answer.topics[1:]:
         # kafka-python reads Uuid.ZERO_UUID as None.
         assert (t.topic_id, t.partitions, t.is_internal, t.authorized_operations) == (None, [], False, None)
@@ -219,10 +252,10 @@ def test_topic_authorized_operations_list_what_the_principal_may_do(secured, as_
 def test_cluster_authorized_operations_need_cluster_describe(secured, as_user, bob):
     """Metadata v8-10 and DescribeCluster (AuthHelper.computeDescribeClusterResponse): without
     DESCRIBE on the cluster the bitfield is 0, with it the allowed cluster operations."""
+
     def cluster_ops(user):
         v10 = metadata(as_user(user), [], version=10, include_cluster_authorized_operations=True)
-        described = as_user(user)(DescribeClusterRequest(include_cluster_authorized_operations=True,
-                                                         endpoint_type=1))
+        described = as_user(user)(DescribeClusterRequest(include_cluster_authorized_operations=True, endpoint_type=1))
         assert described.error_code == NONE
         assert v10.authorized_operations == described.authorized_operations
         return described.authorized_operations
@@ -234,11 +267,22 @@ def test_cluster_authorized_operations_need_cluster_describe(secured, as_user, b
 
 # -- controller-bound APIs (ControllerApis) -----------------------------------------------------
 
+
 def create(send, name, validate_only=False, configs=()):
     T = CreateTopicsRequest.CreatableTopic
-    request = CreateTopicsRequest(topics=[T(name=name, num_partitions=2, replication_factor=1, assignments=[],
-                                            configs=[T.CreatableTopicConfig(name=k, value=v) for k, v in configs])],
-                                  timeout_ms=5000, validate_only=validate_only)
+    request = CreateTopicsRequest(
+        topics=[
+            T(
+                name=name,
+                num_partitions=2,
+                replication_factor=1,
+                assignments=[],
+                configs=[T.CreatableTopicConfig(name=k, value=v) for k, v in configs],
+            )
+        ],
+        timeout_ms=5000,
+        validate_only=validate_only,
+    )
     return send(request).topics[0]
 
 
@@ -272,8 +316,10 @@ def test_create_partitions_needs_alter(secured, as_user, topic, alice):
     T = CreatePartitionsRequest.CreatePartitionsTopic
 
     def grow(name):
-        return as_user(alice)(CreatePartitionsRequest(topics=[T(name=name, count=3, assignments=None)],
-                                                        timeout_ms=5000, validate_only=False)).results[0]
+        return as_user(alice)(
+            CreatePartitionsRequest(topics=[T(name=name, count=3, assignments=None)], timeout_ms=5000, validate_only=False)
+        ).results[0]
+
     for name in (topic, "no-such-topic"):
         r = grow(name)
         assert (r.error_code, r.error_message) == (TOPIC_DENIED, None)
@@ -283,8 +329,9 @@ def test_create_partitions_needs_alter(secured, as_user, topic, alice):
 
 
 def alter(send, name, value, validate_only=False, resource_type=TOPIC_RESOURCE):
-    request = IncrementalAlterConfigsRequest(resources=[(resource_type, name, [("retention.ms", SET, value)])],
-                                             validate_only=validate_only)
+    request = IncrementalAlterConfigsRequest(
+        resources=[(resource_type, name, [("retention.ms", SET, value)])], validate_only=validate_only
+    )
     r = send(request).responses[0]
     return r.error_code, r.error_message
 
@@ -296,8 +343,7 @@ def test_incremental_alter_configs_needs_alter_configs_also_in_validate_only(sec
     for validate_only in (True, False):
         assert alter(as_user(alice), topic, "1000", validate_only) == (TOPIC_DENIED, "Topic authorization failed.")
         assert alter(as_user(alice), topic, "not-a-number", validate_only)[0] == TOPIC_DENIED
-    assert alter(as_user(alice), "1", "1000", resource_type=BROKER_RESOURCE) == (
-        CLUSTER_DENIED, "Cluster authorization failed.")
+    assert alter(as_user(alice), "1", "1000", resource_type=BROKER_RESOURCE) == (CLUSTER_DENIED, "Cluster authorization failed.")
     assert "retention.ms" not in secured.topic_configs(topic)
     secured.allow(alice, "topic", topic, "ALTER_CONFIGS")
     assert alter(as_user(alice), topic, "1000") == (NONE, None)
@@ -311,12 +357,17 @@ def test_describe_configs_needs_describe_configs_which_alter_configs_implies(sec
     for name in (denied, implied):
         secured.create_topic(name)
     secured.allow(bob, "topic", implied, "ALTER_CONFIGS")
-    results = as_user(bob)(DescribeConfigsRequest(
-        resources=[(TOPIC_RESOURCE, denied, None), (BROKER_RESOURCE, "1", None), (TOPIC_RESOURCE, implied, None)],
-        include_synonyms=False)).results
+    results = as_user(bob)(
+        DescribeConfigsRequest(
+            resources=[(TOPIC_RESOURCE, denied, None), (BROKER_RESOURCE, "1", None), (TOPIC_RESOURCE, implied, None)],
+            include_synonyms=False,
+        )
+    ).results
     assert [(r.resource_name, r.error_code, r.error_message) for r in results] == [
-        (implied, NONE, None), (denied, TOPIC_DENIED, "Topic authorization failed."),
-        ("1", CLUSTER_DENIED, "Cluster authorization failed.")]
+        (implied, NONE, None),
+        (denied, TOPIC_DENIED, "Topic authorization failed."),
+        ("1", CLUSTER_DENIED, "Cluster authorization failed."),
+    ]
     assert results[0].configs and results[1].configs == []
 
 
@@ -349,6 +400,7 @@ def test_delete_topics_hides_existence_from_a_principal_without_describe(secured
 
 # -- partition APIs (KafkaApis) -----------------------------------------------------------------
 
+
 def test_delete_records_needs_delete_per_partition(secured, as_user, topic, alice):
     """KafkaApis.handleDeleteRecordsRequest: TOPIC_AUTHORIZATION_FAILED and low watermark -1 for
     each partition, before the topic's existence is looked at."""
@@ -369,10 +421,14 @@ def test_list_offsets_needs_describe(secured, as_user, topic, bob):
     T = ListOffsetsRequest.ListOffsetsTopic
 
     def earliest(user):
-        request = ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[T(name=topic, partitions=[
-            T.ListOffsetsPartition(partition_index=0, current_leader_epoch=-1, timestamp=-2)])])
+        request = ListOffsetsRequest(
+            replica_id=-1,
+            isolation_level=0,
+            topics=[T(name=topic, partitions=[T.ListOffsetsPartition(partition_index=0, current_leader_epoch=-1, timestamp=-2)])],
+        )
         p = as_user(user)(request).topics[0].partitions[0]
         return p.error_code, p.offset, p.timestamp, p.leader_epoch
+
     assert earliest(bob) == (TOPIC_DENIED, -1, -1, -1)
     secured.allow(bob, "topic", topic, "READ")
     assert earliest(bob) == (NONE, 0, -1, 0)
@@ -384,10 +440,15 @@ def test_offset_for_leader_epoch_accepts_cluster_action_or_topic_describe(secure
     T = OffsetForLeaderEpochRequest.OffsetForLeaderTopic
 
     def end_offset(user):
-        request = OffsetForLeaderEpochRequest(replica_id=-1, topics=[T(topic=topic, partitions=[
-            T.OffsetForLeaderPartition(partition=0, current_leader_epoch=-1, leader_epoch=0)])])
+        request = OffsetForLeaderEpochRequest(
+            replica_id=-1,
+            topics=[
+                T(topic=topic, partitions=[T.OffsetForLeaderPartition(partition=0, current_leader_epoch=-1, leader_epoch=0)])
+            ],
+        )
         p = as_user(user)(request).topics[0].partitions[0]
         return p.error_code, p.leader_epoch, p.end_offset
+
     assert end_offset(alice) == (TOPIC_DENIED, -1, -1)
     assert end_offset(bob) == (TOPIC_DENIED, -1, -1)
     secured.allow(alice, "topic", topic, "DESCRIBE")
@@ -398,13 +459,21 @@ def test_offset_for_leader_epoch_accepts_cluster_action_or_topic_describe(secure
 def test_describe_log_dirs_needs_cluster_describe(unique):
     """KafkaApis.handleDescribeLogDirsRequest: without DESCRIBE on the cluster, no results and
     (v3+) the top-level error CLUSTER_AUTHORIZATION_FAILED."""
-    with TestCluster(brokers=1, sasl_users={"carol": "pw"}, acls=[]) as c, KafkaAdminClient(
-            bootstrap_servers=c.bootstrap_servers, security_protocol="SASL_PLAINTEXT", sasl_mechanism="PLAIN",
-            sasl_plain_username="carol", sasl_plain_password="pw") as admin:
+    with (
+        TestCluster(brokers=1, sasl_users={"carol": "pw"}, acls=[]) as c,
+        KafkaAdminClient(
+            bootstrap_servers=c.bootstrap_servers,
+            security_protocol="SASL_PLAINTEXT",
+            sasl_mechanism="PLAIN",
+            sasl_plain_username="carol",
+            sasl_plain_password="pw",
+        ) as admin,
+    ):
         c.create_topic("sized")
 
         def log_dirs():
             return admin._manager.run(admin._manager.send, DescribeLogDirsRequest(version=4, topics=None), 1)
+
         r = log_dirs()
         assert (r.error_code, r.results) == (CLUSTER_DENIED, [])
         c.allow("carol", "cluster", "kafka-cluster", "DESCRIBE")
@@ -413,6 +482,7 @@ def test_describe_log_dirs_needs_cluster_describe(unique):
 
 
 # -- groups (KafkaApis) -------------------------------------------------------------------------
+
 
 def test_find_coordinator_needs_group_describe(secured, as_user, bob):
     """KafkaApis.getCoordinator: GROUP_AUTHORIZATION_FAILED with Node.noNode (-1, "", -1)."""
@@ -436,15 +506,17 @@ def test_offset_fetch_needs_group_describe_and_topic_describe(secured, as_user, 
     def fetch(topics):
         request = OffsetFetchRequest(version=8, groups=[G(group_id=group, topics=topics)], require_stable=False)
         [g] = as_user(alice)(request).groups
-        return g.error_code, [(t.name, [(p.committed_offset, p.error_code) for p in t.partitions])
-                              for t in g.topics]
+        return g.error_code, [(t.name, [(p.committed_offset, p.error_code) for p in t.partitions]) for t in g.topics]
+
     assert fetch(None) == (GROUP_DENIED, [])
     secured.allow(alice, "group", group, "DESCRIBE")
     secured.allow(alice, "topic", mine, "READ")
     assert fetch(None) == (NONE, [(mine, [(5, NONE)])])
     T = G.OffsetFetchRequestTopics
     assert fetch([T(name=theirs, partition_indexes=[0]), T(name=mine, partition_indexes=[0])]) == (
-        NONE, [(mine, [(5, NONE)]), (theirs, [(-1, TOPIC_DENIED)])])
+        NONE,
+        [(mine, [(5, NONE)]), (theirs, [(-1, TOPIC_DENIED)])],
+    )
 
 
 def test_list_describe_and_delete_groups_check_each_group(secured, as_user, unique, bob):
@@ -459,7 +531,9 @@ def test_list_describe_and_delete_groups_check_each_group(secured, as_user, uniq
     assert visible in listed and hidden not in listed
     described = as_user(bob)(DescribeGroupsRequest(groups=[visible, hidden], include_authorized_operations=True))
     assert [(g.group_id, g.error_code, g.group_state) for g in described.groups] == [
-        (hidden, GROUP_DENIED, ""), (visible, NONE, "Empty")]
+        (hidden, GROUP_DENIED, ""),
+        (visible, NONE, "Empty"),
+    ]
     assert described.groups[1].authorized_operations == {DESCRIBE}
     deleted = as_user(bob)(DeleteGroupsRequest(groups_names=[hidden]))
     assert [(r.group_id, r.error_code) for r in deleted.results] == [(hidden, GROUP_DENIED)]

@@ -7,6 +7,7 @@ refusals answered as INVALID_REQUEST, KAFKA-13609), server-common/.../config/Quo
 (leader/follower.replication.throttled.rate: LONG, atLeast(0), default Long.MAX_VALUE),
 core/.../server/ConfigHelper.scala (unknown broker keys are described as sensitive).
 """
+
 from __future__ import annotations
 
 import pytest
@@ -30,8 +31,7 @@ def alter(send, *resources, broker=1, validate_only=False):
 
 def described(send, name, broker=1, keys=None):
     """{key: (value, source, read_only, sensitive)} of BROKER `name`, or the error."""
-    request = DescribeConfigsRequest(resources=[(BROKER, name, keys)], include_synonyms=False,
-                                     include_documentation=False)
+    request = DescribeConfigsRequest(resources=[(BROKER, name, keys)], include_synonyms=False, include_documentation=False)
     [result] = send(request, broker).results
     if result.error_code:
         return result.error_code, result.error_message
@@ -44,8 +44,15 @@ def fresh(send):
     yield
     for broker in (1, 2, 3):
         for name in ("", str(broker)):
-            alter(send, (BROKER, name, [(LEADER_RATE, DELETE, None), (FOLLOWER_RATE, DELETE, None),
-                                        ("no.such.broker.key", DELETE, None)]), broker=broker)
+            alter(
+                send,
+                (
+                    BROKER,
+                    name,
+                    [(LEADER_RATE, DELETE, None), (FOLLOWER_RATE, DELETE, None), ("no.such.broker.key", DELETE, None)],
+                ),
+                broker=broker,
+            )
 
 
 def test_unset_rates_are_not_listed(send, fresh):
@@ -55,11 +62,14 @@ def test_unset_rates_are_not_listed(send, fresh):
 
 
 def test_a_rate_set_on_a_broker_reads_back_as_its_dynamic_config(cluster, send, fresh):
-    assert alter(send, (BROKER, "2", [(LEADER_RATE, SET, "1000"), (FOLLOWER_RATE, SET, "2000")]),
-                 broker=2) == [(BROKER, "2", NONE, None)]
+    assert alter(send, (BROKER, "2", [(LEADER_RATE, SET, "1000"), (FOLLOWER_RATE, SET, "2000")]), broker=2) == [
+        (BROKER, "2", NONE, None)
+    ]
     configs = described(send, "2", broker=2, keys=[LEADER_RATE, FOLLOWER_RATE])
-    assert configs == {LEADER_RATE: ("1000", DYNAMIC_BROKER_CONFIG, False, False),
-                       FOLLOWER_RATE: ("2000", DYNAMIC_BROKER_CONFIG, False, False)}
+    assert configs == {
+        LEADER_RATE: ("1000", DYNAMIC_BROKER_CONFIG, False, False),
+        FOLLOWER_RATE: ("2000", DYNAMIC_BROKER_CONFIG, False, False),
+    }
     assert cluster.dynamic_broker_configs(2) == {LEADER_RATE: "1000", FOLLOWER_RATE: "2000"}
     assert LEADER_RATE not in described(send, "1", broker=1)
     assert alter(send, (BROKER, "2", [(LEADER_RATE, DELETE, None)]), broker=2) == [(BROKER, "2", NONE, None)]
@@ -71,22 +81,36 @@ def test_another_brokers_entity_is_invalid_request(cluster, send, fresh):
     IncrementalAlterConfigs (validateResourceNameIsCurrentNodeId), and nothing changes."""
     assert described(send, "2", broker=1)[0] == INVALID_REQUEST
     assert alter(send, (BROKER, "2", [(LEADER_RATE, SET, "1000")]), broker=1) == [
-        (BROKER, "2", INVALID_REQUEST, "Unexpected broker id, expected 1, but received 2")]
+        (BROKER, "2", INVALID_REQUEST, "Unexpected broker id, expected 1, but received 2")
+    ]
     assert alter(send, (BROKER, "one", [(LEADER_RATE, SET, "1000")]), broker=1) == [
-        (BROKER, "one", INVALID_REQUEST, "Node id must be an integer, but it is: one")]
+        (BROKER, "one", INVALID_REQUEST, "Node id must be an integer, but it is: one")
+    ]
     assert cluster.dynamic_broker_configs(2) == {}
 
 
-@pytest.mark.parametrize("ops,error,message", [
-    ([(LEADER_RATE, SET, "fast")], INVALID_REQUEST,
-     f"Invalid value fast for configuration {LEADER_RATE}: Not a number of type LONG"),
-    ([(FOLLOWER_RATE, SET, "-1")], INVALID_REQUEST,
-     f"Invalid value -1 for configuration {FOLLOWER_RATE}: Value must be at least 0"),
-    ([("log.retention.check.interval.ms", SET, "1000")], INVALID_REQUEST,
-     "Cannot update these configs dynamically: Set(log.retention.check.interval.ms)"),
-    ([(LEADER_RATE, SET, None)], INVALID_REQUEST, f"Null value not supported for : {LEADER_RATE}"),
-    ([(LEADER_RATE, APPEND, "5")], INVALID_CONFIG, f"Unknown topic config name: {LEADER_RATE}"),
-])
+@pytest.mark.parametrize(
+    "ops,error,message",
+    [
+        (
+            [(LEADER_RATE, SET, "fast")],
+            INVALID_REQUEST,
+            f"Invalid value fast for configuration {LEADER_RATE}: Not a number of type LONG",
+        ),
+        (
+            [(FOLLOWER_RATE, SET, "-1")],
+            INVALID_REQUEST,
+            f"Invalid value -1 for configuration {FOLLOWER_RATE}: Value must be at least 0",
+        ),
+        (
+            [("log.retention.check.interval.ms", SET, "1000")],
+            INVALID_REQUEST,
+            "Cannot update these configs dynamically: Set(log.retention.check.interval.ms)",
+        ),
+        ([(LEADER_RATE, SET, None)], INVALID_REQUEST, f"Null value not supported for : {LEADER_RATE}"),
+        ([(LEADER_RATE, APPEND, "5")], INVALID_CONFIG, f"Unknown topic config name: {LEADER_RATE}"),
+    ],
+)
 def test_refused_values_change_nothing(cluster, send, fresh, ops, error, message):
     """seen: a non-dynamic key on "" -> INVALID_REQUEST "Cannot update these configs dynamically: ..."."""
     assert alter(send, (BROKER, "1", [(LEADER_RATE, SET, "5")] + ops)) == [(BROKER, "1", error, message)]
@@ -106,8 +130,7 @@ def test_validate_only_and_the_cluster_default(cluster, send, fresh):
 def test_a_key_no_broker_config_defines_is_stored_and_described_as_sensitive(cluster, send, fresh):
     """seen: an unknown key is stored, and read back with value null."""
     assert alter(send, (BROKER, "1", [("no.such.broker.key", SET, "x")])) == [(BROKER, "1", NONE, None)]
-    assert described(send, "1", keys=["no.such.broker.key"]) == {
-        "no.such.broker.key": (None, DYNAMIC_BROKER_CONFIG, True, True)}
+    assert described(send, "1", keys=["no.such.broker.key"]) == {"no.such.broker.key": (None, DYNAMIC_BROKER_CONFIG, True, True)}
 
 
 def test_refused_broker_resources_keep_their_place(cluster, send, fresh, unique):
@@ -115,21 +138,36 @@ def test_refused_broker_resources_keep_their_place(cluster, send, fresh, unique)
     their resources were; the rest come from the controller."""
     name = unique("cfg")
     cluster.create_topic(name)
-    got = alter(send, (TOPIC, name, [("retention.ms", SET, "1000")]), (BROKER, "3", [(LEADER_RATE, SET, "1")]),
-                (BROKER, "1", [(LEADER_RATE, SET, "1")]))
-    assert got == [(TOPIC, name, NONE, None),
-                   (BROKER, "3", INVALID_REQUEST, "Unexpected broker id, expected 1, but received 3"),
-                   (BROKER, "1", NONE, None)]
+    got = alter(
+        send,
+        (TOPIC, name, [("retention.ms", SET, "1000")]),
+        (BROKER, "3", [(LEADER_RATE, SET, "1")]),
+        (BROKER, "1", [(LEADER_RATE, SET, "1")]),
+    )
+    assert got == [
+        (TOPIC, name, NONE, None),
+        (BROKER, "3", INVALID_REQUEST, "Unexpected broker id, expected 1, but received 3"),
+        (BROKER, "1", NONE, None),
+    ]
 
 
 def test_the_broker_checks_before_the_controller_authorizes():
     """The receiving broker refuses a wrong entity before the controller checks ALTER_CONFIGS on
     the cluster (ControllerApis.authorizeAlterResource)."""
-    with TestCluster(brokers=1, sasl_users={"alice": "pw"}, super_users={"admin"}) as c, \
-            KafkaAdminClient(bootstrap_servers=c.bootstrap_servers, security_protocol="SASL_PLAINTEXT",
-                             sasl_mechanism="PLAIN", sasl_plain_username="alice", sasl_plain_password="pw") as admin:
+    with (
+        TestCluster(brokers=1, sasl_users={"alice": "pw"}, super_users={"admin"}) as c,
+        KafkaAdminClient(
+            bootstrap_servers=c.bootstrap_servers,
+            security_protocol="SASL_PLAINTEXT",
+            sasl_mechanism="PLAIN",
+            sasl_plain_username="alice",
+            sasl_plain_password="pw",
+        ) as admin,
+    ):
+
         def send(request, broker):
             return admin._manager.run(admin._manager.send, request, broker)
+
         assert alter(send, (BROKER, "2", [(LEADER_RATE, SET, "1")]))[0][2] == INVALID_REQUEST
         assert alter(send, (BROKER, "1", [(LEADER_RATE, SET, "1")]))[0][2] == CLUSTER_DENIED
         c.allow("alice", "cluster", "kafka-cluster", "ALTER_CONFIGS")

@@ -1,4 +1,5 @@
 """ApiVersions, SASL, Produce, groups and the remaining admin-client calls, end to end."""
+
 from __future__ import annotations
 
 import time
@@ -29,15 +30,18 @@ def test_api_versions_v0_to_v4(send):
 
 
 def test_disabled_api_is_not_advertised():
-    with TestCluster(brokers=1, disabled_apis={23}) as c, \
-            KafkaAdminClient(bootstrap_servers=c.bootstrap_servers) as admin:
+    with TestCluster(brokers=1, disabled_apis={23}) as c, KafkaAdminClient(bootstrap_servers=c.bootstrap_servers) as admin:
         assert 23 not in admin.api_versions() and 2 in admin.api_versions()
 
 
 def test_sasl_plain_accepts_the_right_password_and_refuses_a_wrong_one():
     with TestCluster(brokers=1, sasl_users={"alice": "pw"}) as c:
-        common = dict(bootstrap_servers=c.bootstrap_servers, security_protocol="SASL_PLAINTEXT",
-                      sasl_mechanism="PLAIN", sasl_plain_username="alice")
+        common = dict(
+            bootstrap_servers=c.bootstrap_servers,
+            security_protocol="SASL_PLAINTEXT",
+            sasl_mechanism="PLAIN",
+            sasl_plain_username="alice",
+        )
         with KafkaAdminClient(sasl_plain_password="pw", **common) as admin:
             assert admin.list_topics() == []
         with pytest.raises(KafkaError):
@@ -51,8 +55,7 @@ def test_producer_appends_with_create_time_timestamps(cluster, unique):
     now = int(time.time() * 1000)
     producer = KafkaProducer(bootstrap_servers=cluster.bootstrap_servers, acks="all")
     try:
-        sent = [producer.send(name, b"v" * 10, partition=1, timestamp_ms=now - 1000 + i).get(timeout=10)
-                for i in range(5)]
+        sent = [producer.send(name, b"v" * 10, partition=1, timestamp_ms=now - 1000 + i).get(timeout=10) for i in range(5)]
     finally:
         producer.close()
     assert [m.offset for m in sent] == [0, 1, 2, 3, 4]
@@ -77,8 +80,7 @@ def test_consumer_commit_and_committed(cluster, unique):
     cluster.create_topic(name)
     cluster.produce(name, 0, [1] * 20)
     tp = TopicPartition(name, 0)
-    consumer = KafkaConsumer(bootstrap_servers=cluster.bootstrap_servers, group_id=f"g-{name}",
-                             enable_auto_commit=False)
+    consumer = KafkaConsumer(bootstrap_servers=cluster.bootstrap_servers, group_id=f"g-{name}", enable_auto_commit=False)
     try:
         consumer.assign([tp])
         consumer.commit({tp: OffsetAndMetadata(12, "", -1)})
@@ -112,8 +114,13 @@ def test_describe_log_dirs_reports_bytes(cluster, admin, unique):
     name = unique()
     cluster.create_topic(name, replication_factor=3)
     cluster.produce(name, 0, [1] * 10, value_size=50)
-    sizes = [p["partition_size"] for r in admin.describe_log_dirs({name: [0]})
-             for d in r["log_dirs"] for t in d["topics"] for p in t["partitions"]]
+    sizes = [
+        p["partition_size"]
+        for r in admin.describe_log_dirs({name: [0]})
+        for d in r["log_dirs"]
+        for t in d["topics"]
+        for p in t["partitions"]
+    ]
     assert sizes == [500, 500, 500]
 
 

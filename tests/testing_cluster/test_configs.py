@@ -1,4 +1,5 @@
 """DescribeConfigs and IncrementalAlterConfigs (plus CreatePartitions, also controller-bound)."""
+
 from __future__ import annotations
 
 import pytest
@@ -15,8 +16,7 @@ TOPIC = 2
 
 
 def describe(send, name, keys=None, broker=1, synonyms=False):
-    request = DescribeConfigsRequest(resources=[(TOPIC, name, keys)], include_synonyms=synonyms,
-                                     include_documentation=False)
+    request = DescribeConfigsRequest(resources=[(TOPIC, name, keys)], include_synonyms=synonyms, include_documentation=False)
     [result] = send(request, broker).results
     return result
 
@@ -41,11 +41,14 @@ def test_sources_dynamic_and_default(cluster, send, unique):
 
 
 def test_static_broker_override_is_source_4():
-    with TestCluster(brokers=1, broker_configs={"log.retention.ms": "86400000"}) as c, \
-            KafkaAdminClient(bootstrap_servers=c.bootstrap_servers) as admin:
+    with (
+        TestCluster(brokers=1, broker_configs={"log.retention.ms": "86400000"}) as c,
+        KafkaAdminClient(bootstrap_servers=c.bootstrap_servers) as admin,
+    ):
         c.create_topic("t")
-        result = admin.describe_configs([ConfigResource("TOPIC", "t", ["retention.ms"])],
-                                        config_filter="all", include_synonyms=True)
+        result = admin.describe_configs(
+            [ConfigResource("TOPIC", "t", ["retention.ms"])], config_filter="all", include_synonyms=True
+        )
         entry = result["topic"]["t"]["retention.ms"]
         assert entry["value"] == "86400000" and entry["config_source"] == "STATIC_BROKER_CONFIG"
         assert [s["source"] for s in entry["synonyms"]] == ["STATIC_BROKER_CONFIG", "DEFAULT_CONFIG"]
@@ -61,8 +64,9 @@ def test_requested_unknown_keys_are_silently_omitted(cluster, send, unique):
 def test_unknown_topic_is_unknown_topic_or_partition(send, cluster, unique):
     name = unique()
     cluster.create_topic(name)
-    request = DescribeConfigsRequest(resources=[(TOPIC, "nope-x", None), (TOPIC, name, ["retention.ms"])],
-                                     include_synonyms=False, include_documentation=False)
+    request = DescribeConfigsRequest(
+        resources=[(TOPIC, "nope-x", None), (TOPIC, name, ["retention.ms"])], include_synonyms=False, include_documentation=False
+    )
     missing, present = send(request, 2).results
     assert missing.error_code == UNKNOWN_TOPIC and missing.configs == []
     assert present.error_code == NONE
@@ -96,10 +100,14 @@ def test_atomic_per_resource_not_across_resources(cluster, send, unique):
     good, bad = unique(), unique()
     cluster.create_topic(good)
     cluster.create_topic(bad)
-    request = IncrementalAlterConfigsRequest(resources=[
-        (TOPIC, good, [("retention.ms", SET, "3000")]),
-        (TOPIC, bad, [("retention.ms", SET, "x")]),
-        (TOPIC, "missing-topic-x", [("retention.ms", SET, "1")])], validate_only=False)
+    request = IncrementalAlterConfigsRequest(
+        resources=[
+            (TOPIC, good, [("retention.ms", SET, "3000")]),
+            (TOPIC, bad, [("retention.ms", SET, "x")]),
+            (TOPIC, "missing-topic-x", [("retention.ms", SET, "1")]),
+        ],
+        validate_only=False,
+    )
     codes = [r.error_code for r in send(request, 3).responses]
     assert codes == [NONE, INVALID_CONFIG, UNKNOWN_TOPIC]
     assert cluster.topic_configs(good) == {"retention.ms": "3000"} and cluster.topic_configs(bad) == {}
@@ -134,8 +142,7 @@ def test_unknown_key_and_duplicate_keys(cluster, send, unique):
 def test_admin_client_incremental_alter_and_describe(admin, cluster, unique):
     name = unique()
     cluster.create_topic(name)
-    assert admin.alter_configs([ConfigResource("TOPIC", name, {"retention.ms": "7000"})]) == \
-        {"topic": {name: "OK"}}
+    assert admin.alter_configs([ConfigResource("TOPIC", name, {"retention.ms": "7000"})]) == {"topic": {name: "OK"}}
     described = admin.describe_configs([ConfigResource("TOPIC", name)])
     assert described["topic"][name]["retention.ms"]["value"] == "7000"
 
@@ -146,8 +153,9 @@ def test_create_partitions_count_is_the_new_total(cluster, send, unique):
     T = CreatePartitionsRequest.CreatePartitionsTopic
 
     def grow(count, validate_only=False):
-        request = CreatePartitionsRequest(topics=[T(name=name, count=count, assignments=None)],
-                                          timeout_ms=5000, validate_only=validate_only)
+        request = CreatePartitionsRequest(
+            topics=[T(name=name, count=count, assignments=None)], timeout_ms=5000, validate_only=validate_only
+        )
         return send(request, 2).results[0].error_code
 
     assert grow(2) == INVALID_PARTITIONS
@@ -158,6 +166,7 @@ def test_create_partitions_count_is_the_new_total(cluster, send, unique):
     assert grow(5) == NONE
     p4 = cluster.partition(name, 4)
     assert len(p4.replicas) == 2 and p4.leader_epoch == 0
-    request = CreatePartitionsRequest(topics=[T(name="missing-x", count=3, assignments=None)],
-                                      timeout_ms=5000, validate_only=False)
+    request = CreatePartitionsRequest(
+        topics=[T(name="missing-x", count=3, assignments=None)], timeout_ms=5000, validate_only=False
+    )
     assert send(request, 1).results[0].error_code == UNKNOWN_TOPIC

@@ -1,4 +1,5 @@
 """CreateTopics (KAFKA_SEMANTICS.md "CreateTopics" and the observed-on-4.0 list)."""
+
 from __future__ import annotations
 
 import time
@@ -25,8 +26,13 @@ def create(send, *topics, validate_only=False, broker=1):
 
 
 def topic(name, partitions=1, rf=1, **configs):
-    return Topic(name=name, num_partitions=partitions, replication_factor=rf, assignments=[],
-                 configs=[Config(name=k.replace("_", "."), value=v) for k, v in configs.items()])
+    return Topic(
+        name=name,
+        num_partitions=partitions,
+        replication_factor=rf,
+        assignments=[],
+        configs=[Config(name=k.replace("_", "."), value=v) for k, v in configs.items()],
+    )
 
 
 def metadata_names(send, broker=1):
@@ -57,8 +63,7 @@ def test_validate_only_creates_nothing_and_reserves_nothing(send, cluster, uniqu
 def test_v5_plus_echoes_partitions_rf_and_effective_configs_also_in_validate_only(send, unique):
     name = unique()
     for validate_only in (True, False):
-        result = create(send, topic(name, partitions=4, rf=2, retention_ms="1000"),
-                        validate_only=validate_only)[name]
+        result = create(send, topic(name, partitions=4, rf=2, retention_ms="1000"), validate_only=validate_only)[name]
         assert result.num_partitions == 4 and result.replication_factor == 2
         assert result.topic_id != uuid.UUID(int=0)
         configs = {c.name: c for c in result.configs}
@@ -77,10 +82,19 @@ def test_topic_already_exists_also_in_validate_only(send, unique):
     assert create(send, topic(name), validate_only=True)[name].error_code == ALREADY_EXISTS
 
 
-@pytest.mark.parametrize("name,ok", [
-    ("a" * 249, True), ("a" * 250, False), (".", False), ("..", False), ("", False),
-    ("has space", False), ("slash/no", False), ("ok._-AZ09", True),
-])
+@pytest.mark.parametrize(
+    "name,ok",
+    [
+        ("a" * 249, True),
+        ("a" * 250, False),
+        (".", False),
+        ("..", False),
+        ("", False),
+        ("has space", False),
+        ("slash/no", False),
+        ("ok._-AZ09", True),
+    ],
+)
 def test_topic_names(send, name, ok):
     result = create(send, topic(name), validate_only=True)[name]
     assert result.error_code == (NONE if ok else INVALID_TOPIC)
@@ -112,14 +126,16 @@ def test_replication_factor_counts_live_brokers_only(unique):
     with TestCluster(brokers=3) as c:
         c.stop_broker(3)
         admin = KafkaAdminClient(bootstrap_servers=c.bootstrap_servers)
-        result = admin.create_topics({"x": {"num_partitions": 1, "replication_factor": 3}},
-                                     validate_only=True, raise_errors=False)
+        result = admin.create_topics(
+            {"x": {"num_partitions": 1, "replication_factor": 3}}, validate_only=True, raise_errors=False
+        )
         admin.close()
         assert result["topics"][0]["error_code"] == INVALID_RF
 
 
-@pytest.mark.parametrize("configs", [{"retention_mss": "1"}, {"retention_ms": "soon"},
-                                     {"cleanup_policy": "shred"}, {"min_insync_replicas": "0"}])
+@pytest.mark.parametrize(
+    "configs", [{"retention_mss": "1"}, {"retention_ms": "soon"}, {"cleanup_policy": "shred"}, {"min_insync_replicas": "0"}]
+)
 def test_unknown_key_or_bad_value_is_invalid_config(send, unique, configs):
     name = unique()
     assert create(send, topic(name, **configs), validate_only=True)[name].error_code == INVALID_CONFIG
@@ -133,8 +149,7 @@ def test_defaults_minus_one_use_broker_defaults(send, unique):
 
 def test_broker_level_defaults_are_honoured():
     configs = {"num.partitions": "4", "default.replication.factor": "2"}
-    with TestCluster(brokers=3, broker_configs=configs) as c, \
-            KafkaAdminClient(bootstrap_servers=c.bootstrap_servers) as admin:
+    with TestCluster(brokers=3, broker_configs=configs) as c, KafkaAdminClient(bootstrap_servers=c.bootstrap_servers) as admin:
         result = admin.create_topics(["dflt"])["topics"][0]
         assert (result["num_partitions"], result["replication_factor"]) == (4, 2)
         assert len(c.partition("dflt", 3).replicas) == 2
@@ -144,8 +159,7 @@ def test_more_than_10000_metadata_records_is_policy_violation_for_every_topic(se
     small, big = unique(), unique()
     # 1 topic record + 9,998 partition records + 1 config record = 10,000: allowed.
     assert create(send, topic(small, partitions=9998, retention_ms="1"), validate_only=True)[small].error_code == NONE
-    results = create(send, topic(small, partitions=9998, retention_ms="1"), topic(big, partitions=1),
-                     validate_only=True)
+    results = create(send, topic(small, partitions=9998, retention_ms="1"), topic(big, partitions=1), validate_only=True)
     assert {r.error_code for r in results.values()} == {POLICY_VIOLATION}
     results = create(send, topic(small, partitions=9999, retention_ms="1"), topic(big))
     assert {r.error_code for r in results.values()} == {POLICY_VIOLATION}
@@ -172,8 +186,10 @@ def test_recreated_topic_gets_a_new_id(send, admin, unique):
 
 
 def test_new_topics_appear_in_metadata_after_the_propagation_delay():
-    with TestCluster(brokers=1, metadata_propagation_delay=0.3) as c, \
-            KafkaAdminClient(bootstrap_servers=c.bootstrap_servers) as admin:
+    with (
+        TestCluster(brokers=1, metadata_propagation_delay=0.3) as c,
+        KafkaAdminClient(bootstrap_servers=c.bootstrap_servers) as admin,
+    ):
         admin.create_topics(["slow"])
         assert "slow" not in admin.list_topics()
         assert admin.create_topics(["slow"], raise_errors=False)["topics"][0]["error_code"] == ALREADY_EXISTS
@@ -183,7 +199,8 @@ def test_new_topics_appear_in_metadata_after_the_propagation_delay():
 
 def test_admin_client_create_topics_validate_only(admin, cluster, unique):
     name = unique()
-    result = admin.create_topics({name: {"num_partitions": 2, "replication_factor": 3,
-                                         "configs": {"retention.ms": "5000"}}}, validate_only=True)
+    result = admin.create_topics(
+        {name: {"num_partitions": 2, "replication_factor": 3, "configs": {"retention.ms": "5000"}}}, validate_only=True
+    )
     assert result["topics"][0]["configs"]["retention.ms"]["config_source"] == "DYNAMIC_TOPIC_CONFIG"
     assert name not in cluster.topic_names()

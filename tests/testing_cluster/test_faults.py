@@ -1,4 +1,5 @@
 """Fault switches and the request log, observed through real clients."""
+
 from __future__ import annotations
 
 import socket
@@ -37,7 +38,7 @@ def test_injected_error_without_apply_changes_nothing(cluster, send, unique):
     cluster.inject_error(DELETE_RECORDS, REQUEST_TIMED_OUT, times=1)
     assert delete_records(send, leader, name, 5) == (REQUEST_TIMED_OUT, -1)
     assert cluster.partition(name, 0).log_start_offset == 0
-    assert delete_records(send, leader, name, 5) == (NONE, 5)      # only once
+    assert delete_records(send, leader, name, 5) == (NONE, 5)  # only once
 
 
 def test_injected_timeout_with_apply_moves_log_start(cluster, send, unique):
@@ -67,8 +68,11 @@ def test_injected_error_fills_every_partition(cluster, send, unique):
     leader = cluster.partition(name, 0).leader
     cluster.inject_error(LIST_OFFSETS, NOT_LEADER)
     T = ListOffsetsRequest.ListOffsetsTopic
-    request = ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[T(name=name, partitions=[
-        T.ListOffsetsPartition(partition_index=i, timestamp=-1) for i in (0, 1)])])
+    request = ListOffsetsRequest(
+        replica_id=-1,
+        isolation_level=0,
+        topics=[T(name=name, partitions=[T.ListOffsetsPartition(partition_index=i, timestamp=-1) for i in (0, 1)])],
+    )
     partitions = send(request, leader).topics[0].partitions
     assert [(p.error_code, p.offset, p.leader_epoch) for p in partitions] == [(NOT_LEADER, -1, -1)] * 2
 
@@ -104,8 +108,10 @@ def test_move_leader_with_transient_unknown_leader_epoch(cluster, send, unique):
     follower = next(r for r in p.replicas if r != p.leader)
     cluster.move_leader(name, 0, to=follower, unknown_epoch_responses=2)
     T = OffsetForLeaderEpochRequest.OffsetForLeaderTopic
-    request = OffsetForLeaderEpochRequest(replica_id=-1, topics=[T(topic=name, partitions=[
-        T.OffsetForLeaderPartition(partition=0, current_leader_epoch=1, leader_epoch=0)])])
+    request = OffsetForLeaderEpochRequest(
+        replica_id=-1,
+        topics=[T(topic=name, partitions=[T.OffsetForLeaderPartition(partition=0, current_leader_epoch=1, leader_epoch=0)])],
+    )
     codes = [send(request, follower).topics[0].partitions[0].error_code for _ in range(3)]
     assert codes == [UNKNOWN_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH, NONE]
 

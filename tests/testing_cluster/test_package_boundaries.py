@@ -1,5 +1,6 @@
 """The test cluster stands in for Kafka: it must not borrow the product's code (a shared mistake
 would pass on both sides), and users get it without pytest unless they use the plugin."""
+
 from __future__ import annotations
 
 import ast
@@ -44,11 +45,14 @@ def test_the_check_sees_relative_imports():
 
 def test_the_package_and_its_command_work_without_pytest():
     # A None entry in sys.modules makes `import pytest` fail, as if it were not installed.
-    code = ("import sys; sys.modules['pytest'] = None\n"
-            "import reconciler.testing, reconciler.testing.__main__\n"
-            "from reconciler.testing import TestCluster\n"
-            "with TestCluster(brokers=1) as c: print(c.bootstrap_servers)\n")
-    done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True,
-                          timeout=60, cwd=PACKAGE.parent.parent)
+    code = (
+        "import sys; sys.modules['pytest'] = None\n"
+        "import reconciler.testing, reconciler.testing.__main__\n"
+        "from reconciler.testing import TestCluster\n"
+        "with TestCluster(brokers=1) as c: print(c.bootstrap_servers)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=60, cwd=PACKAGE.parent.parent
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("127.0.0.1:")

@@ -9,6 +9,7 @@ core/.../server/ControllerApis.scala (authorization), clients/.../requests/*Requ
 (getErrorResponse), clients/.../message/{AlterPartitionReassignments,ListPartitionReassignments,
 ElectLeaders}{Request,Response}.json.
 """
+
 from __future__ import annotations
 
 import time
@@ -35,10 +36,14 @@ PREFERRED, UNCLEAN = 0, 1
 @pytest.fixture
 def rig():
     """A fresh three-broker cluster (reassignments change cluster-wide state) and send(request, broker)."""
-    with TestCluster(brokers=3) as cluster, \
-            KafkaAdminClient(bootstrap_servers=cluster.bootstrap_servers, request_timeout_ms=10000) as admin:
+    with (
+        TestCluster(brokers=3) as cluster,
+        KafkaAdminClient(bootstrap_servers=cluster.bootstrap_servers, request_timeout_ms=10000) as admin,
+    ):
+
         def send(request, broker=1):
             return admin._manager.run(admin._manager.send, request, broker)
+
         yield cluster, send
 
 
@@ -49,30 +54,36 @@ def alter(send, *topics, broker=1):
 
 def answers(response):
     """[(topic, [(partition, error, message)])] in response order."""
-    return [(t.name, [(p.partition_index, p.error_code, p.error_message) for p in t.partitions])
-            for t in response.responses]
+    return [(t.name, [(p.partition_index, p.error_code, p.error_message) for p in t.partitions]) for t in response.responses]
 
 
 def listed(send, topics=None):
     response = send(ListPartitionReassignmentsRequest(timeout_ms=30000, topics=topics))
     assert (response.error_code, response.error_message) == (NONE, None)
-    return {(t.name, p.partition_index): (p.replicas, p.adding_replicas, p.removing_replicas)
-            for t in response.topics for p in t.partitions}
+    return {
+        (t.name, p.partition_index): (p.replicas, p.adding_replicas, p.removing_replicas)
+        for t in response.topics
+        for p in t.partitions
+    }
 
 
 def metadata(send, name):
     """(replicas, isr, leader, epoch, offline) of partition 0, as Metadata v12 reports it."""
-    response = send(MetadataRequest(version=12, topics=[MetadataRequest.MetadataRequestTopic(name=name)],
-                                    allow_auto_topic_creation=False))
+    response = send(
+        MetadataRequest(version=12, topics=[MetadataRequest.MetadataRequestTopic(name=name)], allow_auto_topic_creation=False)
+    )
     [p] = [p for t in response.topics for p in t.partitions if p.partition_index == 0]
     return p.replica_nodes, p.isr_nodes, p.leader_id, p.leader_epoch, p.offline_replicas
 
 
 def elect(send, election_type, topics, version=2, broker=1):
-    response = send(ElectLeadersRequest(version=version, election_type=election_type, topic_partitions=topics,
-                                        timeout_ms=30000), broker)
-    return response, [(r.topic, [(p.partition_id, p.error_code, p.error_message) for p in r.partition_result])
-                      for r in response.replica_election_results]
+    response = send(
+        ElectLeadersRequest(version=version, election_type=election_type, topic_partitions=topics, timeout_ms=30000), broker
+    )
+    return response, [
+        (r.topic, [(p.partition_id, p.error_code, p.error_message) for p in r.partition_result])
+        for r in response.replica_election_results
+    ]
 
 
 def log_dir(send, broker, name):
@@ -90,6 +101,7 @@ def set_broker_config(send, broker, key, value, op=0):
 
 
 # -- versions and answer shapes ------------------------------------------------------------------
+
 
 def test_versions_offered_are_kafka_4_0s(rig):
     """seen: AlterPartitionReassignments v0 only, ListPartitionReassignments v0 only, ElectLeaders v0-2."""
@@ -110,16 +122,22 @@ def test_alter_answers_every_entry_in_request_order(rig):
     cluster.stall_reassignments()
     response = alter(send, ("b", [(0, [1, 2])]), ("a", [(1, [1, 2]), (1, [3, 1])]), ("b", [(0, None)]))
     assert (response.error_code, response.error_message) == (NONE, None)
-    assert answers(response) == [("b", [(0, NONE, None)]), ("a", [(1, NONE, None), (1, NONE, None)]),
-                                 ("b", [(0, NO_REASSIGNMENT_IN_PROGRESS, None)])]
+    assert answers(response) == [
+        ("b", [(0, NONE, None)]),
+        ("a", [(1, NONE, None), (1, NONE, None)]),
+        ("b", [(0, NO_REASSIGNMENT_IN_PROGRESS, None)]),
+    ]
     assert cluster.reassignments()[("a", 1)].replicas[:2] == (3, 1)
 
 
-@pytest.mark.parametrize("replicas,message", [
-    ([1, 2, 1], "The manual partition assignment includes the broker 1 more than once."),
-    ([1, 99], "The manual partition assignment includes broker 99, but no such broker is registered."),
-    ([], "The manual partition assignment includes an empty replica list."),
-])
+@pytest.mark.parametrize(
+    "replicas,message",
+    [
+        ([1, 2, 1], "The manual partition assignment includes the broker 1 more than once."),
+        ([1, 99], "The manual partition assignment includes broker 99, but no such broker is registered."),
+        ([], "The manual partition assignment includes an empty replica list."),
+    ],
+)
 def test_invalid_targets_are_invalid_replica_assignment(rig, replicas, message):
     """seen; validateManualPartitionAssignment walks the brokers sorted."""
     cluster, send = rig
@@ -134,8 +152,10 @@ def test_unknown_topic_or_partition(rig):
     cluster.create_topic("t")
     cluster.stall_reassignments()
     got = answers(alter(send, ("t", [(5, [1]), (0, [1, 2])]), ("x", [(0, [1])])))
-    assert got == [("t", [(5, UNKNOWN_TOPIC_OR_PARTITION, "Unable to find partition t:5."), (0, NONE, None)]),
-                   ("x", [(0, UNKNOWN_TOPIC_OR_PARTITION, "Unable to find a topic named x.")])]
+    assert got == [
+        ("t", [(5, UNKNOWN_TOPIC_OR_PARTITION, "Unable to find partition t:5."), (0, NONE, None)]),
+        ("x", [(0, UNKNOWN_TOPIC_OR_PARTITION, "Unable to find a topic named x.")]),
+    ]
     assert cluster.reassignments() == {("t", 0): ReassignmentView((1, 2), (2,), ())}
 
 
@@ -148,6 +168,7 @@ def test_the_helper_refuses_like_the_wire(rig):
 
 
 # -- in progress -----------------------------------------------------------------------------------
+
 
 def test_while_in_progress_metadata_shows_target_then_removing_and_the_old_isr(rig):
     """seen: move [2,3] -> [1,3]: replicas [1,3,2], adding [1], removing [2]; ISR is the old ISR;
@@ -214,6 +235,7 @@ def test_adding_replicas_join_the_isr_as_they_catch_up(rig):
 
 # -- completion ------------------------------------------------------------------------------------
 
+
 def test_additions_only_keep_leader_and_epoch(rig):
     """seen: [1] -> [2,3,1]: leader stays 1, epoch 0, though 2 is now the preferred leader."""
     cluster, send = rig
@@ -263,6 +285,7 @@ def test_a_stopped_brokers_replica_stays_adding_until_it_is_back(rig):
 
 # -- cancel ----------------------------------------------------------------------------------------
 
+
 def test_cancel_when_idle_is_no_reassignment_in_progress(rig):
     """seen: NO_REASSIGNMENT_IN_PROGRESS (85) with a null message."""
     cluster, send = rig
@@ -294,6 +317,7 @@ def test_cancel_of_a_move_keeps_the_replicas_being_removed(rig):
 
 
 # -- catch-up over time ----------------------------------------------------------------------------
+
 
 def test_a_new_replicas_log_dir_size_follows_its_copy(rig):
     """A replica being added is a new replica, not a future log (is_future_key false); its
@@ -364,6 +388,7 @@ def test_throttled_copies_share_the_leaders_rate(rig):
 
 # -- ElectLeaders ----------------------------------------------------------------------------------
 
+
 def test_elect_preferred(rig):
     """seen: preferred already leads -> ELECTION_NOT_NEEDED with Errors' message; preferred down
     -> PREFERRED_LEADER_NOT_AVAILABLE; unknown topic / partition messages; done -> NONE, the
@@ -376,10 +401,17 @@ def test_elect_preferred(rig):
     cluster.stop_broker(2)
     response, got = elect(send, PREFERRED, [("t", [0, 1, 9]), ("x", [0])])
     assert response.error_code == NONE
-    assert got == [("t", [(0, NONE, None),
-                          (1, PREFERRED_LEADER_NOT_AVAILABLE, "The preferred leader was not available."),
-                          (9, UNKNOWN_TOPIC_OR_PARTITION, "No such partition as t-9")]),
-                   ("x", [(0, UNKNOWN_TOPIC_OR_PARTITION, "No such topic as x")])]
+    assert got == [
+        (
+            "t",
+            [
+                (0, NONE, None),
+                (1, PREFERRED_LEADER_NOT_AVAILABLE, "The preferred leader was not available."),
+                (9, UNKNOWN_TOPIC_OR_PARTITION, "No such partition as t-9"),
+            ],
+        ),
+        ("x", [(0, UNKNOWN_TOPIC_OR_PARTITION, "No such topic as x")]),
+    ]
     view = cluster.partition("t", 0)
     assert (view.leader, view.leader_epoch) == (view.replicas[0], 2)
     _, again = elect(send, PREFERRED, [("t", [0])])
@@ -433,12 +465,17 @@ def test_elect_v0_is_preferred_and_an_unknown_type_is_refused(rig):
 
 # -- racks -----------------------------------------------------------------------------------------
 
+
 def test_racks_in_metadata_and_describe_cluster():
-    with TestCluster(brokers=3, racks=["a", "b", None]) as cluster, \
-            KafkaAdminClient(bootstrap_servers=cluster.bootstrap_servers) as admin:
+    with (
+        TestCluster(brokers=3, racks=["a", "b", None]) as cluster,
+        KafkaAdminClient(bootstrap_servers=cluster.bootstrap_servers) as admin,
+    ):
+
         def racks(request):
             response = admin._manager.run(admin._manager.send, request, 1)
             return {b.node_id if hasattr(b, "node_id") else b.broker_id: b.rack for b in response.brokers}
+
         meta = MetadataRequest(version=12, topics=None, allow_auto_topic_creation=False)
         described = DescribeClusterRequest(include_cluster_authorized_operations=False, endpoint_type=1)
         assert racks(meta) == racks(described) == {1: "a", 2: "b", 3: None}
@@ -455,17 +492,26 @@ def test_racks_given_per_broker_id():
 
 # -- authorization ---------------------------------------------------------------------------------
 
+
 def test_cluster_alter_and_describe_are_needed():
     """ControllerApis: ALTER on CLUSTER for AlterPartitionReassignments and ElectLeaders, DESCRIBE
     on CLUSTER for ListPartitionReassignments; refused requests carry the error on every entry
     asked for and at the top level (getErrorResponse)."""
     users = {"admin": "pw", "alice": "pw"}
-    with TestCluster(brokers=1, sasl_users=users, super_users={"admin"}) as cluster, \
-            KafkaAdminClient(bootstrap_servers=cluster.bootstrap_servers, security_protocol="SASL_PLAINTEXT",
-                             sasl_mechanism="PLAIN", sasl_plain_username="alice",
-                             sasl_plain_password="pw") as admin:
+    with (
+        TestCluster(brokers=1, sasl_users=users, super_users={"admin"}) as cluster,
+        KafkaAdminClient(
+            bootstrap_servers=cluster.bootstrap_servers,
+            security_protocol="SASL_PLAINTEXT",
+            sasl_mechanism="PLAIN",
+            sasl_plain_username="alice",
+            sasl_plain_password="pw",
+        ) as admin,
+    ):
+
         def send(request, broker=1):
             return admin._manager.run(admin._manager.send, request, broker)
+
         cluster.create_topic("t")
         response = alter(send, ("t", [(0, [1])]))
         assert response.error_code == CLUSTER_DENIED

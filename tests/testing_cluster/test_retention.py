@@ -8,6 +8,7 @@ i < 10, 10075 for i < 100 and 10076 after, so 104 records fill a segment (a 105t
 1 MiB): segments start at 0, 104, 208, 312, 416, 520, the first holds 1047794 bytes, the next
 four 1047904 each and the active one 806080, 6045490 in all.
 """
+
 from __future__ import annotations
 
 import time
@@ -46,8 +47,7 @@ def value(i: int) -> bytes:
 def ten_hours(cluster, name, replication_factor=3, configs=None, wire=False):
     """The real cluster's log, produced over the wire or (faster, the same bytes) through the
     cluster's helper; returns (leader, followers)."""
-    cluster.create_topic(name, replication_factor=replication_factor,
-                         configs={"segment.bytes": str(MIB), **(configs or {})})
+    cluster.create_topic(name, replication_factor=replication_factor, configs={"segment.bytes": str(MIB), **(configs or {})})
     if wire:
         producer = KafkaProducer(bootstrap_servers=cluster.bootstrap_servers, acks="all", linger_ms=0)
         try:
@@ -87,8 +87,9 @@ def log_dir_sizes(send, cluster, topics):
     found = {}
     for broker in cluster.broker_ids:
         [result] = send(request, broker).results
-        found[broker] = {(t.name, p.partition_index): (p.partition_size, p.offset_lag)
-                         for t in result.topics for p in t.partitions}
+        found[broker] = {
+            (t.name, p.partition_index): (p.partition_size, p.offset_lag) for t in result.topics for p in t.partitions
+        }
     return found
 
 
@@ -98,6 +99,7 @@ def sizes(send, cluster, name):
 
 
 # -- segments ----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("wire", [True, False], ids=["produced", "helper"])
 def test_records_fill_1_mib_segments_as_on_the_real_cluster(cluster, send, unique, wire):
@@ -142,6 +144,7 @@ def test_a_produce_request_is_one_write_that_never_straddles_segments(cluster, u
 
 
 # -- the check ---------------------------------------------------------------------------------
+
 
 def test_lowering_retention_deletes_nothing_until_the_check(cluster, send, unique):
     name = unique("ret")
@@ -250,10 +253,10 @@ def test_delete_records_moves_the_start_at_once_and_frees_whole_segments_at_the_
 
 # -- replicas ----------------------------------------------------------------------------------
 
+
 def test_each_replica_applies_retention_to_its_own_log():
     with TestCluster(brokers=2) as c, _sender(c) as send:
-        leader, [follower] = ten_hours(c, "orders", replication_factor=2,
-                                       configs={"retention.ms": str(5 * HOUR)})
+        leader, [follower] = ten_hours(c, "orders", replication_factor=2, configs={"retention.ms": str(5 * HOUR)})
         c.enforce_retention(now_ms=T_END + 5 * MINUTE)
         assert earliest(send, c, "orders") == 208
         # The follower restarts and its first check comes hours before the leader's next one.
@@ -271,8 +274,7 @@ def test_each_replica_applies_retention_to_its_own_log():
 
 def test_a_stopped_broker_runs_no_check():
     with TestCluster(brokers=2) as c, _sender(c) as send:
-        leader, [follower] = ten_hours(c, "orders", replication_factor=2,
-                                       configs={"retention.ms": str(5 * HOUR)})
+        leader, [follower] = ten_hours(c, "orders", replication_factor=2, configs={"retention.ms": str(5 * HOUR)})
         c.stop_broker(follower)
         c.enforce_retention(now_ms=T_END + 5 * MINUTE)
         c.start_broker(follower)
@@ -293,13 +295,18 @@ def test_describe_log_dirs_leaves_out_unknown_topics_and_reports_no_lag(cluster,
 
 # -- broker configs ----------------------------------------------------------------------------
 
+
 def test_the_check_interval_is_a_broker_config_with_kafkas_default(send):
-    request = DescribeConfigsRequest(resources=[(BROKER, "1", ["log.retention.check.interval.ms",
-                                                               "log.initial.task.delay.ms"])],
-                                     include_synonyms=False, include_documentation=False)
+    request = DescribeConfigsRequest(
+        resources=[(BROKER, "1", ["log.retention.check.interval.ms", "log.initial.task.delay.ms"])],
+        include_synonyms=False,
+        include_documentation=False,
+    )
     [result] = send(request, 1).results
-    assert {c.name: c.value for c in result.configs} == {"log.retention.check.interval.ms": "300000",
-                                                         "log.initial.task.delay.ms": "30000"}
+    assert {c.name: c.value for c in result.configs} == {
+        "log.retention.check.interval.ms": "300000",
+        "log.initial.task.delay.ms": "30000",
+    }
 
 
 def test_background_checks_follow_the_broker_configs():
@@ -315,8 +322,7 @@ def test_background_checks_follow_the_broker_configs():
 
 
 def test_without_background_checks_nothing_is_deleted_on_its_own():
-    with TestCluster(brokers=1, broker_configs={"log.initial.task.delay.ms": "0",
-                                                "log.retention.check.interval.ms": "50"}) as c:
+    with TestCluster(brokers=1, broker_configs={"log.initial.task.delay.ms": "0", "log.retention.check.interval.ms": "50"}) as c:
         c.create_topic("old", configs={"retention.ms": str(HOUR)})
         c.produce("old", 0, [int(time.time() * 1000) - 2 * HOUR] * 3)
         time.sleep(0.2)

@@ -1,5 +1,6 @@
 """TLS listeners (server-only and mutual) and SASL PLAIN / SCRAM-SHA-256 / SCRAM-SHA-512, checked
 with kafka-python's clients and on the wire against what a Kafka 4.0 broker answers."""
+
 from __future__ import annotations
 
 import base64
@@ -95,8 +96,7 @@ LISTENERS = [
 
 
 @pytest.mark.parametrize("protocol,tls,client_auth,certificate,encrypted_key,mechanism", LISTENERS)
-def test_kafka_python_works_over_every_listener_kind(protocol, tls, client_auth, certificate, encrypted_key,
-                                                     mechanism):
+def test_kafka_python_works_over_every_listener_kind(protocol, tls, client_auth, certificate, encrypted_key, mechanism):
     sasl_users = USERS if mechanism else None
     with TestCluster(brokers=2, tls=tls, ssl_client_auth=client_auth, sasl_users=sasl_users) as c:
         assert c.security_protocol == protocol
@@ -119,15 +119,21 @@ def test_the_listener_kinds_and_certificate_files():
     with TestCluster(brokers=1, tls=True) as c:
         certs = c.tls
         assert certs is not None and c.security_protocol == "SSL"
-        for path in (certs.ca_file, certs.client_certfile, certs.client_keyfile, certs.client_encrypted_keyfile,
-                     certs.other_ca_file):
+        for path in (
+            certs.ca_file,
+            certs.client_certfile,
+            certs.client_keyfile,
+            certs.client_encrypted_keyfile,
+            certs.other_ca_file,
+        ):
             assert Path(path).read_text().startswith("-----BEGIN ")
         assert c.tls.client_settings() == {"ssl_cafile": str(certs.ca_file)}
         assert c.tls.client_settings(certificate=True, encrypted_key=True)["ssl_password"] == certs.client_key_password
         # The encrypted key needs its password, as a real one would.
         with pytest.raises(ssl.SSLError):
             ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_cert_chain(
-                certs.client_certfile, certs.client_encrypted_keyfile, password="wrong")
+                certs.client_certfile, certs.client_encrypted_keyfile, password="wrong"
+            )
     assert not Path(certs.directory).exists()  # made for the cluster, gone with it
 
 
@@ -141,6 +147,7 @@ def test_refuses_settings_kafka_would_refuse():
 
 
 # -- TLS failures ------------------------------------------------------------------------------
+
 
 def test_mutual_tls_without_a_client_certificate_gets_the_certificate_required_alert():
     with TestCluster(brokers=1, tls=True, ssl_client_auth="required") as c:
@@ -159,8 +166,7 @@ def test_a_client_that_does_not_trust_the_brokers_ca_fails_its_handshake():
         assert c.tls is not None
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
         context.load_verify_locations(c.tls.other_ca_file)
-        with socket.create_connection(("127.0.0.1", _port(c)), timeout=10) as raw, \
-                pytest.raises(ssl.SSLCertVerificationError):
+        with socket.create_connection(("127.0.0.1", _port(c)), timeout=10) as raw, pytest.raises(ssl.SSLCertVerificationError):
             context.wrap_socket(raw, server_hostname="127.0.0.1")
         # The brokers' certificate names localhost and 127.0.0.1, so hostname checks pass.
         with _connect(c) as sock:
@@ -181,6 +187,7 @@ def test_a_plaintext_client_on_a_tls_port_gets_a_tls_alert_and_a_close():
 
 # -- SASL ------------------------------------------------------------------------------------
 
+
 def test_handshake_lists_the_enabled_mechanisms_in_kafkas_order():
     # SaslServerAuthenticator keeps sasl.enabled.mechanisms in a java.util.HashSet.
     with TestCluster(brokers=1, sasl_users=USERS) as c, _connect(c) as sock:
@@ -189,8 +196,7 @@ def test_handshake_lists_the_enabled_mechanisms_in_kafkas_order():
 
 
 def test_a_mechanism_not_enabled_is_refused_with_the_enabled_ones_then_the_connection_closes():
-    with TestCluster(brokers=1, tls=True, sasl_users=USERS, sasl_mechanisms=("SCRAM-SHA-512",)) as c, \
-            _connect(c) as sock:
+    with TestCluster(brokers=1, tls=True, sasl_users=USERS, sasl_mechanisms=("SCRAM-SHA-512",)) as c, _connect(c) as sock:
         answer = _call(sock, SASL_HANDSHAKE, 1, mechanism="PLAIN")
         assert (answer.error_code, answer.mechanisms) == (33, ["SCRAM-SHA-512"])
         assert _closed(sock)
@@ -249,7 +255,9 @@ def test_a_wrong_scram_password_gets_kafkas_generic_answer_then_a_close(mechanis
         client.process_server_first_message(first.auth_bytes)
         final = _authenticate(sock, client.final_message())
         assert (final.error_code, final.error_message) == (
-            58, f"Authentication failed during authentication due to invalid credentials with SASL mechanism {mechanism}")
+            58,
+            f"Authentication failed during authentication due to invalid credentials with SASL mechanism {mechanism}",
+        )
         assert _closed(sock)
 
 
@@ -258,18 +266,22 @@ def test_an_unknown_scram_user_is_refused_at_the_first_message():
         _call(sock, SASL_HANDSHAKE, 1, mechanism="SCRAM-SHA-256")
         first = _authenticate(sock, ScramClient("mallory", "x", "SCRAM-SHA-256").first_message())
         assert (first.error_code, first.error_message) == (
-            58, "Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-256")
+            58,
+            "Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-256",
+        )
         assert _closed(sock)
 
 
 def test_plain_answers_as_plain_sasl_server_does():
     with TestCluster(brokers=1, sasl_users=USERS) as c:
-        cases = {b"\0alice\0wrong": "Authentication failed: Invalid username or password",
-                 b"\0nobody\0alice-secret": "Authentication failed: Invalid username or password",
-                 b"bob\0alice\0alice-secret": "Authentication failed: Client requested an authorization id "
-                                              "that is different from username",
-                 b"\0\0alice-secret": "Authentication failed during authentication due to invalid credentials "
-                                      "with SASL mechanism PLAIN"}
+        cases = {
+            b"\0alice\0wrong": "Authentication failed: Invalid username or password",
+            b"\0nobody\0alice-secret": "Authentication failed: Invalid username or password",
+            b"bob\0alice\0alice-secret": "Authentication failed: Client requested an authorization id "
+            "that is different from username",
+            b"\0\0alice-secret": "Authentication failed during authentication due to invalid credentials "
+            "with SASL mechanism PLAIN",
+        }
         for token, message in cases.items():
             with _connect(c) as sock:
                 _call(sock, SASL_HANDSHAKE, 1, mechanism="PLAIN")
@@ -293,7 +305,9 @@ def test_sasl_requests_out_of_order_get_kafkas_answers():
             assert _authenticate(sock, b"\0alice\0alice-secret").error_code == 0
             again = _authenticate(sock, b"\0alice\0alice-secret")
             assert (again.error_code, again.error_message) == (
-                34, "SaslAuthenticate request received after successful authentication")
+                34,
+                "SaslAuthenticate request received after successful authentication",
+            )
             handshake = _call(sock, SASL_HANDSHAKE, 1, mechanism="PLAIN")
             assert (handshake.error_code, handshake.mechanisms) == (34, [])
             assert [b.node_id for b in _call(sock, 3, 12, topics=None).brokers] == [1]
@@ -301,12 +315,17 @@ def test_sasl_requests_out_of_order_get_kafkas_answers():
 
 # -- python -m reconciler.testing -------------------------------------------------------------
 
+
 @contextlib.contextmanager
 def _served(*flags: str, told_lines: int):
     """The command line cluster, running: its bootstrap servers (stdout) and what it tells a
     client (stderr, written before the bootstrap servers)."""
-    process = subprocess.Popen([sys.executable, "-m", "reconciler.testing", "--brokers", "2", *flags],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "reconciler.testing", "--brokers", "2", *flags],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert process.stdout is not None and process.stderr is not None
     try:
         bootstrap = process.stdout.readline().strip()
@@ -332,17 +351,33 @@ def test_the_command_line_serves_tls_and_tells_the_client_its_ca():
 
 def test_the_command_line_serves_mutual_tls_with_sasl(monkeypatch):
     monkeypatch.setenv("SERVED_PASSWORD", "carol-secret")
-    with _served("--mutual-tls", "--sasl", "carol:carol-secret", "--sasl", "dave:x", "--sasl-mechanisms",
-                 "SCRAM-SHA-512,PLAIN", told_lines=5) as (bootstrap, told):
+    with _served(
+        "--mutual-tls",
+        "--sasl",
+        "carol:carol-secret",
+        "--sasl",
+        "dave:x",
+        "--sasl-mechanisms",
+        "SCRAM-SHA-512,PLAIN",
+        told_lines=5,
+    ) as (bootstrap, told):
         assert told["security.protocol"] == "SASL_SSL"
         assert told["security.sasl_mechanism"] == "one of SCRAM-SHA-512, PLAIN"
-        assert _product_sees(bootstrap, protocol="SASL_SSL", sasl_mechanism="SCRAM-SHA-512", username="carol",
-                             password="${SERVED_PASSWORD}", ssl_cafile=told["security.ssl_cafile"],
-                             ssl_certfile=told["security.ssl_certfile"], ssl_keyfile=told["security.ssl_keyfile"])
+        assert _product_sees(
+            bootstrap,
+            protocol="SASL_SSL",
+            sasl_mechanism="SCRAM-SHA-512",
+            username="carol",
+            password="${SERVED_PASSWORD}",
+            ssl_cafile=told["security.ssl_cafile"],
+            ssl_certfile=told["security.ssl_certfile"],
+            ssl_keyfile=told["security.ssl_keyfile"],
+        )
 
 
-@pytest.mark.parametrize("flags", [["--sasl", "carol"], ["--sasl", "carol:x", "--sasl-mechanisms", "GSSAPI"],
-                                   ["--tls", "--mutual-tls"]])
+@pytest.mark.parametrize(
+    "flags", [["--sasl", "carol"], ["--sasl", "carol:x", "--sasl-mechanisms", "GSSAPI"], ["--tls", "--mutual-tls"]]
+)
 def test_the_command_line_refuses_what_it_cannot_serve(flags, capsys):
     with pytest.raises(SystemExit) as exited:
         serve(["--brokers", "1", *flags])

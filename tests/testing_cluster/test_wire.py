@@ -1,4 +1,5 @@
 """Every version of every implemented API decodes and encodes, and clusters shut down cleanly."""
+
 from __future__ import annotations
 
 import socket
@@ -11,8 +12,12 @@ from reconciler.testing.dispatch import ClusterSettings
 from reconciler.testing.protocol import accepted_versions, request_class
 
 SASL_APIS = {17, 36}
-CASES = [(key, version) for key in ClusterSettings().api_keys if key not in SASL_APIS
-         for version in range(accepted_versions(key)[0], accepted_versions(key)[1] + 1)]
+CASES = [
+    (key, version)
+    for key in ClusterSettings().api_keys
+    if key not in SASL_APIS
+    for version in range(accepted_versions(key)[0], accepted_versions(key)[1] + 1)
+]
 
 
 @pytest.mark.parametrize("api_key,version", CASES)

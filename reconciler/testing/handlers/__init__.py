@@ -1,4 +1,5 @@
 """API key -> handler(ctx, request) returning the response object (None: no answer)."""
+
 from __future__ import annotations
 
 from . import cluster, configs, groups, offsets, produce, reassignment, sasl, topics

@@ -1,4 +1,5 @@
 """Cluster-level APIs: ApiVersions, Metadata, DescribeCluster, FindCoordinator, DescribeLogDirs."""
+
 from __future__ import annotations
 
 from .. import errors, protocol
@@ -17,7 +18,8 @@ def api_versions_response(settings, version: int):
     response = protocol.new_response(API_VERSIONS, version, error_code=errors.NONE, throttle_time_ms=0)
     response.api_keys = [
         response.ApiVersion(api_key=key, min_version=low, max_version=high)
-        for key, (low, high) in protocol.advertised_versions(settings.api_keys).items()]
+        for key, (low, high) in protocol.advertised_versions(settings.api_keys).items()
+    ]
     return response
 
 
@@ -33,9 +35,13 @@ def _partition_metadata(live: set[int], p, struct):
     leader_alive = p.leader in live
     return struct(
         error_code=errors.NONE if leader_alive else errors.LEADER_NOT_AVAILABLE,
-        partition_index=p.index, leader_id=p.leader if leader_alive else -1,
-        leader_epoch=p.leader_epoch, replica_nodes=list(p.replicas), isr_nodes=list(p.isr),
-        offline_replicas=[r for r in p.replicas if r not in live])
+        partition_index=p.index,
+        leader_id=p.leader if leader_alive else -1,
+        leader_epoch=p.leader_epoch,
+        replica_nodes=list(p.replicas),
+        isr_nodes=list(p.isr),
+        offline_replicas=[r for r in p.replicas if r not in live],
+    )
 
 
 def _cluster_operations(ctx):
@@ -51,15 +57,21 @@ def metadata(ctx, request):
     an all-topics answer; named, they answer TOPIC_AUTHORIZATION_FAILED whether they exist or not
     (auto-creation is off), after the others."""
     state, version = ctx.state, ctx.version
-    response = protocol.new_response(METADATA, version, throttle_time_ms=0, cluster_id=state.cluster_id,
-                                     controller_id=state.controller_id(), error_code=errors.NONE)
+    response = protocol.new_response(
+        METADATA,
+        version,
+        throttle_time_ms=0,
+        cluster_id=state.cluster_id,
+        controller_id=state.controller_id(),
+        error_code=errors.NONE,
+    )
     T = response.MetadataResponseTopic
     P = T.MetadataResponsePartition
     response.brokers = _broker_list(state, response.MetadataResponseBroker)
     # Only v8-10 carry the cluster's operations; later clients ask DescribeCluster.
-    response.authorized_operations = (_cluster_operations(ctx)
-                                      if 8 <= version <= 10 and request.include_cluster_authorized_operations
-                                      else None)
+    response.authorized_operations = (
+        _cluster_operations(ctx) if 8 <= version <= 10 and request.include_cluster_authorized_operations else None
+    )
     with_ops = version >= 8 and request.include_topic_authorized_operations
     live = {b.id for b in state.live_brokers()}
 
@@ -67,13 +79,24 @@ def metadata(ctx, request):
         return ctx.authorized_operations(TOPIC, name) if with_ops else None
 
     def found(topic):
-        return T(error_code=errors.NONE, name=topic.name, topic_id=topic.id, is_internal=topic.internal,
-                 partitions=[_partition_metadata(live, p, P) for p in topic.partitions],
-                 authorized_operations=ops(topic.name))
+        return T(
+            error_code=errors.NONE,
+            name=topic.name,
+            topic_id=topic.id,
+            is_internal=topic.internal,
+            partitions=[_partition_metadata(live, p, P) for p in topic.partitions],
+            authorized_operations=ops(topic.name),
+        )
 
     def missing(code, name=None, topic_id=ZERO_UUID, authorized_operations=None):
-        return T(error_code=code, name=name, topic_id=topic_id, is_internal=False, partitions=[],
-                 authorized_operations=authorized_operations)
+        return T(
+            error_code=code,
+            name=name,
+            topic_id=topic_id,
+            is_internal=False,
+            partitions=[],
+            authorized_operations=authorized_operations,
+        )
 
     def describable(name):
         return ctx.allowed(DESCRIBE, TOPIC, name)
@@ -97,12 +120,14 @@ def metadata(ctx, request):
         elif not describable(wanted.name):
             hidden.append(missing(errors.TOPIC_AUTHORIZATION_FAILED, wanted.name))
         elif topic_name_error(wanted.name):
-            topics.append(missing(errors.INVALID_TOPIC_EXCEPTION, wanted.name,
-                                  authorized_operations=ops(wanted.name)))
+            topics.append(missing(errors.INVALID_TOPIC_EXCEPTION, wanted.name, authorized_operations=ops(wanted.name)))
         else:
             topic = state.visible_topic(wanted.name)
-            topics.append(found(topic) if topic else missing(errors.UNKNOWN_TOPIC_OR_PARTITION, wanted.name,
-                                                             authorized_operations=ops(wanted.name)))
+            topics.append(
+                found(topic)
+                if topic
+                else missing(errors.UNKNOWN_TOPIC_OR_PARTITION, wanted.name, authorized_operations=ops(wanted.name))
+            )
     response.topics = topics + hidden
     return response
 
@@ -110,10 +135,16 @@ def metadata(ctx, request):
 def describe_cluster(ctx, request):
     state = ctx.state
     response = protocol.new_response(
-        DESCRIBE_CLUSTER, ctx.version, throttle_time_ms=0, error_code=errors.NONE, error_message=None,
-        endpoint_type=request.endpoint_type, cluster_id=state.cluster_id,
+        DESCRIBE_CLUSTER,
+        ctx.version,
+        throttle_time_ms=0,
+        error_code=errors.NONE,
+        error_message=None,
+        endpoint_type=request.endpoint_type,
+        cluster_id=state.cluster_id,
         controller_id=state.controller_id(),
-        authorized_operations=_cluster_operations(ctx) if request.include_cluster_authorized_operations else None)
+        authorized_operations=_cluster_operations(ctx) if request.include_cluster_authorized_operations else None,
+    )
     B = response.DescribeClusterBroker
     if request.endpoint_type != 1:
         # A broker only describes broker endpoints (UNSUPPORTED_ENDPOINT_TYPE otherwise).
@@ -121,10 +152,8 @@ def describe_cluster(ctx, request):
         response.brokers = []
         return response
     # Stopped brokers stay registered but fenced in KRaft; v2 clients may ask to see them.
-    brokers = [b for _, b in sorted(state.brokers.items())
-               if b.alive or request.include_fenced_brokers]
-    response.brokers = [B(broker_id=b.id, host=b.host, port=b.port, rack=b.rack, is_fenced=not b.alive)
-                        for b in brokers]
+    brokers = [b for _, b in sorted(state.brokers.items()) if b.alive or request.include_fenced_brokers]
+    response.brokers = [B(broker_id=b.id, host=b.host, port=b.port, rack=b.rack, is_fenced=not b.alive) for b in brokers]
     return response
 
 
@@ -160,17 +189,24 @@ def find_coordinator(ctx, request):
         for key in request.coordinator_keys:
             code, message, node, host, port = lookup(key)
             # handleFindCoordinatorRequestV4AndAbove sets no error message on a coordinator.
-            response.coordinators.append(C(key=key, node_id=node, host=host, port=port,
-                                           error_code=code, error_message=message if code not in (
-                                               errors.GROUP_AUTHORIZATION_FAILED,
-                                               errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED) else None))
+            response.coordinators.append(
+                C(
+                    key=key,
+                    node_id=node,
+                    host=host,
+                    port=port,
+                    error_code=code,
+                    error_message=message
+                    if code not in (errors.GROUP_AUTHORIZATION_FAILED, errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+                    else None,
+                )
+            )
     return response
 
 
 def describe_log_dirs(ctx, request):
     state, me = ctx.state, ctx.broker_id
-    response = protocol.new_response(DESCRIBE_LOG_DIRS, ctx.version, throttle_time_ms=0,
-                                     error_code=errors.NONE)
+    response = protocol.new_response(DESCRIBE_LOG_DIRS, ctx.version, throttle_time_ms=0, error_code=errors.NONE)
     if not ctx.allowed(DESCRIBE, CLUSTER, CLUSTER_NAME):
         # KafkaApis.handleDescribeLogDirsRequest: no results, and (v3+) a top-level error.
         response.error_code, response.results = errors.CLUSTER_AUTHORIZATION_FAILED, []
@@ -195,10 +231,16 @@ def describe_log_dirs(ctx, request):
                 # has copied so far (it is a new replica, not a future log: is_future_key false).
                 size = int(p.copied[me]) if me in p.copied else p.log.size_bytes(me)
                 used += size
-                partitions.append(P(partition_index=p.index, partition_size=size, offset_lag=0,
-                                    is_future_key=False))
+                partitions.append(P(partition_index=p.index, partition_size=size, offset_lag=0, is_future_key=False))
         if partitions:
             topics.append(T(name=name, partitions=partitions))
-    response.results = [R(error_code=errors.NONE, log_dir=LOG_DIR, topics=topics,
-                          total_bytes=LOG_DIR_TOTAL_BYTES, usable_bytes=LOG_DIR_TOTAL_BYTES - used)]
+    response.results = [
+        R(
+            error_code=errors.NONE,
+            log_dir=LOG_DIR,
+            topics=topics,
+            total_bytes=LOG_DIR_TOTAL_BYTES,
+            usable_bytes=LOG_DIR_TOTAL_BYTES - used,
+        )
+    ]
     return response

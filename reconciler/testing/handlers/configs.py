@@ -1,4 +1,5 @@
 """DescribeConfigs, IncrementalAlterConfigs and (legacy) AlterConfigs."""
+
 from __future__ import annotations
 
 from .. import authorizer as acl
@@ -28,8 +29,13 @@ def describe_configs(ctx, request):
     response.results = []
     refused = []
     for resource in request.resources:
-        result = R(error_code=errors.NONE, error_message=None, resource_type=resource.resource_type,
-                   resource_name=resource.resource_name, configs=[])
+        result = R(
+            error_code=errors.NONE,
+            error_message=None,
+            resource_type=resource.resource_type,
+            resource_name=resource.resource_name,
+            configs=[],
+        )
         denied = _authorization_error(ctx, acl.DESCRIBE_CONFIGS, resource.resource_type, resource.resource_name)
         if denied is not None:
             # Refused resources come after the described ones, as Kafka concatenates them.
@@ -47,12 +53,20 @@ def describe_configs(ctx, request):
             # Keys the broker does not know are silently left out, as Kafka does.
             if wanted is not None and v.name not in wanted:
                 continue
-            result.configs.append(E(
-                name=v.name, value=None if v.sensitive else v.value, read_only=v.read_only,
-                config_source=v.source, is_sensitive=v.sensitive, config_type=wire_type(v.name),
-                documentation=None,
-                synonyms=[S(name=n, value=None if v.sensitive else value, source=source)
-                          for n, value, source in v.synonyms] if request.include_synonyms else []))
+            result.configs.append(
+                E(
+                    name=v.name,
+                    value=None if v.sensitive else v.value,
+                    read_only=v.read_only,
+                    config_source=v.source,
+                    is_sensitive=v.sensitive,
+                    config_type=wire_type(v.name),
+                    documentation=None,
+                    synonyms=[S(name=n, value=None if v.sensitive else value, source=source) for n, value, source in v.synonyms]
+                    if request.include_synonyms
+                    else [],
+                )
+            )
     response.results.extend(refused)
     return response
 
@@ -66,8 +80,7 @@ def _resource_configs(ctx, resource_type, name):
         return effective_topic_configs(topic.configs, state.broker_configs)
     if resource_type == BROKER:
         if name not in ("", str(ctx.broker_id)):
-            raise KafkaApiError(errors.INVALID_REQUEST,
-                                f"Unexpected broker id, expected {ctx.broker_id} but received {name}")
+            raise KafkaApiError(errors.INVALID_REQUEST, f"Unexpected broker id, expected {ctx.broker_id} but received {name}")
         dynamic = state.dynamic_broker_configs
         return describe_broker(state.broker_configs, dynamic.get("", {}), dynamic.get(name, {}) if name else {})
     raise KafkaApiError(errors.INVALID_REQUEST, f"Unsupported resource type {resource_type}")
@@ -94,18 +107,23 @@ def incremental_alter_configs(ctx, request):
     def change(resource):
         validate_only = request.validate_only or not ctx.apply
         if resource.resource_type == BROKER:
-            controller.incremental_alter_broker_configs(ctx.state, resource.resource_name, ops(resource),
-                                                        validate_only)
+            controller.incremental_alter_broker_configs(ctx.state, resource.resource_name, ops(resource), validate_only)
         else:
-            controller.incremental_alter_topic_configs(ctx.state, resource.resource_name, ops(resource),
-                                                       validate_only)
+            controller.incremental_alter_topic_configs(ctx.state, resource.resource_name, ops(resource), validate_only)
 
     forwarded = [r for i, r in enumerate(request.resources) if i not in preprocessed]
     answers = iter(_alter_all(ctx, R, forwarded, change, alterable=(TOPIC, BROKER)))
     response.responses = [
-        R(error_code=preprocessed[i].code, error_message=preprocessed[i].message,
-          resource_type=r.resource_type, resource_name=r.resource_name) if i in preprocessed else next(answers)
-        for i, r in enumerate(request.resources)]
+        R(
+            error_code=preprocessed[i].code,
+            error_message=preprocessed[i].message,
+            resource_type=r.resource_type,
+            resource_name=r.resource_name,
+        )
+        if i in preprocessed
+        else next(answers)
+        for i, r in enumerate(request.resources)
+    ]
     return response
 
 
@@ -114,9 +132,9 @@ def alter_configs(ctx, request):
     R = response.AlterConfigsResourceResponse
 
     def change(resource):
-        controller.alter_topic_configs(ctx.state, resource.resource_name,
-                                       {c.name: c.value for c in resource.configs},
-                                       request.validate_only or not ctx.apply)
+        controller.alter_topic_configs(
+            ctx.state, resource.resource_name, {c.name: c.value for c in resource.configs}, request.validate_only or not ctx.apply
+        )
 
     response.responses = _alter_all(ctx, R, request.resources, change, alterable=(TOPIC,))
     return response
@@ -129,8 +147,14 @@ def _alter_all(ctx, struct, resources, change, alterable):
     for resource in resources:
         denied = _authorization_error(ctx, acl.ALTER_CONFIGS, resource.resource_type, resource.resource_name)
         if denied is not None:
-            refused.append(struct(error_code=denied[0], error_message=denied[1],
-                                  resource_type=resource.resource_type, resource_name=resource.resource_name))
+            refused.append(
+                struct(
+                    error_code=denied[0],
+                    error_message=denied[1],
+                    resource_type=resource.resource_type,
+                    resource_name=resource.resource_name,
+                )
+            )
         else:
             results.append(_alter_one(struct, resource, change, alterable))
     return refused + results
@@ -141,12 +165,14 @@ def _alter_one(struct, resource, change, alterable):
     try:
         if resource.resource_type not in alterable:
             # Only topics, and (incrementally) the dynamic broker configs in configs.py.
-            raise KafkaApiError(errors.INVALID_REQUEST,
-                                f"Altering resource type {resource.resource_type} is not supported "
-                                "by the test cluster")
+            raise KafkaApiError(
+                errors.INVALID_REQUEST, f"Altering resource type {resource.resource_type} is not supported by the test cluster"
+            )
         change(resource)
     except KafkaApiError as e:
-        return struct(error_code=e.code, error_message=e.message, resource_type=resource.resource_type,
-                      resource_name=resource.resource_name)
-    return struct(error_code=errors.NONE, error_message=None, resource_type=resource.resource_type,
-                  resource_name=resource.resource_name)
+        return struct(
+            error_code=e.code, error_message=e.message, resource_type=resource.resource_type, resource_name=resource.resource_name
+        )
+    return struct(
+        error_code=errors.NONE, error_message=None, resource_type=resource.resource_type, resource_name=resource.resource_name
+    )

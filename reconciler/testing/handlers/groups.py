@@ -2,6 +2,7 @@
 OffsetCommit, OffsetFetch, ListGroups, DescribeGroups, DeleteGroups. Group membership
 (JoinGroup/SyncGroup) is not modelled, so every known group is Empty.
 """
+
 from __future__ import annotations
 
 from .. import errors, protocol
@@ -29,11 +30,15 @@ def offset_commit(ctx, request):
     T = response.OffsetCommitResponseTopic
     P = T.OffsetCommitResponsePartition
     # KafkaApis.handleOffsetCommitRequest: READ on the group, then READ on each topic.
-    group_error = (_coordinator_error(ctx, request.group_id) if ctx.allowed(READ, GROUP, request.group_id)
-                   else errors.GROUP_AUTHORIZATION_FAILED)
+    group_error = (
+        _coordinator_error(ctx, request.group_id)
+        if ctx.allowed(READ, GROUP, request.group_id)
+        else errors.GROUP_AUTHORIZATION_FAILED
+    )
     if group_error == errors.NONE:
-        is_member_commit = request.generation_id_or_member_epoch >= 0 or request.member_id \
-            or request.group_instance_id is not None
+        is_member_commit = (
+            request.generation_id_or_member_epoch >= 0 or request.member_id or request.group_instance_id is not None
+        )
         if is_member_commit:
             group_error = errors.UNKNOWN_MEMBER_ID if request.group_id in state.groups else ILLEGAL_GENERATION
     commits = {}
@@ -48,7 +53,8 @@ def offset_commit(ctx, request):
                 code = errors.UNKNOWN_TOPIC_OR_PARTITION
             if code == errors.NONE:
                 commits[(topic.name, p.partition_index)] = CommittedOffset(
-                    p.committed_offset, p.committed_leader_epoch, p.committed_metadata or "")
+                    p.committed_offset, p.committed_leader_epoch, p.committed_metadata or ""
+                )
             partitions.append(P(partition_index=p.partition_index, error_code=code))
         response.topics.append(T(name=topic.name, partitions=partitions))
     if commits and ctx.apply:
@@ -77,8 +83,8 @@ def _fetch_group(ctx, group_id, topics):
     refused = [t for t in topics if t not in allowed]
     return errors.NONE, (
         [(t.name, [(i, committed.get((t.name, i)), errors.NONE) for i in t.partition_indexes]) for t in allowed]
-        + [(t.name, [(i, None, errors.TOPIC_AUTHORIZATION_FAILED) for i in t.partition_indexes])
-           for t in refused])
+        + [(t.name, [(i, None, errors.TOPIC_AUTHORIZATION_FAILED) for i in t.partition_indexes]) for t in refused]
+    )
 
 
 def offset_fetch(ctx, request):
@@ -86,10 +92,14 @@ def offset_fetch(ctx, request):
 
     def partition(struct, index, offset, code):
         if offset is None:
-            return struct(partition_index=index, committed_offset=-1, committed_leader_epoch=-1,
-                          metadata="", error_code=code)
-        return struct(partition_index=index, committed_offset=offset.offset,
-                      committed_leader_epoch=offset.leader_epoch, metadata=offset.metadata, error_code=code)
+            return struct(partition_index=index, committed_offset=-1, committed_leader_epoch=-1, metadata="", error_code=code)
+        return struct(
+            partition_index=index,
+            committed_offset=offset.offset,
+            committed_leader_epoch=offset.leader_epoch,
+            metadata=offset.metadata,
+            error_code=code,
+        )
 
     if ctx.version < 8:
         T = response.OffsetFetchResponseTopic
@@ -99,8 +109,7 @@ def offset_fetch(ctx, request):
         if code != errors.NONE and ctx.version < 2:
             # v1 has no group-level error: it travels in each requested partition.
             topics = [(t.name, [(i, None, code) for i in t.partition_indexes]) for t in request.topics or ()]
-        response.topics = [T(name=name, partitions=[partition(P, i, o, c) for i, o, c in parts])
-                           for name, parts in topics]
+        response.topics = [T(name=name, partitions=[partition(P, i, o, c) for i, o, c in parts]) for name, parts in topics]
         return response
     G = response.OffsetFetchResponseGroup
     T = G.OffsetFetchResponseTopics
@@ -108,9 +117,13 @@ def offset_fetch(ctx, request):
     response.groups = []
     for group in request.groups:
         code, topics = _fetch_group(ctx, group.group_id, group.topics)
-        response.groups.append(G(group_id=group.group_id, error_code=code, topics=[
-            T(name=name, partitions=[partition(P, i, o, c) for i, o, c in parts])
-            for name, parts in topics]))
+        response.groups.append(
+            G(
+                group_id=group.group_id,
+                error_code=code,
+                topics=[T(name=name, partitions=[partition(P, i, o, c) for i, o, c in parts]) for name, parts in topics],
+            )
+        )
     return response
 
 
@@ -129,8 +142,11 @@ def list_groups(ctx, request):
     # KafkaApis.handleListGroupsRequest: DESCRIBE on the cluster lists every group, else only
     # the groups the principal may DESCRIBE.
     everything = ctx.allowed(DESCRIBE, CLUSTER, CLUSTER_NAME)
-    response.groups = [L(group_id=g, protocol_type="", group_state="Empty", group_type="classic")
-                       for g in _my_groups(ctx) if everything or ctx.allowed(DESCRIBE, GROUP, g)]
+    response.groups = [
+        L(group_id=g, protocol_type="", group_state="Empty", group_type="classic")
+        for g in _my_groups(ctx)
+        if everything or ctx.allowed(DESCRIBE, GROUP, g)
+    ]
     return response
 
 
@@ -140,20 +156,37 @@ def describe_groups(ctx, request):
     # KafkaApis.handleDescribeGroupsRequest: groups without DESCRIBE are answered first, with
     # DescribeGroupsResponse.groupError; v3+ may ask for each described group's operations.
     refused = [g for g in request.groups if not ctx.allowed(DESCRIBE, GROUP, g)]
-    response.groups = [D(error_code=errors.GROUP_AUTHORIZATION_FAILED, error_message=None, group_id=g,
-                         group_state="", protocol_type="", protocol_data="", members=[],
-                         authorized_operations=None) for g in refused]
+    response.groups = [
+        D(
+            error_code=errors.GROUP_AUTHORIZATION_FAILED,
+            error_message=None,
+            group_id=g,
+            group_state="",
+            protocol_type="",
+            protocol_data="",
+            members=[],
+            authorized_operations=None,
+        )
+        for g in refused
+    ]
     with_ops = ctx.version >= 3 and request.include_authorized_operations
     for group_id in request.groups:
         if group_id in refused:
             continue
         code = _coordinator_error(ctx, group_id)
         state = "Empty" if group_id in ctx.state.groups else "Dead"
-        response.groups.append(D(error_code=code, error_message=None, group_id=group_id,
-                                 group_state=state if code == errors.NONE else "",
-                                 protocol_type="", protocol_data="", members=[],
-                                 authorized_operations=ctx.authorized_operations(GROUP, group_id)
-                                 if with_ops and code == errors.NONE else None))
+        response.groups.append(
+            D(
+                error_code=code,
+                error_message=None,
+                group_id=group_id,
+                group_state=state if code == errors.NONE else "",
+                protocol_type="",
+                protocol_data="",
+                members=[],
+                authorized_operations=ctx.authorized_operations(GROUP, group_id) if with_ops and code == errors.NONE else None,
+            )
+        )
     return response
 
 

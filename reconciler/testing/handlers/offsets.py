@@ -1,4 +1,5 @@
 """Partition offset APIs: ListOffsets, OffsetForLeaderEpoch, DeleteRecords."""
+
 from __future__ import annotations
 
 from .. import errors, protocol
@@ -40,15 +41,28 @@ def list_offsets(ctx, request):
         partitions = []
         if not ctx.allowed(DESCRIBE, TOPIC, topic.name):
             # KafkaApis.handleListOffsetRequest: buildErrorResponse for every partition.
-            response.topics.append(T(name=topic.name, partitions=[
-                P(partition_index=w.partition_index, error_code=errors.TOPIC_AUTHORIZATION_FAILED,
-                  timestamp=-1, offset=-1, leader_epoch=-1) for w in topic.partitions]))
+            response.topics.append(
+                T(
+                    name=topic.name,
+                    partitions=[
+                        P(
+                            partition_index=w.partition_index,
+                            error_code=errors.TOPIC_AUTHORIZATION_FAILED,
+                            timestamp=-1,
+                            offset=-1,
+                            leader_epoch=-1,
+                        )
+                        for w in topic.partitions
+                    ],
+                )
+            )
             continue
         for wanted in topic.partitions:
             code, p = leader_partition(ctx, topic.name, wanted.partition_index, wanted.current_leader_epoch)
             offset, ts, epoch = _lookup(p, wanted.timestamp) if p is not None else (-1, -1, -1)
-            partitions.append(P(partition_index=wanted.partition_index, error_code=code,
-                                timestamp=ts, offset=offset, leader_epoch=epoch))
+            partitions.append(
+                P(partition_index=wanted.partition_index, error_code=code, timestamp=ts, offset=offset, leader_epoch=epoch)
+            )
         response.topics.append(T(name=topic.name, partitions=partitions))
     return response
 
@@ -63,16 +77,20 @@ def offset_for_leader_epoch(ctx, request):
     for topic in request.topics:
         partitions = []
         if not replica and not ctx.allowed(DESCRIBE, TOPIC, topic.topic):
-            response.topics.append(T(topic=topic.topic, partitions=[
-                P(error_code=errors.TOPIC_AUTHORIZATION_FAILED, partition=w.partition, leader_epoch=-1,
-                  end_offset=-1) for w in topic.partitions]))
+            response.topics.append(
+                T(
+                    topic=topic.topic,
+                    partitions=[
+                        P(error_code=errors.TOPIC_AUTHORIZATION_FAILED, partition=w.partition, leader_epoch=-1, end_offset=-1)
+                        for w in topic.partitions
+                    ],
+                )
+            )
             continue
         for wanted in topic.partitions:
             code, p = leader_partition(ctx, topic.topic, wanted.partition, wanted.current_leader_epoch)
-            epoch, end = (p.history.end_offset_for(wanted.leader_epoch, p.log.end_offset)
-                          if p is not None else (-1, -1))
-            partitions.append(P(error_code=code, partition=wanted.partition, leader_epoch=epoch,
-                                end_offset=end))
+            epoch, end = p.history.end_offset_for(wanted.leader_epoch, p.log.end_offset) if p is not None else (-1, -1)
+            partitions.append(P(error_code=code, partition=wanted.partition, leader_epoch=epoch, end_offset=end))
         response.topics.append(T(topic=topic.topic, partitions=partitions))
     return response
 
@@ -105,8 +123,11 @@ def delete_records(ctx, request):
         # KafkaApis.handleDeleteRecordsRequest: DELETE on the topic, checked before its existence.
         allowed = ctx.allowed(DELETE, TOPIC, topic.name)
         for wanted in topic.partitions:
-            code, low = (_delete_one(ctx, topic.name, wanted.partition_index, wanted.offset) if allowed
-                         else (errors.TOPIC_AUTHORIZATION_FAILED, -1))
+            code, low = (
+                _delete_one(ctx, topic.name, wanted.partition_index, wanted.offset)
+                if allowed
+                else (errors.TOPIC_AUTHORIZATION_FAILED, -1)
+            )
             partitions.append(P(partition_index=wanted.partition_index, low_watermark=low, error_code=code))
         response.topics.append(T(name=topic.name, partitions=partitions))
     return response

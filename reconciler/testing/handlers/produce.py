@@ -1,4 +1,5 @@
 """Produce and InitProducerId (what kafka-python's idempotent producer needs)."""
+
 from __future__ import annotations
 
 import time
@@ -21,8 +22,7 @@ def _parse(records: bytes, log_append_time: bool, now_ms: int):
     batches = MemoryRecords(records)
     while batches.has_next():
         batch = batches.next_batch()
-        stamps = [now_ms if log_append_time or batch.timestamp_type == LOG_APPEND_TIME else r.timestamp
-                  for r in batch]
+        stamps = [now_ms if log_append_time or batch.timestamp_type == LOG_APPEND_TIME else r.timestamp for r in batch]
         if not stamps:
             continue
         share, rest = divmod(batch.size_in_bytes, len(stamps))
@@ -39,8 +39,9 @@ def _timestamp_error(state, topic, timestamps, now_ms) -> str | None:
     after = effective_int("message.timestamp.after.max.ms", configs, state.broker_configs)
     for ts in timestamps:
         if now_ms - ts > before or ts - now_ms > after:
-            return f"Timestamp {ts} of message is out of range. The timestamp should be within " \
-                   f"[{now_ms - before}, {now_ms + after}]"
+            return (
+                f"Timestamp {ts} of message is out of range. The timestamp should be within [{now_ms - before}, {now_ms + after}]"
+            )
     return None
 
 
@@ -84,11 +85,18 @@ def produce(ctx, request):
                 # KafkaApis.handleProduceRequest: WRITE on the topic, before its existence.
                 code, base, append_ms, start, message = errors.TOPIC_AUTHORIZATION_FAILED, -1, -1, -1, None
             else:
-                code, base, append_ms, start, message = _append(ctx, topic.name, data.index,
-                                                                data.records, request.acks)
-            partitions.append(P(index=data.index, error_code=code, base_offset=base,
-                                log_append_time_ms=append_ms, log_start_offset=start, record_errors=[],
-                                error_message=message))
+                code, base, append_ms, start, message = _append(ctx, topic.name, data.index, data.records, request.acks)
+            partitions.append(
+                P(
+                    index=data.index,
+                    error_code=code,
+                    base_offset=base,
+                    log_append_time_ms=append_ms,
+                    log_start_offset=start,
+                    record_errors=[],
+                    error_message=message,
+                )
+            )
         response.responses.append(T(name=topic.name, partition_responses=partitions))
     # acks=0: the producer expects no answer at all.
     return None if request.acks == 0 else response
@@ -99,10 +107,16 @@ def init_producer_id(ctx, request):
     # KafkaApis.handleInitProducerIdRequest (no transactions modelled): IDEMPOTENT_WRITE on the
     # cluster, or WRITE on some topic.
     if not ctx.allowed(IDEMPOTENT_WRITE, CLUSTER, CLUSTER_NAME) and not ctx.may_write_some_topic():
-        return protocol.new_response(INIT_PRODUCER_ID, ctx.version, throttle_time_ms=0,
-                                     error_code=errors.CLUSTER_AUTHORIZATION_FAILED, producer_id=-1,
-                                     producer_epoch=-1)
+        return protocol.new_response(
+            INIT_PRODUCER_ID,
+            ctx.version,
+            throttle_time_ms=0,
+            error_code=errors.CLUSTER_AUTHORIZATION_FAILED,
+            producer_id=-1,
+            producer_epoch=-1,
+        )
     producer_id = state.next_producer_id
     state.next_producer_id += 1
-    return protocol.new_response(INIT_PRODUCER_ID, ctx.version, throttle_time_ms=0,
-                                 error_code=errors.NONE, producer_id=producer_id, producer_epoch=0)
+    return protocol.new_response(
+        INIT_PRODUCER_ID, ctx.version, throttle_time_ms=0, error_code=errors.NONE, producer_id=producer_id, producer_epoch=0
+    )

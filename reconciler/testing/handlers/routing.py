@@ -1,4 +1,5 @@
 """Which broker may answer a partition-level request, as Partition.getLocalLog decides."""
+
 from __future__ import annotations
 
 from .. import errors

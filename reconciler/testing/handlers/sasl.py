@@ -2,6 +2,7 @@
 Kafka's SaslServerAuthenticator answers them: the enabled mechanisms, PLAIN and SCRAM exchanges,
 and a failed step answered with SASL_AUTHENTICATION_FAILED before the connection is closed.
 Once authenticated, or on a listener without SASL, KafkaApis answers both with ILLEGAL_SASL_STATE."""
+
 from __future__ import annotations
 
 from .. import errors, protocol
@@ -14,8 +15,7 @@ SASL_HANDSHAKE, SASL_AUTHENTICATE = 17, 36
 def sasl_handshake(ctx, request):
     if ctx.connection.authenticated or ctx.settings.sasl_users is None:
         # KafkaApis answers once the connection is authenticated (no re-authentication by default).
-        return protocol.new_response(SASL_HANDSHAKE, ctx.version, error_code=errors.ILLEGAL_SASL_STATE,
-                                     mechanisms=[])
+        return protocol.new_response(SASL_HANDSHAKE, ctx.version, error_code=errors.ILLEGAL_SASL_STATE, mechanisms=[])
     enabled = ctx.settings.handshake_mechanisms
     if request.mechanism in enabled:
         ctx.connection.sasl_server = new_server(request.mechanism, ctx.settings.sasl_users or {})
@@ -29,8 +29,7 @@ def sasl_handshake(ctx, request):
 
 def sasl_authenticate(ctx, request):
     conn = ctx.connection
-    response = protocol.new_response(SASL_AUTHENTICATE, ctx.version, auth_bytes=b"",
-                                     session_lifetime_ms=0, error_message=None)
+    response = protocol.new_response(SASL_AUTHENTICATE, ctx.version, auth_bytes=b"", session_lifetime_ms=0, error_message=None)
     if conn.authenticated or ctx.settings.sasl_users is None:
         response.error_code = errors.ILLEGAL_SASL_STATE
         response.error_message = "SaslAuthenticate request received after successful authentication"
@@ -44,8 +43,9 @@ def sasl_authenticate(ctx, request):
         response.auth_bytes = server.evaluate_response(bytes(request.auth_bytes))
     except (InvalidCredentials, AuthenticationRefused) as failure:
         response.error_code = errors.SASL_AUTHENTICATION_FAILED
-        response.error_message = (str(failure) if isinstance(failure, AuthenticationRefused)
-                                  else generic_failure_message(server.mechanism))
+        response.error_message = (
+            str(failure) if isinstance(failure, AuthenticationRefused) else generic_failure_message(server.mechanism)
+        )
         ctx.close_after = True
         return response
     response.error_code = errors.NONE

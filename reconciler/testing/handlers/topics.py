@@ -2,6 +2,7 @@
 
 KRaft brokers forward these to the controller, so any live broker accepts them.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -26,44 +27,88 @@ def create_topics(ctx, request):
     # topic is not even validated (so its existence is not revealed).
     may_create_all = ctx.allowed(CREATE, CLUSTER, CLUSTER_NAME)
     creatable = {name for name in counts if may_create_all or ctx.allowed(CREATE, TOPIC, name)}
-    wanted = [controller.NewTopic(
-        name=t.name, num_partitions=t.num_partitions, replication_factor=t.replication_factor,
-        assignments={a.partition_index: list(a.broker_ids) for a in t.assignments},
-        configs={c.name: c.value for c in t.configs}) for t in request.topics
-        if counts[t.name] == 1 and t.name in creatable]
+    wanted = [
+        controller.NewTopic(
+            name=t.name,
+            num_partitions=t.num_partitions,
+            replication_factor=t.replication_factor,
+            assignments={a.partition_index: list(a.broker_ids) for a in t.assignments},
+            configs={c.name: c.value for c in t.configs},
+        )
+        for t in request.topics
+        if counts[t.name] == 1 and t.name in creatable
+    ]
     # Without apply (an injected error) the request is only validated, like validate_only.
-    results = {r.name: r for r in controller.create_topics(
-        ctx.state, wanted, request.validate_only or not ctx.apply)}
+    results = {r.name: r for r in controller.create_topics(ctx.state, wanted, request.validate_only or not ctx.apply)}
 
     response.topics = []
     for name in dict.fromkeys(t.name for t in request.topics):
         if counts[name] > 1:
             # ControllerApis rejects duplicates before the controller sees the request.
-            response.topics.append(R(name=name, topic_id=ZERO_UUID,
-                                     error_code=errors.INVALID_REQUEST, error_message=_DUPLICATE))
+            response.topics.append(R(name=name, topic_id=ZERO_UUID, error_code=errors.INVALID_REQUEST, error_message=_DUPLICATE))
             continue
         if name not in creatable:
-            response.topics.append(R(name=name, topic_id=ZERO_UUID, error_code=errors.TOPIC_AUTHORIZATION_FAILED,
-                                     error_message=_NOT_AUTHORIZED, num_partitions=-1, replication_factor=-1,
-                                     configs=[]))
+            response.topics.append(
+                R(
+                    name=name,
+                    topic_id=ZERO_UUID,
+                    error_code=errors.TOPIC_AUTHORIZATION_FAILED,
+                    error_message=_NOT_AUTHORIZED,
+                    num_partitions=-1,
+                    replication_factor=-1,
+                    configs=[],
+                )
+            )
             continue
         r = results[name]
         if r.error:
-            response.topics.append(R(name=name, topic_id=ZERO_UUID, error_code=r.error,
-                                     error_message=r.message, num_partitions=-1, replication_factor=-1,
-                                     configs=[]))
+            response.topics.append(
+                R(
+                    name=name,
+                    topic_id=ZERO_UUID,
+                    error_code=r.error,
+                    error_message=r.message,
+                    num_partitions=-1,
+                    replication_factor=-1,
+                    configs=[],
+                )
+            )
             continue
         if not ctx.allowed(DESCRIBE_CONFIGS, TOPIC, name):
             # ReplicationControlManager.createTopic: created, but its settings are not shown.
-            response.topics.append(R(name=name, topic_id=r.topic_id, error_code=errors.NONE, error_message=None,
-                                     num_partitions=-1, replication_factor=-1, configs=[],
-                                     topic_config_error_code=errors.TOPIC_AUTHORIZATION_FAILED))
+            response.topics.append(
+                R(
+                    name=name,
+                    topic_id=r.topic_id,
+                    error_code=errors.NONE,
+                    error_message=None,
+                    num_partitions=-1,
+                    replication_factor=-1,
+                    configs=[],
+                    topic_config_error_code=errors.TOPIC_AUTHORIZATION_FAILED,
+                )
+            )
             continue
-        response.topics.append(R(
-            name=name, topic_id=r.topic_id, error_code=errors.NONE, error_message=None,
-            num_partitions=r.num_partitions, replication_factor=r.replication_factor,
-            configs=[C(name=c.name, value=None if c.sensitive else c.value, read_only=c.read_only,
-                       config_source=c.source, is_sensitive=c.sensitive) for c in r.configs or ()]))
+        response.topics.append(
+            R(
+                name=name,
+                topic_id=r.topic_id,
+                error_code=errors.NONE,
+                error_message=None,
+                num_partitions=r.num_partitions,
+                replication_factor=r.replication_factor,
+                configs=[
+                    C(
+                        name=c.name,
+                        value=None if c.sensitive else c.value,
+                        read_only=c.read_only,
+                        config_source=c.source,
+                        is_sensitive=c.sensitive,
+                    )
+                    for c in r.configs or ()
+                ],
+            )
+        )
     return response
 
 
@@ -82,8 +127,7 @@ def create_partitions(ctx, request):
             continue
         assignments = None if t.assignments is None else [list(a.broker_ids) for a in t.assignments]
         try:
-            controller.create_partitions(ctx.state, t.name, t.count, assignments,
-                                         request.validate_only or not ctx.apply)
+            controller.create_partitions(ctx.state, t.name, t.count, assignments, request.validate_only or not ctx.apply)
         except KafkaApiError as e:
             response.results.append(R(name=t.name, error_code=e.code, error_message=e.message))
         else:
@@ -101,22 +145,32 @@ def delete_topics(ctx, request):
     response.responses = []
     for name, topic_id in targets:
         if name is not None and topic_id not in (None, ZERO_UUID):
-            response.responses.append(R(name=name, topic_id=topic_id, error_code=errors.INVALID_REQUEST,
-                                        error_message="You may not specify both topic name and topic id."))
+            response.responses.append(
+                R(
+                    name=name,
+                    topic_id=topic_id,
+                    error_code=errors.INVALID_REQUEST,
+                    error_message="You may not specify both topic name and topic id.",
+                )
+            )
             continue
         denied = _delete_denied(ctx, name, topic_id)
         if denied is not None:
-            response.responses.append(R(name=denied[0], topic_id=denied[1], error_code=errors.TOPIC_AUTHORIZATION_FAILED,
-                                        error_message=errors.TOPIC_AUTHORIZATION_MESSAGE))
+            response.responses.append(
+                R(
+                    name=denied[0],
+                    topic_id=denied[1],
+                    error_code=errors.TOPIC_AUTHORIZATION_FAILED,
+                    error_message=errors.TOPIC_AUTHORIZATION_MESSAGE,
+                )
+            )
             continue
         try:
             topic = controller.delete_topic(ctx.state, name, topic_id, validate_only=not ctx.apply)
         except KafkaApiError as e:
-            response.responses.append(R(name=name, topic_id=topic_id or ZERO_UUID,
-                                        error_code=e.code, error_message=e.message))
+            response.responses.append(R(name=name, topic_id=topic_id or ZERO_UUID, error_code=e.code, error_message=e.message))
         else:
-            response.responses.append(R(name=topic.name, topic_id=topic.id, error_code=errors.NONE,
-                                        error_message=None))
+            response.responses.append(R(name=topic.name, topic_id=topic.id, error_code=errors.NONE, error_message=None))
     return response
 
 
