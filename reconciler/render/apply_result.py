@@ -73,6 +73,11 @@ def result_markdown(result: ApplyResult) -> str:
     return "\n".join(lines) + "\n"
 
 
+def status_word(status: Status) -> str:
+    """How a result names a status (the Result column)."""
+    return _WORDS[status]
+
+
 def _title(o: ActionOutcome) -> str:
     return f"{o.kind.facts.label} {o.topic}"
 

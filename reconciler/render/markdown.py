@@ -64,7 +64,10 @@ def _plan_markdown(plan: Plan, details: bool) -> str:
     if ordered:
         out += markdown_table(
             ["", "Action", "Topic", "Change", "Manifest"],
-            [[f"`{a.kind.facts.symbol}`", a.kind.facts.label, f"`{a.topic}`", _change(a), where(a.source)] for a in ordered],
+            [
+                [f"`{a.kind.facts.symbol}`", a.kind.facts.label, f"`{a.topic}`", change_summary(a), where(a.source)]
+                for a in ordered
+            ],
         )
         out.append("")
         for a in ordered if details else []:
@@ -109,7 +112,8 @@ def _headline(action: Action, code: bool = True) -> str:
             unhandled(action)
 
 
-def _change(action: Action) -> str:
+def change_summary(action: Action) -> str:
+    """One line: what the action changes (the Change column of the plan table)."""
     match action:
         case CreateTopic():
             return f"{action.partitions} partitions, replication factor {action.replication_factor}"
