@@ -3,9 +3,10 @@
 On a push to main: the pull request that push merged (commits/{sha}/pulls), the newest successful
 run of the plan workflow for that pull request's head commit (actions/runs?head_sha=) and its
 artifact for the cluster (actions/runs/{id}/artifacts). The artifact is only trusted when the pull
-request changed nothing outside the manifest directory (pulls/{n}/files): the plan job runs the
-pull request's code, so a pull request that changes a workflow, the action or the tool could have
-uploaded a plan nobody reviewed. On a workflow_dispatch: the artifact of the run a person named.
+request changed nothing outside the manifest directory (pulls/{n}/files) and no other pull request
+has the same head commit (commits/{head}/pulls): the plan job runs the pull request's code, so a
+pull request that changes a workflow, the action or the tool could have uploaded a plan nobody
+reviewed. On a workflow_dispatch: the artifact of the run a person named.
 
 Standard library only (it runs before anything is installed). The core takes a function for GET
 requests, so the tests replay recorded answers; `main` writes `key=value` lines for $GITHUB_OUTPUT
@@ -73,6 +74,19 @@ def find_for_merge(get: Get, repo: str, sha: str, cluster: str, manifests: str =
         raise NoReviewedPlan(
             f"pull request #{number} also changed {outside[0]}{more} outside {manifests}/; its plan job ran that "
             f"change, so its plan artifact is not trusted: {RE_REVIEW}.",
+            number,
+        )
+    # A plan run is known by its head commit only: another pull request with the same head (into a
+    # branch whose plan.yml says anything) would make runs and artifacts that look the same.
+    others = [
+        p["number"]
+        for p in _list(get, f"/repos/{repo}/commits/{head}/pulls")
+        if p["head"]["sha"] == head and p["number"] != number
+    ]
+    if others:
+        raise NoReviewedPlan(
+            f"head commit {head[:12]} of pull request #{number} is also the head of pull request #{others[0]}, whose plan "
+            f"runs cannot be told apart from #{number}'s: {RE_REVIEW}.",
             number,
         )
     runs = [r for r in _items(get, f"/repos/{repo}/actions/runs?head_sha={head}", "workflow_runs") if _is_plan_run(r)]

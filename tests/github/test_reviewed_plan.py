@@ -45,12 +45,16 @@ class Replay:
 
 
 def merge_answers(
-    files: str = "pull_files_manifests", runs: str = "runs_several", artifacts: str = "artifacts_found"
+    files: str = "pull_files_manifests",
+    head_pulls: str = "commit_pulls_merged",
+    runs: str = "runs_several",
+    artifacts: str = "artifacts_found",
 ) -> dict[str, str]:
     """A merge of pull request #42 (head HEAD) whose newest successful plan run is 7005."""
     return {
         f"/repos/{REPO}/commits/{MERGE}/pulls?per_page=100&page=1": "commit_pulls_merged",
         f"/repos/{REPO}/pulls/42/files?per_page=100&page=1": files,
+        f"/repos/{REPO}/commits/{HEAD}/pulls?per_page=100&page=1": head_pulls,
         f"/repos/{REPO}/actions/runs?head_sha={HEAD}&per_page=100&page=1": runs,
         f"/repos/{REPO}/actions/runs/7005/artifacts?per_page=100&page=1": artifacts,
     }
@@ -63,7 +67,7 @@ def test_found_takes_the_newest_successful_plan_run_and_the_clusters_artifact():
     assert found == rp.Found(
         run_id=7005, artifact_id=4102, artifact_name=f"reconcile-plan-staging-eu-{HEAD}", head_sha=HEAD, pull_request=42
     )
-    assert len(get.asked) == 4
+    assert get.asked == list(get.answers)
 
 
 def test_a_push_that_merged_no_pull_request_is_refused():
@@ -86,6 +90,19 @@ def test_a_pull_request_that_changed_code_outside_the_manifests_is_not_trusted()
     )
     assert e.value.pull_request == 42
     assert not any("actions" in p for p in get.asked)  # never looked for the artifact
+
+
+def test_a_head_commit_shared_with_another_pull_request_is_not_trusted():
+    # #44 has the same head but merges into another branch: its plan runs, made by that branch's
+    # plan.yml, would carry the same head_sha and artifact names
+    get = Replay(merge_answers(head_pulls="commit_pulls_shared_head"))
+    with pytest.raises(rp.NoReviewedPlan) as e:
+        rp.find_for_merge(get, REPO, MERGE, "staging-eu")
+    assert str(e.value).startswith(
+        f"head commit {HEAD[:12]} of pull request #42 is also the head of pull request #44, whose plan runs cannot be told "
+        "apart from #42's: re-review"
+    )
+    assert not any("actions" in p for p in get.asked)
 
 
 def test_a_head_commit_without_a_plan_run_is_refused():
@@ -141,6 +158,7 @@ def test_runs_are_read_page_by_page_until_the_total_is_seen(monkeypatch):
             f"/repos/{REPO}/commits/{MERGE}/pulls?per_page=2&page=1": "commit_pulls_merged",
             f"/repos/{REPO}/pulls/42/files?per_page=2&page=1": "pull_files_manifests",
             f"/repos/{REPO}/pulls/42/files?per_page=2&page=2": "empty_list",
+            f"/repos/{REPO}/commits/{HEAD}/pulls?per_page=2&page=1": "commit_pulls_merged",
             f"/repos/{REPO}/actions/runs?head_sha={HEAD}&per_page=2&page=1": "runs_page_1",
             f"/repos/{REPO}/actions/runs?head_sha={HEAD}&per_page=2&page=2": "runs_page_2",
             f"/repos/{REPO}/actions/runs/7005/artifacts?per_page=2&page=1": "artifacts_found",
