@@ -3,28 +3,18 @@ rendered by the reconciler; anything else is one line and exit 1."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 from reconciler.app.make_plan import plan_cluster
 from reconciler.models.result import ActionOutcome, ApplyResult, Status
 from reconciler.render import render_apply_result, render_plan
 from reconciler.render.review import review_markdown
+from tests.github.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _load_script():
-    spec = importlib.util.spec_from_file_location("plan_report", ROOT / ".github/scripts/plan_report.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-report = _load_script()
+report = load_script("plan_report")
 
 
 def _no_cluster(spec):

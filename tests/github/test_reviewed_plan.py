@@ -4,15 +4,14 @@ states every request the lookup may make; any other request fails the test."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.github.scripts import load_script
+
 REPLIES = Path(__file__).parent / "replies"
 REPO = "acme/kafka-topics"
 MERGE = "8d1f7c3e5a9b2d4f6e8a0c1b3d5f7a9c2e4b6d8f"
@@ -20,16 +19,7 @@ HEAD = "3c9e1a7b5d2f4e6a8c0b1d3f5a7c9e2b4d6f8a0c"
 DIRECT = "f0e1d2c3b4a5968778695a4b3c2d1e0f1a2b3c4d"
 
 
-def _load_script():
-    spec = importlib.util.spec_from_file_location("reviewed_plan", ROOT / ".github/scripts/reviewed_plan.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-rp = _load_script()
+rp = load_script("reviewed_plan")
 
 
 class Replay:
