@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import urllib.error
 import urllib.request
@@ -126,7 +127,8 @@ def _plan_artifact(get: Get, repo: str, run_id: int, cluster: str, head: str, nu
     artifacts = list(_items(get, f"/repos/{repo}/actions/runs/{run_id}/artifacts", "artifacts"))
     named = [a for a in artifacts if a.get("name") == wanted]
     if not named:
-        others = [a["name"] for a in artifacts if str(a.get("name", "")).startswith(artifact_name(cluster, ""))]
+        made_for_other = re.compile(re.escape(artifact_name(cluster, "")) + "[0-9a-f]{40}")
+        others = [a["name"] for a in artifacts if made_for_other.fullmatch(str(a.get("name", "")))]
         if others:
             raise NoReviewedPlan(
                 f"run {run_id} holds {others[0]}, a plan for another commit than {head[:12]}: {RE_REVIEW}.", number
@@ -207,8 +209,8 @@ def github_get(token: str, api_url: str = "https://api.github.com") -> Get:
                 return json.load(answer)
         except urllib.error.HTTPError as e:
             raise NoReviewedPlan(
-                f"GitHub answered {e.code} to GET {path}: check the job's `permissions:` (actions: read, contents: read, "
-                f"pull-requests: read), then {RE_REVIEW}."
+                f"GitHub answered {e.code} to GET {path}: check the run id if you gave one, and the job's `permissions:` "
+                f"(actions: read, contents: read, pull-requests: read); then {RE_REVIEW}."
             ) from e
         except (urllib.error.URLError, TimeoutError, ValueError) as e:
             raise NoReviewedPlan(f"GET {path} failed ({e}): run the job again, or {RE_REVIEW}.") from e
