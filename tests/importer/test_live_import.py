@@ -92,7 +92,9 @@ def test_live_import_then_live_plan_is_empty(test_cluster, tmp_path):
     assert "__consumer_offsets: internal topic" in result.output
 
     files = files_under(out)
-    assert files["clusters/lab.yaml"].endswith(f"bootstrap_servers: [{test_cluster.bootstrap_servers.replace(',', ', ')}]\n")
+    assert f"bootstrap_servers: [{test_cluster.bootstrap_servers.replace(',', ', ')}]\n" in files["clusters/lab.yaml"]
+    # pinned to the cluster read, so that a wrong address later is refused (tests/cli/test_cluster_pin_live.py)
+    assert files["clusters/lab.yaml"].endswith(f"\ncluster_id: {test_cluster.cluster_id}\n")
     orders = files["topics/lab/orders.yaml"]
     assert "name: orders.v1\nclusters: [lab]\npartitions: 48\nreplication_factor: 3\n" in orders
     assert "  max.message.bytes: 2MiB\n  min.insync.replicas: 2\n  retention.ms: 7d\n  segment.ms: 1h\n" in orders
