@@ -94,7 +94,7 @@ def apply_plan(
     excess = destructive_excess(plan.actions, desired.policy)
     if excess is not None:
         raise PlanRejected(
-            f"the plan for {plan.cluster} cannot be applied: {excess} (the policy now in the manifests); nothing was changed."
+            f"the plan for {plan.cluster} cannot be applied under the policy now in the manifests: {excess}. Nothing was changed."
         )
     if desired.cluster.name != plan.cluster:
         raise PlanRejected(

@@ -151,6 +151,8 @@ def test_import_of_a_cluster_seeded_from_the_example_snapshot(test_cluster, tmp_
     assert result.exit_code == 0, result.output
     assert sorted(files_under(tmp_path)) == ["clusters/prod-eu.yaml", "topics/prod-eu.yaml"]
     assert "  retention.bytes: 50GiB\n  retention.ms: 1d\n" in (tmp_path / "topics/prod-eu.yaml").read_text()
+    # The seeded cluster answers with the snapshot's id, which the import pins, as the example manifests do.
+    assert (tmp_path / "clusters/prod-eu.yaml").read_text().endswith("\ncluster_id: q7Yc0eZ2T9ii5dXk3Lw0Aw\n")
     planned = live_plan(tmp_path, "prod-eu", test_cluster.bootstrap_servers)
     assert planned.actions == [] and not planned.has_errors
     assert planned.unmanaged_topics == []
