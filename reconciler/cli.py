@@ -401,9 +401,10 @@ def apply(
 ) -> Outcome:
     """Apply a saved plan exactly, or plan, show, confirm and apply.
 
-    Every action's preconditions are checked against a fresh read and the current manifests
-    first; an action the cluster moved away from, or that the manifests no longer ask for or
-    allow, is refused (and the later actions on its topic), the rest still run. The brokers
+    A saved plan is refused whole, before connecting, when the manifests (--manifests) now mean
+    something else for its cluster than when it was planned; the differences are listed. Every
+    action's preconditions are checked against a fresh read first; an action the cluster moved
+    away from is refused (and the later actions on its topic), the rest still run. The brokers
     validate every write (validate_only) before the first one is sent; if they would refuse any,
     nothing is written. Replica reassignments are throttled (--throttle), waited for up to
     --reassignment-wait and otherwise reported in progress: apply again to wait for them and

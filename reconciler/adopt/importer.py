@@ -110,7 +110,7 @@ def import_cluster(
     cluster = observed.cluster
     known = manifests is not None and cluster in manifests.clusters
     desired = manifests.desired_state(cluster) if known else None
-    spec = desired.cluster if desired else ClusterSpec(name=cluster, bootstrap_servers=_bootstrap(observed, options))
+    spec = desired.cluster if desired else _new_cluster(observed, options)
     defaults = dict(manifests.default_configs.get(cluster, {})) if known else {}
     policy = desired.policy if desired else Policy()
     managed = dict(desired.topics) if desired else {}
@@ -396,14 +396,26 @@ def _topic_doc(cluster: str, topic: ObservedTopic, configs: dict[str, str], left
     return text
 
 
+def _new_cluster(observed: ObservedState, options: ImportOptions) -> ClusterSpec:
+    """The Cluster document of a cluster the manifests do not declare yet, pinned to the id it
+    answered with (or the snapshot recorded), so that a wrong address later is refused."""
+    return ClusterSpec(name=observed.cluster, bootstrap_servers=_bootstrap(observed, options), cluster_id=observed.cluster_id)
+
+
 def _cluster_doc(spec: ClusterSpec) -> str:
-    data = {"kind": "Cluster", "name": spec.name, "bootstrap_servers": list(spec.bootstrap_servers)}
+    data: dict[str, object] = {"kind": "Cluster", "name": spec.name, "bootstrap_servers": list(spec.bootstrap_servers)}
     text = (
         "# Add `security:` (secrets as ${ENV_VAR} references) and `ignore_topics:` as needed. Config\n"
         "# `defaults:` apply to every topic that does not set the key itself, so adding some later puts\n"
         "# them on the imported topics at the next apply.\n"
         f"kind: Cluster\nname: {_scalar(spec.name)}\nbootstrap_servers: {_flow(spec.bootstrap_servers)}\n"
     )
+    if spec.cluster_id is not None:
+        data["cluster_id"] = spec.cluster_id
+        text += (
+            "# The id this cluster answered with: every live command refuses a cluster that answers with\n"
+            f"# another one (a wrong address), before it plans anything.\ncluster_id: {_scalar(spec.cluster_id)}\n"
+        )
     _check_round_trip(text, data)
     return text
 

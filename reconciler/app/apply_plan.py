@@ -8,14 +8,15 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from reconciler.app.cluster_access import Connect, Progress
-from reconciler.app.inputs import require_cluster
+from reconciler.app.inputs import manifests_commit, require_cluster
 from reconciler.app.outcome import Outcome
 from reconciler.apply.executor import ApplyOptions, apply_plan
 from reconciler.apply.reassignment import cancel
-from reconciler.errors import ReconcilerError, shown
+from reconciler.errors import PlanRejected, ReconcilerError, shown
 from reconciler.manifests import load_manifests
 from reconciler.models.plan import Plan
 from reconciler.models.result import ApplyResult
+from reconciler.plan.binding import binding_refusal
 from reconciler.plan.planner import plan as make_plan
 from reconciler.plan.validate_only import validate_on_brokers
 
@@ -60,8 +61,10 @@ def apply_changes(
     options: ApplyOptions | None = None,
     progress: Progress = lambda _: None,
 ) -> ApplyOutcome:
-    """Every action's preconditions are checked against a fresh read and the current manifests
-    first (see `reconciler.apply.executor`); the brokers validate every write before the first one is sent."""
+    """A saved plan is refused whole, before connecting, when the manifests now mean something else
+    for its cluster than when it was made (`reconciler.plan.binding`). Every action's preconditions
+    are checked against a fresh read and the current manifests first (see
+    `reconciler.apply.executor`); the brokers validate every write before the first one is sent."""
     manifests = load_manifests(manifests_dir)
     saved = None
     if plan_file:
@@ -69,7 +72,11 @@ def apply_changes(
 
         saved = load_plan_file(plan_file)
         if cluster and cluster != saved.cluster:
-            raise ReconcilerError(f"{plan_file} is a plan for {shown(saved.cluster)}, not {shown(cluster)}.")
+            raise PlanRejected(
+                f"{plan_file} is a plan for cluster {shown(saved.cluster)}, not {shown(cluster)} as --cluster says; "
+                f"nothing was written. Apply the plan made for {shown(cluster)}, or leave --cluster out to apply "
+                f"this one to {shown(saved.cluster)}."
+            )
         if saved.cluster not in manifests.clusters:
             raise ReconcilerError(
                 f"{plan_file} is a plan for cluster {shown(saved.cluster)}, which the manifests in "
@@ -77,6 +84,11 @@ def apply_changes(
             )
         cluster = saved.cluster
     desired = manifests.desired_state(require_cluster(manifests, cluster))
+    if saved is not None and plan_file:
+        # Before connecting: a plan is applied only with the manifests it was reviewed with.
+        refusal = binding_refusal(saved, plan_file, desired, manifests_dir, manifests_commit(manifests_dir))
+        if refusal:
+            raise PlanRejected(refusal)
     with connect(desired.cluster) as kafka:
         if saved is not None:
             to_apply = saved

@@ -1,7 +1,9 @@
-"""Checks the use cases share on what they were given: which cluster, and a snapshot that fits."""
+"""Checks the use cases share on what they were given: which cluster, a snapshot that fits, and
+the Git commit the manifests are at."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 from reconciler.errors import ReconcilerError, SnapshotError, shown, shown_text
@@ -38,3 +40,20 @@ def snapshot_for(manifests: Manifests, path: str | Path, cluster: str | None = N
             "snapshot of a declared cluster."
         )
     return observed
+
+
+def manifests_commit(manifests_dir: str | Path) -> str | None:
+    """The Git commit checked out where the manifests are (HEAD), or None: not in a repository, no
+    commit yet, or no git. Recorded in a plan for the reader; the digest is what binds it."""
+    try:
+        found = subprocess.run(
+            ["git", "-C", str(manifests_dir), "rev-parse", "--verify", "--quiet", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = found.stdout.strip()
+    return commit if found.returncode == 0 and commit else None

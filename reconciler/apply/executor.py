@@ -1,7 +1,8 @@
 """Applying a plan: the only writer. Knows nothing of sockets; talks to a `ClusterPort`.
 
 Safety rules, in the order they act:
-1. A plan with error diagnostics is refused whole.
+1. A plan with error diagnostics is refused whole, and so is one with more destructive actions
+   than the policy's max_destructive_actions (the planner made that an error; checked again here).
 2. The cluster is read again before anything is written, and every action's preconditions are
    checked against it and against the current manifests (reconciler.apply.preconditions). An action
    the cluster moved away from, that the manifests no longer ask for or allow (protection,
@@ -53,6 +54,7 @@ from reconciler.models.plan import (
 )
 from reconciler.models.result import ActionOutcome, ApplyResult, PartitionOutcome, Status, worst
 from reconciler.plan import rights
+from reconciler.plan.policy import destructive_excess
 from reconciler.plan.validate_only import broker_refusals, send_topic_requests
 from reconciler.ports import BrokerError, ClusterPort, EpochCheck, ErrorKind
 
@@ -88,6 +90,11 @@ def apply_plan(
         raise PlanRejected(
             f"the plan for {plan.cluster} has {plan.summary().errors} error(s) and cannot be applied; "
             "fix them (see `reconcile plan`) and plan again."
+        )
+    excess = destructive_excess(plan.actions, desired.policy)
+    if excess is not None:
+        raise PlanRejected(
+            f"the plan for {plan.cluster} cannot be applied under the policy now in the manifests: {excess}. Nothing was changed."
         )
     if desired.cluster.name != plan.cluster:
         raise PlanRejected(

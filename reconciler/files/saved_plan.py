@@ -17,7 +17,10 @@ from reconciler.models.plan import PLAN_FORMAT_VERSION, Plan, TruncateRecords
 def plan_json(plan: Plan) -> str:
     """The plan as JSON, with the derived figures `load_plan_json` drops again."""
     data = plan.model_dump(mode="json")
+    manifests = data.pop("manifests", None)
     data["summary"] = plan.summary().model_dump(mode="json")
+    if manifests is not None:  # last: the desired state it records is the bulk of the file, and no reading matter
+        data["manifests"] = manifests
     for action, dumped in zip(plan.actions, data["actions"]):
         if isinstance(action, TruncateRecords):
             dumped["records_to_delete"] = action.records_to_delete

@@ -49,6 +49,16 @@ class KafkaCluster(Observer, Reassigner):
     def name(self) -> str:
         return self._spec.name
 
+    @property
+    def bootstrap_servers(self) -> list[str]:
+        """The servers this connection was opened with (the Cluster document's, or those given instead)."""
+        return list(self._spec.bootstrap_servers)
+
+    @property
+    def cluster_id(self) -> str | None:
+        """The cluster id of the Metadata answer the client bootstrapped from (None: the brokers send none)."""
+        return self._client.manager.cluster.cluster_id
+
 
 @contextmanager
 def connect(

@@ -29,6 +29,7 @@ def cluster_spec(entry: Entry[ClusterDoc], problems: Problems) -> ClusterSpec:
     return ClusterSpec(
         name=model.name,
         bootstrap_servers=split_servers(model.bootstrap_servers),
+        cluster_id=model.cluster_id,
         security=security,
         labels=model.labels,
         ignore_topics=ignore,
@@ -110,6 +111,7 @@ def cluster_policies(
             required_configs=required,
             max_delete_fraction=model.max_delete_fraction,
             max_retention_decrease=model.max_retention_decrease,
+            max_destructive_actions=model.max_destructive_actions,
             protected_topic_patterns=protected,
             source=doc.ref(("kind",)),
         )

@@ -116,6 +116,18 @@ def _is_true(value: bool) -> bool:
     return value
 
 
+_CLUSTER_ID_PATTERN = r"^\S+$"
+
+
+def _one_word_id(text: str) -> str:
+    if not re.fullmatch(_CLUSTER_ID_PATTERN, text):
+        raise refusal(
+            f"cluster_id {shown(text)} is not a cluster id; write the id the cluster answers with (`reconcile "
+            "import` writes it; `kafka-cluster.sh cluster-id` prints it), or leave the setting out"
+        )
+    return text
+
+
 def rfc3339(text: str) -> datetime | str:
     """The time an RFC 3339 text names (naive when it has no timezone), or why it names none."""
     match = _RFC3339.fullmatch(text)
@@ -229,6 +241,11 @@ BootstrapServers = (
 )
 Secret = Annotated[str, Field(pattern=SECRET_PATTERN)]
 DeleteFraction = Annotated[float, Field(gt=0, le=1)]
+DestructiveLimit = Annotated[int, Field(ge=1, le=INT_MAX)]
+# Kafka's are 22 characters of base64url; other brokers speaking the protocol use other forms.
+ClusterId = Annotated[
+    str, AfterValidator(_one_word_id), Field(max_length=255, json_schema_extra={"pattern": _CLUSTER_ID_PATTERN})
+]
 # Below 1% per apply a cut would take hundreds of applies; 1 would allow any cut (leave it out instead).
 RetentionDecrease = Annotated[float, Field(ge=0.01, lt=1)]
 RetentionSteppingName = Literal["refuse", "gradual"]
@@ -322,6 +339,11 @@ class ClusterDoc(_Doc):
     bootstrap_servers: BootstrapServers = Field(
         description="host:port, as a list or separated by commas.", examples=[["kafka-1.example.com:9092"]]
     )
+    cluster_id: ClusterId | None = Field(
+        None,
+        description="The id this cluster answers with (Metadata's cluster_id; `reconcile import` writes it): "
+        "every live command refuses a cluster that answers with another id, before it plans anything.",
+    )
     security: SecurityDoc | None = None
     labels: dict[str, str] = Field(default_factory=dict)
     ignore_topics: list[str] = Field(default_factory=list, description="Regexes never reported as unmanaged.")
@@ -348,6 +370,11 @@ class PolicyDoc(_Doc):
         description="Largest share [0.01, 1) by which one apply may lower retention.ms or retention.bytes: the "
         "new limit must be at least (1 - this) x the current one. A cut from unlimited passes only "
         "when it deletes nothing yet.",
+    )
+    max_destructive_actions: DestructiveLimit | None = Field(
+        None,
+        description="Most actions that delete data for good (topic deletions, truncations, retention cuts) one "
+        "plan may hold; a plan with more is an error.",
     )
     protected_topic_patterns: list[str] = Field(default_factory=list)
 

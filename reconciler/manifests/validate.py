@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from reconciler.errors import shown, shown_text
-from reconciler.kafka_configs import LONG_MAX
+from reconciler.kafka_configs import INT_MAX, LONG_MAX
 from reconciler.manifests.documents import (
     DOC_MODELS,
     MANIFEST_ERROR,
@@ -228,6 +228,11 @@ def _in_manifest_words(loc: Path_, error: ErrorDetails, value: Any, is_key: bool
         return [
             f"max_retention_decrease must be at least 0.01 and below 1 (the largest share by which one apply may "
             f"lower retention), not {shown_text(value)}"
+        ]
+    if name == "max_destructive_actions" and kind in ("greater_than_equal", "less_than_equal", "int_type", "int_from_float"):
+        return [
+            f"max_destructive_actions must be a whole number from 1 to {INT_MAX:,} (the most actions deleting data "
+            f"for good that one plan may hold), not {shown(value)}; leave it out for no limit"
         ]
     if loc == ("name",) and kind in ("string_too_short", "string_too_long", "string_pattern_mismatch"):
         return [topic_name_problem(value)]

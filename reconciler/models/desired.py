@@ -185,6 +185,8 @@ class Policy(_Model):
     # Largest share [0.01, 1) by which one apply may lower retention.ms or retention.bytes: the new
     # limit is at least (1 - this) x the current one, rounded up. None = no limit.
     max_retention_decrease: float | None = None
+    # Most actions that delete data for good (`Action.destructive`) one plan may hold; None = no limit.
+    max_destructive_actions: int | None = None
     protected_topic_patterns: list[str] = Field(default_factory=list)
     source: SourceRef | None = None
 
@@ -245,6 +247,8 @@ class ReassignmentSettings(_Model):
 class ClusterSpec(_Model):
     name: str
     bootstrap_servers: list[str]
+    # The id the cluster must answer with (Metadata's cluster_id); None: whatever answers is taken.
+    cluster_id: str | None = None
     security: ClientSecurity = ClientSecurity()
     labels: dict[str, str] = Field(default_factory=dict)
     # Topic names matching these are never reported as unmanaged (besides internal `__*` ones).

@@ -172,6 +172,7 @@ class DiagnosticCode(_Name):
     TRUNCATE_BEYOND_HIGH_WATERMARK = "truncate-beyond-high-watermark"
     POLICY_MAX_DELETE_FRACTION = "policy-max-delete-fraction"
     POLICY_MAX_RETENTION_DECREASE = "policy-max-retention-decrease"  # a retention cut larger than one apply may make
+    POLICY_MAX_DESTRUCTIVE_ACTIONS = "policy-max-destructive-actions"  # more data-deleting actions than one plan may hold
     MISSING_TIME_LOOKUP = "missing-time-lookup"
     RETENTION_ESTIMATE_UNKNOWN = "retention-estimate-unknown"  # some partition's deletion could not be estimated
     GROUP_WITHOUT_COMMIT = "group-without-commit"
@@ -508,6 +509,17 @@ class PlanSummary(_Model):
     warnings: int = 0
 
 
+class ManifestBinding(_Model):
+    """What a plan was made from, so that `apply` can refuse it once the manifests mean something
+    else for its cluster: the digest of the cluster's canonical desired state (its meaning, not the
+    bytes of the files; `reconciler.plan.binding`), that state itself, to list what differs, and
+    the Git commit of the manifests when they are in a repository."""
+
+    digest: str = Field(pattern=r"^sha256:[0-9a-f]{64}$")
+    commit: str | None = None
+    desired: dict[str, Any]
+
+
 class Plan(_Model):
     format_version: int = PLAN_FORMAT_VERSION
     cluster: str
@@ -516,6 +528,16 @@ class Plan(_Model):
     actions: list[Action] = Field(default_factory=list)
     unmanaged_topics: list[str] = Field(default_factory=list)
     diagnostics: list[Diagnostic] = Field(default_factory=list)
+    # Set by the use case that plans from manifests; a saved plan without it is never applied.
+    manifests: ManifestBinding | None = None
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # A plan made without manifests (the pure planner's, in tests and drift) keeps its JSON.
+        data = handler(self)
+        if self.manifests is None and isinstance(data, dict):
+            data.pop("manifests", None)
+        return data
 
     @property
     def has_changes(self) -> bool:

@@ -69,7 +69,7 @@ from reconciler.models.plan import (
     TruncateRecords,
 )
 from reconciler.plan import retention, rights
-from reconciler.plan.policy import is_protected
+from reconciler.plan.policy import destructive_excess, is_protected
 from reconciler.plan.replication import ReplicaPlanner
 from reconciler.units import epoch_ms
 
@@ -143,6 +143,16 @@ def plan(desired: DesiredState, observed: ObservedState, options: PlanOptions = 
                 severity=Severity.INFO,
                 code=DiagnosticCode.SIZES_UNKNOWN,
                 message=rights.sizes_refused_line(observed.sizes_refused),
+            )
+        )
+    excess = destructive_excess(actions, desired.policy)
+    if excess is not None:
+        diagnostics.append(
+            Diagnostic(
+                severity=Severity.ERROR,
+                code=DiagnosticCode.POLICY_MAX_DESTRUCTIVE_ACTIONS,
+                message=excess,
+                source=desired.policy.source,
             )
         )
     actions.sort(key=lambda a: (a.kind.order, a.topic))

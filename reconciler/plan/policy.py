@@ -8,10 +8,13 @@ verdict arrives through validate_only requests.
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Sequence
 
 from reconciler.errors import ManifestProblem, shown, shown_text
 from reconciler.kafka_configs import same_config_value
-from reconciler.models.desired import DesiredState, DesiredTopic, SourceRef, TopicState
+from reconciler.models.desired import DesiredState, DesiredTopic, Policy, SourceRef, TopicState
+from reconciler.models.plan import Action
 
 
 def is_protected(desired: DesiredState, topic_name: str) -> bool:
@@ -20,6 +23,27 @@ def is_protected(desired: DesiredState, topic_name: str) -> bool:
     if topic is not None and topic.protected:
         return True
     return any(re.search(pattern, topic_name) for pattern in desired.policy.protected_topic_patterns)
+
+
+def destructive_excess(actions: Sequence[Action], policy: Policy) -> str | None:
+    """Why a plan holds more actions that delete data for good (`Action.destructive`: topic
+    deletions, truncations, config changes that cut retention) than the policy's
+    max_destructive_actions allows, or None. The planner makes it a plan error; apply refuses it."""
+    limit = policy.max_destructive_actions
+    # a config change is destructive exactly when it cuts retention (AlterConfigs' own rule)
+    destructive = Counter(
+        a.kind.facts.label if a.kind.facts.destructive else f"{a.kind.facts.label} that cut retention"
+        for a in actions
+        if a.destructive
+    )
+    count = sum(destructive.values())
+    if limit is None or count <= limit:
+        return None
+    kinds = ", ".join(f"{label} {n}" for label, n in sorted(destructive.items()))
+    return (
+        f"the plan has {count} destructive actions ({kinds}), more than the policy's max_destructive_actions "
+        f"{limit}; split the change into smaller pull requests, or raise the limit in its own reviewed change"
+    )
 
 
 def check_desired(desired: DesiredState) -> list[ManifestProblem]:

@@ -16,7 +16,7 @@ from reconciler.models.plan import (
     unhandled,
 )
 from reconciler.render.table import html_text, markdown_table
-from reconciler.render.text import summary_line
+from reconciler.render.text import manifests_line, summary_line
 from reconciler.render.values import (
     EXPIRY_HEADER,
     EXPIRY_RIGHT,
@@ -50,6 +50,9 @@ def _plan_markdown(plan: Plan, details: bool) -> str:
     out = [f"### Plan for `{plan.cluster}`", "", f"**{summary_line(plan)}**", ""]
     observed = plan.observed_at.isoformat().replace("+00:00", "Z") if plan.observed_at else "unknown time"
     out += [f"Cluster id `{plan.cluster_id or 'unknown'}`, observed {observed}.", ""]
+    bound = manifests_line(plan)
+    if bound:
+        out += [bound, ""]
     errors = [d for d in plan.diagnostics if d.severity is Severity.ERROR]
     if errors:
         out += ["> [!IMPORTANT]", "> **Errors: this plan cannot be applied until they are fixed.**"]

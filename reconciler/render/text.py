@@ -56,6 +56,9 @@ def plan_text(plan: Plan, color: bool = False) -> str:
         out.paint(f"Plan for cluster {plan.cluster}", Style.BOLD)
         + f" (cluster id {plan.cluster_id or 'unknown'}, observed {observed})"
     )
+    bound = manifests_line(plan)
+    if bound:
+        out.add(bound)
     out.add()
     placed = _place_diagnostics(plan)
     for i, action in enumerate(plan.actions):
@@ -76,6 +79,16 @@ def plan_text(plan: Plan, color: bool = False) -> str:
         out.add()
     out.add(out.paint(summary_line(plan), Style.BOLD))
     return "\n".join(out.lines) + "\n"
+
+
+def manifests_line(plan: Plan) -> str | None:
+    """What the plan was made from, for the reviewer to match with what apply reports; None for a
+    plan made without manifests."""
+    m = plan.manifests
+    if m is None:
+        return None
+    at = f" at commit {m.commit[:12]}" if m.commit else ""
+    return f"Manifests {m.digest[:19]}{at}: apply refuses this plan once they mean something else."
 
 
 def summary_line(plan: Plan) -> str:

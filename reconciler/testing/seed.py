@@ -21,14 +21,17 @@ def _millis(taken_at: str | None) -> int:
 
 
 def seed_from_snapshot(cluster, path: str) -> None:
-    """Topics (ids, replicas where the broker ids exist here, topic-level configs), one record per
-    second up to the snapshot time between log start and high watermark, leader epochs, and
-    committed group offsets. Internal topics are left to the cluster."""
+    """The cluster id, topics (ids, replicas where the broker ids exist here, topic-level configs),
+    one record per second up to the snapshot time between log start and high watermark, leader
+    epochs, and committed group offsets. Internal topics are left to the cluster. The cluster then
+    answers as the one the snapshot was taken of, so a Cluster document's `cluster_id` pin holds."""
     with open(path, encoding="utf-8") as f:
         snapshot = json.load(f)
     state = cluster._state
     now_ms = _millis(snapshot.get("taken_at"))
     with state.lock:
+        if snapshot.get("cluster_id"):
+            state.cluster_id = snapshot["cluster_id"]
         for topic in snapshot.get("topics", {}).values():
             if topic.get("internal"):
                 continue

@@ -64,19 +64,26 @@ def test_the_policy_refuses_an_over_large_cut_when_planning(tmp_path, test_clust
     assert test_cluster.topic_configs("events") == {"retention.ms": str(30 * DAY)}
 
 
-def test_apply_estimates_again_and_refuses_a_cut_the_policy_now_forbids(tmp_path, test_cluster):
+def test_apply_estimates_again_and_refuses_a_cut_the_cluster_grew_past_the_policy(tmp_path, test_cluster):
     seed_hourly(test_cluster)
-    repo = Repo(tmp_path, test_cluster, POLICY.format(limit=0.9) + TOPIC)
+    size = test_cluster.partition("events", 0).size_bytes
+    # A size limit keeping a fifth of each partition: about 80% of its records go, within the policy's 90%.
+    topic = TOPIC.replace("retention.ms: 1d", f"retention.bytes: {size // 5}")
+    repo = Repo(tmp_path, test_cluster, POLICY.format(limit=0.9) + topic)
     code, plan, output = repo.plan()
     assert code == 2 and plan["actions"][0]["destructive"], output
-    # The limit is tightened after the plan was saved: the estimate made again at apply passes it.
-    (repo.dir / "manifests" / "topics.yaml").write_text(POLICY.format(limit=0.5) + TOPIC)
+    # Producers write on after the plan (the manifests are unchanged, so the saved plan is still the
+    # reviewed one): the same limit now deletes a larger share, which the estimate made again at apply finds.
+    test_cluster.produce_many({("events", p): 200 for p in range(2)}, timestamp_ms=int(time.time() * 1000), step_ms=1)
     code, result = repo.apply()
     assert code == 1, result
     refused = outcome(result, "alter_configs", "events")
     assert refused["status"] == "refused"
     assert refused["message"].startswith(
-        "the retention change would now delete more than the policy allows: events-0: deleting up to 7"
+        "the retention change would now delete more than the policy allows: events-0: deleting up to "
     )
-    assert "estimated again from the cluster now; the plan estimated up to 7" in refused["message"]
+    assert (
+        "exceeds the policy limit of 90% per apply (estimated again from the cluster now; the plan estimated up to "
+        in refused["message"]
+    )
     assert test_cluster.topic_configs("events") == {"retention.ms": str(30 * DAY)}

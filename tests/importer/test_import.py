@@ -124,6 +124,8 @@ def test_example_snapshot_imports_into_an_empty_directory_and_plans_empty(tmp_pa
     assert files["clusters/prod-eu.yaml"].endswith(
         "kind: Cluster\nname: prod-eu\nbootstrap_servers: [kafka-1.prod-eu.internal:9092, "
         "kafka-2.prod-eu.internal:9092, kafka-3.prod-eu.internal:9092]\n"
+        "# The id this cluster answered with: every live command refuses a cluster that answers with\n"
+        "# another one (a wrong address), before it plans anything.\ncluster_id: q7Yc0eZ2T9ii5dXk3Lw0Aw\n"
     )
     header = files["topics/prod-eu/orders.yaml"].splitlines()[0]
     assert header == ("# Imported by `reconcile import` from cluster prod-eu, from a snapshot taken at 2026-11-20T09:00:00Z.")

@@ -92,7 +92,9 @@ def test_live_import_then_live_plan_is_empty(test_cluster, tmp_path):
     assert "__consumer_offsets: internal topic" in result.output
 
     files = files_under(out)
-    assert files["clusters/lab.yaml"].endswith(f"bootstrap_servers: [{test_cluster.bootstrap_servers.replace(',', ', ')}]\n")
+    assert f"bootstrap_servers: [{test_cluster.bootstrap_servers.replace(',', ', ')}]\n" in files["clusters/lab.yaml"]
+    # pinned to the cluster read, so that a wrong address later is refused (tests/cli/test_cluster_pin_live.py)
+    assert files["clusters/lab.yaml"].endswith(f"\ncluster_id: {test_cluster.cluster_id}\n")
     orders = files["topics/lab/orders.yaml"]
     assert "name: orders.v1\nclusters: [lab]\npartitions: 48\nreplication_factor: 3\n" in orders
     assert "  max.message.bytes: 2MiB\n  min.insync.replicas: 2\n  retention.ms: 7d\n  segment.ms: 1h\n" in orders
@@ -149,6 +151,8 @@ def test_import_of_a_cluster_seeded_from_the_example_snapshot(test_cluster, tmp_
     assert result.exit_code == 0, result.output
     assert sorted(files_under(tmp_path)) == ["clusters/prod-eu.yaml", "topics/prod-eu.yaml"]
     assert "  retention.bytes: 50GiB\n  retention.ms: 1d\n" in (tmp_path / "topics/prod-eu.yaml").read_text()
+    # The seeded cluster answers with the snapshot's id, which the import pins, as the example manifests do.
+    assert (tmp_path / "clusters/prod-eu.yaml").read_text().endswith("\ncluster_id: q7Yc0eZ2T9ii5dXk3Lw0Aw\n")
     planned = live_plan(tmp_path, "prod-eu", test_cluster.bootstrap_servers)
     assert planned.actions == [] and not planned.has_errors
     assert planned.unmanaged_topics == []
