@@ -51,6 +51,7 @@ from reconciler.models.observed import (
 
 PARQUET_FORMAT_VERSION = 1
 METADATA_KEY = b"reconciler.snapshot"
+HEADER_PLACE = f"Parquet key-value metadata {METADATA_KEY.decode()}"  # where the header is, in messages
 
 
 def utc(value: datetime) -> datetime:
@@ -230,11 +231,7 @@ def read_header(path: str) -> dict[str, Any]:
 
     filesystem, inner = pyarrow.fs.FileSystem.from_uri(path) if "://" in path else (None, path)
     meta = (pa.parquet.read_schema(inner, filesystem=filesystem).metadata or {}).get(METADATA_KEY)
-    header = (
-        read_json_document(meta, f"{path} (Parquet key-value metadata {METADATA_KEY.decode()})", "snapshot", SNAPSHOT_KEYS)
-        if meta
-        else {}
-    )
+    header = read_json_document(meta, path, "snapshot", SNAPSHOT_KEYS, within=HEADER_PLACE) if meta else {}
     return header if isinstance(header, dict) else {}
 
 
@@ -284,11 +281,10 @@ def open_table(path: str | Path) -> tuple[Any, dict[str, Any]]:
 def table_header(path: str | Path, table: Any) -> dict[str, Any]:
     """The snapshot header of a table read from `path`; SnapshotError when there is none to read."""
     meta = (table.schema.metadata or {}).get(METADATA_KEY)
-    origin = f"{path} (Parquet key-value metadata {METADATA_KEY.decode()})"
-    header = read_json_document(meta, origin, "snapshot", SNAPSHOT_KEYS) if meta else {}
+    header = read_json_document(meta, str(path), "snapshot", SNAPSHOT_KEYS, within=HEADER_PLACE) if meta else {}
     if not isinstance(header, dict):
         raise SnapshotError(
-            f"{origin} holds no JSON object, so the file is not a snapshot; write snapshots with "
+            f"{path} ({HEADER_PLACE}) holds no JSON object, so the file is not a snapshot; write snapshots with "
             "`reconcile snapshot --format parquet`."
         )
     if not header and not table.num_rows:
