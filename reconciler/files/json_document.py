@@ -213,7 +213,7 @@ _FLOAT = re.compile(r"-?[0-9]+(?:\.[0-9]+(?:e[-+]?[0-9]+)?|e[-+]?[0-9]+)")  # no
 def json_text(data: Any) -> str:
     """`json.dumps(data, indent=2)` of JSON data (dicts, lists, strings, numbers, booleans, None),
     character for character, through pydantic's serializer: json.dumps with an indent runs in
-    pure Python (about a third of a second for the plan of a 10,000-topic cluster). What the
+    pure Python, slow for the plan of a large cluster (docs/performance.md). What the
     serializer does not take (a lone surrogate, a type it does not know) goes through json.dumps."""
     try:
         text = to_json(data, indent=2, inf_nan_mode="constants").decode("utf-8")
