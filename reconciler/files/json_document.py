@@ -122,7 +122,7 @@ def read_json_document(
 # A JSON string, a structural character, or a token json.loads parses but refuses (NaN, Infinity,
 # a number of more digits than Python's int() takes); strings are matched whole so nothing inside
 # one is taken for a token.
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|(?P<constant>NaN|-?Infinity)|(?P<long>\d{4301,})')
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:,]|(?P<constant>NaN|-?Infinity)|(?P<long>\d{4301,})')
 
 
 def _line_and_column(text: str, position: int) -> tuple[int, int]:
