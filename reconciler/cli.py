@@ -162,8 +162,8 @@ def _connector(bootstrap_servers: list[str] | None) -> Connect:
 def _without_cyclic_gc() -> Iterator[None]:
     """One command builds one large graph of objects (a read of every partition, a plan) and drops
     it when it ends. Python's cyclic collector would walk that growing graph again and again while
-    it is built, to find almost nothing: at 10,000 topics that was the largest single cost of a
-    plan (two dozen full collections, seconds of CPU). So the collector is off for the command's
+    it is built, to find almost nothing: on a large cluster that was the largest single cost of a
+    plan (docs/performance.md). So the collector is off for the command's
     lifetime, which is bounded; reference counting still frees everything that is not in a cycle,
     and the few cycles a command makes (finished coroutines and futures of the Kafka client) are
     small. The collector is turned back on when the command returns (CliRunner runs many commands

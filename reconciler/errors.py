@@ -21,6 +21,18 @@ class ReconcilerError(Exception):
     """Base class: its message is what the user sees."""
 
 
+def at(file: str, line: int, column: int) -> str:
+    """A place in a file as editors and CI annotations read it: `FILE:LINE:COLUMN` (1-based)."""
+    return f"{file}:{line}:{column}"
+
+
+def byte_line_and_column(raw: bytes, index: int) -> tuple[int, int]:
+    """1-based line and column of the byte at `index` in UTF-8 text that may be broken there:
+    lines end at b"\n", the column counts characters (a broken byte counts as one)."""
+    start = raw.rfind(b"\n", 0, index) + 1
+    return raw.count(b"\n", 0, index) + 1, len(raw[start:index].decode("utf-8", errors="replace")) + 1
+
+
 @dataclass(frozen=True)
 class ManifestProblem:
     file: str
@@ -29,7 +41,7 @@ class ManifestProblem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.column}: {self.message}"
+        return f"{at(self.file, self.line, self.column)}: {self.message}"
 
 
 class ManifestError(ReconcilerError):

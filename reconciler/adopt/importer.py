@@ -2,7 +2,7 @@
 
 Pure: the observed state, the manifests already loaded (if any) and the texts of the files already
 in the manifest directory come in; {relative path: YAML text} and what was skipped come out. The
-CLI reads, verifies and writes.
+use case `reconciler.app.import_cluster` reads, verifies and writes.
 
 What is imported, and why:
 - partitions and replication factor, always explicit (a cluster's defaults may change later);

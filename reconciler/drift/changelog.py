@@ -95,7 +95,7 @@ def _moved(was: Fingerprint, this: Fingerprint, replicas: bool, configs: bool) -
     """The partitions (by index) and config keys deepdiff finds moved, in the parts that moved."""
     if not (replicas or configs):
         return set(), set()
-    # Imported here: deepdiff takes ~0.5 s to import (with pandas and numpy when they are
+    # Imported here: deepdiff is slow to import (it brings pandas and numpy when they are
     # installed), which only a report with a changed topic pays.
     from deepdiff import DeepDiff
 

@@ -24,12 +24,11 @@ from reconciler.plan.planner import PlanOptions, plan
 ENGINES = ("local", "spark", "auto")
 
 # --engine auto, without a master: Spark in local[*] when it would finish first on this machine's
-# cores. Measured on a 2-core machine (README "Performance"): the local engine, on one core, runs
-# at 120,000-130,000 (every topic drifting, benchmarks/drift_fleet.py) to 135,000 (a quarter drifting,
-# benchmarks/drift_spark.py: 2M partitions in 14.8 s) partitions a second; Spark spends ~45 s
-# starting and planning its jobs, then ~43,000 partitions a second on both cores. On 2 cores it
-# never catches up (2M: local 15 s, Spark 72 s); with more cores its rate grows, the local one does
-# not. Memory does not decide it: both drivers hold the manifests and the fleet's findings.
+# cores. The local engine plans on one core; Spark spends a fixed time starting and planning its
+# jobs, then adds partitions at a rate per core. The rates below are the lower ends of what
+# benchmarks/drift_fleet.py and benchmarks/drift_spark.py measured (docs/performance.md, "Fleet
+# drift"): on few cores Spark never catches up; with more cores its rate grows, the local one's
+# does not. Memory does not decide it: both drivers hold the manifests and the fleet's findings.
 LOCAL_PARTITIONS_PER_S = 120_000
 SPARK_PARTITIONS_PER_S_PER_CORE = 21_500
 SPARK_START_S = 45.0

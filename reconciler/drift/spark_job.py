@@ -1,6 +1,6 @@
 """The fleet drift pipeline on Apache Spark: the only module that imports pyspark.
 
-Data flow: the fleet's Parquet snapshots (one row per topic, see `columnar`) -> the latest run of
+Data flow: the fleet's Parquet snapshots (one row per topic: docs/snapshot-format.md) -> the latest run of
 each cluster, joined (outer) with the previous run's topics (for data-loss signals and the change
 log, which lists topics deleted since) and with the manifests' topics -> a Spark SQL expression
 (`spark_clean`) marks the topics proven clean -> `mapInArrow`: each Arrow batch is one Python call,

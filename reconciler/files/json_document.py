@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic_core import PydanticSerializationError, to_json
 
-from reconciler.errors import MAX_PROBLEMS, SnapshotError, json_path, shown, shown_text
+from reconciler.errors import MAX_PROBLEMS, SnapshotError, at, byte_line_and_column, json_path, shown, shown_text
 
 # What to do instead, per kind of document.
 _REDO = {
@@ -27,9 +27,6 @@ _REDO = {
 
 def _no_constants(name: str):
     raise ValueError(f"{name} is not a JSON number")
-
-
-_LONG_NUMBER = re.compile(r"\d{4301,}")  # Python's int() refuses more digits
 
 
 class _DuplicateKey(ValueError):
@@ -50,23 +47,38 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
     return result
 
 
-def read_json_document(raw: bytes | str, origin: str, what: str = "snapshot", keyed: Mapping[str, int] | None = None) -> Any:
+def read_json_document(
+    raw: bytes | str,
+    origin: str,
+    what: str = "snapshot",
+    keyed: Mapping[str, int] | None = None,
+    within: str | None = None,
+) -> Any:
     """JSON text (bytes: UTF-8) parsed, or SnapshotError naming `origin` and the place: a file that
-    is empty, not UTF-8, nested too deep for the parser, or holds NaN/Infinity or a number of
-    thousands of digits, is refused with a reason, never a traceback. `keyed`: the document's
-    dict-valued fields, for the JSON paths in messages (see `reconciler.errors.json_path`)."""
+    is empty, not UTF-8, nested too deep for the parser, or holds NaN/Infinity, a key twice in one
+    object or a number of thousands of digits, is refused with a reason, never a traceback. A place
+    in the file is said `FILE:LINE:COLUMN: ...`, as manifest problems are. `within`: the part of
+    the file `origin` that holds the JSON when it is not the whole file (a Parquet file's key-value
+    metadata); places are then said within that part. `keyed`: the document's dict-valued fields,
+    for the JSON paths in messages (see `reconciler.errors.json_path`)."""
     redo = _REDO.get(what, "write it again")
+    file = origin
+
+    def refused(line: int, column: int, problem: str) -> SnapshotError:
+        """The file refused, the place on a line of its own as a manifest problem is."""
+        where = f"{file}: {within}, line {line}, column {column}" if within else at(file, line, column)
+        return SnapshotError(f"{file} is not a {what}; {redo}.\n  {where}: {problem}")
+
+    if within:
+        origin = f"{file} ({within})"
     if isinstance(raw, bytes):
         if raw.startswith(b"\xef\xbb\xbf"):
             raw = raw[3:]  # a UTF-8 byte order mark, as some editors write
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as e:
-            line = raw.count(b"\n", 0, e.start) + 1
-            raise SnapshotError(
-                f"{origin} is not UTF-8 text (byte 0x{raw[e.start]:02x} at offset {e.start:,}, line "
-                f"{line}), so it is not a {what}; {redo}."
-            ) from None
+            problem = f"not UTF-8 text (byte 0x{raw[e.start]:02x} at offset {e.start:,})"
+            raise refused(*byte_line_and_column(raw, e.start), problem) from None
     else:
         text = raw
     if not text or text.isspace():  # not text.strip(), which would copy a snapshot of 50 MB
@@ -74,32 +86,76 @@ def read_json_document(raw: bytes | str, origin: str, what: str = "snapshot", ke
     try:
         data = json.loads(text, parse_constant=_no_constants, object_pairs_hook=_unique_keys)
     except _DuplicateKey as e:
-        raise SnapshotError(
-            f"{origin}: the key {shown(e.key)} appears twice in one object; which of the two values "
-            f"was meant is not for reconcile to guess, so it is not a {what}; {redo}."
-        ) from None
+        problem = (
+            f"the key {shown(e.key)} appears twice in one object; which of the two values was meant is not for reconcile to guess"
+        )
+        found = _second_key(text, e.key)
+        if found is None:  # not found again: cannot happen, but the message stands without a place
+            raise SnapshotError(f"{origin}: {problem}, so it is not a {what}; {redo}.") from None
+        raise refused(*found, problem) from None
     except json.JSONDecodeError as e:
-        raise SnapshotError(
-            f"{origin} is not JSON (line {e.lineno}, column {e.colno}: {shown_text(e.msg, 200)}); a {what} "
-            f"is the JSON written by reconcile; {redo}."
-        ) from None
+        problem = f"not JSON ({shown_text(e.msg, 200)}); a {what} is the JSON written by reconcile"
+        raise refused(e.lineno, e.colno, problem) from None
     except RecursionError:
         raise SnapshotError(
             f"{origin}: not a {what}: arrays or objects are nested too deeply for the JSON parser "
             f"(a {what} nests a few levels); {redo}."
         ) from None
     except ValueError as e:
-        found = _LONG_NUMBER.search(text)
-        if found:
-            line = text.count("\n", 0, found.start()) + 1
-            raise SnapshotError(
-                f"{origin}:{line}: a number of {found.end() - found.start():,} digits or more; no value "
-                f"in a {what} is that large (offsets are 64-bit); {redo}."
-            ) from None
-        raise SnapshotError(f"{origin} is not JSON ({shown_text(str(e), 200)}); {redo}.") from None
+        token = _outside_strings(text)
+        if token is None:
+            raise SnapshotError(f"{origin} is not JSON ({shown_text(str(e), 200)}); {redo}.") from None
+        if token.group("long"):
+            problem = (
+                f"a number of {len(token.group()):,} digits or more; no value in a {what} is that large (offsets are 64-bit)"
+            )
+        else:  # NaN or Infinity
+            problem = shown_text(str(e), 200)
+        raise refused(*_line_and_column(text, token.start()), problem) from None
     if _SURROGATE_ESCAPE.search(text):
         _refuse_lone_surrogates(data, origin, what, redo, keyed)
     return data
+
+
+# -- places, looked for only once a document is refused --------------------------------------------
+
+# A JSON string, a structural character, or a token json.loads parses but refuses (NaN, Infinity,
+# a number of more digits than Python's int() takes); strings are matched whole so nothing inside
+# one is taken for a token.
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]:,]|(?P<constant>NaN|-?Infinity)|(?P<long>\d{4301,})')
+
+
+def _line_and_column(text: str, position: int) -> tuple[int, int]:
+    """1-based line and column of a character of JSON text (json.loads counts lines at "\\n")."""
+    return text.count("\n", 0, position) + 1, position - text.rfind("\n", 0, position)
+
+
+def _outside_strings(text: str) -> re.Match[str] | None:
+    """The first NaN, Infinity or over-long number that is not inside a string."""
+    for token in _TOKEN.finditer(text):
+        if token.lastgroup is not None:
+            return token
+    return None
+
+
+def _second_key(text: str, key: str) -> tuple[int, int] | None:
+    """Line and column of the first `key` that repeats a key of the same object."""
+    objects: list[set[str] | None] = []  # per open object its keys; None for an array
+    before = ""  # the structural character before the current token ("" at the start, or a value)
+    for token in _TOKEN.finditer(text):
+        found = token.group()
+        if found in ("{", "["):
+            objects.append(set() if found == "{" else None)
+        elif found in ("}", "]"):
+            if objects:
+                objects.pop()
+        elif found.startswith('"') and before in ("{", ",") and objects and objects[-1] is not None:
+            name = json.loads(found)
+            if name == key and name in objects[-1]:
+                return _line_and_column(text, token.start())
+            objects[-1].add(name)
+        before = found if len(found) == 1 else ""
+    return None
 
 
 # json.dumps writes characters outside the BMP as escaped surrogate pairs, which json.loads joins
@@ -157,7 +213,7 @@ _FLOAT = re.compile(r"-?[0-9]+(?:\.[0-9]+(?:e[-+]?[0-9]+)?|e[-+]?[0-9]+)")  # no
 def json_text(data: Any) -> str:
     """`json.dumps(data, indent=2)` of JSON data (dicts, lists, strings, numbers, booleans, None),
     character for character, through pydantic's serializer: json.dumps with an indent runs in
-    pure Python (about a third of a second for the plan of a 10,000-topic cluster). What the
+    pure Python, slow for the plan of a large cluster (docs/performance.md). What the
     serializer does not take (a lone surrogate, a type it does not know) goes through json.dumps."""
     try:
         text = to_json(data, indent=2, inf_nan_mode="constants").decode("utf-8")

@@ -80,7 +80,8 @@ def read_columns(path: str | Path) -> SnapshotColumns | None:
     except ImportError:
         return None
     try:
-        # ParquetFile, not read_table: the dataset API read_table goes through imports pandas (0.3 s).
+        # ParquetFile, not read_table: the dataset API read_table goes through imports pandas, which
+        # would cost more than reading the file.
         table = pyarrow.parquet.ParquetFile(path).read()
         return _proven(Path(path), table, table_header(path, table))
     except Exception:  # noqa: BLE001  # whatever is wrong or not taken on here: the file reader says it

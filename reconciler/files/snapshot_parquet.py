@@ -1,27 +1,6 @@
 """Snapshots as Parquet: the columnar format `reconcile snapshot --format parquet` writes and
-`drift --fleet` reads (where the files go in a fleet directory is `reconciler.files.fleet`).
-
-Snapshot-as-Parquet format (version 1), one file per cluster and run. One row per topic (the planner's unit of work), columns:
-
-    cluster string, cluster_id string, run timestamp[us, UTC] (the snapshot's taken_at),
-    controller_id int32, topic string, topic_id string, internal bool,
-    configs list<struct<key string, value string, source int32, sensitive bool, read_only bool>>,
-    partitions list<struct<partition int32, leader int32, leader_epoch int32, replicas list<int32>,
-        isr list<int32>, offline_replicas list<int32>, log_start_offset int64, high_watermark int64,
-        size_bytes int64, epoch_end_offset int64,
-        offsets_by_timestamp list<struct<timestamp int64, offset int64>>>>,
-    group_offsets list<struct<group string, partition int32, offset int64>>  (commits on this topic),
-    authorized_operations list<string>  (the topic's KIP-430 operations; null: not known),
-    status string  (null: a topic read; "hidden": a declared topic the principal may not DESCRIBE;
-        "absent": a declared topic that does not exist, with the operations reported for it.
-        Such rows have no partitions or configs: with them the Spark engine sees, one row at a
-        time, what the JSON's `hidden_topics` and `absent_topic_operations` say),
-    cluster_authorized_operations list<string>, sizes_refused string  (the snapshot's, on every row)
-
-The file's key-value metadata `reconciler.snapshot` holds the rest of the snapshot as JSON
-(format version, brokers, commits on topics the snapshot does not list), so JSON -> Parquet ->
-JSON is lossless. `source` is the DescribeConfigs source number (1 = set on the topic). Files
-written before the last four columns existed read as "not known" and nothing hidden.
+`drift --fleet` reads (where the files go in a fleet directory is `reconciler.files.fleet`). The
+columns and the header: docs/snapshot-format.md.
 
 The row helpers here are plain Python (the Spark job uses them on Arrow batches); pyarrow is
 imported only by the functions that read or write files (`require_pyarrow`).
@@ -51,6 +30,7 @@ from reconciler.models.observed import (
 
 PARQUET_FORMAT_VERSION = 1
 METADATA_KEY = b"reconciler.snapshot"
+HEADER_PLACE = f"Parquet key-value metadata {METADATA_KEY.decode()}"  # where the header is, in messages
 
 
 def utc(value: datetime) -> datetime:
@@ -230,11 +210,7 @@ def read_header(path: str) -> dict[str, Any]:
 
     filesystem, inner = pyarrow.fs.FileSystem.from_uri(path) if "://" in path else (None, path)
     meta = (pa.parquet.read_schema(inner, filesystem=filesystem).metadata or {}).get(METADATA_KEY)
-    header = (
-        read_json_document(meta, f"{path} (Parquet key-value metadata {METADATA_KEY.decode()})", "snapshot", SNAPSHOT_KEYS)
-        if meta
-        else {}
-    )
+    header = read_json_document(meta, path, "snapshot", SNAPSHOT_KEYS, within=HEADER_PLACE) if meta else {}
     return header if isinstance(header, dict) else {}
 
 
@@ -284,11 +260,10 @@ def open_table(path: str | Path) -> tuple[Any, dict[str, Any]]:
 def table_header(path: str | Path, table: Any) -> dict[str, Any]:
     """The snapshot header of a table read from `path`; SnapshotError when there is none to read."""
     meta = (table.schema.metadata or {}).get(METADATA_KEY)
-    origin = f"{path} (Parquet key-value metadata {METADATA_KEY.decode()})"
-    header = read_json_document(meta, origin, "snapshot", SNAPSHOT_KEYS) if meta else {}
+    header = read_json_document(meta, str(path), "snapshot", SNAPSHOT_KEYS, within=HEADER_PLACE) if meta else {}
     if not isinstance(header, dict):
         raise SnapshotError(
-            f"{origin} holds no JSON object, so the file is not a snapshot; write snapshots with "
+            f"{path} ({HEADER_PLACE}) holds no JSON object, so the file is not a snapshot; write snapshots with "
             "`reconcile snapshot --format parquet`."
         )
     if not header and not table.num_rows:

@@ -2,12 +2,12 @@
 more per read), OffsetForLeaderEpoch (every partition with truncation rules) and
 DescribeLogDirs (every replica of every partition sized), packed from plain tuples and answered
 into plain tuples; the answer to
-DescribeConfigs (every config of every topic: 11 MiB at 10,000 topics), read into shared tuples;
+DescribeConfigs (every config of every topic, the largest answer of a read), read into shared tuples;
 and the answer to Metadata (every partition of the cluster), read into plain tuples.
 
 kafka-python builds a request from one protocol object per item, through a generic keyword
 constructor, and encodes each with a tagged-fields call; its answers come back as one object per
-item too. At 100,000 partitions and 340,000 configs that was over a second of a plan. The
+item too. On a large cluster that was a large share of a plan (docs/performance.md). The
 requests here are sent only by this adapter. They offer what kafka-python's connection uses of a
 request (its API key and versions to negotiate, a header, the framed bytes), so kafka-python
 negotiates their version, frames them, writes their header (with its own header class) and times
@@ -627,8 +627,8 @@ def decode_metadata(data: bytes, version: int) -> MetadataAnswer:
 
 def _read_int32s(data: bytes, pos: int, seen: dict[bytes, list[int]]) -> tuple[list[int], int]:
     """A compact array of int32 (broker ids). A cluster has few distinct replica lists, so a list
-    byte for byte one read before is that list (`seen`): 300,000 lists at 100,000 partitions would
-    otherwise hold ~20 MiB. Shared, so never changed by their readers."""
+    byte for byte one read before is that list (`seen`), rather than three lists per partition
+    (replicas, ISR, offline replicas) held apart. Shared, so never changed by their readers."""
     count, pos = _read_uvarint(data, pos)
     end = pos + 4 * (count - 1) if count > 1 else pos  # count 0 (null) and 1 (empty): no ids
     raw = data[pos:end]

@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 
 import yaml
 
-from reconciler.errors import shown, shown_text
+from reconciler.errors import byte_line_and_column, shown, shown_text
 from reconciler.models.desired import SourceRef
 
 __all__ = ["MAX_ALIAS_EXPANSION", "MAX_DEPTH", "YamlDocument", "line_and_column", "read_yaml_text"]
@@ -99,9 +99,7 @@ def decode(raw: bytes, report: Report) -> str | None:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        start = raw.rfind(b"\n", 0, e.start) + 1
-        line = raw.count(b"\n", 0, e.start) + 1
-        column = len(raw[start : e.start].decode("utf-8", errors="replace")) + 1
+        line, column = byte_line_and_column(raw, e.start)
         report(
             line,
             column,

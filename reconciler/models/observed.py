@@ -1,62 +1,5 @@
-"""What was read from a cluster: a versioned, serializable snapshot.
-
-The planner runs on this whether it came from a live read or from a saved file (JSON or Parquet),
-so it holds everything a plan depends on and nothing that needs a connection.
-
-A snapshot is checked when it is built: the planner turns its offsets into DeleteRecords targets,
-and deleting records cannot be undone, so a value Kafka could not have reported is refused
-(with its JSON path) instead of planned on. The rules, all of them on the models below:
-
-- Integers are integers (JSON `true`, `1.0`, `"1"` and `1e400` are refused), within Kafka's wire
-  types: offsets, sizes and timestamps int64; broker ids, partition ids and leader epochs int32;
-  ports 1..65535.
-- Offsets (`log_start_offset`, `high_watermark`, `epoch_end_offset`, committed group offsets,
-  `offsets_by_timestamp` values) are >= 0, except these markers of "not known", which are exactly
-  what the live reader (`reconciler.kafka.observe`) writes:
-  * an **offline partition** (no usable leader, or ListOffsets gave no answer) is written with
-    `leader: -1`, `log_start_offset: -1`, `high_watermark: -1`, no `epoch_end_offset` (null) and no
-    `offsets_by_timestamp`. -1 offsets are accepted only in that combination: both -1, leader -1.
-    (Kept as -1 rather than null so snapshots written before this check still load, and the JSON
-    of online partitions is unchanged.) A partition can also have `leader: -1` with known
-    offsets (its leader left between the reads); that is offline too, for the planner.
-  * **offsets not read**: a plan's live read asks only for the offsets its plan shows
-    (`reconciler.plan.read_scope`), and leaves the other topics' partitions with their leader and -1
-    offsets (`offsets_not_read`). The rules refuse that combination, so it exists only in memory:
-    the live reader builds it without validation, and a file holding it is refused.
-  * `offsets_by_timestamp` value -1: ListOffsets found no record at or after that time.
-  * `epoch_end_offset` -1: the leader answered OffsetForLeaderEpoch with UNDEFINED_EPOCH_OFFSET
-    (it does not know the epoch); null: not asked or not answered.
-  * `leader_epoch` -1: the broker did not report an epoch (old Metadata versions).
-- `log_start_offset` <= `high_watermark`.
-- Partitions: at least one per topic, listed in order with ids 0..n-1 (as Kafka numbers them).
-- `leader` is -1 or one of `replicas` (when Metadata listed replicas at all: a partition in flux
-  can come without, which `import` holds back); `replicas` has no broker twice; `isr` and
-  `offline_replicas` are subsets of `replicas`, without repeats.
-- `size_bytes` >= 0 (or null: not read). Committed offsets are keyed by partition id >= 0.
-- Config `source` is a DescribeConfigs source number (0..8, `ConfigSource`); config keys are not empty.
-- Topic names (`name` fields and the topics in `group_offsets`) are legal Kafka names: 1 to 249
-  of `[a-zA-Z0-9._-]`, not `.` or `..` (checked for files, `FILE_CONTEXT`: the live reader's names
-  come from Kafka); each `topics` key equals its topic's `name`.
-- Brokers: distinct `node_id`s >= 0; `controller_id` null or a broker id >= 0; `cluster` not empty.
-- `format_version` is the one this code reads (`SNAPSHOT_FORMAT_VERSION`).
-
-What the principal may see and do (least privilege), all optional, so snapshots written before
-them still load (and left out of the JSON when empty or unknown):
-- `hidden_topics`: declared topics asked for by name that answered TOPIC_AUTHORIZATION_FAILED:
-  the principal may not DESCRIBE them, so whether they exist is unknown (never "absent").
-- `ObservedTopic.authorized_operations`: the topic's KIP-430 authorized operations ("DELETE",
-  "ALTER_CONFIGS", ...), sorted; null when not known (a broker before Kafka 2.3, a snapshot from
-  before, or the broker's "not provided").
-- `absent_topic_operations`: the same for declared topics that do not exist (asked for by name,
-  answered UNKNOWN_TOPIC_OR_PARTITION): whether the principal may CREATE them.
-- `cluster_authorized_operations`: the cluster's, from DescribeCluster; null when not known (no
-  DescribeCluster, or no DESCRIBE on the cluster: Kafka then reports none at all).
-- `sizes_refused`: why DescribeLogDirs gave no partition sizes (a broker answered
-  CLUSTER_AUTHORIZATION_FAILED), said once for the cluster rather than "size unknown" per partition.
-A topic is in at most one of `topics`, `hidden_topics` and `absent_topic_operations`.
-
-The rules hold for states built in memory too (the live reader's), except where noted. Reading
-files (format detection, parse errors, messages) is `reconciler.files.snapshot.load_snapshot`.
+"""What was read from a cluster: a versioned, serializable snapshot, checked when it is built.
+The format and every rule it is checked by: docs/snapshot-format.md.
 """
 
 from __future__ import annotations
@@ -668,7 +611,7 @@ class ObservedState(_Model):
     topics: dict[StrictStr, ObservedTopic] = Field(default_factory=dict)
     # group -> topic -> partition -> committed offset (only partitions with a commit)
     group_offsets: dict[NonEmptyStr, dict[TopicName, dict[PartitionKey, Offset]]] = Field(default_factory=dict)
-    # What the principal may see and do: see the module docstring.
+    # What the principal may see and do: see docs/snapshot-format.md.
     hidden_topics: list[TopicName] = Field(default_factory=list)
     absent_topic_operations: dict[TopicName, list[AclOperation]] = Field(default_factory=dict)
     cluster_authorized_operations: list[AclOperation] | None = None
@@ -752,8 +695,8 @@ class ObservedState(_Model):
     def view_of(cls, cluster: str, topics: dict[str, ObservedTopic]) -> ObservedState:
         """A state of topics already checked (a view of part of another state), not validated
         again: what `model_construct(cluster=..., topics=...)` gives, without its cost (pydantic
-        inspects the signature of every default factory on each call: 0.2 ms, which a drift
-        report paid per topic)."""
+        inspects the signature of every default factory on each call, which a drift report would
+        pay per topic)."""
         return trusted(
             cls,
             {

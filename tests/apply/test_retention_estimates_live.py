@@ -222,7 +222,7 @@ def test_switching_delete_to_compact_is_destructive_without_a_count(tmp_path, te
 
 
 def print_figures(title: str, figures: list[Figures]) -> None:
-    """The figures behind the README's table (`pytest -s` shows them)."""
+    """The figures behind the table in docs/retention.md (`pytest -s` shows them)."""
     print(f"\n{title}")
     for f in figures:
         print(

@@ -1,6 +1,8 @@
 """Bad snapshots and saved plans, stored as data: one file per case under bad/ (saved plans under
 bad/plans/), and an expect.json naming, per file, each problem the loader must report: the JSON
-path of the bad value ("" for a file that is not a snapshot at all) and a message substring.
+path of the bad value ("" for a file that is not a snapshot at all) and a message substring, and
+for a file that is not JSON at all the place, `at`: "LINE:COLUMN", said `FILE:LINE:COLUMN: ...` as
+manifest problems are.
 
 Every snapshot case goes through the real CLI (`plan --snapshot`, `drift --snapshot`, and for
 some `drift --since` and `import --snapshot`): exit 1, the file named, each path and message on
@@ -50,7 +52,11 @@ def assert_refused(result, path: Path | str, expect: list[dict], max_len: int = 
     assert len(output) < max_len, f"{len(output)} characters of error"
     lines = [line.strip() for line in output.splitlines()]
     for e in expect:
-        if e["path"]:
+        if "at" in e:
+            assert any(line.startswith(f"{path}:{e['at']}: ") and e["message"] in line for line in lines), (
+                f"expected `{path}:{e['at']}: ...{e['message']}...` in:\n{output}"
+            )
+        elif e["path"]:
             assert any(line.startswith(f"{e['path']}: ") and e["message"] in line for line in lines), (
                 f"expected `{e['path']}: ...{e['message']}...` in:\n{output}"
             )
@@ -63,10 +69,17 @@ def test_the_cases_are_well_formed():
     on_disk = {p.name for p in BAD.iterdir() if p.is_file() and p.name != "expect.json"}
     assert on_disk == set(CASES), on_disk ^ set(CASES)
     for case in CASES:
-        assert EXPECT[case] and all(set(e) == {"path", "message"} and e["message"] for e in EXPECT[case]), case
+        assert EXPECT[case] and all(_well_formed(e) for e in EXPECT[case]), case
     assert sum(len(EXPECT[c]) > 1 for c in CASES) >= 3
     on_disk = {p.name for p in (BAD / "plans").iterdir() if p.name != "expect.json"}
     assert on_disk == set(PLAN_CASES)
+    assert all(_well_formed(PLAN_EXPECT[c]) for c in PLAN_CASES)
+    positioned = [c for c in CASES if "at" in EXPECT[c][0]] + [c for c in PLAN_CASES if "at" in PLAN_EXPECT[c]]
+    assert len(positioned) == 9, positioned
+
+
+def _well_formed(e: dict) -> bool:
+    return set(e) - {"at"} == {"path", "message"} and bool(e["message"]) and (not e.get("at") or not e["path"])
 
 
 def test_the_control_snapshot_loads_and_plans():
@@ -201,8 +214,10 @@ def test_a_bad_saved_plan_is_refused_naming_the_file(case: str):
     assert str(path) in message and expect["message"] in message, message
     if expect["path"]:
         assert f"{expect['path']}: " in message, message
+    if "at" in expect:
+        assert f"\n  {path}:{expect['at']}: " in message, message
     result = reconcile("apply", path, "--manifests", MANIFESTS)
-    assert_refused(result, path, [{"path": expect["path"], "message": expect["message"]}])
+    assert_refused(result, path, [expect])
 
 
 def test_a_saved_plan_with_a_50_mb_string_is_not_echoed(tmp_path):

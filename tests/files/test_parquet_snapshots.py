@@ -182,6 +182,10 @@ def test_a_corrupted_parquet_header_and_files_that_are_not_parquet(good_parquet,
             assert_refused(reconcile(command, MANIFESTS, "--snapshot", path), path, [])
     result = reconcile("plan", MANIFESTS, "--snapshot", tmp_path / "header-bad-port.parquet")
     assert "header: brokers[0].port: Input should be greater than or equal to 1" in result.output, result.output
+    # The header is not the whole file, so its place is said within it, not as FILE:LINE:COLUMN.
+    result = reconcile("plan", MANIFESTS, "--snapshot", tmp_path / "header-not-json.parquet")
+    place = f"{tmp_path / 'header-not-json.parquet'}: Parquet key-value metadata reconciler.snapshot, line 1, column 2: "
+    assert f"\n  {place}not JSON (" in result.output, result.output
 
 
 def test_a_bad_snapshot_in_a_fleet_is_refused_naming_it(good_parquet, tmp_path):

@@ -1,4 +1,4 @@
-"""Replica placement (reconciler/plan/placement.py): the README's cases as examples, the rules as
+"""Replica placement (reconciler/plan/placement.py): the cases in docs/replication.md as examples, the rules as
 properties over generated clusters (hypothesis shrinks a failure to a smallest case), and the
 balance and rack spread compared with every possible placement on small clusters.
 """
@@ -32,7 +32,7 @@ def loads(placed: dict[str, dict[int, list[int]]]) -> Counter[int]:
     return Counter(b for parts in placed.values() for replicas in parts.values() for b in replicas)
 
 
-# -- the README's cases --------------------------------------------------------------------
+# -- the cases in docs/replication.md -------------------------------------------------------
 
 
 def test_one_to_three_on_three_brokers_adds_the_two_others_after_the_leader():

@@ -41,7 +41,7 @@ def test_json_round_trip_is_exact_and_carries_derived_figures():
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("{not json", "is not JSON"),
+        ("{not json", "plan.json:1:2: not JSON"),
         ('{"hello": 1}', "is not a saved plan"),
         ('{"format_version": 99, "actions": []}', "format version 99"),
         ('{"format_version": 1, "cluster": "c", "actions": [{"kind": "truncate", "topic": "t"}]}', "not a valid saved plan"),
