@@ -10,6 +10,7 @@ from reconciler.app.inputs import require_cluster, snapshot_for
 from reconciler.app.outcome import Outcome
 from reconciler.manifests import load_manifests
 from reconciler.models.plan import Plan
+from reconciler.plan.planner import PlanOptions
 from reconciler.plan.planner import plan as make_plan
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ def plan_cluster(
 
     desired = manifests.desired_state(require_cluster(manifests, cluster))
     with connect(desired.cluster) as kafka:
-        result = make_plan(desired, kafka.observe_desired(desired, every_offset=False))
+        result = make_plan(desired, kafka.observe_desired(desired, every_offset=False), PlanOptions(validated=validate))
         if validate:
             result = validate_on_brokers(result, kafka)
     return PlanOutcome(result)

@@ -25,6 +25,7 @@ from reconciler.render.values import (
     count,
     estimate_bound,
     expiry_rows,
+    not_validated,
     plural,
     reassignment_headline,
     reassignment_rows,
@@ -50,6 +51,9 @@ def _plan_markdown(plan: Plan, details: bool) -> str:
     out = [f"### Plan for `{plan.cluster}`", "", f"**{summary_line(plan)}**", ""]
     observed = plan.observed_at.isoformat().replace("+00:00", "Z") if plan.observed_at else "unknown time"
     out += [f"Cluster id `{plan.cluster_id or 'unknown'}`, observed {observed}.", ""]
+    unchecked = not_validated(plan)
+    if unchecked:
+        out += ["> [!NOTE]", f"> {unchecked}", ""]
     errors = [d for d in plan.diagnostics if d.severity is Severity.ERROR]
     if errors:
         out += ["> [!IMPORTANT]", "> **Errors: this plan cannot be applied until they are fixed.**"]
