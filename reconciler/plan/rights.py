@@ -195,8 +195,8 @@ def possible_actions(desired: DesiredState, name: str) -> list[ActionKind]:
 
 def role_requests(desired: DesiredState, role: Role) -> list[tuple[str, Resource | None, str]]:
     """(request, resource it is about, name) for everything the role sends for these manifests."""
-    scope = desired_scope(desired)
-    topics = sorted(desired.topics)
+    scope = desired_scope(desired)  # what a plan's read asks for: every declared topic, the groups
+    topics = sorted(scope.topics or ())
     sent: list[tuple[str, Resource | None, str]] = [(r, None, CLUSTER_NAME) for r in CLUSTER_READ]
     sent += [(r, Resource.TOPIC, t) for t in topics for r in TOPIC_READ]
     sent += [(r, Resource.TOPIC, t) for t in sorted(scope.epoch_topics) for r in EPOCH_READ]

@@ -225,6 +225,18 @@ def test_the_applier_bindings_are_enough_and_each_is_needed(tmp_path):
                 assert c.partition_count("orders") == 2 and c.partition("orders", 0).log_start_offset == 20
                 assert len(c.partition("orders", 0).replicas) == 2
             assert "DeleteTopics" in sent and ("CreateTopics" in sent) == (state == MISSING)
+    # The split the bindings are for: a reader plans without validate_only, the applier applies that plan.
+    with cluster(DRIFTED) as c:
+        root = write_manifests(tmp_path / "split", c.bootstrap_servers, TOPICS, SECURITY)
+        c.replace_acls(acl(b) for b in printed(root, "reader"))
+        saved = tmp_path / "split" / "plan.json"
+        planned = reconcile("plan", root, "--cluster", CLUSTER, "--offline", "--format", "json", "-o", saved)
+        assert planned.exit_code == 2 and "error[" not in planned.stdout, planned.output
+        c.replace_acls(acl(b) for b in bindings)
+        applied = reconcile("apply", saved, "--manifests", root, "--no-color")
+        assert applied.exit_code == 0, applied.output
+        assert "validating the plan on the brokers (validate_only)" in applied.stderr
+        assert c.partition_count("orders") == 2 and c.partition("orders", 0).log_start_offset == 20
     for removed in bindings:
         for state in (s for s in (MISSING, DRIFTED) if applies(s, removed)):
             with cluster(state) as c:
