@@ -537,6 +537,32 @@ def drift(
     return outcome.kind
 
 
+@main.command()
+@click.argument("manifests_dir", default="manifests", type=click.Path())
+@click.option("--cluster", required=True, help="Cluster name from the manifests.")
+@click.option(
+    "--role",
+    required=True,
+    type=click.Choice(["reader", "planner", "applier"]),
+    help="reader: plan --offline, snapshot, drift; planner: plan (validate_only); applier: apply.",
+)
+@click.option(
+    "--principal",
+    help="The principal to grant to, as kafka-acls names it (User:NAME); default: the Cluster document's SASL user.",
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@handle_errors
+def acls(manifests_dir: str, cluster: str, role: str, principal: str | None, fmt: str) -> Outcome:
+    """Print the least ACL bindings a role needs for these manifests on CLUSTER: kafka-acls
+    commands (text) or bindings (JSON). Offline. Exit 0, or 1 on bad input."""
+    from reconciler.app.acls import role_acls
+    from reconciler.render.acls import render_acls
+
+    outcome = role_acls(manifests_dir, cluster, role, principal)
+    click.echo(render_acls(outcome.bindings, fmt, outcome.cluster, outcome.role.value, outcome.principal), nl=False)
+    return outcome.kind
+
+
 @main.command("import")
 @click.argument("manifests_dir", default="manifests", type=click.Path())
 @click.option("--cluster", help="Read this live cluster: its name in the manifests, or a new name with --bootstrap-servers.")

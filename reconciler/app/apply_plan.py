@@ -17,6 +17,7 @@ from reconciler.manifests import load_manifests
 from reconciler.models.plan import Plan
 from reconciler.models.result import ApplyResult
 from reconciler.plan.binding import binding_refusal
+from reconciler.plan.planner import PlanOptions
 from reconciler.plan.planner import plan as make_plan
 from reconciler.plan.validate_only import validate_on_brokers
 
@@ -94,7 +95,9 @@ def apply_changes(
             to_apply = saved
         else:
             # The same preflight as `plan`: what the brokers would refuse is shown now, and nothing is applied.
-            to_apply = validate_on_brokers(make_plan(desired, kafka.observe_desired(desired, every_offset=False)), kafka)
+            to_apply = validate_on_brokers(
+                make_plan(desired, kafka.observe_desired(desired, every_offset=False), PlanOptions(validated=True)), kafka
+            )
             review.show(to_apply)
             if not to_apply.has_changes or to_apply.has_errors:
                 return ApplyOutcome(result=None, plan=to_apply)

@@ -12,6 +12,7 @@ from reconciler.manifests import load_manifests
 from reconciler.models.desired import DesiredState
 from reconciler.models.plan import Plan
 from reconciler.plan.binding import bind
+from reconciler.plan.planner import PlanOptions
 from reconciler.plan.planner import plan as make_plan
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ def plan_cluster(
 
     desired = manifests.desired_state(require_cluster(manifests, cluster))
     with connect(desired.cluster) as kafka:
-        result = make_plan(desired, kafka.observe_desired(desired, every_offset=False))
+        result = make_plan(desired, kafka.observe_desired(desired, every_offset=False), PlanOptions(validated=validate))
         if validate:
             result = validate_on_brokers(result, kafka)
     return PlanOutcome(_bound(result, desired, manifests_dir))

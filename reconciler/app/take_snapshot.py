@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from reconciler.app.cluster_access import Connect
 from reconciler.app.outcome import Outcome
 from reconciler.manifests import load_manifests
+from reconciler.models.desired import ClusterSpec
 from reconciler.models.observed import ObservedState
 from reconciler.plan.rights import hidden_topics_line, sizes_refused_line
 
@@ -43,11 +44,15 @@ def take_snapshot(
         write_snapshot_json(observed, output)
     partitions = sum(len(t.partitions) for t in observed.topics.values())
     return SnapshotOutcome(
-        path=output, cluster=cluster, topics=len(observed.topics), partitions=partitions, warnings=unseen(observed)
+        path=output,
+        cluster=cluster,
+        topics=len(observed.topics),
+        partitions=partitions,
+        warnings=unseen(observed, desired.cluster),
     )
 
 
-def unseen(observed: ObservedState) -> tuple[str, ...]:
+def unseen(observed: ObservedState, spec: ClusterSpec) -> tuple[str, ...]:
     """One line per thing the read could not see for want of rights."""
-    found = [hidden_topics_line(observed.hidden_topics)] if observed.hidden_topics else []
-    return (*found, *([sizes_refused_line(observed.sizes_refused)] if observed.sizes_refused else []))
+    found = [hidden_topics_line(observed.hidden_topics, spec)] if observed.hidden_topics else []
+    return (*found, *([sizes_refused_line(observed.sizes_refused, spec)] if observed.sizes_refused else []))

@@ -39,7 +39,7 @@ from reconciler.apply.preconditions import (
 )
 from reconciler.apply.reassignment import ReassignOptions, reassign
 from reconciler.errors import PlanRejected
-from reconciler.models.desired import DesiredState
+from reconciler.models.desired import ClusterSpec, DesiredState
 from reconciler.models.observed import ObservedState
 from reconciler.models.plan import (
     Action,
@@ -108,10 +108,11 @@ def apply_plan(
             f"{now.cluster_id}; nothing was changed. Plan again against the right cluster."
         )
 
-    run = _Run(plan, progress)
+    run = _Run(plan, progress, desired.cluster)
     for index, action in enumerate(plan.actions):
         forbidden = manifest_refusals(action, desired)
-        denied = rights.refusal(action.kind, action.topic, now, desired.cluster)
+        throttled = isinstance(action, ReassignReplicas) and action.throttle_bytes_per_s is not None
+        denied = rights.refusal(action.kind, action.topic, now, desired.cluster, throttled)
         moved = topic_changes(action, now)
         if forbidden:
             run.refuse(index, "the manifests no longer allow it: " + "; ".join(forbidden) + ". Plan again")
@@ -146,7 +147,8 @@ def apply_plan(
                     poll_s=options.reassignment_poll_s,
                     elect_leaders=options.elect_leaders,
                 )
-                outcomes = reassign([a for _, a in items if isinstance(a, ReassignReplicas)], now, cluster, settings, progress)
+                moving = [a for _, a in items if isinstance(a, ReassignReplicas)]
+                outcomes = reassign(moving, now, cluster, settings, progress, desired.cluster)
                 for index, action in items:
                     run.settle(index, outcomes[action.topic])
         elif kind is ActionKind.TRUNCATE:  # one topic at a time, each partition fenced
@@ -180,8 +182,8 @@ class _Run:
     """The outcomes so far. An action that did not apply (refused or failed) stops the later
     actions on its topic: they are refused, never sent."""
 
-    def __init__(self, plan: Plan, progress: Progress):
-        self.plan, self.progress = plan, progress
+    def __init__(self, plan: Plan, progress: Progress, spec: ClusterSpec):
+        self.plan, self.progress, self.spec = plan, progress, spec
         self.outcomes: dict[int, ActionOutcome] = {}
         self.stopped: dict[str, str] = {}  # topic -> why its later actions are not sent
 
@@ -230,7 +232,7 @@ class _Run:
                     kind=action.kind,
                     topic=action.topic,
                     status=Status.FAILED if error else Status.APPLIED,
-                    message=f"the broker refused: {error}" if error else kind.facts.done or "",
+                    message=rights.refused_by_broker(error, kind, action.topic, self.spec) if error else kind.facts.done or "",
                 ),
             )
 

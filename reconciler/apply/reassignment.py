@@ -35,9 +35,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from reconciler import kafka_configs, units
+from reconciler.models.desired import ClusterSpec
 from reconciler.models.observed import ObservedState
 from reconciler.models.plan import ActionKind, ReassignReplicas
 from reconciler.models.result import ActionOutcome, PartitionOutcome, Status, worst
+from reconciler.plan import rights
 from reconciler.ports import (
     ClusterPort,
     ConfigChangeOp,
@@ -90,7 +92,12 @@ class Move:
 
 
 def reassign(
-    actions: list[ReassignReplicas], now: ObservedState, cluster: ClusterPort, options: ReassignOptions, progress: Progress
+    actions: list[ReassignReplicas],
+    now: ObservedState,
+    cluster: ClusterPort,
+    options: ReassignOptions,
+    progress: Progress,
+    spec: ClusterSpec,
 ) -> dict[str, ActionOutcome]:
     """Run the reassignments of `actions` (their preconditions already checked against `now`);
     one outcome per topic."""
@@ -139,7 +146,8 @@ def reassign(
         for m in fresh:
             error = answers.get(m.tp)
             if error is not None:
-                settled[m.tp] = _partition(m.partition, Status.FAILED, list(m.original), f"the broker refused: {error}")
+                refused = rights.refused_by_broker(error, ActionKind.REASSIGN_REPLICAS, m.tp[0], spec)
+                settled[m.tp] = _partition(m.partition, Status.FAILED, list(m.original), refused)
         moves = [m for m in moves if m.tp not in settled]
     remaining = _wait(moves, cluster, options, progress) if moves else []
     still = {m.tp for m in remaining}

@@ -53,6 +53,7 @@ from reconciler.models.observed import (
     PartitionReassignment,
 )
 from reconciler.models.plan import Plan
+from reconciler.plan import rights
 from reconciler.plan.read_scope import ReadScope, desired_scope, estimate_scope, plan_scope, timestamp_slots, topics_scope
 from reconciler.ports import ErrorKind
 from reconciler.units import epoch_ms, from_epoch_ms
@@ -121,9 +122,9 @@ class Observer:
         )
         configs, results, groups, sized, cluster_operations, moving = await client.gather(
             [
-                _describe_configs(client, view, wanted),
+                _describe_configs(client, view, wanted, self._spec),
                 partitions.read(client, view, _partition_reads(view, scope)),
-                _group_offsets(client, view, scope.groups),
+                _group_offsets(client, view, scope.groups, self._spec),
                 _log_dir_sizes(client, view, scope, every=sizes) if sizes or scope.size_topics else _nothing(({}, None)),
                 _cluster_operations(client, view) if scope.cluster_operations else _nothing(None),
                 _reassignments(client, view, scope) if scope.reassignments else _nothing({}),
@@ -319,7 +320,7 @@ async def _cluster_operations(client: Client, view: ClusterView) -> list[str] | 
 # -- configs ---------------------------------------------------------------------------------
 
 
-async def _describe_configs(client: Client, view: ClusterView, names: list[str]):
+async def _describe_configs(client: Client, view: ClusterView, names: list[str], spec: ClusterSpec):
     """(topic -> key -> config, topics found deleted meanwhile)."""
     if not names:
         return {}, set()
@@ -355,12 +356,12 @@ async def _describe_configs(client: Client, view: ClusterView, names: list[str])
                 deleted.add(result.resource_name)
                 continue
             if result.error_code:
-                raise ClusterError(
-                    f"{client.name}: DescribeConfigs for topic {result.resource_name} failed with "
-                    f"{codes.error_name(result.error_code)}"
-                    + (f" ({result.error_message})" if result.error_message else "")
-                    + ". The reconciler needs DESCRIBE_CONFIGS on the topics it manages."
+                failed = f"{client.name}: DescribeConfigs for topic {result.resource_name} failed with " + (
+                    codes.error_name(result.error_code) + (f" ({result.error_message})" if result.error_message else "")
                 )
+                if codes.error_kind(result.error_code) is ErrorKind.NOT_AUTHORISED:
+                    failed = rights.read_refused(failed, "DESCRIBE_CONFIGS", result.resource_name, rights.Resource.TOPIC, spec)
+                raise ClusterError(failed + ". The reconciler needs DESCRIBE_CONFIGS on the topics it manages.")
             known = converted.get(id(result.configs))
             if known is None:
                 known = converted[id(result.configs)] = {c.name: _config(c, shared) for c in result.configs}
@@ -388,7 +389,7 @@ def _rotate(nodes: list[int], start: int) -> list[int]:
 # -- consumer groups -------------------------------------------------------------------------
 
 
-async def _group_offsets(client: Client, view: ClusterView, groups: Mapping[str, frozenset[str]]):
+async def _group_offsets(client: Client, view: ClusterView, groups: Mapping[str, frozenset[str]], spec: ClusterSpec):
     """group -> topic -> partition -> committed offset, for the groups and topics asked."""
     out: dict[str, dict[str, dict[int, int]]] = {}
     pending = sorted(groups)
@@ -396,7 +397,7 @@ async def _group_offsets(client: Client, view: ClusterView, groups: Mapping[str,
     if not pending:
         return out
     async for _ in client.rounds(GROUP_ROUNDS):
-        coordinators = await _find_coordinators(client, view, pending, last_error)
+        coordinators = await _find_coordinators(client, view, pending, last_error, spec)
         by_node: dict[int, list[str]] = {}
         for group, node in coordinators.items():
             by_node.setdefault(node, []).append(group)
@@ -414,11 +415,7 @@ async def _group_offsets(client: Client, view: ClusterView, groups: Mapping[str,
                     retry.add(g.group_id)
                     last_error[g.group_id] = codes.error_name(g.error_code)
                 elif g.error_code:
-                    raise ClusterError(
-                        f"{client.name}: reading the committed offsets of group {g.group_id} failed "
-                        f"with {codes.error_name(g.error_code)}. The reconciler needs DESCRIBE on "
-                        "the groups named by consumed_by rules."
-                    )
+                    raise ClusterError(_group_refused(client, "reading the committed offsets of", g.group_id, g.error_code, spec))
                 else:
                     offsets = out.setdefault(g.group_id, {})
                     for t in g.topics:
@@ -442,7 +439,16 @@ async def _group_offsets(client: Client, view: ClusterView, groups: Mapping[str,
     return out
 
 
-async def _find_coordinators(client: Client, view: ClusterView, groups: list[str], last_error) -> dict[str, int]:
+def _group_refused(client: Client, what: str, group: str, code: int, spec: ClusterSpec) -> str:
+    failed = f"{client.name}: {what} group {group} failed with {codes.error_name(code)}"
+    if codes.error_kind(code) is ErrorKind.NOT_AUTHORISED:
+        failed = rights.read_refused(failed, "DESCRIBE", group, rights.Resource.GROUP, spec)
+    return failed + ". The reconciler needs DESCRIBE on the groups named by consumed_by rules."
+
+
+async def _find_coordinators(
+    client: Client, view: ClusterView, groups: list[str], last_error, spec: ClusterSpec
+) -> dict[str, int]:
     response = await client.request(
         FindCoordinatorRequest(key_type=0, coordinator_keys=groups, min_version=4), sorted(view.brokers)
     )
@@ -453,7 +459,7 @@ async def _find_coordinators(client: Client, view: ClusterView, groups: list[str
         elif c.error_code in codes.COORDINATOR_RETRIABLE or c.error_code == codes.NONE:
             last_error[c.key] = codes.error_name(c.error_code or codes.COORDINATOR_NOT_AVAILABLE)
         else:
-            raise ClusterError(f"{client.name}: FindCoordinator for group {c.key} failed with {codes.error_name(c.error_code)}")
+            raise ClusterError(_group_refused(client, "FindCoordinator for", c.key, c.error_code, spec))
     await client.know_brokers(found.values())
     return found
 

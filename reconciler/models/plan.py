@@ -525,6 +525,9 @@ class Plan(_Model):
     cluster: str
     cluster_id: str | None = None
     observed_at: datetime | None = None
+    # Whether the brokers were asked about every write they can check (validate_only); false for a
+    # plan made with --offline or against a snapshot (apply runs the same preflight before writing).
+    validated_on_brokers: bool = False
     actions: list[Action] = Field(default_factory=list)
     unmanaged_topics: list[str] = Field(default_factory=list)
     diagnostics: list[Diagnostic] = Field(default_factory=list)

@@ -62,6 +62,7 @@ from reconciler.models.plan import (
     DiagnosticCode,
     PartitionTruncation,
     Plan,
+    ReassignReplicas,
     RetentionCut,
     RetentionStep,
     Severity,
@@ -79,6 +80,8 @@ class PlanOptions:
     # Extra name patterns (regexes) never reported as unmanaged, besides internal `__*` topics
     # and the cluster's own `ignore_topics`.
     ignore_topics: tuple[str, ...] = ()
+    # The brokers are asked about this plan (validate_only), which needs the rights the writes do.
+    validated: bool = False
 
 
 @dataclass
@@ -134,7 +137,7 @@ def plan(desired: DesiredState, observed: ObservedState, options: PlanOptions = 
             )
         else:
             topic_plan = _plan_topic(context, desired.topics[name], observed.topics.get(name))
-            _check_rights(context, desired.topics[name], topic_plan)
+            _check_rights(context, desired.topics[name], topic_plan, options.validated)
         actions.extend(topic_plan.actions)
         diagnostics.extend(topic_plan.diagnostics)
     if observed.sizes_refused and any(_estimates_bytes(a) for a in actions):
@@ -142,7 +145,7 @@ def plan(desired: DesiredState, observed: ObservedState, options: PlanOptions = 
             Diagnostic(
                 severity=Severity.INFO,
                 code=DiagnosticCode.SIZES_UNKNOWN,
-                message=rights.sizes_refused_line(observed.sizes_refused),
+                message=rights.sizes_refused_line(observed.sizes_refused, desired.cluster),
             )
         )
     excess = destructive_excess(actions, desired.policy)
@@ -190,18 +193,26 @@ class _Context:
     replicas: ReplicaPlanner  # one placement for the whole plan: topics share the balance
 
 
-def _check_rights(context: _Context, want: DesiredTopic, out: _TopicPlan) -> None:
-    """An error under each action whose ACL operation the read shows the principal lacks."""
+def _check_rights(context: _Context, want: DesiredTopic, out: _TopicPlan, validated: bool) -> None:
+    """A diagnostic under each action whose ACL operation the read shows the principal lacks: an
+    error where the brokers validate the action (validate_only needs the same right), else a note,
+    since the principal that applies may not be the one that planned (and apply checks its own)."""
     for action in out.actions:
-        operation = rights.lacking(action.kind, want.name, context.observed)
-        if operation is not None:
-            out.diag(
+        throttled = isinstance(action, ReassignReplicas) and action.throttle_bytes_per_s is not None
+        need = rights.lacking(action.kind, want.name, context.observed, throttled)
+        if need is None:
+            continue
+        if validated and action.kind.facts.broker_verb is not None:
+            severity, message = (
                 Severity.ERROR,
-                DiagnosticCode.MISSING_RIGHT,
-                rights.missing_right_message(action.kind, want.name, operation, context.desired.cluster),
-                want,
-                action=action.kind,
+                rights.missing_right_message(action.kind, want.name, need, context.desired.cluster),
             )
+        else:
+            severity, message = (
+                Severity.INFO,
+                rights.unproven_right_message(action.kind, want.name, need, context.desired.cluster),
+            )
+        out.diag(severity, DiagnosticCode.MISSING_RIGHT, message, want, action=action.kind)
 
 
 def _estimates_bytes(action: Action) -> bool:

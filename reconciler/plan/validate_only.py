@@ -95,13 +95,12 @@ def broker_refusals(actions: Sequence[Action], cluster: ClusterPort) -> list[Dia
 
 
 def validate_on_brokers(plan: Plan, cluster: ClusterPort) -> Plan:
-    """The plan with one error diagnostic per action the brokers would refuse. An action the plan
-    already refuses for a missing right is not asked about: the brokers would only say it again."""
+    """The plan, marked validated, with one error diagnostic per action the brokers would refuse. An
+    action the plan already refuses for a missing right is not asked about: the brokers would only
+    say it again."""
     refused = {(d.action, d.topic) for d in plan.diagnostics if d.code == DiagnosticCode.MISSING_RIGHT}
     found = broker_refusals([a for a in plan.actions if (a.kind, a.topic) not in refused], cluster)
-    if not found:
-        return plan
-    return plan.model_copy(update={"diagnostics": [*found, *plan.diagnostics]})
+    return plan.model_copy(update={"diagnostics": [*found, *plan.diagnostics], "validated_on_brokers": True})
 
 
 def _key_named(action: Action, error: BrokerError) -> str | None:

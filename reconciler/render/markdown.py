@@ -25,6 +25,7 @@ from reconciler.render.values import (
     count,
     estimate_bound,
     expiry_rows,
+    not_validated,
     plural,
     reassignment_headline,
     reassignment_rows,
@@ -53,6 +54,9 @@ def _plan_markdown(plan: Plan, details: bool) -> str:
     bound = manifests_line(plan)
     if bound:
         out += [bound, ""]
+    unchecked = not_validated(plan)
+    if unchecked:
+        out += ["> [!NOTE]", f"> {unchecked}", ""]
     errors = [d for d in plan.diagnostics if d.severity is Severity.ERROR]
     if errors:
         out += ["> [!IMPORTANT]", "> **Errors: this plan cannot be applied until they are fixed.**"]

@@ -27,6 +27,7 @@ from reconciler.render.values import (
     estimate_bound,
     expiry_rows,
     more_applies,
+    not_validated,
     plural,
     reassignment_headline,
     reassignment_rows,
@@ -60,6 +61,10 @@ def plan_text(plan: Plan, color: bool = False) -> str:
     if bound:
         out.add(bound)
     out.add()
+    unchecked = not_validated(plan)
+    if unchecked:
+        out.add(out.paint(unchecked, Style.BOLD))
+        out.add()
     placed = _place_diagnostics(plan)
     for i, action in enumerate(plan.actions):
         _action(out, action)

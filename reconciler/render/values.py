@@ -5,12 +5,23 @@ from __future__ import annotations
 from reconciler import kafka_configs, units
 from reconciler.kafka_configs import Unit
 from reconciler.models.desired import SourceRef
-from reconciler.models.plan import PartitionMove, ReassignReplicas, RetentionCut
+from reconciler.models.plan import PartitionMove, Plan, ReassignReplicas, RetentionCut
 from reconciler.plan import retention
 
 UNKNOWN = "unknown"
 REDACTED = "(sensitive)"
 UNSET = "(not set)"
+
+
+def not_validated(plan: Plan) -> str | None:
+    """Said wherever a plan with writes is shown that no broker was asked about (--offline, a snapshot)."""
+    if plan.validated_on_brokers or not plan.has_changes:
+        return None
+    return (
+        "Not validated by the brokers: this plan was made without validate_only (--offline or from a snapshot), "
+        "so they have not said whether they would accept its writes. Apply asks them (the same preflight) "
+        "before its first write and writes nothing if they would refuse any."
+    )
 
 
 def config_value(key: str, value: str | None, sensitive: bool = False) -> str:

@@ -232,6 +232,13 @@ class TestCluster:
         """Add DENY ACLs; a matching DENY wins over every ALLOW."""
         self._add_acls(principal, resource_type, name, operations, pattern, "deny", host)
 
+    def replace_acls(self, acls: Iterable[Acl]) -> None:
+        """Make `acls` the authorizer's whole set (kafka-acls --remove of every other binding)."""
+        with self._state.lock:
+            if self._settings.authorizer is None:
+                self._settings.authorizer = Authorizer()
+            self._settings.authorizer.acls[:] = list(acls)
+
     def _add_acls(self, principal, resource_type, name, operations, pattern, permission, host) -> None:
         ops = [operations] if isinstance(operations, str) else list(operations)
         new = [Acl(principal, resource_type, name, op, pattern, permission, host) for op in ops]

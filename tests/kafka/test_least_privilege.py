@@ -9,7 +9,7 @@ from collections import Counter
 
 from reconciler.manifests import load_manifests
 from reconciler.models.plan import DiagnosticCode, Severity
-from reconciler.plan.planner import plan
+from reconciler.plan.planner import PlanOptions, plan
 from reconciler.testing import Acl, TestCluster
 from tests.kafka.helpers import CLUSTER, kafka_of, write_manifests
 
@@ -64,9 +64,10 @@ def test_creating_needs_create_on_the_cluster_or_the_topic(tmp_path):
     with TestCluster(brokers=1, acls=[CLUSTER_DESCRIBE, Acl(ME, "topic", "new-", "DESCRIBE", pattern="prefixed")]) as c:
         want = desired(tmp_path, c, ["new-one"])
         with kafka_of(c) as kafka:
-            refused = plan(want, kafka.observe_desired(want))
+            # as `plan` makes it: the brokers validate creations, which needs CREATE too
+            refused = plan(want, kafka.observe_desired(want), PlanOptions(validated=True))
             c.allow(ME, "cluster", "kafka-cluster", "CREATE")
-            allowed = plan(want, kafka.observe_desired(want))
+            allowed = plan(want, kafka.observe_desired(want), PlanOptions(validated=True))
     [action] = refused.actions
     [error] = refused.diagnostics
     assert (error.code, error.action, error.severity) == (DiagnosticCode.MISSING_RIGHT, action.kind, Severity.ERROR)

@@ -11,7 +11,7 @@ from reconciler.models.desired import ClientSecurity, KeepLast, TopicState
 from reconciler.models.observed import Broker
 from reconciler.models.plan import ActionKind, DiagnosticCode, Severity
 from reconciler.plan import rights
-from reconciler.plan.planner import plan
+from reconciler.plan.planner import PlanOptions, plan
 from tests.factories import desired, have, observed, want
 
 EVERYTHING = ["ALTER", "ALTER_CONFIGS", "CREATE", "DELETE", "DESCRIBE", "DESCRIBE_CONFIGS", "READ", "WRITE"]
@@ -22,8 +22,11 @@ def without(*operations: str) -> list[str]:
     return [op for op in EVERYTHING if op not in operations]
 
 
-def errors(result) -> list[tuple[str, str | None, str]]:
-    return [(d.code, d.action, d.message) for d in result.diagnostics if d.severity is Severity.ERROR]
+def errors(result, severity: Severity = Severity.ERROR) -> list[tuple[str, str | None, str]]:
+    return [(d.code, d.action, d.message) for d in result.diagnostics if d.severity is severity]
+
+
+VALIDATED = PlanOptions(validated=True)
 
 
 def test_a_hidden_declared_topic_is_an_error_and_nothing_is_planned_for_it():
@@ -52,15 +55,28 @@ def test_a_hidden_declared_topic_is_an_error_and_nothing_is_planned_for_it():
         (ActionKind.DELETE_TOPIC, {"state": TopicState.ABSENT}, {}, "DELETE"),
     ],
 )
-def test_an_action_whose_operation_the_principal_lacks_is_an_error_under_that_action(kind, declared, have_kwargs, lacking):
+def test_an_action_whose_operation_the_principal_lacks_is_an_error_where_the_brokers_validate_it(
+    kind, declared, have_kwargs, lacking
+):
     topic = have("a", **have_kwargs)
-    allowed = plan(desired(want("a", **declared)), observed(topic.model_copy(update={"authorized_operations": EVERYTHING})))
-    refused = plan(desired(want("a", **declared)), observed(topic.model_copy(update={"authorized_operations": without(lacking)})))
+    allowed = plan(
+        desired(want("a", **declared)), observed(topic.model_copy(update={"authorized_operations": EVERYTHING})), VALIDATED
+    )
+    lacks = observed(topic.model_copy(update={"authorized_operations": without(lacking)}))
+    refused = plan(desired(want("a", **declared)), lacks, VALIDATED)
     assert [a.kind for a in allowed.actions] == [a.kind for a in refused.actions] == [kind]
     assert not allowed.diagnostics
-    [(code, action, message)] = errors(refused)
+    validated = kind.facts.broker_verb is not None  # Kafka has no validate_only for deletions
+    [(code, action, message)] = errors(refused, Severity.ERROR if validated else Severity.INFO)
     assert (code, action) == (DiagnosticCode.MISSING_RIGHT, kind)
-    assert f"the principal lacks {lacking} on topic a" in message and "kafka-acls --add" in message
+    if validated:
+        assert f"the principal lacks {lacking} on topic a" in message and "kafka-acls --add" in message
+    else:
+        assert message.startswith(f"the principal that made this plan lacks {lacking} on topic a, which {kind.facts.label}")
+    # Not validated (plan --offline, a snapshot), the principal may not be the one that applies: a note.
+    [(code, action, message)] = errors(plan(desired(want("a", **declared)), lacks), Severity.INFO)
+    assert (code, action) == (DiagnosticCode.MISSING_RIGHT, kind)
+    assert "apply checks the rights of its own principal before sending it (kafka-acls --add" in message
 
 
 def test_the_other_actions_of_the_topic_still_plan_without_errors():
@@ -123,7 +139,8 @@ def test_refused_sizes_are_said_once_where_an_estimate_needs_them():
     )
     [note] = [d for d in cuts.diagnostics if d.code == DiagnosticCode.SIZES_UNKNOWN]
     assert (note.severity, note.topic) == (Severity.INFO, None)
-    assert note.message == rights.sizes_refused_line("CLUSTER_AUTHORIZATION_FAILED")
+    assert note.message == rights.sizes_refused_line("CLUSTER_AUTHORIZATION_FAILED", desired().cluster)
+    assert note.message.endswith("(kafka-acls --add --allow-principal <principal> --operation Describe --cluster)")
     quiet = plan(desired(*(want(n, configs={"retention.ms": "86400000"}) for n in ("a", "b"))), state)
     assert not quiet.actions and not quiet.diagnostics
 
@@ -146,13 +163,33 @@ def test_a_reassignment_needs_alter_on_the_cluster():
 
     def planned(cluster_operations):
         state = observed(topic).model_copy(update={"brokers": brokers, "cluster_authorized_operations": cluster_operations})
-        return plan(desired(want("a", partitions=1, replication_factor=3)), state)
+        return plan(desired(want("a", partitions=1, replication_factor=3)), state, VALIDATED)
 
     for known in (None, ["ALTER", "DESCRIBE"]):  # unknown never blocks
         result = planned(known)
         assert [a.kind for a in result.actions] == [ActionKind.REASSIGN_REPLICAS] and not errors(result)
     refused = planned(["DESCRIBE"])
     assert [a.kind for a in refused.actions] == [ActionKind.REASSIGN_REPLICAS]
-    [(code, action, message)] = errors(refused)
+    [(code, action, message)] = errors(refused, Severity.INFO)  # no validate_only for reassignments
     assert (code, action) == (DiagnosticCode.MISSING_RIGHT, ActionKind.REASSIGN_REPLICAS)
-    assert "the principal lacks ALTER on the cluster" in message and "--operation Alter --cluster" in message
+    assert "lacks ALTER on the cluster" in message and "--operation Alter --cluster" in message
+    assert rights.refusal(ActionKind.REASSIGN_REPLICAS, "a", refused_state(["DESCRIBE"]), desired().cluster).startswith(
+        "not authorised to reassign replicas of a: the principal lacks ALTER on the cluster"
+    )
+
+
+def refused_state(cluster_operations):
+    topic = have("a").model_copy(update={"authorized_operations": EVERYTHING})
+    return observed(topic).model_copy(update={"cluster_authorized_operations": cluster_operations})
+
+
+def test_a_throttled_reassignment_also_needs_alter_configs_on_the_cluster_and_the_topic():
+    spec = desired().cluster
+    kind = ActionKind.REASSIGN_REPLICAS
+    assert rights.refusal(kind, "a", refused_state(["ALTER", "DESCRIBE"]), spec) is None
+    assert "lacks ALTER_CONFIGS on the cluster" in rights.refusal(kind, "a", refused_state(["ALTER", "DESCRIBE"]), spec, True)
+    every = ["ALTER", "ALTER_CONFIGS", "DESCRIBE", "DESCRIBE_CONFIGS"]
+    state = refused_state(every).model_copy(
+        update={"topics": {"a": have("a").model_copy(update={"authorized_operations": without("ALTER_CONFIGS")})}}
+    )
+    assert "lacks ALTER_CONFIGS on topic a" in rights.refusal(kind, "a", state, spec, True)
