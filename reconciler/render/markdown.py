@@ -25,6 +25,7 @@ from reconciler.render.values import (
     count,
     estimate_bound,
     expiry_rows,
+    placed,
     plural,
     reassignment_headline,
     reassignment_rows,
@@ -112,7 +113,8 @@ def _headline(action: Action, code: bool = True) -> str:
 def _change(action: Action) -> str:
     match action:
         case CreateTopic():
-            return f"{action.partitions} partitions, replication factor {action.replication_factor}"
+            where = f"; replicas {placed(action.assignments)}" if action.assignments else ""
+            return f"{action.partitions} partitions, replication factor {action.replication_factor}{where}"
         case AddPartitions():
             return f"partitions {action.before} → {action.after}"
         case ReassignReplicas():

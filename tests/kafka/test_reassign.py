@@ -5,7 +5,7 @@ DescribeLogDirs of new replicas, and the throttle configs on topics and brokers.
 from __future__ import annotations
 
 from reconciler.kafka import reassign as adapter
-from reconciler.ports import ConfigChangeOp, ConfigOp, ConfigResource, Reassignment
+from reconciler.ports import ConfigChangeOp, ConfigOp, ConfigResource, ErrorKind, Reassignment, TopicShape, Visible
 from reconciler.testing import TestCluster
 from tests.kafka.helpers import api_counts, kafka_of, sent
 
@@ -25,13 +25,18 @@ def test_start_list_and_cancel_a_reassignment(test_cluster):
         running = kafka.list_reassignments(["moving"])
         assert running == {("moving", 0): Reassignment((first, *others), tuple(others), ())}
         assert running[("moving", 0)].original == [first] and running[("moving", 0)].target == [first, *others]
+        moving = Visible(topics={"moving": TopicShape(replicas={0: ((first, *others),)})})
+        assert kafka.confirm_visible(moving, 5) == {}
         assert kafka.partition_replicas(["moving"])[("moving", 0)] == [first, *others]
 
-        # A cancel reverts at once; a second one finds nothing in progress, which is no error.
+        # A cancel reverts at once (Metadata shows it a moment later); a second one finds nothing
+        # in progress, which says the reassignment is over (NOTHING_IN_PROGRESS).
         assert kafka.alter_reassignments({("moving", 0): None}) == {("moving", 0): None}
         assert kafka.list_reassignments(["moving"]) == {}
+        assert kafka.confirm_visible(Visible(topics={"moving": TopicShape(replicas={0: ((first,),)})}), 5) == {}
         assert kafka.partition_replicas(["moving"])[("moving", 0)] == [first]
-        assert kafka.alter_reassignments({("moving", 0): None}) == {("moving", 0): None}
+        [again] = kafka.alter_reassignments({("moving", 0): None}).values()
+        assert again is not None and again.kind is ErrorKind.NOTHING_IN_PROGRESS
 
 
 def test_per_partition_refusals_carry_kafkas_code_and_message(test_cluster):
