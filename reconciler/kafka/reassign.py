@@ -30,7 +30,7 @@ from reconciler.errors import ClusterError
 from reconciler.kafka import errors as codes
 from reconciler.kafka import metadata
 from reconciler.kafka.client import NoAnswer
-from reconciler.kafka.confirm import SET_HERE, confirm
+from reconciler.kafka.confirm import BROKER_RESOURCE, SET_HERE, TOPIC_RESOURCE, confirm
 from reconciler.kafka.write import Writer
 from reconciler.ports import BrokerError, ConfigChangeOp, ConfigOp, ConfigResource, Reassignment, Visible
 
@@ -38,7 +38,6 @@ TopicPartition = tuple[str, int]
 REASSIGN_CHUNK = 1000
 LIST_ROUNDS = 4
 PREFERRED = 0
-TOPIC_RESOURCE, BROKER_RESOURCE = 2, 4
 _RESOURCE_TYPES = {"topic": TOPIC_RESOURCE, "broker": BROKER_RESOURCE}
 _OPS = {ConfigOp.SET: 0, ConfigOp.DELETE: 1, ConfigOp.APPEND: 2, ConfigOp.SUBTRACT: 3}
 
