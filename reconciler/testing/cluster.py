@@ -260,7 +260,7 @@ class TestCluster:
     ) -> str:
         """Create a topic as CreateTopics would (same checks; KafkaApiError on failure), visible
         at once. Returns the topic id as a canonical UUID string."""
-        with self._seeding():
+        with self._seeding(name):
             [result] = controller.create_topics(
                 self._state,
                 [controller.NewTopic(name, partitions, replication_factor, configs=dict(configs or {}))],
