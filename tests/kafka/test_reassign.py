@@ -124,6 +124,11 @@ def test_throttle_configs_on_topics_and_each_brokers_own_entity(test_cluster):
             }
         )
         assert set(answers.values()) == {None}
+        set_everywhere = Visible(
+            topics={"throttled": TopicShape(configs={LEADER_REPLICAS: "1:3,0:1,0:2", FOLLOWER_REPLICAS: "0:3"})},
+            brokers={b: {LEADER_RATE: "1000", FOLLOWER_RATE: "1000"} for b in c.broker_ids},
+        )
+        assert kafka.confirm_visible(set_everywhere, 5) == {}
         assert c.topic_configs("throttled")[LEADER_REPLICAS] == "1:3,0:1,0:2"
         assert c.dynamic_broker_configs(2) == {LEADER_RATE: "1000", FOLLOWER_RATE: "1000"}
         # Each broker resource went to that broker (another one refuses it).
@@ -142,6 +147,11 @@ def test_throttle_configs_on_topics_and_each_brokers_own_entity(test_cluster):
             }
         )
         assert set(answers.values()) == {None}
+        removed = Visible(
+            topics={"throttled": TopicShape(configs={LEADER_REPLICAS: "1:3", FOLLOWER_REPLICAS: None})},
+            brokers={2: {LEADER_RATE: None, FOLLOWER_RATE: None}},
+        )
+        assert kafka.confirm_visible(removed, 5) == {}
         assert kafka.describe_config_values([topic, brokers[1]], [LEADER_REPLICAS, FOLLOWER_REPLICAS, LEADER_RATE]) == {
             topic: {LEADER_REPLICAS: "1:3"},
             brokers[1]: {},
