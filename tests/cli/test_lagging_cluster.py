@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from reconciler.app.apply_plan import apply_changes
 from reconciler.apply.executor import ApplyOptions
 from reconciler.kafka.connection import connect
@@ -15,6 +17,8 @@ from reconciler.ports import ConfigChangeOp, ConfigOp, ConfigResource
 from reconciler.testing import TestCluster
 from tests.cli.test_reassign_cli import RATES, Lab, throttles_left, topic
 from tests.kafka.helpers import CLUSTER, kafka_of, spec_of
+
+pytestmark = pytest.mark.live
 
 # The delays measured on a real cluster: the in-progress list empties at once, Metadata and
 # configs follow 100-500 ms later, on each broker after its own delay.
