@@ -421,7 +421,7 @@ def apply(
                 "--cancel-reassignments takes no plan file: it cancels what is in progress on the "
                 "topics the manifests declare; name the cluster with --cluster."
             )
-        cancelled = cancel(manifests_dir, cluster, _connector(bootstrap_servers), throttle, progress=_progress)
+        cancelled = cancel(manifests_dir, cluster, _connector(bootstrap_servers), progress=_progress)
         _show(lambda f, c: render_apply_result(cancelled.result, f, color=c), fmt, output, use_color(color))
         return cancelled.kind
     from reconciler.app.apply_plan import ApplyOptions, apply_changes

@@ -5,7 +5,8 @@ meet here without importing each other.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Literal, Protocol
 
@@ -25,6 +26,10 @@ class ErrorKind(str, Enum):
     RETRIABLE = "retriable"  # transient: the same request may be sent again after a backoff
     NOT_AUTHORISED = "not_authorised"  # the principal lacks an ACL; sending again changes nothing
     REFUSED = "refused"  # the broker said no; sending again changes nothing
+    # A cancel that found no reassignment in progress on the partition: it had finished.
+    NOTHING_IN_PROGRESS = "nothing_in_progress"
+    # Not a broker's answer: the write was accepted, but the brokers did not show it in time.
+    UNCONFIRMED = "unconfirmed"
 
 
 @dataclass(frozen=True)
@@ -101,6 +106,30 @@ class ConfigResource:
     name: str
 
 
+@dataclass(frozen=True)
+class TopicShape:
+    """What a write should leave a topic looking like on every broker; what is not given is not
+    checked. `configs`: key -> the value set on the topic itself (None: not set there)."""
+
+    exists: bool = True
+    partitions: int | None = None
+    # partition -> the replica lists it may show (any one of them: a reassignment still running
+    # may finish while it is confirmed)
+    replicas: Mapping[int, tuple[tuple[int, ...], ...]] = field(default_factory=dict)
+    configs: Mapping[str, str | None] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Visible:
+    """Writes to confirm: topics, and brokers' own dynamic configs (key -> value, None: unset)."""
+
+    topics: Mapping[str, TopicShape] = field(default_factory=dict)
+    brokers: Mapping[int, Mapping[str, str | None]] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.topics or self.brokers)
+
+
 class ClusterPort(Protocol):
     """What apply and validation need from a cluster connection (implemented by the Kafka adapter)."""
 
@@ -118,7 +147,7 @@ class ClusterPort(Protocol):
     def list_reassignments(self, topics: list[str]) -> dict[TopicPartition, Reassignment]: ...
     def alter_reassignments(self, targets: dict[TopicPartition, list[int] | None]) -> dict[TopicPartition, BrokerError | None]:
         """Start (replicas) or cancel (None) reassignments. A cancel of a partition with none in
-        progress is no error (None): the partition's replicas tell what happened."""
+        progress answers an error of kind NOTHING_IN_PROGRESS (it had finished)."""
 
     def partition_replicas(self, topics: list[str]) -> dict[TopicPartition, list[int]]: ...
     def live_brokers(self) -> list[int]:
@@ -130,12 +159,21 @@ class ClusterPort(Protocol):
     def elect_preferred_leaders(self, partitions: list[TopicPartition]) -> dict[TopicPartition, BrokerError | None]:
         """None where the preferred replica leads now (elected, or it already did)."""
 
-    def describe_config_values(self, resources: list[ConfigResource], keys: list[str]) -> dict[ConfigResource, dict[str, str]]:
-        """The given keys' values that are set on each resource (an unset key is left out)."""
+    def describe_config_values(
+        self, resources: list[ConfigResource], keys: list[str] | None
+    ) -> dict[ConfigResource, dict[str, str | None]]:
+        """The given keys' (None: every key's) values that are set on each resource; an unset key
+        is left out, a sensitive one (or one a broker does not know) reads as None."""
 
     def alter_config_ops(
         self, changes: dict[ConfigResource, list[ConfigChangeOp]]
     ) -> dict[ConfigResource, BrokerError | None]: ...
+
+    def confirm_visible(self, expected: Visible, timeout_s: float) -> dict[ConfigResource, str]:
+        """Wait, with backoff and at most `timeout_s`, until every live broker shows `expected`
+        (Kafka's metadata reaches each broker a moment after a write: KAFKA_SEMANTICS.md). What
+        is still not shown at the end, per topic ("topic", name) or broker ("broker", id): which
+        broker shows what instead. Empty when everything is confirmed."""
 
 
 def create_topic_batches(actions: list[CreateTopic]) -> list[list[CreateTopic]]:

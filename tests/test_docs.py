@@ -16,7 +16,7 @@ _CODE = re.compile(r"`([^`\n]+)`")
 _PATH = re.compile(r"(?:reconciler|tests|benchmarks|docs|manifests)/[\w./-]*|\.(?:ci|github)/[\w./-]*")
 _MODULE = re.compile(r"reconciler(?:\.\w+)+")
 _PACKAGE_FILE = re.compile(r"\w+/[\w/]*\w+\.py")
-NOT_MODULES = {"reconciler.snapshot"}  # the Parquet snapshot's metadata key
+NOT_MODULES = {"reconciler.snapshot", "reconciler.throttle"}  # the Parquet snapshot's metadata key, the throttle markers' prefix
 
 
 def _prose(path: Path) -> str:

@@ -11,15 +11,17 @@ from reconciler.app.cluster_access import Connect, Progress
 from reconciler.app.inputs import manifests_commit, require_cluster
 from reconciler.app.outcome import Outcome
 from reconciler.apply.executor import ApplyOptions, apply_plan
-from reconciler.apply.reassignment import cancel
+from reconciler.apply.reassignment import cancel, sweep
 from reconciler.errors import PlanRejected, ReconcilerError, shown
 from reconciler.manifests import load_manifests
+from reconciler.models.observed import ObservedState
 from reconciler.models.plan import Plan
 from reconciler.models.result import ApplyResult
 from reconciler.plan.binding import binding_refusal
 from reconciler.plan.planner import PlanOptions
 from reconciler.plan.planner import plan as make_plan
 from reconciler.plan.validate_only import validate_on_brokers
+from reconciler.ports import ClusterPort
 
 
 class Review(Protocol):
@@ -67,6 +69,7 @@ def apply_changes(
     are checked against a fresh read and the current manifests first (see
     `reconciler.apply.executor`); the brokers validate every write before the first one is sent."""
     manifests = load_manifests(manifests_dir)
+    options = options or ApplyOptions()
     saved = None
     if plan_file:
         from reconciler.files.saved_plan import load_plan_file
@@ -95,33 +98,44 @@ def apply_changes(
             to_apply = saved
         else:
             # The same preflight as `plan`: what the brokers would refuse is shown now, and nothing is applied.
-            to_apply = validate_on_brokers(
-                make_plan(desired, kafka.observe_desired(desired, every_offset=False), PlanOptions(validated=True)), kafka
-            )
+            observed = kafka.observe_desired(desired, every_offset=False)
+            to_apply = validate_on_brokers(make_plan(desired, observed, PlanOptions(validated=True)), kafka)
             review.show(to_apply)
             if not to_apply.has_changes or to_apply.has_errors:
+                if not to_apply.has_errors:
+                    _sweep(observed, kafka, options, progress)
                 return ApplyOutcome(result=None, plan=to_apply)
             review.approve(to_apply, desired.cluster.name)
-        result = apply_plan(to_apply, kafka, desired, options or ApplyOptions(), progress=progress)
-        follow_up = make_plan(desired, kafka.observe_desired(desired, every_offset=False))
+        result = apply_plan(to_apply, kafka, desired, options, progress=progress)
+        # Every write was confirmed on every broker (or reported as not), so this read sees them.
+        observed = kafka.observe_desired(desired, every_offset=False)
+        follow_up = make_plan(desired, observed)
+        _sweep(observed, kafka, options, progress)
     return ApplyOutcome(result=result.model_copy(update={"follow_up": follow_up}), plan=to_apply)
+
+
+def _sweep(observed: ObservedState, kafka: ClusterPort, options: ApplyOptions, progress: Progress) -> None:
+    """A reassignment that finished between two runs leaves the broker rates this tool set: remove
+    them (reconciler.apply.reassignment.sweep); what could not be removed is told on progress."""
+    for problem in sweep(observed, kafka, progress, options.confirm_timeout_s):
+        progress(problem)
 
 
 def cancel_reassignments(
     manifests_dir: str,
     cluster: str | None,
     connect: Connect,
-    throttle_bytes_per_s: int | None = None,
     progress: Progress = lambda _: None,
+    confirm_timeout_s: float = 10.0,
 ) -> CancelOutcome:
     """Cancel the reassignments in progress on the topics the manifests declare for `cluster`
     (Kafka records no owner: these are the ones this tool may have started, and any other one
-    there works against the manifests too), remove their throttles, then plan again: the
-    manifests still ask for what was cancelled until they change."""
+    there works against the manifests too), remove their throttles (the broker rates this tool
+    set are found by their markers, whatever rate was given), then plan again once every broker
+    shows the cancel: the manifests still ask for what was cancelled until they change."""
     manifests = load_manifests(manifests_dir)
     desired = manifests.desired_state(require_cluster(manifests, cluster))
-    rate = throttle_bytes_per_s or desired.cluster.reassignment.throttle_bytes_per_s
     with connect(desired.cluster) as kafka:
-        outcomes = cancel(sorted(desired.topics), kafka, rate, progress)
+        outcomes = cancel(sorted(desired.topics), kafka, progress, confirm_timeout_s)
         follow_up = make_plan(desired, kafka.observe_desired(desired, every_offset=False))
     return CancelOutcome(ApplyResult(cluster=desired.cluster.name, outcomes=outcomes, follow_up=follow_up))

@@ -15,9 +15,11 @@ Safety rules, in the order they act:
    validated by the brokers (validate_only). If they would refuse any, nothing is written: an
    irreversible partition increase must not be stranded by a config the brokers refuse later.
 4. Actions run in plan order: creates, partition increases, replica reassignments, config
-   changes, truncations, topic deletions. A created topic is waited for in Metadata before
-   anything else touches it. When an action fails, the later actions on its topic are not sent;
-   nor while a reassignment is still in progress when apply stops waiting (reconciler.apply.reassignment).
+   changes, truncations, topic deletions. After each kind of write apply waits (bounded) until
+   every broker shows it (reconciler.apply.confirm); one they do not show in time is reported
+   as written but not confirmed, and nothing else touches its topic. When an action fails, the
+   later actions on its topic are not sent; nor while a reassignment is still in progress when
+   apply stops waiting (reconciler.apply.reassignment).
 5. Truncation targets are the offsets fixed in the plan, never recomputed and never -1. Right
    before DeleteRecords each partition's current leader is asked OffsetForLeaderEpoch for the
    planned epoch; if that epoch now ends below the target, the log diverged after the plan and
@@ -30,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from reconciler.apply.confirm import confirm_written
 from reconciler.apply.preconditions import (
     delete_fraction_problems,
     manifest_refusals,
@@ -45,7 +48,6 @@ from reconciler.models.plan import (
     Action,
     ActionKind,
     AlterConfigs,
-    CreateTopic,
     Diagnostic,
     Plan,
     ReassignReplicas,
@@ -65,7 +67,10 @@ LEADER_MOVE_ROUNDS = 3
 @dataclass(frozen=True)
 class ApplyOptions:
     allow_unfenced_truncation: bool = False  # for brokers without OffsetForLeaderEpoch
+    # How long every broker is given to show a write (a create: its topic with leaders) before
+    # apply reports it as written but not confirmed (reconciler.apply.confirm).
     topic_visible_timeout_s: float = 30.0
+    confirm_timeout_s: float = 10.0
     # Replica reassignments: a throttle rate overriding the plan's, how long to wait (None: the
     # Cluster document's reassignment.wait), how often to look, and whether to elect preferred leaders.
     throttle_bytes_per_s: int | None = None
@@ -145,6 +150,7 @@ def apply_plan(
                     throttle_bytes_per_s=options.throttle_bytes_per_s,
                     wait_s=wait_s,
                     poll_s=options.reassignment_poll_s,
+                    confirm_s=options.confirm_timeout_s,
                     elect_leaders=options.elect_leaders,
                 )
                 moving = [a for _, a in items if isinstance(a, ReassignReplicas)]
@@ -162,20 +168,21 @@ def apply_plan(
 
 
 def _send(cluster: ClusterPort, actions: list[Action], options: ApplyOptions) -> Answers:
-    """Write `actions`, all of one kind that is written one request per kind (not a truncation)."""
+    """Write `actions`, all of one kind that is written one request per kind (not a truncation),
+    and wait until every broker shows what was accepted (reconciler.apply.confirm)."""
     kind = actions[0].kind
     match kind:
         case ActionKind.CREATE_TOPIC | ActionKind.ADD_PARTITIONS | ActionKind.ALTER_CONFIGS:
             answers = {topic: error for (_, topic), error in send_topic_requests(cluster, actions, False).items()}
-            if kind is ActionKind.CREATE_TOPIC:
-                _wait_for_created(cluster, actions, answers, options)
-            return answers
         case ActionKind.DELETE_TOPIC:
-            return cluster.delete_topics([a.topic for a in actions])
+            answers = cluster.delete_topics([a.topic for a in actions])
         case ActionKind.REASSIGN_REPLICAS | ActionKind.TRUNCATE:
             raise ValueError(f"{kind} is applied per partition (reconciler.apply.reassignment, _truncate)")
         case _:
             unhandled(kind)
+    timeout_s = options.topic_visible_timeout_s if kind is ActionKind.CREATE_TOPIC else options.confirm_timeout_s
+    confirm_written(cluster, actions, answers, timeout_s)
+    return answers
 
 
 class _Run:
@@ -226,13 +233,16 @@ class _Run:
         errors = send(actions)
         for index, action in items:
             error = errors.get(action.topic)
+            if error is None:
+                message = kind.facts.done or ""
+            elif error.kind is ErrorKind.UNCONFIRMED:
+                message = error.message
+            else:
+                message = rights.refused_by_broker(error, kind, action.topic, self.spec)
             self.settle(
                 index,
                 ActionOutcome(
-                    kind=action.kind,
-                    topic=action.topic,
-                    status=Status.FAILED if error else Status.APPLIED,
-                    message=rights.refused_by_broker(error, kind, action.topic, self.spec) if error else kind.facts.done or "",
+                    kind=action.kind, topic=action.topic, status=Status.FAILED if error else Status.APPLIED, message=message
                 ),
             )
 
@@ -247,15 +257,6 @@ class _Run:
 
     def result(self) -> ApplyResult:
         return ApplyResult(cluster=self.plan.cluster, outcomes=[self.outcomes[i] for i in range(len(self.plan.actions))])
-
-
-def _wait_for_created(cluster: ClusterPort, actions: list[Action], errors: Answers, options: ApplyOptions) -> None:
-    """A created topic that Metadata does not show in time counts as failed: nothing else may touch it."""
-    created = [a.topic for a in actions if isinstance(a, CreateTopic) and not errors.get(a.topic)]
-    for name in cluster.wait_for_topics(created, options.topic_visible_timeout_s):
-        errors[name] = BrokerError(
-            -1, "NOT_VISIBLE", f"created but not visible in Metadata after {options.topic_visible_timeout_s:.0f}s"
-        )
 
 
 def _truncate(

@@ -14,7 +14,8 @@ them, through the ClusterPort; and cancelled.
    (`in_progress`, started by an earlier apply) is only waited for.
 3. **Wait**, up to the bounded time, polling ListPartitionReassignments; progress on stderr
    (partitions done, bytes copied from DescribeLogDirs when the plan knew the sizes).
-4. **Done**: the replicas are checked against the target, the throttles this apply owns are
+4. **Done**: once every broker shows the target replicas (an empty in-progress list is not
+   enough: Metadata shows the change later), the throttles this apply owns are
    removed, and with `elect_leaders` the preferred leaders are elected. **Not done in time**:
    "in progress", the throttles stay (the copy still needs them) and the later actions on the
    topic wait too (a min.insync.replicas raise needs the new replicas). The next apply's plan marks
@@ -22,16 +23,17 @@ them, through the ClusterPort; and cancelled.
 
 Which throttles are this apply's (Kafka records no owner): the throttled-replica entries it
 appended, plus those of partitions it found already moving toward the planned target (an earlier
-apply's, since that apply could not remove them); a broker rate it changed, restored to what it
-was (removed when it was unset), plus a rate equal to its own on a broker of a reassignment it
-resumes. Entries that were there before it started a new reassignment, and rates of another
-value, are someone else's and stay.
+apply's, since that apply could not remove them); a broker rate it set, recorded by a marker key
+on the broker (`marker`: the value set and the value before), restored to what it was (removed
+when it was unset) by whichever run finishes or cancels the reassignment. Entries that were there
+before it started a new reassignment, and rates without a marker naming their current value,
+are someone else's and stay.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from reconciler import kafka_configs, units
@@ -45,7 +47,10 @@ from reconciler.ports import (
     ConfigChangeOp,
     ConfigOp,
     ConfigResource,
+    ErrorKind,
     TopicPartition,
+    TopicShape,
+    Visible,
 )
 
 LEADER_REPLICAS, FOLLOWER_REPLICAS = kafka_configs.LEADER_THROTTLED_REPLICAS, kafka_configs.FOLLOWER_THROTTLED_REPLICAS
@@ -69,6 +74,7 @@ class ReassignOptions:
     wait_s: float = 300.0
     poll_s: float = 2.0
     elect_leaders: bool = False
+    confirm_s: float = 10.0  # how long every broker is given to show the replicas (and throttles) written
 
 
 @dataclass(frozen=True)
@@ -89,6 +95,11 @@ class Move:
     @property
     def adding(self) -> list[int]:
         return [b for b in self.target if b not in self.original]
+
+    @property
+    def moving(self) -> tuple[int, ...]:
+        """The replicas Metadata shows while it runs: the target, then the ones being removed."""
+        return (*self.target, *(b for b in self.original if b not in self.target))
 
 
 def reassign(
@@ -125,7 +136,7 @@ def reassign(
                 moves.append(Move(action.topic, index, tuple(planned.before), after, planned.bytes_to_copy))
     rates = [a.throttle_bytes_per_s for a in actions if a.throttle_bytes_per_s]
     rate = options.throttle_bytes_per_s or (min(rates) if rates else None)
-    throttles = Throttles(cluster, rate, {b.node_id for b in now.brokers})
+    throttles = Throttles(cluster, rate, {b.node_id for b in now.brokers}, options.confirm_s)
     notes: list[Note] = []
     if arrived:
         throttles.claim(arrived)
@@ -152,18 +163,25 @@ def reassign(
     remaining = _wait(moves, cluster, options, progress) if moves else []
     still = {m.tp for m in remaining}
     finished = [m for m in moves if m.tp not in still]
-    ended = cluster.partition_replicas(sorted({m.topic for m in finished})) if finished else {}
+    # Done or not, the next read (the follow-up plan) must find what the controller has: the
+    # target where the in-progress list emptied, the target then the replicas being removed
+    # (or already the target) where it still runs.
+    unseen = _confirm_replicas(
+        cluster,
+        {m.tp: (m.target,) for m in finished} | {m.tp: (m.moving, m.target) for m in remaining},
+        options.confirm_s,
+    )
     for m in finished:
-        now_replicas = ended.get(m.tp)
-        if now_replicas == list(m.target):
-            settled[m.tp] = _partition(m.partition, Status.APPLIED, list(m.target), "")
-        else:
+        if m.topic in unseen:
             settled[m.tp] = _partition(
                 m.partition,
                 Status.FAILED,
-                now_replicas,
-                f"the reassignment ended with replicas {now_replicas}, not {list(m.target)} (cancelled outside this apply?)",
+                None,
+                f"the reassignment left the in-progress list, but the brokers do not all show replicas "
+                f"{list(m.target)}: {unseen[m.topic]} (cancelled outside this apply?)",
             )
+        else:
+            settled[m.tp] = _partition(m.partition, Status.APPLIED, list(m.target), "")
     for m in remaining:
         settled[m.tp] = _partition(
             m.partition, Status.IN_PROGRESS, list(m.target), "still copying" + (f": {_missing(m)}" if m.adding else "")
@@ -174,33 +192,50 @@ def reassign(
     return {a.topic: _outcome(a, settled, notes, options) for a in actions}
 
 
-def cancel(topics: list[str], cluster: ClusterPort, rate: int | None, progress: Progress) -> list[ActionOutcome]:
+def cancel(topics: list[str], cluster: ClusterPort, progress: Progress, confirm_s: float = 10.0) -> list[ActionOutcome]:
     """Cancel the reassignments in progress on these topics: the replicas revert to the original
-    set, and the throttles of those partitions (and rates equal to `rate` on their brokers) are
-    removed. One outcome per topic that had any."""
+    set, and the throttles of those partitions (and the broker rates this tool set for them,
+    found by their markers) are removed. One outcome per topic that had any. What happened is
+    decided from what every broker shows once the cancel is visible, never from one early read."""
     running = cluster.list_reassignments(topics)
     if not running:
         progress("no reassignment in progress on the managed topics")
         return []
     progress(f"cancelling the reassignments of {len(running)} partition(s)")
     moves = [Move(t, p, tuple(r.original), tuple(r.target), resumed=True) for (t, p), r in sorted(running.items())]
-    throttles = Throttles(cluster, rate, set(cluster.live_brokers()))
+    throttles = Throttles(cluster, None, set(cluster.live_brokers()), confirm_s)
     throttles.claim(moves)
     answers = cluster.alter_reassignments({m.tp: None for m in moves})
-    replicas = cluster.partition_replicas(sorted({m.topic for m in moves}))
+    # Cancelled: the original replicas; nothing in progress any more: it finished first.
+    finished = {m.tp for m in moves if (e := answers.get(m.tp)) is not None and e.kind is ErrorKind.NOTHING_IN_PROGRESS}
+    refused = {m.tp: e for m in moves if (e := answers.get(m.tp)) is not None and m.tp not in finished}
+    expected = {m.tp: (m.target if m.tp in finished else m.original,) for m in moves if m.tp not in refused}
+    unseen = _confirm_replicas(cluster, expected, confirm_s)
     notes = throttles.release([])
     by_topic: dict[str, list[PartitionOutcome]] = {}
     for m in moves:
-        error, now = answers.get(m.tp), replicas.get(m.tp)
-        if error is not None:
-            outcome = _partition(m.partition, Status.FAILED, now, f"the broker refused: {error}")
-        elif now == list(m.original):
+        if m.tp in refused:
+            outcome = _partition(m.partition, Status.FAILED, None, f"the broker refused: {refused[m.tp]}")
+        elif m.topic in unseen:
             outcome = _partition(
-                m.partition, Status.APPLIED, now, f"reverted to {list(m.original)} (it was moving to {list(m.target)})"
+                m.partition,
+                Status.FAILED,
+                None,
+                f"cancel sent; the brokers do not all show replicas {list(expected[m.tp][0])}: {unseen[m.topic]}",
+            )
+        elif m.tp in finished:
+            outcome = _partition(
+                m.partition,
+                Status.ALREADY_SATISFIED,
+                list(m.target),
+                f"finished moving to {list(m.target)} before it could be cancelled",
             )
         else:
             outcome = _partition(
-                m.partition, Status.ALREADY_SATISFIED, now, f"finished moving to {now} before it could be cancelled"
+                m.partition,
+                Status.APPLIED,
+                list(m.original),
+                f"reverted to {list(m.original)} (it was moving to {list(m.target)})",
             )
         by_topic.setdefault(m.topic, []).append(outcome)
     return [
@@ -217,17 +252,60 @@ def cancel(topics: list[str], cluster: ClusterPort, rate: int | None, progress: 
     ]
 
 
+def sweep(now: ObservedState, cluster: ClusterPort, progress: Progress, confirm_s: float = 10.0) -> list[str]:
+    """Remove the broker rates this tool set (found by their markers) on every live broker that no
+    reassignment in progress (as `now`, a fresh read, shows them) involves: a reassignment that
+    finished between two runs leaves them, and no later apply would find it to finish. What could
+    not be removed."""
+    operations = now.cluster_authorized_operations
+    if operations is not None and not {"ALTER_CONFIGS", "DESCRIBE_CONFIGS"} & set(operations):
+        # A principal that may not change broker configs set no rate here, and may not read the markers.
+        return []
+    busy = {
+        b
+        for topic, moving in now.reassignments.items()
+        if topic in now.topics
+        for p in now.topics[topic].partitions
+        if p.partition in moving
+        for b in p.replicas
+    }
+    throttles = Throttles(cluster, None, {b.node_id for b in now.brokers}, confirm_s)
+    throttles.adopt(sorted(throttles.live - busy))
+    if not throttles.markers:
+        return []
+    brokers = ", ".join(map(str, sorted(throttles.markers)))
+    progress(f"removing the replication throttle rates an earlier apply set on broker(s) {brokers}")
+    return [text for _, text in throttles.release([])]
+
+
+def _confirm_replicas(
+    cluster: ClusterPort, replicas: Mapping[TopicPartition, tuple[tuple[int, ...], ...]], timeout_s: float
+) -> dict[str, str]:
+    """Wait until every broker's Metadata shows one of the given replica lists of each partition;
+    per topic, what is not shown in time."""
+    by_topic: dict[str, dict[int, tuple[tuple[int, ...], ...]]] = {}
+    for (topic, partition), choices in replicas.items():
+        by_topic.setdefault(topic, {})[partition] = choices
+    if not by_topic:
+        return {}
+    unseen = cluster.confirm_visible(Visible(topics={t: TopicShape(replicas=r) for t, r in by_topic.items()}), timeout_s)
+    return {r.name: why for r, why in unseen.items() if r.kind == "topic"}
+
+
 @dataclass
 class Throttles:
-    """The replication throttles of one apply: what it set, so that exactly that is removed."""
+    """The replication throttles of one apply (or cancel): what it set, so that exactly that is removed."""
 
     cluster: ClusterPort
     rate: int | None
     live: set[int]  # brokers whose rates can be set: a stopped one cannot (and needs none)
+    confirm_s: float = 10.0
     # topic -> key -> the "partition:broker" entries this apply owns
     entries: dict[str, dict[str, set[str]]] = field(default_factory=dict)
-    # broker -> key -> the value before this apply (None: unset), for each rate it owns
+    # broker -> key -> the value before this tool set it (None: unset), for each rate it owns
     rates: dict[int, dict[str, str | None]] = field(default_factory=dict)
+    # broker -> the marker keys to delete with the rates (and stale ones)
+    markers: dict[int, set[str]] = field(default_factory=dict)
     # broker -> the moves it takes part in, for removing its rates once they are all done
     brokers: dict[int, set[TopicPartition]] = field(default_factory=dict)
 
@@ -258,16 +336,17 @@ class Throttles:
                         into.setdefault(m.topic, {}).setdefault(key, set()).update(found)
         resumed = {m.tp for m in moves if m.resumed}
         resumed_brokers = {b for b, tps in self.brokers.items() if tps & resumed}
-        rate_brokers = sorted((set(self.brokers) if add else resumed_brokers) & self.live) if self.rate else []
-        resources = [ConfigResource("topic", t) for t in sorted(wanted.keys() | earlier.keys())]
-        resources += [ConfigResource("broker", str(b)) for b in rate_brokers]
-        if not resources:
-            return []
-        current = self.cluster.describe_config_values(resources, [LEADER_REPLICAS, FOLLOWER_REPLICAS, *THROTTLE_RATES])
+        rate_brokers = set(self.brokers) & self.live if add and self.rate else set()
+        topic_resources = [ConfigResource("topic", t) for t in sorted(wanted.keys() | earlier.keys())]
+        broker_resources = [ConfigResource("broker", str(b)) for b in sorted((rate_brokers | resumed_brokers) & self.live)]
+        current = (
+            self.cluster.describe_config_values(topic_resources, [LEADER_REPLICAS, FOLLOWER_REPLICAS]) if topic_resources else {}
+        )
+        # Every key set on the broker: the rates, and this tool's markers among the others.
+        on_brokers = self.cluster.describe_config_values(broker_resources, None) if broker_resources else {}
         changes: dict[ConfigResource, list[ConfigChangeOp]] = {}
-        for resource in resources:
-            if resource.kind != "topic":
-                continue
+        expected = _Expected()
+        for resource in topic_resources:
             for key in (LEADER_REPLICAS, FOLLOWER_REPLICAS):
                 present = _entries(current.get(resource, {}).get(key))
                 if EVERY_REPLICA in present:
@@ -278,19 +357,51 @@ class Throttles:
                     self.entries.setdefault(resource.name, {})[key] = owned
                 if new:
                     changes.setdefault(resource, []).append(ConfigChangeOp(key, ConfigOp.APPEND, ",".join(sorted(new))))
-        value = str(self.rate)
-        for b in rate_brokers:
-            resource = ConfigResource("broker", str(b))
+                    expected.topic(resource.name, key, present | new)
+        for resource in broker_resources:
+            b = int(resource.name)
+            values = on_brokers.get(resource, {})
             for key in THROTTLE_RATES:
-                before = current.get(resource, {}).get(key)
-                if before == value:
-                    if b in resumed_brokers:  # an earlier apply's, like the reassignment it throttles
-                        self.rates.setdefault(b, {})[key] = None
-                elif add:
+                now = values.get(key)
+                marked, before = self._own_marked(b, key, values)
+                if b in rate_brokers and now != str(self.rate):
+                    before = before if marked else now
+                    record = marker(key, str(self.rate), before)
                     self.rates.setdefault(b, {})[key] = before
-                    changes.setdefault(resource, []).append(ConfigChangeOp(key, ConfigOp.SET, value))
+                    self.markers[b].add(record)
+                    changes.setdefault(resource, []).extend(
+                        [ConfigChangeOp(key, ConfigOp.SET, str(self.rate)), ConfigChangeOp(record, ConfigOp.SET, MARKER_VALUE)]
+                    )
+                    expected.broker(b, key, str(self.rate))
         answers = self.cluster.alter_config_ops(changes) if changes else {}
-        return [f"{r.kind} {r.name}: {error}" for r, error in sorted(answers.items()) if error is not None]
+        failed = [f"{r.kind} {r.name}: {error}" for r, error in sorted(answers.items()) if error is not None]
+        if not failed:
+            failed = [f"{r.kind} {r.name}: set, but {why}" for r, why in expected.confirm(self.cluster, self.confirm_s)]
+        return failed
+
+    def _own_marked(self, broker: int, key: str, values: Mapping[str, str | None]) -> tuple[bool, str | None]:
+        """Own the rate `key` on `broker` when a marker names its current value (this tool set it):
+        (True, the value it had before, None: unset), else (False, None). Every marker of the key
+        is to be deleted with it; one naming another value (the rate was changed since) is
+        deleted alone."""
+        now = values.get(key)
+        marks = [(name, mark) for name in values if (mark := parse_marker(name)) is not None and mark[0] == key]
+        self.markers.setdefault(broker, set()).update(name for name, _ in marks)
+        for _, (_, value, before) in marks:
+            if value == now:
+                self.rates.setdefault(broker, {})[key] = before
+                return True, before
+        return False, None
+
+    def adopt(self, brokers: list[int]) -> None:
+        """Own the marked rates (and stale markers) on these brokers, to remove them with release()."""
+        resources = [ConfigResource("broker", str(b)) for b in sorted(set(brokers) & self.live)]
+        found = self.cluster.describe_config_values(resources, None) if resources else {}
+        for resource, values in found.items():
+            for key in THROTTLE_RATES:
+                self._own_marked(int(resource.name), key, values)
+        for b in [b for b, names in self.markers.items() if not names and b not in self.rates]:
+            del self.markers[b]
 
     def release(self, still_running: list[Move]) -> list[Note]:
         """Remove what this apply owns, except what `still_running` still needs; what could not
@@ -298,8 +409,9 @@ class Throttles:
         busy_topics = {m.topic for m in still_running}
         busy_tps = {m.tp for m in still_running}
         topics = [t for t in sorted(self.entries) if t not in busy_topics]
-        brokers = [b for b in sorted(self.rates) if not self.brokers.get(b, set()) & busy_tps]
+        brokers = [b for b in sorted(self.rates.keys() | self.markers.keys()) if not self.brokers.get(b, set()) & busy_tps]
         changes: dict[ConfigResource, list[ConfigChangeOp]] = {}
+        expected = _Expected()
         if topics:
             resources = [ConfigResource("topic", t) for t in topics]
             current = self.cluster.describe_config_values(resources, [LEADER_REPLICAS, FOLLOWER_REPLICAS])
@@ -315,13 +427,18 @@ class Throttles:
                         else ConfigChangeOp(key, ConfigOp.SUBTRACT, ",".join(sorted(present & owned)))
                     )
                     changes.setdefault(resource, []).append(op)
+                    expected.topic(resource.name, key, present - owned)
         for b in brokers:
-            for key, before in self.rates.pop(b).items():
-                changes.setdefault(ConfigResource("broker", str(b)), []).append(
+            resource = ConfigResource("broker", str(b))
+            for key, before in self.rates.pop(b, {}).items():
+                changes.setdefault(resource, []).append(
                     ConfigChangeOp(key, ConfigOp.DELETE) if before is None else ConfigChangeOp(key, ConfigOp.SET, before)
                 )
+                expected.broker(b, key, before)
+            for name in sorted(self.markers.pop(b, set())):
+                changes.setdefault(resource, []).append(ConfigChangeOp(name, ConfigOp.DELETE))
         answers = self.cluster.alter_config_ops(changes) if changes else {}
-        return [
+        notes: list[Note] = [
             (
                 r.name if r.kind == "topic" else None,
                 f"the throttle on {r.kind} {r.name} could not be removed ({error}): remove "
@@ -331,6 +448,56 @@ class Throttles:
             for r, error in sorted(answers.items())
             if error
         ]
+        if not notes:
+            notes = [
+                (r.name if r.kind == "topic" else None, f"the throttle on {r.kind} {r.name} was removed, but {why}")
+                for r, why in expected.confirm(self.cluster, self.confirm_s)
+            ]
+        return notes
+
+
+# A rate this tool set is recorded on the broker's own config entity by a marker key that names the
+# rate key, the value set and the value before ("unset" when there was none). Kafka keeps such a
+# key (a broker entity accepts keys it does not know, and describes them as sensitive: the name is
+# what can be read back). A later apply or cancel removes a rate only while it still has the value
+# its marker names, and restores the value before; a rate someone else set, or changed since, stays.
+MARKER_PREFIX = "reconciler.throttle."
+MARKER_VALUE = "set-by-kafka-reconciler"
+
+
+def marker(key: str, value: str, before: str | None) -> str:
+    return f"{MARKER_PREFIX}{key}.set.{value}.was.{'unset' if before is None else before}"
+
+
+def parse_marker(name: str) -> tuple[str, str, str | None] | None:
+    """(rate key, value set, value before or None) of a marker key, or None for any other key."""
+    if not name.startswith(MARKER_PREFIX):
+        return None
+    rest = name[len(MARKER_PREFIX) :]
+    for key in THROTTLE_RATES:
+        if rest.startswith(key + ".set."):
+            value, found, before = rest[len(key) + len(".set.") :].partition(".was.")
+            if found and value.isdigit() and (before == "unset" or before.isdigit()):
+                return key, value, None if before == "unset" else before
+    return None
+
+
+@dataclass
+class _Expected:
+    """The throttle configs every broker should show after a change, to confirm it."""
+
+    topics: dict[str, dict[str, str | None]] = field(default_factory=dict)
+    brokers: dict[int, dict[str, str | None]] = field(default_factory=dict)
+
+    def topic(self, name: str, key: str, entries: set[str]) -> None:
+        self.topics.setdefault(name, {})[key] = ",".join(sorted(entries)) if entries else None
+
+    def broker(self, broker: int, key: str, value: str | None) -> None:
+        self.brokers.setdefault(broker, {})[key] = value
+
+    def confirm(self, cluster: ClusterPort, timeout_s: float) -> list[tuple[ConfigResource, str]]:
+        expected = Visible(topics={t: TopicShape(configs=c) for t, c in self.topics.items()}, brokers=self.brokers)
+        return sorted(cluster.confirm_visible(expected, timeout_s).items()) if expected else []
 
 
 def _wait(moves: list[Move], cluster: ClusterPort, options: ReassignOptions, progress: Progress) -> list[Move]:
@@ -433,4 +600,4 @@ def _entries(value: str | None) -> set[str]:
     return {e.strip() for e in (value or "").split(",") if e.strip()}
 
 
-__all__ = ["Move", "ReassignOptions", "Throttles", "cancel", "reassign"]
+__all__ = ["Move", "ReassignOptions", "Throttles", "cancel", "reassign", "sweep"]

@@ -94,6 +94,8 @@ def error_kind(code: int) -> ErrorKind:
         return ErrorKind.LEADER_MOVED
     if code in _NOT_AUTHORISED:
         return ErrorKind.NOT_AUTHORISED
+    if code == NO_REASSIGNMENT_IN_PROGRESS:
+        return ErrorKind.NOTHING_IN_PROGRESS
     return ErrorKind.RETRIABLE if is_retriable(code) else ErrorKind.REFUSED
 
 

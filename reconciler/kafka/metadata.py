@@ -222,6 +222,16 @@ async def fetch(
     return view
 
 
+async def fetch_from(client: Client, node: int, names: list[str]) -> ClusterView | None:
+    """One Metadata for `names` from broker `node` alone (what that broker's cache holds); None
+    when it answers a retriable top-level error. Raises NoAnswer when it does not answer."""
+    try:
+        view, _ = parse(await client.send(node, _request(names)), client.name, hidden_ok=True)
+    except _Retry:
+        return None
+    return view
+
+
 def _nodes(client: Client) -> list[int]:
     brokers = sorted(b.node_id for b in client.manager.cluster.brokers())
     if not brokers:
@@ -229,4 +239,4 @@ def _nodes(client: Client) -> list[int]:
     return brokers
 
 
-__all__ = ["OPERATIONS", "ClusterView", "PartitionMeta", "TopicMeta", "fetch", "operation_names", "parse"]
+__all__ = ["OPERATIONS", "ClusterView", "PartitionMeta", "TopicMeta", "fetch", "fetch_from", "operation_names", "parse"]

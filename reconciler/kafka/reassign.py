@@ -3,7 +3,9 @@
 - AlterPartitionReassignments (v0) to the controller, at most `REASSIGN_CHUNK` partitions per
   request, so the count grows with partitions moved, not with topics. Sending the same target
   again is harmless (Kafka accepts it and keeps the running reassignment), so a lost answer is
-  simply sent again; a repeated cancel that finds nothing in progress is no error.
+  simply sent again. A cancel that finds nothing in progress answers NO_REASSIGNMENT_IN_PROGRESS
+  (kind NOTHING_IN_PROGRESS): the reassignment had finished, or a lost answer's first cancel
+  took effect; the caller tells which from what the brokers show.
 - ListPartitionReassignments (v0) to the controller, one request for the topics asked about.
 - ElectLeaders (PREFERRED) to the controller; ELECTION_NOT_NEEDED means the preferred replica
   already leads, which is what was asked for.
@@ -28,14 +30,14 @@ from reconciler.errors import ClusterError
 from reconciler.kafka import errors as codes
 from reconciler.kafka import metadata
 from reconciler.kafka.client import NoAnswer
+from reconciler.kafka.confirm import BROKER_RESOURCE, SET_HERE, TOPIC_RESOURCE, confirm
 from reconciler.kafka.write import Writer
-from reconciler.ports import BrokerError, ConfigChangeOp, ConfigOp, ConfigResource, Reassignment
+from reconciler.ports import BrokerError, ConfigChangeOp, ConfigOp, ConfigResource, Reassignment, Visible
 
 TopicPartition = tuple[str, int]
 REASSIGN_CHUNK = 1000
 LIST_ROUNDS = 4
 PREFERRED = 0
-TOPIC_RESOURCE, BROKER_RESOURCE = 2, 4
 _RESOURCE_TYPES = {"topic": TOPIC_RESOURCE, "broker": BROKER_RESOURCE}
 _OPS = {ConfigOp.SET: 0, ConfigOp.DELETE: 1, ConfigOp.APPEND: 2, ConfigOp.SUBTRACT: 3}
 
@@ -89,17 +91,12 @@ class Reassigner(Writer):
                 ((t.name, p.partition_index), p.error_code, p.error_message) for t in response.responses for p in t.partitions
             ]
 
-        async def nothing_to_cancel(tp: TopicPartition, error: BrokerError) -> BrokerError | None:
-            return None if targets[tp] is None and error.code == codes.NO_REASSIGNMENT_IN_PROGRESS else error
-
         async def run():
             items = sorted(targets)
             chunks = [items[i : i + REASSIGN_CHUNK] for i in range(0, len(items), REASSIGN_CHUNK)]
             results: dict[TopicPartition, BrokerError | None] = {}
             for chunk in chunks:  # one after the other: the controller handles them in order anyway
-                answers = await self._admin(chunk, build, parse)
-                for tp, error in answers.items():
-                    results[tp] = error if error is None else await nothing_to_cancel(tp, error)
+                results.update(await self._admin(chunk, build, parse))
             return results
 
         return self._client.run(run)
@@ -183,7 +180,9 @@ class Reassigner(Writer):
 
         return self._client.run(run)
 
-    def describe_config_values(self, resources: list[ConfigResource], keys: list[str]) -> dict[ConfigResource, dict[str, str]]:
+    def describe_config_values(
+        self, resources: list[ConfigResource], keys: list[str] | None
+    ) -> dict[ConfigResource, dict[str, str | None]]:
         R = DescribeConfigsRequest.DescribeConfigsResource
 
         def request(items: list[ConfigResource]) -> DescribeConfigsRequest:
@@ -203,7 +202,7 @@ class Reassigner(Writer):
                 (int(r.name), request([r])) for r in brokers
             ]
             answers = await self._client.request_each(sends, attempts=2)
-            out: dict[ConfigResource, dict[str, str]] = {}
+            out: dict[ConfigResource, dict[str, str | None]] = {}
             for answer in answers:
                 if isinstance(answer, NoAnswer):
                     raise ClusterError(
@@ -220,7 +219,7 @@ class Reassigner(Writer):
                     out[resource] = {
                         c.name: c.value
                         for c in result.configs
-                        if c.value is not None and c.config_source in _SET_HERE[resource.kind]
+                        if (c.value is not None or c.is_sensitive) and c.config_source in SET_HERE[resource.kind]
                     }
             return out
 
@@ -264,6 +263,9 @@ class Reassigner(Writer):
 
         return self._client.run(run)
 
+    def confirm_visible(self, expected: Visible, timeout_s: float) -> dict[ConfigResource, str]:
+        return self._client.run(confirm, self._client, expected, timeout_s)
+
     async def _to_controller(self, request, what: str):
         """One controller-bound request with a top-level error code, retried on NOT_CONTROLLER,
         throttling and lost answers."""
@@ -297,7 +299,3 @@ class Reassigner(Writer):
 
 def _resource(resource_type: int, name: str) -> ConfigResource:
     return ConfigResource("topic", name) if resource_type == TOPIC_RESOURCE else ConfigResource("broker", name)
-
-
-# DescribeConfigs sources that mean "set on this resource itself".
-_SET_HERE = {"topic": {1}, "broker": {2}}

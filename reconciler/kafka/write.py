@@ -23,10 +23,11 @@ from kafka.protocol.admin import CreatePartitionsRequest, CreateTopicsRequest, D
 from reconciler.kafka import errors as codes
 from reconciler.kafka import metadata, partitions
 from reconciler.kafka.client import Client, NoAnswer
+from reconciler.kafka.confirm import confirm
 from reconciler.kafka.metadata import ClusterView
 from reconciler.kafka.partitions import EARLIEST, no_answer_error
 from reconciler.models.plan import AddPartitions, AlterConfigs, CreateTopic
-from reconciler.ports import BrokerError, DeleteOutcome, EpochCheck
+from reconciler.ports import BrokerError, DeleteOutcome, EpochCheck, TopicShape, Visible
 
 TopicPartition = tuple[str, int]
 ADMIN_ROUNDS = 6
@@ -70,16 +71,19 @@ class Writer:
     def create_topics(self, actions: list[CreateTopic], validate_only: bool) -> dict[str, BrokerError | None]:
         T = CreateTopicsRequest.CreatableTopic
         C = T.CreatableTopicConfig
+        A = T.CreatableReplicaAssignment
         wanted = {a.topic: a for a in actions}
 
         def build(names):
+            # With assignments Kafka takes the replica lists as given, and requires numPartitions
+            # and replicationFactor to be -1 (INVALID_REQUEST otherwise).
             return CreateTopicsRequest(
                 topics=[
                     T(
                         name=n,
-                        num_partitions=wanted[n].partitions,
-                        replication_factor=wanted[n].replication_factor,
-                        assignments=[],
+                        num_partitions=-1 if wanted[n].assignments else wanted[n].partitions,
+                        replication_factor=-1 if wanted[n].assignments else wanted[n].replication_factor,
+                        assignments=[A(partition_index=p, broker_ids=list(r)) for p, r in sorted(wanted[n].assignments.items())],
                         configs=[C(name=k, value=v) for k, v in sorted(wanted[n].configs.items())],
                     )
                     for n in names
@@ -97,23 +101,11 @@ class Writer:
         return self._client.run(self._admin, list(wanted), build, parse, already)
 
     def wait_for_topics(self, names: list[str], timeout_s: float) -> list[str]:
-        """Wait until Metadata shows each topic with a leader for every partition; the names
-        still missing at the deadline."""
-        if not names:
-            return []
-
-        async def wait():
-            missing = sorted(set(names))
-            async for _ in self._client.rounds(within_s=timeout_s):
-                view = await metadata.fetch(self._client, missing, retry_leaderless=lambda _: False)
-                missing = [
-                    n for n in missing if n not in view.topics or any(view.leader((n, p)) < 0 for p in view.topics[n].partitions)
-                ]
-                if not missing:
-                    break
-            return missing
-
-        return self._client.run(wait)
+        """Wait until every broker's Metadata shows each topic with a leader for every partition;
+        the names still missing at the deadline."""
+        shapes = {n: TopicShape() for n in names}
+        missing = self._client.run(confirm, self._client, Visible(topics=shapes), timeout_s)
+        return sorted(r.name for r in missing)
 
     def create_partitions(self, actions: list[AddPartitions], validate_only: bool) -> dict[str, BrokerError | None]:
         T = CreatePartitionsRequest.CreatePartitionsTopic

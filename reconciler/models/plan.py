@@ -233,6 +233,9 @@ class CreateTopic(_Action):
     kind: Literal[ActionKind.CREATE_TOPIC] = ActionKind.CREATE_TOPIC
     partitions: int
     replication_factor: int
+    # partition -> replicas (the first leads), sent in CreateTopics when the manifests constrain
+    # the placement (reconciler.plan.replication.place_new); empty: the brokers place it.
+    assignments: dict[int, list[int]] = Field(default_factory=dict)
     configs: dict[str, str] = Field(default_factory=dict)
 
 

@@ -1,4 +1,5 @@
-"""Where an existing topic's replicas go when its replication factor changes or a broker is drained.
+"""Where an existing topic's replicas go when its replication factor changes or a broker is drained,
+and where a new topic's go when the manifests constrain them (pins, drained brokers, racks).
 Pure and deterministic: brokers, the cluster's current replica lists and the brokers to drain in, a
 target replica list per partition out. The same input in any order gives the same output (every
 choice is made over sorted ids, ties broken by the lowest id).
@@ -19,7 +20,8 @@ The rules, in the order they win:
   `notes` says so.
 - Balance, cluster-wide: among the brokers the rules above leave, a new replica goes to the one with
   the fewest replicas over all topics, then (for a new first replica) the fewest preferred leaders,
-  then the lowest id; a removal takes the replica on the most loaded broker. The counts follow
+  then the lowest id (a new topic's first replicas: the fewest preferred leaders first, so that its
+  leaders spread); a removal takes the replica on the most loaded broker. The counts follow
   every placement, so several topics placed through one `Placement` share the balance.
 """
 
@@ -104,10 +106,7 @@ class Placement:
         replicas) makes a decrease prefer removing out-of-sync replicas and never remove the last
         in-sync one. Raises PlacementError."""
         if topic not in self._assignment:
-            raise PlacementError(
-                f"topic {topic!r} is not on the cluster: replicas are placed for existing topics "
-                "only (a new topic's replicas are placed by the brokers when it is created)"
-            )
+            raise PlacementError(f"topic {topic!r} is not on the cluster: a new topic is placed with place_new")
         if replication_factor < 1:
             raise PlacementError(
                 f"topic {topic!r}: replication factor {replication_factor} is not possible; "
@@ -133,11 +132,44 @@ class Placement:
                 after[partition] = self._keep(replicas, replication_factor, in_sync)
             self._count(replicas, -1)
             self._count(after[partition], +1)
+        return self._fill(topic, after, new=False)
+
+    def place_new(
+        self, topic: str, partitions: int, replication_factor: int, pinned: Mapping[int, Sequence[int]] | None = None
+    ) -> dict[int, list[int]]:
+        """The replica lists of a topic to be created (sent in CreateTopics, so the brokers do not
+        place it themselves): `pinned` partitions as pinned (validated), every other replica by
+        the rules above, as a new replica of an existing topic. Raises PlacementError."""
+        if topic in self._assignment:
+            raise PlacementError(f"topic {topic!r} is on the cluster already: its replicas are moved, not placed anew")
+        if replication_factor < 1:
+            raise PlacementError(
+                f"topic {topic!r}: replication factor {replication_factor} is not possible; "
+                "a topic needs at least one replica: set replication_factor to 1 or more"
+            )
+        before: dict[int, list[int]] = {p: [] for p in range(partitions)}
+        pinned = {p: list(r) for p, r in sorted((pinned or {}).items())}
+        self._check_pinned(topic, replication_factor, before, pinned)
+        if len(pinned) < partitions and replication_factor > len(self._eligible):
+            raise PlacementError(
+                f"topic {topic!r}: {self._too_few(replication_factor)}; lower replication_factor, "
+                "start or add brokers, or drain fewer"
+            )
+        after: dict[int, list[int | None]] = {}
+        for partition in before:
+            after[partition] = list(pinned[partition]) if partition in pinned else [None] * replication_factor
+            self._count(after[partition], +1)
+        return self._fill(topic, after, new=True)
+
+    def _fill(self, topic: str, after: dict[int, list[int | None]], new: bool) -> dict[int, list[int]]:
+        """Choose a broker for each open slot (None), balance, and record the topic's placement.
+        `new`: every partition of the topic is new, so its leaders are spread first (a new
+        topic's leaders would otherwise all go to the least loaded broker)."""
         added: list[tuple[int, int]] = []  # (partition, position) of each new replica that is not first
         for partition, slots in after.items():
             for i, broker in enumerate(slots):
                 if broker is None:
-                    chosen = self._choose([b for b in slots if b is not None], first=i == 0)
+                    chosen = self._choose([b for b in slots if b is not None], first=i == 0, leaders_first=new)
                     slots[i] = chosen
                     self._count([chosen], +1, leader=i == 0)
                     if i:
@@ -171,7 +203,7 @@ class Placement:
         ]
         return slots + [None] * (missing - len(refill))
 
-    def _choose(self, taken: list[int], first: bool) -> int:
+    def _choose(self, taken: list[int], first: bool, leaders_first: bool = False) -> int:
         rack, replicas_on, leaders_on = self._rack, self._replicas_on, self._leaders_on
         candidates = [b for b in self._eligible if b not in taken]
         if rack:
@@ -181,6 +213,8 @@ class Placement:
                     in_rack[rack[b]] = in_rack.get(rack[b], 0) + 1
             fewest = min(in_rack.get(rack[b], 0) for b in candidates)
             candidates = [b for b in candidates if in_rack.get(rack[b], 0) == fewest]
+        if first and leaders_first:
+            return min((leaders_on[b], replicas_on[b], b) for b in candidates)[-1]
         if first:
             return min((replicas_on[b], leaders_on[b], b) for b in candidates)[-1]
         return min((replicas_on[b], b) for b in candidates)[-1]

@@ -70,6 +70,7 @@ from reconciler.models.plan import (
     TruncateRecords,
 )
 from reconciler.plan import retention, rights
+from reconciler.plan.placement import PlacementError
 from reconciler.plan.policy import destructive_excess, is_protected
 from reconciler.plan.replication import ReplicaPlanner
 from reconciler.units import epoch_ms
@@ -260,11 +261,23 @@ def _plan_topic(context: _Context, want: DesiredTopic, have: ObservedTopic | Non
                 )
         return out
     if have is None:
+        try:
+            assignments = context.replicas.place_new(want)
+        except PlacementError as e:
+            out.diag(
+                Severity.ERROR,
+                DiagnosticCode.REPLICA_ASSIGNMENT_INVALID,
+                f"{want.name}: {str(e).removeprefix(f'topic {want.name!r}: ')}",
+                want,
+                action=ActionKind.CREATE_TOPIC,
+            )
+            assignments = {}
         out.actions.append(
             CreateTopic(
                 topic=want.name,
                 partitions=want.partitions,
                 replication_factor=want.replication_factor,
+                assignments=assignments,
                 configs=dict(sorted(want.configs.items())),
                 reason="declared in the manifests, absent on the cluster",
                 source=want.source,

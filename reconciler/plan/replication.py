@@ -323,6 +323,18 @@ class ReplicaPlanner:
                 "rack loses them together",
             )
 
+    def place_new(self, want: DesiredTopic) -> dict[int, list[int]]:
+        """The replica lists a new topic is created with when the manifests constrain where they
+        go (pinned `replica_assignment`, `drain_brokers`, racks on every eligible broker), so that
+        CreateTopics places it as the plan shows and one apply converges; {} to let the brokers
+        place it (nothing constrains it, or the observation lists no brokers). Raises PlacementError."""
+        if not self._alive:
+            return {}
+        placement = self._placement_state()
+        if not (want.replica_assignment or self._drain or placement.rack_aware):
+            return {}
+        return placement.place_new(want.name, want.partitions, want.replication_factor, want.replica_assignment)
+
     # -- the cluster ---------------------------------------------------------------------------
 
     def _all_replicas(self) -> list[list[int]]:

@@ -26,6 +26,7 @@ from reconciler.render.values import (
     estimate_bound,
     expiry_rows,
     not_validated,
+    placed,
     plural,
     reassignment_headline,
     reassignment_rows,
@@ -123,7 +124,8 @@ def change_summary(action: Action) -> str:
     """One line: what the action changes (the Change column of the plan table)."""
     match action:
         case CreateTopic():
-            return f"{action.partitions} partitions, replication factor {action.replication_factor}"
+            where = f"; replicas {placed(action.assignments)}" if action.assignments else ""
+            return f"{action.partitions} partitions, replication factor {action.replication_factor}{where}"
         case AddPartitions():
             return f"partitions {action.before} → {action.after}"
         case ReassignReplicas():

@@ -28,6 +28,7 @@ from reconciler.render.values import (
     expiry_rows,
     more_applies,
     not_validated,
+    placed,
     plural,
     reassignment_headline,
     reassignment_rows,
@@ -136,6 +137,8 @@ def _describe(action: Action) -> tuple[str, list[str]]:
         case CreateTopic():
             rows = [[k, config_value(k, v)] for k, v in action.configs.items()]
             lines = [f"partitions: {action.partitions}, replication factor: {action.replication_factor}"]
+            if action.assignments:
+                lines.append(f"replicas: {placed(action.assignments)}")
             return action.topic, lines + (text_columns(["Key", "Value"], rows) if rows else [])
         case AddPartitions():
             return f"{action.topic}: {action.before} -> {action.after}", []

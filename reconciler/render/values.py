@@ -162,6 +162,11 @@ def reassignment_rows(action: ReassignReplicas) -> list[list[str]]:
     ]
 
 
+def placed(assignments: dict[int, list[int]]) -> str:
+    """A new topic's replica lists, as the plan places them: "0: [2, 3], 1: [3, 1]"."""
+    return ", ".join(f"{p}: [{', '.join(map(str, r))}]" for p, r in sorted(assignments.items()))
+
+
 def reassignment_headline(action: ReassignReplicas) -> str:
     before, after = action.replication_factor_before, action.replication_factor_after
     what = f"replication factor {before} -> {after}" if before != after else "replicas moved"

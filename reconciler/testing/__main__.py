@@ -1,4 +1,4 @@
-"""python -m reconciler.testing --brokers 3 --port 9092 [--topics-from SNAPSHOT.json]
+"""python -m reconciler.testing --brokers 3 --port 9092 [--topics-from SNAPSHOT.json] [--propagation-delay S]
        [--tls | --mutual-tls] [--sasl USER:PASSWORD ...] [--sasl-mechanisms A,B]
 
 Starts a test cluster, prints its bootstrap servers on stdout and serves until SIGINT/SIGTERM.
@@ -37,6 +37,13 @@ def main(argv=None) -> int:
         metavar="KEY=VALUE",
         help="static broker setting, e.g. log.retention.ms=86400000 (repeatable)",
     )
+    parser.add_argument(
+        "--propagation-delay",
+        default="0",
+        metavar="SECONDS[,SECONDS...]",
+        help="how long after a write each broker's Metadata and DescribeConfigs show it: one value for "
+        "every broker or one per broker (real Kafka 4.0: 0.1-0.5; default 0, at once)",
+    )
     tls = parser.add_mutually_exclusive_group()
     tls.add_argument("--tls", action="store_true", help="serve TLS (the client checks the brokers' certificate)")
     tls.add_argument(
@@ -66,6 +73,7 @@ def main(argv=None) -> int:
             f"--sasl-mechanisms: choose from {', '.join(SASL_MECHANISMS)}" + (f" (not {', '.join(unknown)})" if unknown else "")
         )
     ports = [args.port + i for i in range(args.brokers)] if args.port else None
+    delays = _delays(parser, args.propagation_delay, args.brokers)
     stop = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -77,6 +85,7 @@ def main(argv=None) -> int:
         ssl_client_auth="required" if args.mutual_tls else "none",
         sasl_users=users or None,
         sasl_mechanisms=mechanisms,
+        metadata_propagation_delay=delays,
     ) as cluster:
         if args.topics_from:
             seed_from_snapshot(cluster, args.topics_from)
@@ -84,6 +93,16 @@ def main(argv=None) -> int:
         print(cluster.bootstrap_servers, flush=True)
         stop.wait()
     return 0
+
+
+def _delays(parser: argparse.ArgumentParser, text: str, brokers: int) -> list[float]:
+    try:
+        values = [float(v) for v in text.split(",")]
+    except ValueError:
+        parser.error(f"--propagation-delay {text!r}: give seconds, e.g. 0.3 or 0.1,0.2,0.3")
+    if len(values) not in (1, brokers) or any(v < 0 for v in values):
+        parser.error(f"--propagation-delay {text!r}: one non-negative value, or one per broker ({brokers})")
+    return values * brokers if len(values) == 1 else values
 
 
 def _user(parser: argparse.ArgumentParser, item: str) -> tuple[str, str]:

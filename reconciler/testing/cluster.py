@@ -6,7 +6,8 @@ from __future__ import annotations
 import tempfile
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from .sasl_mechanisms import SUPPORTED as SASL_MECHANISMS
 from .server import BrokerServer
 from .state import ClusterState, CommittedOffset
 from .tls import TestCertificates, generate_certificates, server_context
+from .views import parse_delays
 
 HOST = "127.0.0.1"
 
@@ -83,6 +85,8 @@ class TestCluster:
     """
 
     __test__ = False  # not a pytest test class despite its name
+    # Per-broker propagation delays (round-robin) for clusters that do not choose their own.
+    default_propagation_delay: Sequence[float] = ()
 
     def __init__(
         self,
@@ -90,7 +94,7 @@ class TestCluster:
         broker_configs: dict[str, str] | None = None,
         disabled_apis=(),
         sasl_users: dict[str, str] | None = None,
-        metadata_propagation_delay: float = 0.0,
+        metadata_propagation_delay: float | Mapping[int, float] | Sequence[float] | None = None,
         ports=None,
         retention_checks: bool = False,
         acls: Iterable[Acl] | None = None,
@@ -117,7 +121,13 @@ class TestCluster:
         that only enforce_retention() deletes, at a time the test chooses.
 
         racks: broker id -> rack (or a list, one per broker in id order); replication_rate: bytes/s
-        at which a new replica copies the log when no throttle applies (None: at once)."""
+        at which a new replica copies the log when no throttle applies (None: at once).
+
+        metadata_propagation_delay: seconds after which a broker's Metadata and DescribeConfigs
+        show a change made through the wire (views.py): one for all brokers, {broker: seconds},
+        or a list in broker order. None takes `TestCluster.default_propagation_delay` (0, or
+        what the pytest plugin sets for live tests: a sequence used round-robin over brokers).
+        What the helpers below seed is visible everywhere at once."""
         if ports is not None and len(ports) != brokers:
             raise ValueError("give one port per broker")
         ids = list(range(1, brokers + 1))
@@ -125,7 +135,10 @@ class TestCluster:
             if len(racks) != brokers:
                 raise ValueError("give one rack per broker")
             racks = dict(zip(ids, racks, strict=True))
-        self._state = ClusterState(ids, broker_configs or {}, metadata_propagation_delay, racks)
+        if metadata_propagation_delay is None:
+            default = self.default_propagation_delay
+            metadata_propagation_delay = [default[i % len(default)] for i in range(brokers)] if default else 0.0
+        self._state = ClusterState(ids, broker_configs or {}, parse_delays(metadata_propagation_delay, ids), racks)
         self._state.replication_rate = replication_rate
         authorizer = None if acls is None and super_users is None else Authorizer(acls or (), super_users or ())
         mechanisms = tuple(sasl_mechanisms)
@@ -254,7 +267,7 @@ class TestCluster:
     ) -> str:
         """Create a topic as CreateTopics would (same checks; KafkaApiError on failure), visible
         at once. Returns the topic id as a canonical UUID string."""
-        with self._state.lock:
+        with self._seeding(name):
             [result] = controller.create_topics(
                 self._state,
                 [controller.NewTopic(name, partitions, replication_factor, configs=dict(configs or {}))],
@@ -262,22 +275,21 @@ class TestCluster:
             )
             if result.error:
                 raise KafkaApiError(result.error, result.message)
-            self._state.topics[name].visible_at = 0.0
             return str(result.topic_id)
 
     def delete_topic(self, name: str) -> None:
-        with self._state.lock:
+        with self._seeding(name):
             controller.delete_topic(self._state, name, None, validate_only=False)
 
     def add_partitions(self, name: str, count: int) -> None:
         """Grow a topic to `count` partitions as CreatePartitions would (an operator acting out of band)."""
-        with self._state.lock:
+        with self._seeding(name):
             controller.create_partitions(self._state, name, count, None, validate_only=False)
 
     def set_topic_configs(self, name: str, configs: dict[str, str | None]) -> None:
         """Set (or, with None, delete) topic-level keys as IncrementalAlterConfigs would."""
         ops = [(k, controller.DELETE if v is None else controller.SET, v) for k, v in configs.items()]
-        with self._state.lock:
+        with self._seeding(name):
             controller.incremental_alter_topic_configs(self._state, name, ops, validate_only=False)
 
     def produce(self, topic: str, partition: int, timestamps_ms, value_size: int = 100) -> tuple[int, int]:
@@ -329,13 +341,27 @@ class TestCluster:
         """
         at = now_ms if now_ms is not None else int(time.time() * 1000)
         with self._state.lock:
-            replication.catch_up(self._state)
+            self._catch_up()
             return self._state.enforce_retention(at, None if brokers is None else set(brokers))
 
     def commit_offsets(self, group_id: str, offsets: dict[tuple[str, int], int]) -> None:
         with self._state.lock:
             self._state.coordinator(group_id)  # creates __consumer_offsets, as a real commit would
             self._state.commit(group_id, {tp: CommittedOffset(o, -1, "") for tp, o in offsets.items()})
+
+    @contextmanager
+    def _seeding(self, topic: str | None = None) -> Iterator[None]:
+        """A test's own change to the cluster (of one topic, or any): every broker shows it at
+        once when it is made."""
+        with self._state.lock:
+            yield
+            self._state.views.publish(self._state, at_once=True, names=None if topic is None else [topic])
+
+    def _catch_up(self) -> None:
+        """Replication up to now; what it changed (a reassignment completed) reaches the
+        brokers' views after their delays, as a controller's change does."""
+        replication.catch_up(self._state)
+        self._state.views.publish(self._state)
 
     def _topic(self, name: str):
         topic = self._state.topics.get(name)
@@ -359,7 +385,7 @@ class TestCluster:
 
     def partition(self, topic: str, partition: int) -> PartitionView:
         with self._state.lock:
-            replication.catch_up(self._state)
+            self._catch_up()
             p = self._partition(topic, partition)
             return PartitionView(
                 topic,
@@ -381,7 +407,7 @@ class TestCluster:
     def replicas(self, topic: str) -> dict[int, list[int]]:
         """{partition: replica list} as Metadata shows it (target order, then replicas being removed)."""
         with self._state.lock:
-            replication.catch_up(self._state)
+            self._catch_up()
             return {p.index: list(p.replicas) for p in self._topic(topic).partitions}
 
     def topic_configs(self, topic: str) -> dict[str, str]:
@@ -415,7 +441,7 @@ class TestCluster:
     def reassignments(self) -> dict[tuple[str, int], ReassignmentView]:
         """What ListPartitionReassignments with no topics would report, keyed by partition."""
         with self._state.lock:
-            replication.catch_up(self._state)
+            self._catch_up()
             return {
                 (name, p.index): ReassignmentView(tuple(p.replicas), tuple(p.adding), tuple(p.removing))
                 for name, partitions in reassignment.list_reassignments(self._state, None)
@@ -426,8 +452,8 @@ class TestCluster:
         """Start (a replica list) or cancel (None) reassignments as AlterPartitionReassignments
         would, e.g. an operator's own; KafkaApiError with Kafka's code and message on the first
         refused partition (the others still apply, as on the wire)."""
-        with self._state.lock:
-            replication.catch_up(self._state)
+        with self._seeding(topic):
+            self._catch_up()
             [(_, results)] = reassignment.alter_reassignments(
                 self._state, [(topic, [(i, None if r is None else list(r)) for i, r in assignments.items()])]
             )
@@ -438,21 +464,21 @@ class TestCluster:
     def stall_reassignments(self, stalled: bool = True) -> None:
         """True: replicas being added stop copying, so reassignments stay in progress; False: on."""
         with self._state.lock:
-            replication.catch_up(self._state)
+            self._catch_up()
             self._state.reassignments_stalled = stalled
 
     def set_replication_rate(self, bytes_per_second: float | None) -> None:
         """How fast an unthrottled new replica copies the log (None: at once)."""
         with self._state.lock:
-            replication.catch_up(self._state)
+            self._catch_up()
             self._state.replication_rate = bytes_per_second
 
     def tick(self, seconds: float) -> None:
         """Move the replication clock `seconds` ahead: replicas copy as if that much time passed."""
         with self._state.lock:
-            replication.catch_up(self._state)
+            self._catch_up()
             self._state.clock_offset += seconds
-            replication.catch_up(self._state)
+            self._catch_up()
 
     def dynamic_broker_configs(self, broker: int | None) -> dict[str, str]:
         """The dynamic configs set with IncrementalAlterConfigs on BROKER "<broker>" (None: "")."""
@@ -468,16 +494,16 @@ class TestCluster:
     def stop_broker(self, broker_id: int) -> None:
         """Close the broker's port and connections; its partitions fail over (see ClusterState).
         The broker stays registered (fenced): reassignments may still name it."""
-        with self._state.lock:
-            replication.catch_up(self._state)
+        with self._seeding():
+            self._catch_up()
             self._state.stop_broker(broker_id)
         self._servers[broker_id].stop()
 
     def start_broker(self, broker_id: int) -> None:
         server = self._servers[broker_id]
         server.start()
-        with self._state.lock:
-            replication.catch_up(self._state)
+        with self._seeding():
+            self._catch_up()
             self._state.brokers[broker_id].port = server.port
             self._state.start_broker(broker_id)
         if self._retention is not None:
@@ -487,7 +513,7 @@ class TestCluster:
         """Clean leader change to broker `to` (epoch + 1, nothing lost). The new leader then answers
         the next `unknown_epoch_responses` requests for the partition as if it had not applied the
         change yet: UNKNOWN_LEADER_EPOCH to the new epoch, NOT_LEADER_OR_FOLLOWER without one."""
-        with self._state.lock:
+        with self._seeding(topic):
             p = self._partition(topic, partition)
             self._state.move_leader(p, to)
             p.unknown_epoch_answers = unknown_epoch_responses
@@ -496,7 +522,7 @@ class TestCluster:
         """A replica whose log ends at `truncate_to` becomes leader: later records are lost, the
         epoch rises by 2 (leader lost, then unclean election) and the epoch history is the one the
         new leader's own cache would hold."""
-        with self._state.lock:
+        with self._seeding(topic):
             p = self._partition(topic, partition)
             if to is None:
                 others = [r for r in p.replicas if r != p.leader and self._state.alive(r)]

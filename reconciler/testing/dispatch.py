@@ -81,6 +81,11 @@ class RequestContext:
             return ""
 
 
+# CreateTopics, DeleteTopics, AlterConfigs, CreatePartitions, ElectLeaders, IncrementalAlterConfigs,
+# AlterPartitionReassignments: the requests that change what brokers' metadata shows.
+METADATA_WRITES = frozenset({19, 20, 33, 37, 43, 44, 45})
+
+
 class Pipeline:
     def __init__(
         self, state: ClusterState, settings: ClusterSettings, faults: Faults, request_log: RequestLog, broker_id: int, stopped
@@ -118,6 +123,7 @@ class Pipeline:
         with self.state.lock:
             if not self.state.alive(self.broker_id):
                 raise CloseConnection("broker stopped")
+            copying = bool(self.state.copying_topics)
             replication.catch_up(self.state)
             try:
                 response = HANDLERS[api_key](ctx, request)
@@ -128,6 +134,10 @@ class Pipeline:
                 # that cannot answer would.
                 log.exception("test broker %s failed on %s", self.broker_id, request)
                 raise CloseConnection(str(exc)) from exc
+            # What this request (or the catch-up before it: a reassignment completing) changed
+            # reaches the brokers' views later; other requests change no metadata.
+            if copying or api_key in METADATA_WRITES:
+                self.state.views.publish(self.state)
         if response is None or plan.drop is not None:
             return None
         if plan.error is not None:

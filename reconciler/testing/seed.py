@@ -63,7 +63,6 @@ def _seed_topic(state, topic: dict, now_ms: int) -> None:
     if result.error:
         raise KafkaApiError(result.error, f"{topic['name']}: {result.message}")
     created = state.topics[topic["name"]]
-    created.visible_at = 0.0
     if topic.get("topic_id"):
         del state.topics_by_id[created.id]
         created.id = uuid.UUID(topic["topic_id"])
@@ -76,3 +75,4 @@ def _seed_topic(state, topic: dict, now_ms: int) -> None:
         state.append_uniform(created, p, count, now_ms - count * 1000, 1000, size)
         p.leader_epoch = seen.get("leader_epoch", 0)
         p.history.entries = [(p.leader_epoch, seen["log_start_offset"])]
+    state.views.publish(state, at_once=True)

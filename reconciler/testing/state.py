@@ -22,6 +22,7 @@ from . import errors
 from .configs import THROTTLE_RATE_KEYS, broker_setting, retention_rules, segment_limits, throttle_rate
 from .log import EpochHistory, PartitionLog
 from .partition_change import PartitionChange, Registration, build
+from .views import MetadataViews
 
 OFFSETS_TOPIC = "__consumer_offsets"
 # Configs Kafka's group coordinator sets on the offsets topic when it creates it.
@@ -93,15 +94,14 @@ class Partition:
 
 
 class Topic:
-    __slots__ = ("configs", "id", "internal", "name", "partitions", "visible_at")
+    __slots__ = ("configs", "id", "internal", "name", "partitions")
 
-    def __init__(self, name, topic_id, configs, partitions, internal, visible_at):
+    def __init__(self, name, topic_id, configs, partitions, internal):
         self.name = name
         self.id: uuid.UUID = topic_id
         self.configs: dict[str, str] = configs
         self.partitions: list[Partition] = partitions
         self.internal = internal
-        self.visible_at = visible_at
 
 
 @dataclass
@@ -130,7 +130,9 @@ def new_cluster_id() -> str:
 
 
 class ClusterState:
-    def __init__(self, broker_ids, broker_configs, propagation_delay: float, racks: dict[int, str | None] | None = None):
+    def __init__(
+        self, broker_ids, broker_configs, propagation_delays: dict[int, float], racks: dict[int, str | None] | None = None
+    ):
         self.lock = threading.RLock()
         self.cluster_id = new_cluster_id()
         self.brokers: dict[int, Broker] = {b: Broker(b, "127.0.0.1", 0, rack=(racks or {}).get(b)) for b in broker_ids}
@@ -146,7 +148,8 @@ class ClusterState:
         self.replicated_at = self.clock()
         # Topics with a replica still copying the log (so catch-up need not scan every topic).
         self.copying_topics: set[str] = set()
-        self.propagation_delay = propagation_delay
+        # What each broker's metadata cache shows (views.py): the state below, a moment late.
+        self.views = MetadataViews(propagation_delays)
         self.topics: dict[str, Topic] = {}
         self.topics_by_id: dict[uuid.UUID, Topic] = {}
         # Names with '.' or '_', keyed by their '.'->'_' form: Kafka refuses a topic whose
@@ -187,21 +190,22 @@ class ClusterState:
 
     # -- topics ------------------------------------------------------------------------------
 
-    def visible_topic(self, name: str) -> Topic | None:
-        """The topic as a broker's metadata cache sees it (after the propagation delay)."""
+    def visible_topic(self, name: str, broker: int) -> Topic | None:
+        """The topic, if `broker` knows it already (and still): a broker answers requests only
+        for topics its metadata cache holds (see views.py)."""
         topic = self.topics.get(name)
-        if topic is None or topic.visible_at > time.monotonic():
+        if topic is None or not self.views.knows(self, broker, name):
             return None
         return topic
 
-    def visible_topics(self) -> list[Topic]:
-        now = time.monotonic()
-        return [t for t in self.topics.values() if t.visible_at <= now]
-
-    def partition(self, name: str, index: int) -> Partition | None:
-        """A partition as brokers see it, or None if its topic is unknown (to them) or too small."""
-        topic = self.visible_topic(name)
+    def partition(self, name: str, index: int, broker: int) -> Partition | None:
+        """A partition as `broker` serves it, or None if its topic is unknown (to it) or the
+        partition is not there (yet)."""
+        topic = self.visible_topic(name, broker)
         if topic is None or not 0 <= index < len(topic.partitions):
+            return None
+        seen = self.views.topic(self, broker, name)
+        if seen is None or index >= len(seen.partitions):
             return None
         return topic.partitions[index]
 
@@ -228,7 +232,6 @@ class ClusterState:
             dict(configs),
             [self._new_partition(i, replicas) for i, replicas in enumerate(assignments)],
             internal,
-            time.monotonic() + self.propagation_delay,
         )
         self.topics[name] = topic
         self.topics_by_id[topic.id] = topic
@@ -454,7 +457,7 @@ class ClusterState:
             topic = self.add_topic(
                 OFFSETS_TOPIC, self.place_replicas(0, partitions, max(rf, 1)), OFFSETS_TOPIC_CONFIGS, internal=True
             )
-            topic.visible_at = 0.0
+            self.views.publish(self, at_once=True)
         return topic
 
     def coordinator(self, group_id: str) -> int:

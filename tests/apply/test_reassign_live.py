@@ -22,7 +22,7 @@ from reconciler.models.plan import (
     TopicPreconditions,
 )
 from reconciler.models.result import Status
-from reconciler.ports import ConfigChangeOp, ConfigOp, ConfigResource
+from reconciler.ports import ConfigChangeOp, ConfigOp, ConfigResource, Visible
 from reconciler.testing import TestCluster
 from tests.kafka.helpers import CLUSTER, api_counts, kafka_of, write_manifests
 
@@ -176,6 +176,8 @@ def test_someone_elses_throttles_stay(test_cluster, desired_for):
         assert kafka.alter_config_ops(
             {ConfigResource("broker", "3"): [ConfigChangeOp("follower.replication.throttled.rate", ConfigOp.SET, "777")]}
         ) == {ConfigResource("broker", "3"): None}
+        # The brokers show it a moment later; the operator's rate is there before apply reads.
+        assert kafka.confirm_visible(Visible(brokers={3: {"follower.replication.throttled.rate": "777"}}), 5) == {}
     c.stall_reassignments(True)
     seen = []
 

@@ -174,7 +174,8 @@ def test_a_plan_without_a_digest_or_with_a_tampered_one_is_refused(tmp_path, tes
 
     saved.write_text(saved.read_text()[:-200])  # truncated
     result = _apply(repo)
-    assert result.exit_code == 1 and result.output.startswith(f"Error: {saved} is not JSON")
+    assert result.exit_code == 1 and result.output.startswith(f"Error: {saved} is not a saved plan")
+    assert f"{saved}:1:" in result.output and "not JSON" in result.output
     assert log_starts(c, "cut.me") == [0, 0] and "drop.me" in c.topic_names()
 
 

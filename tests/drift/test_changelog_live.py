@@ -12,7 +12,9 @@ from kafka import KafkaAdminClient
 from kafka.admin import ConfigResource, NewPartitions, NewTopic
 
 from reconciler.cli import main
+from reconciler.ports import TopicShape, Visible
 from tests.drift.test_live import MANIFEST
+from tests.kafka.helpers import kafka_of
 
 
 def _reconcile(*args: str):
@@ -38,6 +40,16 @@ def test_drift_since_lists_what_moved_out_of_band(test_cluster, tmp_path: Path):
         admin.delete_topics(["doomed"])
         admin.create_partitions({"orders.v1": NewPartitions(total_count=4)})
         admin.alter_configs([ConfigResource("TOPIC", "orders.v1", {"retention.ms": "3600000", "segment.ms": "60000"})])
+    # The brokers show an operator's writes a moment later (KAFKA_SEMANTICS.md); drift reads after that.
+    with kafka_of(test_cluster) as kafka:
+        shown = Visible(
+            topics={
+                "adhoc": TopicShape(partitions=3),
+                "doomed": TopicShape(exists=False),
+                "orders.v1": TopicShape(partitions=4, configs={"retention.ms": "3600000", "segment.ms": "60000"}),
+            }
+        )
+        assert kafka.confirm_visible(shown, 5) == {}
     p0 = test_cluster.partition("orders.v1", 0)
     test_cluster.move_leader("orders.v1", 0, to=next(b for b in p0.replicas if b != p0.leader))
     test_cluster.produce_many({("orders.v1", 1): 50})  # traffic: not a change

@@ -5,7 +5,7 @@ DescribeLogDirs of new replicas, and the throttle configs on topics and brokers.
 from __future__ import annotations
 
 from reconciler.kafka import reassign as adapter
-from reconciler.ports import ConfigChangeOp, ConfigOp, ConfigResource, Reassignment
+from reconciler.ports import ConfigChangeOp, ConfigOp, ConfigResource, ErrorKind, Reassignment, TopicShape, Visible
 from reconciler.testing import TestCluster
 from tests.kafka.helpers import api_counts, kafka_of, sent
 
@@ -25,13 +25,18 @@ def test_start_list_and_cancel_a_reassignment(test_cluster):
         running = kafka.list_reassignments(["moving"])
         assert running == {("moving", 0): Reassignment((first, *others), tuple(others), ())}
         assert running[("moving", 0)].original == [first] and running[("moving", 0)].target == [first, *others]
+        moving = Visible(topics={"moving": TopicShape(replicas={0: ((first, *others),)})})
+        assert kafka.confirm_visible(moving, 5) == {}
         assert kafka.partition_replicas(["moving"])[("moving", 0)] == [first, *others]
 
-        # A cancel reverts at once; a second one finds nothing in progress, which is no error.
+        # A cancel reverts at once (Metadata shows it a moment later); a second one finds nothing
+        # in progress, which says the reassignment is over (NOTHING_IN_PROGRESS).
         assert kafka.alter_reassignments({("moving", 0): None}) == {("moving", 0): None}
         assert kafka.list_reassignments(["moving"]) == {}
+        assert kafka.confirm_visible(Visible(topics={"moving": TopicShape(replicas={0: ((first,),)})}), 5) == {}
         assert kafka.partition_replicas(["moving"])[("moving", 0)] == [first]
-        assert kafka.alter_reassignments({("moving", 0): None}) == {("moving", 0): None}
+        [again] = kafka.alter_reassignments({("moving", 0): None}).values()
+        assert again is not None and again.kind is ErrorKind.NOTHING_IN_PROGRESS
 
 
 def test_per_partition_refusals_carry_kafkas_code_and_message(test_cluster):
@@ -119,6 +124,11 @@ def test_throttle_configs_on_topics_and_each_brokers_own_entity(test_cluster):
             }
         )
         assert set(answers.values()) == {None}
+        set_everywhere = Visible(
+            topics={"throttled": TopicShape(configs={LEADER_REPLICAS: "1:3,0:1,0:2", FOLLOWER_REPLICAS: "0:3"})},
+            brokers={b: {LEADER_RATE: "1000", FOLLOWER_RATE: "1000"} for b in c.broker_ids},
+        )
+        assert kafka.confirm_visible(set_everywhere, 5) == {}
         assert c.topic_configs("throttled")[LEADER_REPLICAS] == "1:3,0:1,0:2"
         assert c.dynamic_broker_configs(2) == {LEADER_RATE: "1000", FOLLOWER_RATE: "1000"}
         # Each broker resource went to that broker (another one refuses it).
@@ -137,6 +147,11 @@ def test_throttle_configs_on_topics_and_each_brokers_own_entity(test_cluster):
             }
         )
         assert set(answers.values()) == {None}
+        removed = Visible(
+            topics={"throttled": TopicShape(configs={LEADER_REPLICAS: "1:3", FOLLOWER_REPLICAS: None})},
+            brokers={2: {LEADER_RATE: None, FOLLOWER_RATE: None}},
+        )
+        assert kafka.confirm_visible(removed, 5) == {}
         assert kafka.describe_config_values([topic, brokers[1]], [LEADER_REPLICAS, FOLLOWER_REPLICAS, LEADER_RATE]) == {
             topic: {LEADER_REPLICAS: "1:3"},
             brokers[1]: {},

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from reconciler.models.plan import AddPartitions, CreateTopic, TopicPreconditions
+from reconciler.ports import TopicShape, Visible
 from reconciler.testing import TestCluster
 from tests.kafka.helpers import api_counts, kafka_of, sent
 
@@ -31,6 +32,7 @@ def test_throttling_waits_the_time_the_broker_asked_for(test_cluster, kafka):
     assert kafka.create_partitions([grow], validate_only=False) == {"grow": None}
     first, second = [r for r in test_cluster.request_log if r.api_name == "CreatePartitions"]
     assert second.time - first.time >= 0.3  # a lower bound: the adapter waited at least that long
+    assert kafka.confirm_visible(Visible(topics={"grow": TopicShape(partitions=3)}), 5) == {}
     assert len(kafka.observe_topics(["grow"]).topics["grow"].partitions) == 3
 
 

@@ -14,6 +14,7 @@ from reconciler.models.plan import (
     TopicPreconditions,
     TruncateRecords,
 )
+from reconciler.ports import TopicShape, Visible
 from reconciler.testing import TestCluster
 from tests.kafka.helpers import api_counts, kafka_of, sent
 
@@ -73,6 +74,8 @@ def test_create_partitions_validates_then_adds(test_cluster, kafka):
     assert kafka.create_partitions([grow], validate_only=True) == {"grow": None}
     assert kafka.observe_topics(["grow"]).topics["grow"].partitions[-1].partition == 1
     assert kafka.create_partitions([grow], validate_only=False) == {"grow": None}
+    # Every broker shows the new partitions a moment later (as apply waits for).
+    assert kafka.confirm_visible(Visible(topics={"grow": TopicShape(partitions=5)}), 5) == {}
     assert len(kafka.observe_topics(["grow"]).topics["grow"].partitions) == 5
     same = AddPartitions(topic="grow", before=5, after=5, preconditions=EXISTS)
     assert names(kafka.create_partitions([same], validate_only=True)) == {"grow": "INVALID_PARTITIONS"}

@@ -376,3 +376,28 @@ def test_the_added_replicas_balance_the_cluster_as_well_as_any_placement_could(c
     assert spread([set(placed[p]) - set(current[topic][p]) for p in growing]) == min(
         spread(chosen) for chosen in itertools.product(*options)
     )
+
+
+# -- new topics (place_new): placed by the plan when the manifests constrain them ------------------
+
+
+def test_a_new_topic_keeps_its_pins_and_places_the_rest_off_drained_brokers():
+    placement = Placement(brokers(1, 2, 3, 4), {"old": {0: [1, 2]}}, drain=[4])
+    placed = placement.place_new("new", 3, 2, pinned={0: [2, 3]})
+    assert placed[0] == [2, 3]
+    assert all(len(set(r)) == 2 and 4 not in r for r in placed.values())
+
+
+def test_a_new_topic_spreads_over_racks_and_its_leaders_over_brokers():
+    placement = Placement(brokers(1, 2, 3, 4, racks="aabb"), {})
+    placed = placement.place_new("new", 4, 2)
+    assert all(len({"aabb"[b - 1] for b in r}) == 2 for r in placed.values())
+    assert sorted(r[0] for r in placed.values()) == [1, 2, 3, 4]
+
+
+def test_a_new_topic_pinned_to_a_drained_broker_is_an_error_naming_it():
+    placement = Placement(brokers(1, 2, 3), {}, drain=[3])
+    with pytest.raises(PlacementError, match=r"partition 0: replica_assignment \[3, 1\] names broker 3, which is being drained"):
+        placement.place_new("new", 2, 2, pinned={0: [3, 1]})
+    with pytest.raises(PlacementError, match="is on the cluster already"):
+        Placement(brokers(1, 2), {"old": {0: [1]}}).place_new("old", 1, 1)

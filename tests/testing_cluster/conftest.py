@@ -20,6 +20,17 @@ def unique():
     return lambda prefix="t": f"{prefix}-{next(_names)}"
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _no_lag_unless_asked():
+    """These tests pin Kafka's answer to one request at a time, so their clusters show each write
+    at once; the lag itself is tested in test_propagation.py, and every other live test runs on
+    lagging clusters (reconciler.testing.pytest_plugin)."""
+    default = TestCluster.default_propagation_delay
+    TestCluster.default_propagation_delay = ()
+    yield
+    TestCluster.default_propagation_delay = default
+
+
 @pytest.fixture(scope="module")
 def cluster():
     with TestCluster(brokers=3) as c:

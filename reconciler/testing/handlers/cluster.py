@@ -103,13 +103,14 @@ def metadata(ctx, request):
 
     # v0 has no way to say "all topics" but an empty list; v1+ use null for that.
     if request.topics is None or (version == 0 and not request.topics):
-        response.topics = [found(t) for t in state.visible_topics() if describable(t.name)]
+        response.topics = [found(t) for t in state.views.topics(state, ctx.broker_id) if describable(t.name)]
         return response
     topics, hidden = [], []
     for wanted in request.topics:
         if wanted.name is None:
-            topic = state.topics_by_id.get(wanted.topic_id)
-            topic = topic if topic is not None and state.visible_topic(topic.name) is topic else None
+            known = state.topics_by_id.get(wanted.topic_id)
+            topic = state.views.topic(state, ctx.broker_id, known.name) if known is not None else None
+            topic = topic if topic is not None and topic.id == wanted.topic_id else None
             if topic is None:
                 topics.append(missing(errors.UNKNOWN_TOPIC_ID, topic_id=wanted.topic_id))
             elif not describable(topic.name):
@@ -122,7 +123,7 @@ def metadata(ctx, request):
         elif topic_name_error(wanted.name):
             topics.append(missing(errors.INVALID_TOPIC_EXCEPTION, wanted.name, authorized_operations=ops(wanted.name)))
         else:
-            topic = state.visible_topic(wanted.name)
+            topic = state.views.topic(state, ctx.broker_id, wanted.name)
             topics.append(
                 found(topic)
                 if topic
@@ -216,12 +217,12 @@ def describe_log_dirs(ctx, request):
     P = T.DescribeLogDirsPartition
     wanted: dict[str, set[int] | None]
     if request.topics is None:
-        wanted = {t.name: None for t in state.visible_topics()}
+        wanted = {t.name: None for t in state.views.topics(state, me)}
     else:
         wanted = {t.topic: set(t.partitions) for t in request.topics}
     topics, used = [], 0
     for name, indexes in wanted.items():
-        topic = state.visible_topic(name)
+        topic = state.visible_topic(name, me)
         if topic is None:
             continue
         partitions = []

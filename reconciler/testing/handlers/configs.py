@@ -74,14 +74,14 @@ def describe_configs(ctx, request):
 def _resource_configs(ctx, resource_type, name):
     state = ctx.state
     if resource_type == TOPIC:
-        topic = state.visible_topic(name)
+        topic = state.views.topic(state, ctx.broker_id, name)
         if topic is None:
             raise KafkaApiError(errors.UNKNOWN_TOPIC_OR_PARTITION, f"Topic {name} does not exist.")
         return effective_topic_configs(topic.configs, state.broker_configs)
     if resource_type == BROKER:
         if name not in ("", str(ctx.broker_id)):
             raise KafkaApiError(errors.INVALID_REQUEST, f"Unexpected broker id, expected {ctx.broker_id} but received {name}")
-        dynamic = state.dynamic_broker_configs
+        dynamic = state.views.broker_configs(state, ctx.broker_id)
         return describe_broker(state.broker_configs, dynamic.get("", {}), dynamic.get(name, {}) if name else {})
     raise KafkaApiError(errors.INVALID_REQUEST, f"Unsupported resource type {resource_type}")
 

@@ -49,7 +49,7 @@ def offset_commit(ctx, request):
             code = group_error
             if code == errors.NONE and not ctx.allowed(READ, TOPIC, topic.name):
                 code = errors.TOPIC_AUTHORIZATION_FAILED
-            if code == errors.NONE and state.partition(topic.name, p.partition_index) is None:
+            if code == errors.NONE and state.partition(topic.name, p.partition_index, ctx.broker_id) is None:
                 code = errors.UNKNOWN_TOPIC_OR_PARTITION
             if code == errors.NONE:
                 commits[(topic.name, p.partition_index)] = CommittedOffset(

@@ -8,7 +8,7 @@ from .. import errors
 def leader_partition(ctx, topic: str, index: int, current_leader_epoch: int = -1):
     """(error code, partition): the partition if this broker is its leader and the client's
     epoch (-1 = not given) matches. Epoch fencing is checked before leadership, as in Kafka."""
-    p = ctx.state.partition(topic, index)
+    p = ctx.state.partition(topic, index, ctx.broker_id)
     if p is None:
         return errors.UNKNOWN_TOPIC_OR_PARTITION, None
     if ctx.broker_id not in p.replicas:
