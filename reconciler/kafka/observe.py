@@ -54,10 +54,9 @@ from reconciler.models.observed import (
 )
 from reconciler.models.plan import Plan
 from reconciler.plan.read_scope import ReadScope, desired_scope, estimate_scope, plan_scope, timestamp_slots, topics_scope
-from reconciler.ports import ErrorKind
+from reconciler.ports import ErrorKind, TopicPartition
 from reconciler.units import epoch_ms, from_epoch_ms
 
-TopicPartition = tuple[str, int]
 CONFIG_CHUNK = 1000
 TOPIC_RESOURCE = 2
 GROUP_ROUNDS = 5

@@ -22,9 +22,8 @@ from reconciler.kafka import metadata
 from reconciler.kafka.client import Client, NoAnswer
 from reconciler.kafka.codec import EpochsAnswer, EpochsRequest, OffsetsAnswer, OffsetsRequest
 from reconciler.kafka.metadata import ClusterView
-from reconciler.ports import BrokerError
+from reconciler.ports import BrokerError, TopicPartition
 
-TopicPartition = tuple[str, int]
 ROUNDS = 6
 EARLIEST, LATEST = -2, -1
 

@@ -29,9 +29,8 @@ from reconciler.kafka import errors as codes
 from reconciler.kafka import metadata
 from reconciler.kafka.client import NoAnswer
 from reconciler.kafka.write import Writer
-from reconciler.ports import BrokerError, ConfigChangeOp, ConfigOp, ConfigResource, Reassignment
+from reconciler.ports import BrokerError, ConfigChangeOp, ConfigOp, ConfigResource, Reassignment, TopicPartition
 
-TopicPartition = tuple[str, int]
 REASSIGN_CHUNK = 1000
 LIST_ROUNDS = 4
 PREFERRED = 0

@@ -26,9 +26,8 @@ from reconciler.kafka.client import Client, NoAnswer
 from reconciler.kafka.metadata import ClusterView
 from reconciler.kafka.partitions import EARLIEST, no_answer_error
 from reconciler.models.plan import AddPartitions, AlterConfigs, CreateTopic
-from reconciler.ports import BrokerError, DeleteOutcome, EpochCheck
+from reconciler.ports import BrokerError, DeleteOutcome, EpochCheck, TopicPartition
 
-TopicPartition = tuple[str, int]
 ADMIN_ROUNDS = 6
 ALTER_CHUNK = 1000
 TOPIC_RESOURCE = 2
