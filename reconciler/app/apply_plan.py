@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from reconciler.app.cluster_access import Connect, Progress
+from reconciler.app.cluster_access import Connect
 from reconciler.app.inputs import require_cluster
 from reconciler.app.outcome import Outcome
 from reconciler.apply.executor import ApplyOptions, apply_plan
@@ -18,6 +18,7 @@ from reconciler.models.plan import Plan
 from reconciler.models.result import ApplyResult
 from reconciler.plan.planner import plan as make_plan
 from reconciler.plan.validate_only import validate_on_brokers
+from reconciler.ports import Progress
 
 
 class Review(Protocol):

@@ -13,9 +13,7 @@ from typing import Protocol
 from reconciler.models.desired import ClusterSpec, DesiredState
 from reconciler.models.observed import ObservedState
 from reconciler.plan.read_scope import ReadScope
-from reconciler.ports import ClusterPort
-
-Progress = Callable[[str], None]
+from reconciler.ports import ClusterPort, Progress
 
 
 class LiveCluster(ClusterPort, Protocol):

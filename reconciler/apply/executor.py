@@ -54,7 +54,7 @@ from reconciler.models.plan import (
 from reconciler.models.result import ActionOutcome, ApplyResult, PartitionOutcome, Status, worst
 from reconciler.plan import rights
 from reconciler.plan.validate_only import broker_refusals, send_topic_requests
-from reconciler.ports import BrokerError, ClusterPort, EpochCheck, ErrorKind
+from reconciler.ports import BrokerError, ClusterPort, EpochCheck, ErrorKind, Progress
 
 # Bounded rounds for DeleteRecords partitions whose leader moved or whose request timed out.
 LEADER_MOVE_ROUNDS = 3
@@ -72,7 +72,6 @@ class ApplyOptions:
     elect_leaders: bool = False
 
 
-Progress = Callable[[str], None]
 Answers = dict[str, BrokerError | None]  # topic -> the broker's error, None where it applied
 
 

@@ -31,7 +31,6 @@ value, are someone else's and stay.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from reconciler import kafka_configs, units
@@ -43,6 +42,7 @@ from reconciler.ports import (
     ConfigChangeOp,
     ConfigOp,
     ConfigResource,
+    Progress,
     TopicPartition,
 )
 
@@ -56,7 +56,6 @@ RESUME = (
     "throttles; `reconcile apply --cancel-reassignments` cancels them"
 )
 
-Progress = Callable[[str], None]
 # Something to tell in the result: for one topic's outcome, or (None) for every one.
 Note = tuple[str | None, str]
 
