@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
 
+from kafka.admin import ConfigResourceType
 from kafka.protocol.admin import (
     DescribeClusterRequest,
     DescribeConfigsRequest,
@@ -58,7 +59,6 @@ from reconciler.ports import ErrorKind, TopicPartition
 from reconciler.units import epoch_ms, from_epoch_ms
 
 CONFIG_CHUNK = 1000
-TOPIC_RESOURCE = 2
 GROUP_ROUNDS = 5
 LIST_OFFSETS_TIMEOUT_MS = 10_000
 DESCRIBE_CLUSTER = 60
@@ -327,7 +327,7 @@ async def _describe_configs(client: Client, view: ClusterView, names: list[str])
     requests = [
         ConfigsRequest(
             resources=[
-                R(resource_type=TOPIC_RESOURCE, resource_name=n, configuration_keys=None)
+                R(resource_type=ConfigResourceType.TOPIC, resource_name=n, configuration_keys=None)
                 for n in names[start : start + CONFIG_CHUNK]
             ],
             include_synonyms=False,

@@ -30,12 +30,12 @@ from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse, Met
 from kafka.protocol.sasl import SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest, SaslHandshakeResponse
 
 from reconciler import __version__
+from reconciler.kafka import errors as codes
 
 # The first byte of a TLS record carrying an alert or a handshake, then the major version 3: what
 # a TLS listener answers a plaintext client with (KAFKA-4493), never the start of a Kafka frame
 # of a sane size.
 _TLS_RECORD_TYPES, _TLS_MAJOR_VERSION = (0x15, 0x16), 0x03
-UNSUPPORTED_VERSION = 35
 # Far above any answer in a preflight (the Metadata asked for names no topic).
 _MAX_RESPONSE_BYTES = 100 * 1024 * 1024
 
@@ -221,7 +221,7 @@ class _Conversation:
             )
             # Every version's body starts with the error code, right after the correlation id.
             (error_code,) = struct.unpack_from(">h", frame, 4)
-            if error_code != UNSUPPORTED_VERSION or version == 0:
+            if error_code != codes.UNSUPPORTED_VERSION or version == 0:
                 return ApiVersionsResponse.decode(frame, version=version, header=True)
             answer = ApiVersionsResponse.decode(frame, version=0, header=True)
             version = min([version - 1] + [k.max_version for k in answer.api_keys if k.api_key == ApiVersionsRequest.API_KEY])

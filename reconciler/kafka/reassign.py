@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+from kafka.admin import ConfigResourceType
 from kafka.protocol.admin import (
     AlterPartitionReassignmentsRequest,
     DescribeConfigsRequest,
@@ -34,8 +35,7 @@ from reconciler.ports import BrokerError, ConfigChangeOp, ConfigOp, ConfigResour
 REASSIGN_CHUNK = 1000
 LIST_ROUNDS = 4
 PREFERRED = 0
-TOPIC_RESOURCE, BROKER_RESOURCE = 2, 4
-_RESOURCE_TYPES = {"topic": TOPIC_RESOURCE, "broker": BROKER_RESOURCE}
+_RESOURCE_TYPES = {"topic": ConfigResourceType.TOPIC, "broker": ConfigResourceType.BROKER}
 _OPS = {ConfigOp.SET: 0, ConfigOp.DELETE: 1, ConfigOp.APPEND: 2, ConfigOp.SUBTRACT: 3}
 
 
@@ -295,7 +295,7 @@ class Reassigner(Writer):
 
 
 def _resource(resource_type: int, name: str) -> ConfigResource:
-    return ConfigResource("topic", name) if resource_type == TOPIC_RESOURCE else ConfigResource("broker", name)
+    return ConfigResource("topic", name) if resource_type == ConfigResourceType.TOPIC else ConfigResource("broker", name)
 
 
 # DescribeConfigs sources that mean "set on this resource itself".

@@ -18,6 +18,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Hashable
 from typing import TypeVar
 
+from kafka.admin import ConfigResourceType
 from kafka.protocol.admin import CreatePartitionsRequest, CreateTopicsRequest, DeleteTopicsRequest, IncrementalAlterConfigsRequest
 
 from reconciler.kafka import errors as codes
@@ -30,7 +31,6 @@ from reconciler.ports import BrokerError, DeleteOutcome, EpochCheck, TopicPartit
 
 ADMIN_ROUNDS = 6
 ALTER_CHUNK = 1000
-TOPIC_RESOURCE = 2
 SET, DELETE = 0, 1
 OFFSET_FOR_LEADER_EPOCH = 23
 _NO_TOPIC_ID = uuid.UUID(int=0)
@@ -148,7 +148,7 @@ class Writer:
             return IncrementalAlterConfigsRequest(
                 resources=[
                     R(
-                        resource_type=TOPIC_RESOURCE,
+                        resource_type=ConfigResourceType.TOPIC,
                         resource_name=n,
                         configs=[
                             A(
