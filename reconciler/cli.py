@@ -20,6 +20,7 @@ import click
 
 from reconciler.app.outcome import Outcome
 from reconciler.errors import ReconcilerError
+from reconciler.models.formats import DRIFT_FORMATS, PLAN_FORMATS
 
 if TYPE_CHECKING:
     from reconciler.adopt.importer import GroupBy
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 
 # 2 is "changes" for `plan`, so a usage error exits 1 like any other error (see _ReconcileGroup).
 EXIT_CODES = {Outcome.DONE: 0, Outcome.FAILED: 1, Outcome.CHANGES: 2, Outcome.DRIFT: 3}
-FORMATS = click.Choice(["text", "json", "markdown"])
+FORMATS = click.Choice(PLAN_FORMATS)
 
 
 def handle_errors(command: Callable[..., Outcome]) -> Callable[..., Outcome]:
@@ -483,7 +484,7 @@ def apply(
     metavar="REGEX",
     help="Never report topics matching REGEX as unmanaged (besides internal `__*` ones); repeatable.",
 )
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "html"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(DRIFT_FORMATS), default="text", show_default=True)
 @click.option(
     "-o",
     "--output",

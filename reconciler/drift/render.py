@@ -17,13 +17,14 @@ from datetime import datetime
 
 from reconciler.drift.model import ITEM_KINDS, ChangeLogEntry, ClusterDrift, DriftReport, ItemKind, RetentionLowered
 from reconciler.drift.replica_health import SHOWN, reassigning_text
+from reconciler.models.formats import DRIFT_FORMATS
 from reconciler.models.observed import ConfigSource
 from reconciler.models.plan import DiagnosticCode
 from reconciler.plan.rights import sizes_refused_line
 from reconciler.render.table import markdown_cell, markdown_table, text_columns
 from reconciler.render.values import size
 
-FORMATS = ("text", "json", "markdown", "html")
+FORMATS = DRIFT_FORMATS
 MAX_ROWS = 50
 
 # Colour per finding kind (charts and HTML badges), readable on white and for common colour blindness.

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from reconciler.manifests import load_manifests
+from reconciler.models.formats import PLAN_FORMATS
 from reconciler.plan.planner import plan
 from reconciler.render import render_plan
 from reconciler.files.snapshot import load_snapshot
@@ -21,7 +22,9 @@ from reconciler.files.snapshot import load_snapshot
 HERE = Path(__file__).parent
 ROOT = HERE.parent.parent
 CASES = sorted(p for p in HERE.iterdir() if p.is_dir() and not p.name.startswith("_"))
-OUTPUTS = {"text": "plan.txt", "json": "plan.json", "markdown": "plan.md"}
+# Each registered format has its expected file: a new format needs its suffix here and its files.
+SUFFIXES = {"text": "txt", "json": "json", "markdown": "md"}
+OUTPUTS = {fmt: f"plan.{SUFFIXES[fmt]}" for fmt in PLAN_FORMATS}
 
 
 def _inputs(case: Path) -> tuple[Path, Path]:
