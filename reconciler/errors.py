@@ -38,7 +38,7 @@ class ManifestError(ReconcilerError):
     def __init__(self, problems: list[ManifestProblem]):
         self.problems = sorted(problems, key=lambda p: (p.file, p.line, p.column, p.message))
         count = len(self.problems)
-        head = f"{count} problem{'s' if count != 1 else ''} in the manifests:"
+        head = f"{count} {noun(count, 'problem')} in the manifests:"
         super().__init__("\n".join([head, *(f"  {p}" for p in self.problems)]))
 
 
@@ -158,6 +158,16 @@ _REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlist, _REPR.maxdict = 
 
 SHOWN_LENGTH = 60
 MAX_PROBLEMS = 20  # listed in one error about a file; the rest are counted
+
+
+def noun(n: int, word: str, words: str | None = None) -> str:
+    """The word for `n` things, the number said elsewhere: `broker` for one, `brokers` otherwise."""
+    return word if n == 1 else (words or word + "s")
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """A count and its word: `1 topic`, `1,234 topics`."""
+    return f"{n:,} {noun(n, word, words)}"
 
 
 def problem_report(head: str, count: int, problems: list[str]) -> str:
