@@ -536,9 +536,6 @@ def assemble(
     )
 
 
-_ITEM_FIELDS = set(DriftItem.model_fields)
-
-
 def _item(
     cluster: str,
     kind: ItemKind,
@@ -563,7 +560,6 @@ def _item(
             "records": records,
             "bytes": bytes,
         },
-        _ITEM_FIELDS,
     )
 
 
