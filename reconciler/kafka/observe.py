@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
+from typing import TypeVar
 
 from kafka.admin import ConfigResourceType
 from kafka.protocol.admin import (
@@ -41,7 +42,7 @@ from reconciler.errors import ClusterError
 from reconciler.kafka import errors as codes
 from reconciler.kafka import metadata, partitions
 from reconciler.kafka.client import IN_FLIGHT, Client, NoAnswer
-from reconciler.kafka.codec import ConfigsRequest, LogDirsRequest
+from reconciler.kafka.codec import ConfigEntry, ConfigsRequest, LogDirsRequest
 from reconciler.kafka.metadata import ClusterView
 from reconciler.kafka.partitions import EARLIEST, LATEST, PartitionResults, Reads
 from reconciler.models.desired import ClusterSpec, DesiredState
@@ -57,6 +58,8 @@ from reconciler.models.plan import Plan
 from reconciler.plan.read_scope import ReadScope, desired_scope, estimate_scope, plan_scope, timestamp_slots, topics_scope
 from reconciler.ports import ErrorKind, TopicPartition
 from reconciler.units import epoch_ms, from_epoch_ms
+
+T = TypeVar("T")
 
 CONFIG_CHUNK = 1000
 GROUP_ROUNDS = 5
@@ -183,7 +186,7 @@ class Observer:
             self._progress(f"{len(offline)} partition(s) have no usable leader and are reported offline: {shown}")
 
 
-async def _nothing(value):
+async def _nothing(value: T) -> T:
     return value
 
 
@@ -318,7 +321,9 @@ async def _cluster_operations(client: Client, view: ClusterView) -> list[str] | 
 # -- configs ---------------------------------------------------------------------------------
 
 
-async def _describe_configs(client: Client, view: ClusterView, names: list[str]):
+async def _describe_configs(
+    client: Client, view: ClusterView, names: list[str]
+) -> tuple[dict[str, dict[str, ObservedConfig]], set[str]]:
     """(topic -> key -> config, topics found deleted meanwhile)."""
     if not names:
         return {}, set()
@@ -367,7 +372,7 @@ async def _describe_configs(client: Client, view: ClusterView, names: list[str])
     return out, deleted
 
 
-def _config(c, shared: dict[tuple, ObservedConfig]) -> ObservedConfig:
+def _config(c: ConfigEntry, shared: dict[tuple, ObservedConfig]) -> ObservedConfig:
     key = (None if c.is_sensitive else c.value, c.config_source, bool(c.is_sensitive), bool(c.read_only))
     config = shared.get(key)
     if config is None:
@@ -387,7 +392,9 @@ def _rotate(nodes: list[int], start: int) -> list[int]:
 # -- consumer groups -------------------------------------------------------------------------
 
 
-async def _group_offsets(client: Client, view: ClusterView, groups: Mapping[str, frozenset[str]]):
+async def _group_offsets(
+    client: Client, view: ClusterView, groups: Mapping[str, frozenset[str]]
+) -> dict[str, dict[str, dict[int, int]]]:
     """group -> topic -> partition -> committed offset, for the groups and topics asked."""
     out: dict[str, dict[str, dict[int, int]]] = {}
     pending = sorted(groups)
@@ -441,7 +448,7 @@ async def _group_offsets(client: Client, view: ClusterView, groups: Mapping[str,
     return out
 
 
-async def _find_coordinators(client: Client, view: ClusterView, groups: list[str], last_error) -> dict[str, int]:
+async def _find_coordinators(client: Client, view: ClusterView, groups: list[str], last_error: dict[str, str]) -> dict[str, int]:
     response = await client.request(
         FindCoordinatorRequest(key_type=0, coordinator_keys=groups, min_version=4), sorted(view.brokers)
     )
@@ -479,7 +486,7 @@ def _offset_fetch(view: ClusterView, groups: Mapping[str, frozenset[str]]) -> Of
 # -- reassignments ---------------------------------------------------------------------------
 
 
-async def _reassignments(client: Client, view: ClusterView, scope: ReadScope):
+async def _reassignments(client: Client, view: ClusterView, scope: ReadScope) -> dict[str, dict[int, PartitionReassignment]]:
     """topic -> partition -> the reassignment in progress, for the scope's topics: one
     ListPartitionReassignments (the controller answers, through any broker). It asks for every
     reassignment in progress (a few partitions at most) rather than naming each of the scope's

@@ -24,6 +24,7 @@ from kafka.protocol.admin import (
     IncrementalAlterConfigsRequest,
     ListPartitionReassignmentsRequest,
 )
+from kafka.protocol.api_message import ApiMessage
 
 from reconciler.errors import ClusterError
 from reconciler.kafka import errors as codes
@@ -48,7 +49,7 @@ class Reassigner(Writer):
             return {}
         T = ListPartitionReassignmentsRequest.ListPartitionReassignmentsTopics
 
-        async def run():
+        async def run() -> dict[TopicPartition, Reassignment]:
             view = await self._routing(sorted(set(topics)), fresh=False)
             asked = [
                 T(name=t, partition_indexes=sorted(view.topics[t].partitions)) for t in sorted(set(topics)) if t in view.topics
@@ -69,7 +70,7 @@ class Reassigner(Writer):
         T = AlterPartitionReassignmentsRequest.ReassignableTopic
         P = T.ReassignablePartition
 
-        def build(items: list[TopicPartition]):
+        def build(items: list[TopicPartition]) -> ApiMessage:
             by_topic: dict[str, list[int]] = {}
             for topic, partition in items:
                 by_topic.setdefault(topic, []).append(partition)
@@ -81,7 +82,7 @@ class Reassigner(Writer):
                 ],
             )
 
-        def parse(response):
+        def parse(response: ApiMessage) -> list[tuple[TopicPartition, int, str | None]]:
             if response.error_code:  # the whole request refused (e.g. CLUSTER_AUTHORIZATION_FAILED)
                 return [((t, p), response.error_code, response.error_message) for t, p in targets]
             return [
@@ -91,7 +92,7 @@ class Reassigner(Writer):
         async def nothing_to_cancel(tp: TopicPartition, error: BrokerError) -> BrokerError | None:
             return None if targets[tp] is None and error.code == codes.NO_REASSIGNMENT_IN_PROGRESS else error
 
-        async def run():
+        async def run() -> dict[TopicPartition, BrokerError | None]:
             items = sorted(targets)
             chunks = [items[i : i + REASSIGN_CHUNK] for i in range(0, len(items), REASSIGN_CHUNK)]
             results: dict[TopicPartition, BrokerError | None] = {}
@@ -104,14 +105,14 @@ class Reassigner(Writer):
         return self._client.run(run)
 
     def partition_replicas(self, topics: list[str]) -> dict[TopicPartition, list[int]]:
-        async def run():
+        async def run() -> dict[TopicPartition, list[int]]:
             view = await metadata.fetch(self._client, sorted(set(topics)), retry_leaderless=lambda _: False)
             return {(t, p): list(meta.replicas) for t, topic in view.topics.items() for p, meta in topic.partitions.items()}
 
         return self._client.run(run)
 
     def live_brokers(self) -> list[int]:
-        async def run():
+        async def run() -> list[int]:
             return sorted((await metadata.fetch(self._client, [])).brokers)
 
         return self._client.run(run)
@@ -127,7 +128,7 @@ class Reassigner(Writer):
         if not by_broker:
             return {}
 
-        async def run():
+        async def run() -> dict[tuple[TopicPartition, int], int]:
             await self._client.know_brokers(by_broker)
             nodes = sorted(by_broker)
             requests = [
@@ -160,7 +161,7 @@ class Reassigner(Writer):
             return {}
         T = ElectLeadersRequest.TopicPartitions
 
-        async def run():
+        async def run() -> dict[TopicPartition, BrokerError | None]:
             by_topic: dict[str, list[int]] = {}
             for topic, partition in sorted(set(partitions)):
                 by_topic.setdefault(topic, []).append(partition)
@@ -194,7 +195,7 @@ class Reassigner(Writer):
                 include_documentation=False,
             )
 
-        async def run():
+        async def run() -> dict[ConfigResource, dict[str, str]]:
             topics = sorted(r for r in resources if r.kind == "topic")
             brokers = sorted(r for r in resources if r.kind == "broker")
             await self._client.know_brokers(int(r.name) for r in brokers)
@@ -242,10 +243,10 @@ class Reassigner(Writer):
                 validate_only=False,
             )
 
-        def parse(response):
+        def parse(response: ApiMessage) -> list[tuple[ConfigResource, int, str | None]]:
             return [(_resource(r.resource_type, r.resource_name), r.error_code, r.error_message) for r in response.responses]
 
-        async def run():
+        async def run() -> dict[ConfigResource, BrokerError | None]:
             topics = sorted(r for r in changes if r.kind == "topic")
             brokers = sorted(r for r in changes if r.kind == "broker")
             results: dict[ConfigResource, BrokerError | None] = {}
@@ -263,7 +264,7 @@ class Reassigner(Writer):
 
         return self._client.run(run)
 
-    async def _to_controller(self, request, what: str):
+    async def _to_controller(self, request: ApiMessage, what: str) -> ApiMessage:
         """One controller-bound request with a top-level error code, retried on NOT_CONTROLLER,
         throttling and lost answers."""
         rounds = self._client.rounds(LIST_ROUNDS)
