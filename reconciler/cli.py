@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -37,7 +37,7 @@ def handle_errors(command: Callable[..., Outcome]) -> Callable[..., Outcome]:
     """Turn the reconciler's errors (and anything unexpected) into one paragraph on stderr and a failed outcome."""
 
     @functools.wraps(command)
-    def wrapper(*args, **kwargs) -> Outcome:
+    def wrapper(*args: object, **kwargs: object) -> Outcome:
         try:
             return command(*args, **kwargs)
         except (click.ClickException, click.Abort):
@@ -72,7 +72,7 @@ def use_color(flag: bool | None) -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
-def _output_file(ctx, param, value: str | None) -> str | None:
+def _output_file(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """Checked before anything is read or changed: an apply must not finish with nowhere to report."""
     if value is not None:
         path = Path(value)
@@ -83,7 +83,7 @@ def _output_file(ctx, param, value: str | None) -> str | None:
     return value
 
 
-def _byte_rate(ctx, param, value: str | None) -> int | None:
+def _byte_rate(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
     """A size per second (50MiB, 10000000): a throttle of 0 would stop replication."""
     from reconciler.units import parse_bytes
 
@@ -93,7 +93,7 @@ def _byte_rate(ctx, param, value: str | None) -> int | None:
     return rate
 
 
-def _duration_s(ctx, param, value: str | None) -> float | None:
+def _duration_s(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
     from reconciler.units import parse_duration_ms
 
     ms = _parsed(value, parse_duration_ms)
@@ -111,7 +111,7 @@ def _parsed(value: str | None, parse: Callable[[str], int]) -> int | None:
         raise click.BadParameter(str(e)) from None
 
 
-def _server_list(ctx, param, value: str | None) -> list[str] | None:
+def _server_list(ctx: click.Context, param: click.Parameter, value: str | None) -> list[str] | None:
     """host:port,... as a list; each is checked when connecting, where an empty one is refused."""
     return [s.strip() for s in value.split(",")] if value else None
 
@@ -183,7 +183,7 @@ class _ReconcileGroup(click.Group):
     a mistyped option for a plan with changes. Every error exits 1 here. Each command returns its
     outcome's kind; this is the one place that exits."""
 
-    def main(self, *args, **kwargs):
+    def main(self, *args: Any, **kwargs: Any) -> NoReturn:  # click's own signature
         kwargs["standalone_mode"] = False
         with _without_cyclic_gc():
             try:

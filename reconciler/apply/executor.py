@@ -46,6 +46,7 @@ from reconciler.models.plan import (
     AlterConfigs,
     CreateTopic,
     Diagnostic,
+    PartitionTruncation,
     Plan,
     ReassignReplicas,
     TruncateRecords,
@@ -328,7 +329,7 @@ def _truncate(
     return ActionOutcome(kind=action.kind, topic=action.topic, status=status, message=counts, partitions=partitions)
 
 
-def _divergence(planned, check: EpochCheck | None) -> str | None:
+def _divergence(planned: PartitionTruncation, check: EpochCheck | None) -> str | None:
     """Why a partition must not be truncated, or None when its log still holds the planned offsets."""
     if check is None:
         return "no answer to OffsetForLeaderEpoch; nothing was deleted"

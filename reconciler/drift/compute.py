@@ -564,16 +564,16 @@ def _item(
 
 
 def _items(
-    cluster,
-    changes,
-    unmanaged,
-    config,
-    truncations,
-    replicas,
-    data_loss,
-    diagnostics,
-    retention=(),
-    hidden=(),
+    cluster: str,
+    changes: Sequence[PendingChange],
+    unmanaged: Sequence[str],
+    config: Sequence[ConfigDrift],
+    truncations: Sequence[PendingTruncation],
+    replicas: Sequence[ReplicaProblem],
+    data_loss: Sequence[DataLossSignal],
+    diagnostics: Sequence[PlanDiagnostic],
+    retention: Sequence[RetentionLowered] = (),
+    hidden: Sequence[str] = (),
     health: Sequence[ReplicaHealth] = (),
 ) -> list[DriftItem]:
     items = [
