@@ -137,7 +137,7 @@ class RequestRecord:
     client_id: str | None
     time: float
     # The decoded request, so tests can assert on what was sent (e.g. DeleteRecords offsets).
-    request: object = field(default=None, compare=False, repr=False)
+    request: ApiMessage | None = field(default=None, compare=False, repr=False)
 
 
 class RequestLog:
@@ -146,7 +146,13 @@ class RequestLog:
         self._records: list[RequestRecord] = []
 
     def add(
-        self, api_key: int, version: int, broker_id: int, correlation_id: int, client_id: str | None, request: object = None
+        self,
+        api_key: int,
+        version: int,
+        broker_id: int,
+        correlation_id: int,
+        client_id: str | None,
+        request: ApiMessage | None = None,
     ) -> None:
         record = RequestRecord(api_key, api_name(api_key), version, broker_id, correlation_id, client_id, time.time(), request)
         with self._lock:

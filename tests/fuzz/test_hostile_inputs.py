@@ -34,7 +34,7 @@ FUZZ = settings(
 )
 
 # Values a mutation may put anywhere: wrong types, limits of the wire types, YAML's traps.
-HOSTILE = st.one_of(
+HOSTILE: st.SearchStrategy[object] = st.one_of(
     st.sampled_from(
         [
             None,

@@ -134,10 +134,10 @@ def test_apply_refuses_by_the_re_read():
         update={"hidden_topics": ["b"]}
     )
     assert rights.refusal(ActionKind.ALTER_CONFIGS, "a", state, spec) is None
-    assert rights.refusal(ActionKind.TRUNCATE, "a", state, spec).startswith(
+    assert (rights.refusal(ActionKind.TRUNCATE, "a", state, spec) or "").startswith(
         "not authorised to truncate a: the principal lacks DELETE on topic a"
     )
-    assert "nothing was sent" in rights.refusal(ActionKind.TRUNCATE, "b", state, spec)
+    assert "nothing was sent" in (rights.refusal(ActionKind.TRUNCATE, "b", state, spec) or "")
 
 
 def test_a_reassignment_needs_alter_on_the_cluster():
