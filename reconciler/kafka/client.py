@@ -91,7 +91,7 @@ class Client:
         try:
             self._manager.close()
         finally:
-            self._net.stop()
+            self._net.close()  # stops the I/O thread, then closes its wakeup sockets and selector
 
     @property
     def manager(self) -> KafkaConnectionManager:
