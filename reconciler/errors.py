@@ -137,11 +137,9 @@ def _keys_after(prefix: tuple, keyed: Mapping[str, int]) -> int:
 
 
 def short_value(value: Any, limit: int = 80) -> str:
-    """A value as a message quotes it: strings JSON-quoted, everything cut to about `limit`."""
+    """A value as a JSON path's message quotes it: strings JSON-quoted, everything cut (`shortened`)."""
     if isinstance(value, str):
-        if len(value) > limit:
-            return f'{json.dumps(value[:limit])[:-1]}..." ({len(value):,} characters)'
-        return json.dumps(value)
+        return shortened(value, limit, json.dumps)
     if isinstance(value, bool) or value is None:
         return json.dumps(value)
     if isinstance(value, int):
@@ -176,19 +174,22 @@ def problem_report(head: str, count: int, problems: list[str]) -> str:
     return "\n".join([head, *(f"  {p}" for p in problems), *([f"  and {more:,} more"] if more > 0 else [])])
 
 
+def shortened(text: str, limit: int, quote: Callable[[str], str] = str) -> str:
+    """`text` quoted by `quote`, its first `limit` characters only when it is longer, with its
+    length said: the one way a message shortens a value (a 50 MB value is not echoed whole)."""
+    return quote(text) if len(text) <= limit else f"{quote(text[:limit])}…({len(text):,} characters)"
+
+
 def shown_text(text: str, limit: int = SHOWN_LENGTH) -> str:
-    """User input quoted in a message without quotes around it, cut to a readable length: a 50 MB
-    value is not echoed whole."""
-    text = str(text)
-    return text if len(text) <= limit else f"{text[:limit]}…({len(text):,} characters)"
+    """User input quoted in a message without quotes around it, cut to a readable length."""
+    return shortened(str(text), limit)
 
 
 def shown(value: object, limit: int = SHOWN_LENGTH) -> str:
     """User input in a message as Python writes it ('text', 12, [1, 2]), cut to a readable length."""
     if isinstance(value, str):
-        return repr(value) if len(value) <= limit else f"{value[:limit]!r}…({len(value):,} characters)"
-    text = _SHOWN_REPR.repr(value)
-    return text if len(text) <= limit else f"{text[:limit]}…"
+        return shortened(value, limit, repr)
+    return shortened(_SHOWN_REPR.repr(value), limit)
 
 
 def _make_repr() -> reprlib.Repr:
