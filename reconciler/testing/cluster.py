@@ -135,8 +135,13 @@ class TestCluster:
             frozenset(disabled_apis), dict(sasl_users) if sasl_users else None, authorizer=authorizer, sasl_mechanisms=mechanisms
         )
         self._tls_directory = tempfile.TemporaryDirectory(prefix="test-cluster-tls-") if tls else None
-        self._certificates = generate_certificates(Path(self._tls_directory.name)) if self._tls_directory else None
-        tls_context = server_context(self._certificates, ssl_client_auth) if self._certificates else None
+        try:
+            self._certificates = generate_certificates(Path(self._tls_directory.name)) if self._tls_directory else None
+            tls_context = server_context(self._certificates, ssl_client_auth) if self._certificates else None
+        except BaseException:  # refused settings: the certificates' directory goes now, not at exit
+            if self._tls_directory is not None:
+                self._tls_directory.cleanup()
+            raise
         self._faults = Faults()
         self._log = RequestLog()
         self._servers: dict[int, BrokerServer] = {}

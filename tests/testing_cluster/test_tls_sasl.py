@@ -333,7 +333,10 @@ def _served(*flags: str, told_lines: int):
         yield bootstrap, told
     finally:
         process.terminate()
-        assert process.wait(timeout=10) == 0
+        status = process.wait(timeout=10)
+        process.stdout.close()
+        process.stderr.close()
+        assert status == 0
 
 
 def _product_sees(bootstrap: str, **security: str) -> str | None:
