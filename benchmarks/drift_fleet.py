@@ -305,7 +305,7 @@ def _check(commit: str, fleet: Path) -> str:
     from plan_cluster import package_of
 
     with tempfile.TemporaryDirectory() as tmp:
-        reports = []
+        reports: list[bytes] = []
         for package in (None, package_of(commit, Path(tmp, "reference"))):
             report = Path(tmp, f"report-{len(reports)}.json")
             env = {**os.environ, "PYTHONWARNINGS": "ignore"}

@@ -14,12 +14,13 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from reconciler.app.outcome import Outcome
 from reconciler.errors import ReconcilerError
+from reconciler.models.formats import DRIFT_FORMATS, PLAN_FORMATS
 
 if TYPE_CHECKING:
     from reconciler.adopt.importer import GroupBy
@@ -29,14 +30,14 @@ if TYPE_CHECKING:
 
 # 2 is "changes" for `plan`, so a usage error exits 1 like any other error (see _ReconcileGroup).
 EXIT_CODES = {Outcome.DONE: 0, Outcome.FAILED: 1, Outcome.CHANGES: 2, Outcome.DRIFT: 3}
-FORMATS = click.Choice(["text", "json", "markdown"])
+FORMATS = click.Choice(PLAN_FORMATS)
 
 
 def handle_errors(command: Callable[..., Outcome]) -> Callable[..., Outcome]:
     """Turn the reconciler's errors (and anything unexpected) into one paragraph on stderr and a failed outcome."""
 
     @functools.wraps(command)
-    def wrapper(*args, **kwargs) -> Outcome:
+    def wrapper(*args: object, **kwargs: object) -> Outcome:
         try:
             return command(*args, **kwargs)
         except (click.ClickException, click.Abort):
@@ -71,7 +72,7 @@ def use_color(flag: bool | None) -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
-def _output_file(ctx, param, value: str | None) -> str | None:
+def _output_file(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """Checked before anything is read or changed: an apply must not finish with nowhere to report."""
     if value is not None:
         path = Path(value)
@@ -82,7 +83,7 @@ def _output_file(ctx, param, value: str | None) -> str | None:
     return value
 
 
-def _byte_rate(ctx, param, value: str | None) -> int | None:
+def _byte_rate(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
     """A size per second (50MiB, 10000000): a throttle of 0 would stop replication."""
     from reconciler.units import parse_bytes
 
@@ -92,7 +93,7 @@ def _byte_rate(ctx, param, value: str | None) -> int | None:
     return rate
 
 
-def _duration_s(ctx, param, value: str | None) -> float | None:
+def _duration_s(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
     from reconciler.units import parse_duration_ms
 
     ms = _parsed(value, parse_duration_ms)
@@ -110,7 +111,7 @@ def _parsed(value: str | None, parse: Callable[[str], int]) -> int | None:
         raise click.BadParameter(str(e)) from None
 
 
-def _server_list(ctx, param, value: str | None) -> list[str] | None:
+def _server_list(ctx: click.Context, param: click.Parameter, value: str | None) -> list[str] | None:
     """host:port,... as a list; each is checked when connecting, where an empty one is refused."""
     return [s.strip() for s in value.split(",")] if value else None
 
@@ -182,7 +183,7 @@ class _ReconcileGroup(click.Group):
     a mistyped option for a plan with changes. Every error exits 1 here. Each command returns its
     outcome's kind; this is the one place that exits."""
 
-    def main(self, *args, **kwargs):
+    def main(self, *args: Any, **kwargs: Any) -> NoReturn:  # click's own signature
         kwargs["standalone_mode"] = False
         with _without_cyclic_gc():
             try:
@@ -484,7 +485,7 @@ def apply(
     metavar="REGEX",
     help="Never report topics matching REGEX as unmanaged (besides internal `__*` ones); repeatable.",
 )
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "html"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(DRIFT_FORMATS), default="text", show_default=True)
 @click.option(
     "-o",
     "--output",

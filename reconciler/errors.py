@@ -50,7 +50,7 @@ class ManifestError(ReconcilerError):
     def __init__(self, problems: list[ManifestProblem]):
         self.problems = sorted(problems, key=lambda p: (p.file, p.line, p.column, p.message))
         count = len(self.problems)
-        head = f"{count} problem{'s' if count != 1 else ''} in the manifests:"
+        head = f"{count} {noun(count, 'problem')} in the manifests:"
         super().__init__("\n".join([head, *(f"  {p}" for p in self.problems)]))
 
 
@@ -149,11 +149,9 @@ def _keys_after(prefix: tuple, keyed: Mapping[str, int]) -> int:
 
 
 def short_value(value: Any, limit: int = 80) -> str:
-    """A value as a message quotes it: strings JSON-quoted, everything cut to about `limit`."""
+    """A value as a JSON path's message quotes it: strings JSON-quoted, everything cut (`shortened`)."""
     if isinstance(value, str):
-        if len(value) > limit:
-            return f'{json.dumps(value[:limit])[:-1]}..." ({len(value):,} characters)'
-        return json.dumps(value)
+        return shortened(value, limit, json.dumps)
     if isinstance(value, bool) or value is None:
         return json.dumps(value)
     if isinstance(value, int):
@@ -172,25 +170,38 @@ SHOWN_LENGTH = 60
 MAX_PROBLEMS = 20  # listed in one error about a file; the rest are counted
 
 
+def noun(n: int, word: str, words: str | None = None) -> str:
+    """The word for `n` things, the number said elsewhere: `broker` for one, `brokers` otherwise."""
+    return word if n == 1 else (words or word + "s")
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """A count and its word: `1 topic`, `1,234 topics`."""
+    return f"{n:,} {noun(n, word, words)}"
+
+
 def problem_report(head: str, count: int, problems: list[str]) -> str:
     """`head`, then the problems one per line, then how many more there were than listed."""
     more = count - len(problems)
     return "\n".join([head, *(f"  {p}" for p in problems), *([f"  and {more:,} more"] if more > 0 else [])])
 
 
+def shortened(text: str, limit: int, quote: Callable[[str], str] = str) -> str:
+    """`text` quoted by `quote`, its first `limit` characters only when it is longer, with its
+    length said: the one way a message shortens a value (a 50 MB value is not echoed whole)."""
+    return quote(text) if len(text) <= limit else f"{quote(text[:limit])}…({len(text):,} characters)"
+
+
 def shown_text(text: str, limit: int = SHOWN_LENGTH) -> str:
-    """User input quoted in a message without quotes around it, cut to a readable length: a 50 MB
-    value is not echoed whole."""
-    text = str(text)
-    return text if len(text) <= limit else f"{text[:limit]}…({len(text):,} characters)"
+    """User input quoted in a message without quotes around it, cut to a readable length."""
+    return shortened(str(text), limit)
 
 
 def shown(value: object, limit: int = SHOWN_LENGTH) -> str:
     """User input in a message as Python writes it ('text', 12, [1, 2]), cut to a readable length."""
     if isinstance(value, str):
-        return repr(value) if len(value) <= limit else f"{value[:limit]!r}…({len(value):,} characters)"
-    text = _SHOWN_REPR.repr(value)
-    return text if len(text) <= limit else f"{text[:limit]}…"
+        return shortened(value, limit, repr)
+    return shortened(_SHOWN_REPR.repr(value), limit)
 
 
 def _make_repr() -> reprlib.Repr:

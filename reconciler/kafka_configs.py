@@ -47,7 +47,16 @@ class TopicConfigKey:
     broker_synonym: str | None = None
 
 
-def _k(name, type_, default, unit=Unit.NONE, choices=None, minimum=None, maximum=None, broker=None):
+def _k(
+    name: str,
+    type_: ConfigType,
+    default: str,
+    unit: Unit = Unit.NONE,
+    choices: tuple[str, ...] | None = None,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    broker: str | None = None,
+) -> TopicConfigKey:
     return TopicConfigKey(name, type_, default, unit, choices, minimum, maximum, broker)
 
 

@@ -5,7 +5,7 @@ meet here without importing each other.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Literal, Protocol
@@ -14,6 +14,8 @@ from reconciler.models.observed import ObservedState
 from reconciler.models.plan import AddPartitions, AlterConfigs, CreateTopic, Plan
 
 TopicPartition = tuple[str, int]
+# Told a line at a time what a long step is doing (apply's waits, connecting to a cluster).
+Progress = Callable[[str], None]
 # KRaft refuses one CreateTopics that would write more than 10,000 metadata records.
 MAX_METADATA_RECORDS_PER_REQUEST = 10_000
 

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TypeVar
+
 from reconciler.models.desired import ClusterSpec, DesiredState, DesiredTopic, Policy
 from reconciler.models.observed import ConfigSource, ObservedConfig, ObservedPartition, ObservedState, ObservedTopic
+from reconciler.models.plan import Action
+
+A = TypeVar("A", bound=Action)
 
 
 def desired(*topics: DesiredTopic, policy: Policy = Policy(), ignore_topics=()) -> DesiredState:
@@ -61,3 +67,22 @@ def observed(*topics: ObservedTopic, group_offsets=None) -> ObservedState:
     return ObservedState(
         cluster="test", cluster_id="cluster-1", topics={t.name: t for t in topics}, group_offsets=group_offsets or {}
     )
+
+
+def only(actions: Sequence[Action], kind: type[A]) -> A:
+    """The plan's one action, which must be a `kind`."""
+    [action] = actions
+    assert isinstance(action, kind), f"expected one {kind.__name__}, got {action!r}"
+    return action
+
+
+def first(actions: Sequence[Action], kind: type[A]) -> A:
+    """The plan's first action, which must be a `kind`."""
+    assert actions and isinstance(actions[0], kind), f"expected a {kind.__name__} first, got {actions!r}"
+    return actions[0]
+
+
+def each(actions: Sequence[Action], kind: type[A]) -> list[A]:
+    """The plan's actions, every one of which must be a `kind`."""
+    assert all(isinstance(a, kind) for a in actions), f"expected only {kind.__name__}, got {actions!r}"
+    return [a for a in actions if isinstance(a, kind)]

@@ -11,6 +11,7 @@ from reconciler.models.plan import (
     CreateTopic,
     DeleteTopic,
     Plan,
+    ReassignReplicas,
     TruncateRecords,
     unhandled,
 )
@@ -50,6 +51,23 @@ def _apply(topics: dict[str, ObservedTopic], action: Action) -> None:
             targets = {t.partition: t.target_offset for t in action.partitions}
             partitions = [
                 p.model_copy(update={"log_start_offset": max(p.log_start_offset, targets.get(p.partition, 0))})
+                for p in topics[name].partitions
+            ]
+            topics[name] = topics[name].model_copy(update={"partitions": partitions})
+        case ReassignReplicas():
+            # Once a reassignment completes, the partition's replicas (and ISR) are the target's; the
+            # leader stays where it was if that broker is kept, else it moves to the first target replica.
+            after = {m.partition: m.after for m in action.partitions}
+            partitions = [
+                p
+                if p.partition not in after
+                else p.model_copy(
+                    update={
+                        "replicas": after[p.partition],
+                        "isr": after[p.partition],
+                        "leader": p.leader if p.leader in after[p.partition] else after[p.partition][0],
+                    }
+                )
                 for p in topics[name].partitions
             ]
             topics[name] = topics[name].model_copy(update={"partitions": partitions})

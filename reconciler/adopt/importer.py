@@ -23,10 +23,10 @@ inherits.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import yaml
 
@@ -36,9 +36,12 @@ from reconciler.kafka_configs import ConfigType, Unit
 from reconciler.manifests.yaml_source import plain_reads_as_text
 from reconciler.models.desired import ClusterSpec, DesiredState, DesiredTopic, Policy
 from reconciler.models.observed import ObservedState, ObservedTopic
-from reconciler.models.plan import AlterConfigs, Severity
+from reconciler.models.plan import AlterConfigs, ConfigChange, Severity
 from reconciler.plan.planner import plan as make_plan
 from reconciler.plan.policy import violations as policy_violations
+
+if TYPE_CHECKING:
+    from reconciler.manifests import Manifests
 
 GroupBy = Literal["prefix", "none"]
 SkipReason = Literal["internal", "ignored", "filtered", "managed", "file-exists", "held-back"]
@@ -97,7 +100,7 @@ class ImportResult:
 
 def import_cluster(
     observed: ObservedState,
-    manifests=None,
+    manifests: Manifests | None = None,
     existing_files: Mapping[str, str] | None = None,
     options: ImportOptions = ImportOptions(),
 ) -> ImportResult:
@@ -108,17 +111,17 @@ def import_cluster(
     """
     existing = dict(existing_files or {})
     cluster = observed.cluster
-    known = manifests is not None and cluster in manifests.clusters
-    desired = manifests.desired_state(cluster) if known else None
+    known = manifests if manifests is not None and cluster in manifests.clusters else None
+    desired = known.desired_state(cluster) if known is not None else None
     spec = desired.cluster if desired else _new_cluster(observed, options)
-    defaults = dict(manifests.default_configs.get(cluster, {})) if known else {}
+    defaults = dict(known.default_configs.get(cluster, {})) if known is not None else {}
     policy = desired.policy if desired else Policy()
     managed = dict(desired.topics) if desired else {}
     result = ImportResult(cluster=cluster)
 
     wanted = _select(observed, spec, options, result)
     targets = {name: _topic_file(cluster, name, options.group_by) for name in wanted}
-    cluster_file = None if known else f"clusters/{_file_safe(cluster)}.yaml"
+    cluster_file = None if known is not None else f"clusters/{_file_safe(cluster)}.yaml"
     if cluster_file is not None and cluster_file in existing and not options.overwrite:
         raise ReconcilerError(
             f"the manifests have no Cluster document for {cluster}, and {cluster_file} already exists; add "
@@ -136,7 +139,7 @@ def import_cluster(
             for n in wanted
             if n not in managed
             or n in freed
-            or (options.overwrite and managed[n].source is not None and managed[n].source.file == targets[n])
+            or (options.overwrite and (source := managed[n].source) is not None and source.file == targets[n])
         ]
         now_rewritten = {targets[n] for n in candidates if targets[n] in existing} if options.overwrite else set()
         if cluster_file is not None and cluster_file in existing:
@@ -297,7 +300,7 @@ def _held_back(
     return held
 
 
-def _change_reason(change, defaults: dict[str, str], declared: dict[str, str]) -> str:
+def _change_reason(change: ConfigChange, defaults: dict[str, str], declared: dict[str, str]) -> str:
     key = change.key
     if key in defaults and key not in declared:
         inherited = f"inherits {change.before} ({change.before_source})" if change.before is not None else "does not have it"
@@ -451,7 +454,7 @@ def config_yaml_value(key: str, value: str) -> str | int | float | bool:
     return value
 
 
-def _scalar(value) -> str:
+def _scalar(value: object) -> str:
     text = yaml.safe_dump(value, default_flow_style=True, width=1 << 30, allow_unicode=True)
     text = text.removesuffix("\n...\n").removesuffix("\n")
     # PyYAML quotes by YAML 1.1; a name such as 1e3 or 0o17 is text there but a number in YAML 1.2,
@@ -461,7 +464,7 @@ def _scalar(value) -> str:
     return text
 
 
-def _flow(values) -> str:
+def _flow(values: Sequence[object]) -> str:
     plain = "[" + ", ".join(_scalar(v) for v in values) + "]"
     try:
         if yaml.safe_load(plain) == list(values):

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from reconciler.app.cluster_access import Connect, Progress
+from reconciler.app.cluster_access import Connect
 from reconciler.app.inputs import manifests_commit, require_cluster
 from reconciler.app.outcome import Outcome
 from reconciler.apply.executor import ApplyOptions, apply_plan
@@ -21,7 +21,7 @@ from reconciler.plan.binding import binding_refusal
 from reconciler.plan.planner import PlanOptions
 from reconciler.plan.planner import plan as make_plan
 from reconciler.plan.validate_only import validate_on_brokers
-from reconciler.ports import ClusterPort
+from reconciler.ports import ClusterPort, Progress
 
 
 class Review(Protocol):

@@ -16,9 +16,7 @@ from reconciler.errors import ClusterError, shown
 from reconciler.models.desired import ClusterSpec, DesiredState
 from reconciler.models.observed import ObservedState
 from reconciler.plan.read_scope import ReadScope
-from reconciler.ports import ClusterPort
-
-Progress = Callable[[str], None]
+from reconciler.ports import ClusterPort, Progress
 
 
 class LiveCluster(ClusterPort, Protocol):

@@ -49,6 +49,7 @@ from reconciler.models.plan import (
     ActionKind,
     AlterConfigs,
     Diagnostic,
+    PartitionTruncation,
     Plan,
     ReassignReplicas,
     TruncateRecords,
@@ -58,7 +59,7 @@ from reconciler.models.result import ActionOutcome, ApplyResult, PartitionOutcom
 from reconciler.plan import rights
 from reconciler.plan.policy import destructive_excess
 from reconciler.plan.validate_only import broker_refusals, send_topic_requests
-from reconciler.ports import BrokerError, ClusterPort, EpochCheck, ErrorKind
+from reconciler.ports import BrokerError, ClusterPort, EpochCheck, ErrorKind, Progress
 
 # Bounded rounds for DeleteRecords partitions whose leader moved or whose request timed out.
 LEADER_MOVE_ROUNDS = 3
@@ -79,7 +80,6 @@ class ApplyOptions:
     elect_leaders: bool = False
 
 
-Progress = Callable[[str], None]
 Answers = dict[str, BrokerError | None]  # topic -> the broker's error, None where it applied
 
 
@@ -339,7 +339,7 @@ def _truncate(
     return ActionOutcome(kind=action.kind, topic=action.topic, status=status, message=counts, partitions=partitions)
 
 
-def _divergence(planned, check: EpochCheck | None) -> str | None:
+def _divergence(planned: PartitionTruncation, check: EpochCheck | None) -> str | None:
     """Why a partition must not be truncated, or None when its log still holds the planned offsets."""
     if check is None:
         return "no answer to OffsetForLeaderEpoch; nothing was deleted"

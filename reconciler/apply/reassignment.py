@@ -33,7 +33,7 @@ are someone else's and stay.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from reconciler import kafka_configs, units
@@ -48,6 +48,7 @@ from reconciler.ports import (
     ConfigOp,
     ConfigResource,
     ErrorKind,
+    Progress,
     TopicPartition,
     TopicShape,
     Visible,
@@ -63,7 +64,6 @@ RESUME = (
     "throttles; `reconcile apply --cancel-reassignments` cancels them"
 )
 
-Progress = Callable[[str], None]
 # Something to tell in the result: for one topic's outcome, or (None) for every one.
 Note = tuple[str | None, str]
 

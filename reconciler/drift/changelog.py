@@ -27,6 +27,7 @@ from operator import attrgetter
 from typing import Any, NamedTuple
 
 from reconciler.drift.model import ChangeKind, ChangeLogEntry
+from reconciler.errors import noun
 from reconciler.models.observed import ConfigSource, ObservedConfig, ObservedState, ObservedTopic
 
 
@@ -178,7 +179,7 @@ def _replication_factor(topic: ObservedTopic) -> str:
 
 def _shape(topic: ObservedTopic) -> str:
     n = len(topic.partitions)
-    return f"{n} partition{'s' if n != 1 else ''}, replication factor {_replication_factor(topic)}"
+    return f"{n} {noun(n, 'partition')}, replication factor {_replication_factor(topic)}"
 
 
 def _brokers(ids: list[int]) -> str:

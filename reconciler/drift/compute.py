@@ -38,6 +38,7 @@ from reconciler.drift.model import (
     UnverifiedPartition,
 )
 from reconciler.drift.replica_health import health_items, replica_health
+from reconciler.errors import noun
 from reconciler.models.desired import DesiredState, DesiredTopic, UndeclaredConfigs
 from reconciler.models.observed import ConfigSource, ObservedState, ObservedTopic, PartitionReassignment
 from reconciler.models.plan import (
@@ -212,8 +213,8 @@ def _summarise(action: Action) -> PendingChange:
             )
         case TruncateRecords():
             summary = (
-                f"delete {action.records_to_delete:,} records from {len(action.partitions)} partition"
-                f"{'s' if len(action.partitions) != 1 else ''} ({'; '.join(action.rules)})"
+                f"delete {action.records_to_delete:,} records from {len(action.partitions)} "
+                f"{noun(len(action.partitions), 'partition')} ({'; '.join(action.rules)})"
             )
         case DeleteTopic():
             summary = f"delete the topic ({action.partitions} partitions, {action.records:,} records)"
@@ -535,9 +536,6 @@ def assemble(
     )
 
 
-_ITEM_FIELDS = set(DriftItem.model_fields)
-
-
 def _item(
     cluster: str,
     kind: ItemKind,
@@ -562,21 +560,20 @@ def _item(
             "records": records,
             "bytes": bytes,
         },
-        _ITEM_FIELDS,
     )
 
 
 def _items(
-    cluster,
-    changes,
-    unmanaged,
-    config,
-    truncations,
-    replicas,
-    data_loss,
-    diagnostics,
-    retention=(),
-    hidden=(),
+    cluster: str,
+    changes: Sequence[PendingChange],
+    unmanaged: Sequence[str],
+    config: Sequence[ConfigDrift],
+    truncations: Sequence[PendingTruncation],
+    replicas: Sequence[ReplicaProblem],
+    data_loss: Sequence[DataLossSignal],
+    diagnostics: Sequence[PlanDiagnostic],
+    retention: Sequence[RetentionLowered] = (),
+    hidden: Sequence[str] = (),
     health: Sequence[ReplicaHealth] = (),
 ) -> list[DriftItem]:
     items = [
@@ -670,7 +667,7 @@ def estimate_text(r: RetentionLowered) -> str:
         elif all(p.bytes_to_delete is None for p in cut.partitions):
             shown += " (bytes unknown)"
         text = (
-            f"up to {shown} in {len(cut.partitions)} partition{'s' if len(cut.partitions) != 1 else ''}"
+            f"up to {shown} in {len(cut.partitions)} {noun(len(cut.partitions), 'partition')}"
             + (f", {unknown} of them unknown" if unknown else "")
             + " at the next retention check"
         )

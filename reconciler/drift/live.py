@@ -34,10 +34,8 @@ from reconciler.models.desired import DesiredState
 from reconciler.models.observed import ObservedState
 from reconciler.models.plan import Action, Plan
 from reconciler.plan.read_scope import ReadScope
-from reconciler.ports import ClusterPort, EpochCheck
+from reconciler.ports import ClusterPort, EpochCheck, TopicPartition
 from reconciler.units import epoch_ms
-
-TopicPartition = tuple[str, int]
 
 
 @dataclass(frozen=True)

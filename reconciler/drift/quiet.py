@@ -151,16 +151,14 @@ def _renamed(template: TopicDrift, name: str, partitions: int, unmanaged: bool) 
             "changes": [_retitled(c, name) for c in template.changes],
             "config": [_retitled(c, name) for c in template.config],
         },
-        _TOPIC_DRIFT_FIELDS,
     )
 
 
-_TOPIC_DRIFT_FIELDS = set(TopicDrift.model_fields)
 _Finding = TypeVar("_Finding", PendingChange, ConfigDrift)
 
 
 def _retitled(finding: _Finding, topic: str) -> _Finding:
-    return trusted(type(finding), {**finding.__dict__, "topic": topic}, finding.__pydantic_fields_set__)
+    return trusted(type(finding), {**finding.__dict__, "topic": topic}, fields_set=finding.__pydantic_fields_set__)
 
 
 def _quiet(

@@ -17,13 +17,15 @@ from datetime import datetime
 
 from reconciler.drift.model import ITEM_KINDS, ChangeLogEntry, ClusterDrift, DriftReport, ItemKind, RetentionLowered
 from reconciler.drift.replica_health import SHOWN, reassigning_text
+from reconciler.errors import noun, plural
+from reconciler.models.formats import DRIFT_FORMATS
 from reconciler.models.observed import ConfigSource
 from reconciler.models.plan import DiagnosticCode
 from reconciler.plan.rights import sizes_refused_line
 from reconciler.render.table import markdown_cell, markdown_table, text_columns
 from reconciler.render.values import size
 
-FORMATS = ("text", "json", "markdown", "html")
+FORMATS = DRIFT_FORMATS
 MAX_ROWS = 50
 
 # Colour per finding kind (charts and HTML badges), readable on white and for common colour blindness.
@@ -60,18 +62,18 @@ def _unverified_note(cluster: ClusterDrift) -> str:
     n = cluster.counts.unverified
     if not n:
         return ""
-    return f" Data loss not ruled out on {n:,} partition{'s' if n != 1 else ''} whose leader gave no OffsetForLeaderEpoch answer."
+    return f" Data loss not ruled out on {plural(n, 'partition')} whose leader gave no OffsetForLeaderEpoch answer."
 
 
 def _changes_note(cluster: ClusterDrift) -> str:
     n, topics = cluster.counts.change_log, cluster.counts.changed_topics
     if not n:
         return ""
-    return f" Since the earlier observation: {n:,} change{'s' if n != 1 else ''} to {topics:,} topic{'s' if topics != 1 else ''}."
+    return f" Since the earlier observation: {plural(n, 'change')} to {plural(topics, 'topic')}."
 
 
 def _partitions(n: int, what: str) -> str:
-    return f"{n:,} partition{'s' if n != 1 else ''} {what}"
+    return f"{plural(n, 'partition')} {what}"
 
 
 def _health_note(cluster: ClusterDrift) -> str:
@@ -101,7 +103,7 @@ def summary_line(cluster: ClusterDrift) -> str:
         (c.not_visible, "declared topic not visible"),
         (c.plan_errors, "plan error"),
     ]
-    text = ", ".join(f"{n:,} {label}{'s' if n != 1 and not label.endswith(('drift', 'band')) else ''}" for n, label in parts if n)
+    text = ", ".join(plural(n, label, label if label.endswith(("drift", "band")) else None) for n, label in parts if n)
     if c.on_drained_brokers:
         text += (", " if text else "") + _partitions(c.on_drained_brokers, "on drained brokers")
     if c.truncation_records:
@@ -138,7 +140,7 @@ def _header(report: DriftReport) -> str:
     items = sum(c.counts.items for c in report.clusters)
     when = report.generated_at.isoformat().replace("+00:00", "Z") if report.generated_at else "-"
     return (
-        f"{len(report.clusters)} cluster{'s' if len(report.clusters) != 1 else ''}, {drifted} with drift, "
+        f"{len(report.clusters)} {noun(len(report.clusters), 'cluster')}, {drifted} with drift, "
         f"{items:,} findings (generated {when}{', engine ' + report.engine if report.engine else ''})"
     )
 
@@ -310,8 +312,8 @@ def _sections(cluster: ClusterDrift) -> list[_Section]:
 
 def _change_row(e: ChangeLogEntry) -> list[str]:
     """One change-log entry; a sensitive key's values are never shown, whatever the entry holds."""
-    if e.kind == "leaders":
-        what = f"{e.count:,} partition{'s' if e.count != 1 else ''}"
+    if e.kind == "leaders" and e.count is not None:
+        what = plural(e.count, "partition")
     elif e.partition is not None:
         what = f"partition {e.partition}"
     else:
@@ -334,7 +336,7 @@ def _where_from(source: str | None) -> str:
 def _listed(partitions: list[int]) -> str:
     if not partitions:
         return ""
-    shown = f"partition{'s' if len(partitions) > 1 else ''} " + ",".join(map(str, partitions[:SHOWN]))
+    shown = f"{noun(len(partitions), 'partition')} " + ",".join(map(str, partitions[:SHOWN]))
     return shown + (f" and {len(partitions) - SHOWN:,} more" if len(partitions) > SHOWN else "")
 
 

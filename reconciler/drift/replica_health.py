@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from reconciler.drift.model import DriftItem, ReassigningPartition, ReplicaHealth
+from reconciler.errors import noun
 from reconciler.models.observed import ObservedTopic, PartitionReassignment
 
 SHOWN = 5  # partitions named in one item's detail; the count says how many there are
@@ -66,8 +67,8 @@ def health_items(cluster: str, found: Sequence[ReplicaHealth]) -> list[DriftItem
                     kind="replicas-on-drained-broker",
                     topic=h.topic,
                     key=brokers,
-                    detail=f"{_partitions(h.drained, h.partitions)} keep replicas on drained broker"
-                    f"{'s' if len(h.drained_brokers) > 1 else ''} {brokers}: {_named(h.drained)}",
+                    detail=f"{_partitions(h.drained, h.partitions)} keep replicas on drained "
+                    f"{noun(len(h.drained_brokers), 'broker')} {brokers}: {_named(h.drained)}",
                 )
             )
         if h.reassigning:
@@ -100,7 +101,7 @@ def reassigning_text(r: ReassigningPartition) -> str:
 
 
 def _partitions(which: Sequence[int], of: int) -> str:
-    return f"{len(which)} of {of} partition{'s' if of != 1 else ''}"
+    return f"{len(which)} of {of} {noun(of, 'partition')}"
 
 
 def _named(partitions: Sequence[int]) -> str:

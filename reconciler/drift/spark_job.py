@@ -39,6 +39,7 @@ from urllib.parse import unquote, urlparse
 import pyarrow as pa
 from py4j.protocol import Py4JJavaError
 from pydantic import ValidationError
+from pyspark.broadcast import Broadcast
 from pyspark.errors import PySparkException, PythonException
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -463,7 +464,7 @@ def _shown_path(file: str) -> str:
     return unquote(parsed.path) if parsed.scheme == "file" else file
 
 
-def _drift_batches(shared) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+def _drift_batches(shared: Broadcast[dict[str, Any]]) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """The function Spark runs on each partition's Arrow batches (on the executors)."""
 
     def run_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 from pydantic_core import PydanticSerializationError, to_json
 
@@ -25,7 +25,7 @@ _REDO = {
 }
 
 
-def _no_constants(name: str):
+def _no_constants(name: str) -> NoReturn:
     raise ValueError(f"{name} is not a JSON number")
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
-from reconciler.errors import MAX_PROBLEMS, SnapshotError, problem_report, shown, validation_problems
+from reconciler.errors import MAX_PROBLEMS, SnapshotError, noun, problem_report, shown, validation_problems
 from reconciler.files.json_document import json_text, read_json_document
 from reconciler.models.plan import PLAN_FORMAT_VERSION, Plan, TruncateRecords
 
@@ -58,8 +58,7 @@ def load_plan_json(text: str | bytes, origin: str = "plan") -> Plan:
     except ValidationError as e:
         count = e.error_count()
         head = (
-            f"{origin} is not a valid saved plan ({count} problem{'s' if count != 1 else ''}); "
-            "plan again rather than editing a saved plan:"
+            f"{origin} is not a valid saved plan ({count} {noun(count, 'problem')}); plan again rather than editing a saved plan:"
         )
         raise SnapshotError(problem_report(head, count, validation_problems(e, MAX_PROBLEMS))) from e
 

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from reconciler.errors import MAX_PROBLEMS, SnapshotError, problem_line, shown_text
+from reconciler.errors import MAX_PROBLEMS, SnapshotError, noun, problem_line, shown_text
 from reconciler.files.json_document import read_json_document
 from reconciler.files.snapshot_problems import SNAPSHOT_KEYS, explain, invalid_snapshot
 from reconciler.models.observed import (
@@ -340,7 +340,7 @@ def state_data(
     }
     unknown = sorted(set(header) - set(data) - {"parquet_format_version"})
     if unknown:
-        problems.append(f"header: unknown key{'s' if len(unknown) > 1 else ''} {shown_text(', '.join(map(str, unknown)), 200)}")
+        problems.append(f"header: unknown {noun(len(unknown), 'key')} {shown_text(', '.join(map(str, unknown)), 200)}")
     return data, problems, row_of
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reconciler.errors import SnapshotError, problem_report
+from reconciler.errors import SnapshotError, noun, problem_report
 from reconciler.models.observed import INT32_MAX, INT64_MAX
 
 # The dict-valued fields of a snapshot, with how many levels of keys follow each (for JSON paths).
@@ -32,7 +32,7 @@ def explain(error: Any) -> str | None:
 def invalid_snapshot(origin: str, count: int, problems: list[str]) -> SnapshotError:
     """One error listing the problems (at most MAX_PROBLEMS of `count`)."""
     head = (
-        f"{origin} is not a valid snapshot ({count} problem{'s' if count != 1 else ''}), so it is refused "
+        f"{origin} is not a valid snapshot ({count} {noun(count, 'problem')}), so it is refused "
         f"whole and nothing ran on it. {TAKE_A_NEW_ONE}"
     )
     return SnapshotError(problem_report(head, count, problems))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import kafka.errors as Errors
 from kafka.net.manager import KafkaConnectionManager
@@ -19,6 +19,8 @@ from kafka.net.selector import NetworkSelector
 from kafka.protocol.metadata import ApiVersionsRequest
 
 from reconciler.errors import ClusterError
+
+T = TypeVar("T")
 
 IN_FLIGHT = 8
 NOT_READY_WAIT_S, NOT_READY_POLL_S = 10.0, 0.05
@@ -89,7 +91,7 @@ class Client:
         try:
             self._manager.close()
         finally:
-            self._net.stop()
+            self._net.close()  # stops the I/O thread, then closes its wakeup sockets and selector
 
     @property
     def manager(self) -> KafkaConnectionManager:
@@ -97,7 +99,7 @@ class Client:
 
     # -- running coroutines ------------------------------------------------------------------
 
-    def run(self, coroutine_fn: Callable[..., Awaitable], *args) -> Any:
+    def run(self, coroutine_fn: Callable[..., Awaitable[T]], *args: object) -> T:
         """Run on the I/O thread and wait. Client-library failures become ClusterError."""
         try:
             return self._manager.run(coroutine_fn, *args)
@@ -134,7 +136,7 @@ class Client:
 
     # -- sending -----------------------------------------------------------------------------
 
-    async def send(self, node: int, request) -> Any:
+    async def send(self, node: int, request: object) -> Any:
         """One attempt; raises NoAnswer when no response arrives."""
         waited = 0.0
         while True:
@@ -156,7 +158,7 @@ class Client:
             except _UNANSWERED as e:
                 raise NoAnswer(node, request, e) from e
 
-    async def request(self, request, nodes: Sequence[int], attempts: int = SEND_ATTEMPTS) -> Any:
+    async def request(self, request: object, nodes: Sequence[int], attempts: int = SEND_ATTEMPTS) -> Any:
         """Send to nodes[0], trying the next node (round robin) after each unanswered attempt.
         Only for requests that are safe to send twice."""
         last: NoAnswer | None = None
@@ -186,7 +188,7 @@ class Client:
         await self.gather(one_broker(node, indexes) for node, indexes in by_node.items())
         return results
 
-    async def _answer_or_error(self, request, nodes, attempts):
+    async def _answer_or_error(self, request: object, nodes: Sequence[int], attempts: int) -> Any:
         try:
             return await self.request(request, nodes, attempts)
         except NoAnswer as e:

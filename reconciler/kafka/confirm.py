@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 
+from kafka.admin import ConfigResourceType
 from kafka.protocol.admin import DescribeConfigsRequest
 
 from reconciler.kafka import errors as codes
@@ -25,7 +26,6 @@ from reconciler.kafka.client import Client, NoAnswer
 from reconciler.kafka.metadata import ClusterView
 from reconciler.ports import ConfigResource, TopicShape, Visible
 
-TOPIC_RESOURCE, BROKER_RESOURCE = 2, 4
 # DescribeConfigs sources that mean "set on this resource itself".
 SET_HERE = {"topic": {1}, "broker": {2}}
 # How soon the first re-read goes out: real brokers show a write 0.1-0.5 s after it.
@@ -141,7 +141,7 @@ async def _configs(
     request = DescribeConfigsRequest(
         resources=[
             R(
-                resource_type=TOPIC_RESOURCE if r.kind == "topic" else BROKER_RESOURCE,
+                resource_type=ConfigResourceType.TOPIC if r.kind == "topic" else ConfigResourceType.BROKER,
                 resource_name=r.name,
                 configuration_keys=sorted(keys),
             )
@@ -153,7 +153,7 @@ async def _configs(
     answer = await client.send(broker, request)
     out: dict[ConfigResource, dict[str, str] | str] = {}
     for result in answer.results:
-        resource = ConfigResource("topic" if result.resource_type == TOPIC_RESOURCE else "broker", result.resource_name)
+        resource = ConfigResource("topic" if result.resource_type == ConfigResourceType.TOPIC else "broker", result.resource_name)
         kind = resource.kind
         if result.error_code:
             out[resource] = f"DescribeConfigs answered {codes.broker_error(result.error_code, result.error_message)}"

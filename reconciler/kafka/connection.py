@@ -10,7 +10,7 @@ costs nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 import kafka.errors as Errors
@@ -25,8 +25,8 @@ from reconciler.kafka.reassign import Reassigner
 from reconciler.kafka.settings import bootstrap_servers, client_settings
 from reconciler.kafka.tls import client_context
 from reconciler.models.desired import ClusterSpec
+from reconciler.ports import Progress
 
-Progress = Callable[[str], None]
 CLIENT_ID = "kafka-reconciler"
 # kafka-python refuses new requests on a connection with this many outstanding (rather than
 # queueing them); our own windows stay far below it.

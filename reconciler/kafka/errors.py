@@ -36,6 +36,7 @@ OFFSET_NOT_AVAILABLE = Errors.OffsetNotAvailableError.errno
 THROTTLING_QUOTA_EXCEEDED = Errors.ThrottlingQuotaExceededError.errno
 ELECTION_NOT_NEEDED = Errors.ElectionNotNeededError.errno
 NO_REASSIGNMENT_IN_PROGRESS = Errors.NoReassignmentInProgressError.errno
+UNSUPPORTED_VERSION = Errors.UnsupportedVersionError.errno
 # Not an answer from Kafka: a request, or one item of it, that got none.
 NO_ANSWER = -1
 

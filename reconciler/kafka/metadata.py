@@ -20,9 +20,8 @@ from reconciler.kafka import errors as codes
 from reconciler.kafka.client import Client
 from reconciler.kafka.codec import NO_OPERATIONS, MetadataAnswer, MetadataRequestOf
 from reconciler.models.observed import Broker
-from reconciler.ports import ErrorKind
+from reconciler.ports import ErrorKind, TopicPartition
 
-TopicPartition = tuple[str, int]
 METADATA_ATTEMPTS = 4
 # org.apache.kafka.common.acl.AclOperation: the codes a KIP-430 bitfield can hold.
 OPERATIONS = {

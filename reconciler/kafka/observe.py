@@ -27,7 +27,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
+from typing import TypeVar
 
+from kafka.admin import ConfigResourceType
 from kafka.protocol.admin import (
     DescribeClusterRequest,
     DescribeConfigsRequest,
@@ -40,7 +42,7 @@ from reconciler.errors import ClusterError
 from reconciler.kafka import errors as codes
 from reconciler.kafka import metadata, partitions
 from reconciler.kafka.client import IN_FLIGHT, Client, NoAnswer
-from reconciler.kafka.codec import ConfigsRequest, LogDirsRequest
+from reconciler.kafka.codec import ConfigEntry, ConfigsRequest, LogDirsRequest
 from reconciler.kafka.metadata import ClusterView
 from reconciler.kafka.partitions import EARLIEST, LATEST, PartitionResults, Reads
 from reconciler.models.desired import ClusterSpec, DesiredState
@@ -55,12 +57,12 @@ from reconciler.models.observed import (
 from reconciler.models.plan import Plan
 from reconciler.plan import rights
 from reconciler.plan.read_scope import ReadScope, desired_scope, estimate_scope, plan_scope, timestamp_slots, topics_scope
-from reconciler.ports import ErrorKind
+from reconciler.ports import ErrorKind, TopicPartition
 from reconciler.units import epoch_ms, from_epoch_ms
 
-TopicPartition = tuple[str, int]
+T = TypeVar("T")
+
 CONFIG_CHUNK = 1000
-TOPIC_RESOURCE = 2
 GROUP_ROUNDS = 5
 LIST_OFFSETS_TIMEOUT_MS = 10_000
 DESCRIBE_CLUSTER = 60
@@ -185,7 +187,7 @@ class Observer:
             self._progress(f"{len(offline)} partition(s) have no usable leader and are reported offline: {shown}")
 
 
-async def _nothing(value):
+async def _nothing(value: T) -> T:
     return value
 
 
@@ -320,7 +322,9 @@ async def _cluster_operations(client: Client, view: ClusterView) -> list[str] | 
 # -- configs ---------------------------------------------------------------------------------
 
 
-async def _describe_configs(client: Client, view: ClusterView, names: list[str], spec: ClusterSpec):
+async def _describe_configs(
+    client: Client, view: ClusterView, names: list[str], spec: ClusterSpec
+) -> tuple[dict[str, dict[str, ObservedConfig]], set[str]]:
     """(topic -> key -> config, topics found deleted meanwhile)."""
     if not names:
         return {}, set()
@@ -329,7 +333,7 @@ async def _describe_configs(client: Client, view: ClusterView, names: list[str],
     requests = [
         ConfigsRequest(
             resources=[
-                R(resource_type=TOPIC_RESOURCE, resource_name=n, configuration_keys=None)
+                R(resource_type=ConfigResourceType.TOPIC, resource_name=n, configuration_keys=None)
                 for n in names[start : start + CONFIG_CHUNK]
             ],
             include_synonyms=False,
@@ -369,7 +373,7 @@ async def _describe_configs(client: Client, view: ClusterView, names: list[str],
     return out, deleted
 
 
-def _config(c, shared: dict[tuple, ObservedConfig]) -> ObservedConfig:
+def _config(c: ConfigEntry, shared: dict[tuple, ObservedConfig]) -> ObservedConfig:
     key = (None if c.is_sensitive else c.value, c.config_source, bool(c.is_sensitive), bool(c.read_only))
     config = shared.get(key)
     if config is None:
@@ -389,7 +393,9 @@ def _rotate(nodes: list[int], start: int) -> list[int]:
 # -- consumer groups -------------------------------------------------------------------------
 
 
-async def _group_offsets(client: Client, view: ClusterView, groups: Mapping[str, frozenset[str]], spec: ClusterSpec):
+async def _group_offsets(
+    client: Client, view: ClusterView, groups: Mapping[str, frozenset[str]], spec: ClusterSpec
+) -> dict[str, dict[str, dict[int, int]]]:
     """group -> topic -> partition -> committed offset, for the groups and topics asked."""
     out: dict[str, dict[str, dict[int, int]]] = {}
     pending = sorted(groups)
@@ -447,7 +453,7 @@ def _group_refused(client: Client, what: str, group: str, code: int, spec: Clust
 
 
 async def _find_coordinators(
-    client: Client, view: ClusterView, groups: list[str], last_error, spec: ClusterSpec
+    client: Client, view: ClusterView, groups: list[str], last_error: dict[str, str], spec: ClusterSpec
 ) -> dict[str, int]:
     response = await client.request(
         FindCoordinatorRequest(key_type=0, coordinator_keys=groups, min_version=4), sorted(view.brokers)
@@ -486,7 +492,7 @@ def _offset_fetch(view: ClusterView, groups: Mapping[str, frozenset[str]]) -> Of
 # -- reassignments ---------------------------------------------------------------------------
 
 
-async def _reassignments(client: Client, view: ClusterView, scope: ReadScope):
+async def _reassignments(client: Client, view: ClusterView, scope: ReadScope) -> dict[str, dict[int, PartitionReassignment]]:
     """topic -> partition -> the reassignment in progress, for the scope's topics: one
     ListPartitionReassignments (the controller answers, through any broker). It asks for every
     reassignment in progress (a few partitions at most) rather than naming each of the scope's

@@ -16,15 +16,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kafka.protocol.admin import DeleteRecordsRequest
+from kafka.protocol.api_message import ApiMessage
 
 from reconciler.kafka import errors as codes
 from reconciler.kafka import metadata
 from reconciler.kafka.client import Client, NoAnswer
 from reconciler.kafka.codec import EpochsAnswer, EpochsRequest, OffsetsAnswer, OffsetsRequest
 from reconciler.kafka.metadata import ClusterView
-from reconciler.ports import BrokerError
+from reconciler.ports import BrokerError, TopicPartition
 
-TopicPartition = tuple[str, int]
 ROUNDS = 6
 EARLIEST, LATEST = -2, -1
 
@@ -68,7 +68,7 @@ class PartitionResults:
     # topic -> partition -> the leader epoch its values were read under
     epochs: dict[str, dict[int, int]] = field(default_factory=dict)
 
-    def value(self, kind: str, tp: TopicPartition, default=None):
+    def value(self, kind: str, tp: TopicPartition, default: object = None) -> Any:
         return self.values.get(kind, {}).get(tp[0], {}).get(tp[1], default)
 
     def epoch(self, tp: TopicPartition) -> int | None:
@@ -132,7 +132,7 @@ def delete_records(timeout_ms: int) -> PartitionRead:
             ],
         )
 
-    def parse(response) -> TopicAnswers:
+    def parse(response: ApiMessage) -> TopicAnswers:
         return [(t.name, [(p.partition_index, p.error_code, p.low_watermark) for p in t.partitions]) for t in response.topics]
 
     return PartitionRead("delete", build, parse)

@@ -18,24 +18,25 @@ import ssl
 import struct
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
 import kafka.errors as Errors
 from kafka.net.sasl import get_sasl_mechanism
+from kafka.protocol.api_message import ApiMessage
 from kafka.protocol.broker_version_data import BrokerVersionData
 from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse, MetadataRequest, MetadataResponse
 from kafka.protocol.sasl import SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest, SaslHandshakeResponse
 
 from reconciler import __version__
+from reconciler.kafka import errors as codes
 
 # The first byte of a TLS record carrying an alert or a handshake, then the major version 3: what
 # a TLS listener answers a plaintext client with (KAFKA-4493), never the start of a Kafka frame
 # of a sane size.
 _TLS_RECORD_TYPES, _TLS_MAJOR_VERSION = (0x15, 0x16), 0x03
-UNSUPPORTED_VERSION = 35
 # Far above any answer in a preflight (the Metadata asked for names no topic).
 _MAX_RESPONSE_BYTES = 100 * 1024 * 1024
 
@@ -75,13 +76,13 @@ class _Gate:
     a request on the wire are waited for (briefly): a probe's request reaching a broker after
     connect returned would be a stray request in the middle of the caller's own."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._changed = threading.Condition()
         self._settled = False
         self._on_the_wire = 0
 
     @contextlib.contextmanager
-    def exchange(self):
+    def exchange(self) -> Iterator[None]:
         with self._changed:
             if self._settled:
                 raise Settled()
@@ -211,7 +212,7 @@ class _Conversation:
             return Failure(self.server, self.step, e)
         return None
 
-    def _api_versions(self):
+    def _api_versions(self) -> ApiMessage:
         """The broker's ApiVersions answer, asked in the highest version kafka-python speaks. A
         broker that does not know that version answers in v0 with its own range (KIP-511)."""
         version = ApiVersionsRequest.max_version
@@ -221,7 +222,7 @@ class _Conversation:
             )
             # Every version's body starts with the error code, right after the correlation id.
             (error_code,) = struct.unpack_from(">h", frame, 4)
-            if error_code != UNSUPPORTED_VERSION or version == 0:
+            if error_code != codes.UNSUPPORTED_VERSION or version == 0:
                 return ApiVersionsResponse.decode(frame, version=version, header=True)
             answer = ApiVersionsResponse.decode(frame, version=0, header=True)
             version = min([version - 1] + [k.max_version for k in answer.api_keys if k.api_key == ApiVersionsRequest.API_KEY])
@@ -247,10 +248,10 @@ class _Conversation:
                 return Failure(self.server, self.step, e)
         return None
 
-    def _call(self, request, response_class, version: int):
+    def _call(self, request: ApiMessage, response_class: type[ApiMessage], version: int) -> ApiMessage:
         return response_class.decode(self._exchange(request), version=version, header=True)
 
-    def _exchange(self, request) -> bytes:
+    def _exchange(self, request: ApiMessage) -> bytes:
         """Send one request and read its answer's frame, blocking until the deadline."""
         assert self.sock is not None
         self.correlation_id += 1

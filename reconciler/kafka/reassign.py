@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+from kafka.admin import ConfigResourceType
 from kafka.protocol.admin import (
     AlterPartitionReassignmentsRequest,
     DescribeConfigsRequest,
@@ -25,20 +26,20 @@ from kafka.protocol.admin import (
     IncrementalAlterConfigsRequest,
     ListPartitionReassignmentsRequest,
 )
+from kafka.protocol.api_message import ApiMessage
 
 from reconciler.errors import ClusterError
 from reconciler.kafka import errors as codes
 from reconciler.kafka import metadata
 from reconciler.kafka.client import NoAnswer
-from reconciler.kafka.confirm import BROKER_RESOURCE, SET_HERE, TOPIC_RESOURCE, confirm
+from reconciler.kafka.confirm import SET_HERE, confirm
 from reconciler.kafka.write import Writer
-from reconciler.ports import BrokerError, ConfigChangeOp, ConfigOp, ConfigResource, Reassignment, Visible
+from reconciler.ports import BrokerError, ConfigChangeOp, ConfigOp, ConfigResource, Reassignment, TopicPartition, Visible
 
-TopicPartition = tuple[str, int]
 REASSIGN_CHUNK = 1000
 LIST_ROUNDS = 4
 PREFERRED = 0
-_RESOURCE_TYPES = {"topic": TOPIC_RESOURCE, "broker": BROKER_RESOURCE}
+_RESOURCE_TYPES = {"topic": ConfigResourceType.TOPIC, "broker": ConfigResourceType.BROKER}
 _OPS = {ConfigOp.SET: 0, ConfigOp.DELETE: 1, ConfigOp.APPEND: 2, ConfigOp.SUBTRACT: 3}
 
 
@@ -51,7 +52,7 @@ class Reassigner(Writer):
             return {}
         T = ListPartitionReassignmentsRequest.ListPartitionReassignmentsTopics
 
-        async def run():
+        async def run() -> dict[TopicPartition, Reassignment]:
             view = await self._routing(sorted(set(topics)), fresh=False)
             asked = [
                 T(name=t, partition_indexes=sorted(view.topics[t].partitions)) for t in sorted(set(topics)) if t in view.topics
@@ -72,7 +73,7 @@ class Reassigner(Writer):
         T = AlterPartitionReassignmentsRequest.ReassignableTopic
         P = T.ReassignablePartition
 
-        def build(items: list[TopicPartition]):
+        def build(items: list[TopicPartition]) -> ApiMessage:
             by_topic: dict[str, list[int]] = {}
             for topic, partition in items:
                 by_topic.setdefault(topic, []).append(partition)
@@ -84,14 +85,14 @@ class Reassigner(Writer):
                 ],
             )
 
-        def parse(response):
+        def parse(response: ApiMessage) -> list[tuple[TopicPartition, int, str | None]]:
             if response.error_code:  # the whole request refused (e.g. CLUSTER_AUTHORIZATION_FAILED)
                 return [((t, p), response.error_code, response.error_message) for t, p in targets]
             return [
                 ((t.name, p.partition_index), p.error_code, p.error_message) for t in response.responses for p in t.partitions
             ]
 
-        async def run():
+        async def run() -> dict[TopicPartition, BrokerError | None]:
             items = sorted(targets)
             chunks = [items[i : i + REASSIGN_CHUNK] for i in range(0, len(items), REASSIGN_CHUNK)]
             results: dict[TopicPartition, BrokerError | None] = {}
@@ -102,14 +103,14 @@ class Reassigner(Writer):
         return self._client.run(run)
 
     def partition_replicas(self, topics: list[str]) -> dict[TopicPartition, list[int]]:
-        async def run():
+        async def run() -> dict[TopicPartition, list[int]]:
             view = await metadata.fetch(self._client, sorted(set(topics)), retry_leaderless=lambda _: False)
             return {(t, p): list(meta.replicas) for t, topic in view.topics.items() for p, meta in topic.partitions.items()}
 
         return self._client.run(run)
 
     def live_brokers(self) -> list[int]:
-        async def run():
+        async def run() -> list[int]:
             return sorted((await metadata.fetch(self._client, [])).brokers)
 
         return self._client.run(run)
@@ -125,7 +126,7 @@ class Reassigner(Writer):
         if not by_broker:
             return {}
 
-        async def run():
+        async def run() -> dict[tuple[TopicPartition, int], int]:
             await self._client.know_brokers(by_broker)
             nodes = sorted(by_broker)
             requests = [
@@ -158,7 +159,7 @@ class Reassigner(Writer):
             return {}
         T = ElectLeadersRequest.TopicPartitions
 
-        async def run():
+        async def run() -> dict[TopicPartition, BrokerError | None]:
             by_topic: dict[str, list[int]] = {}
             for topic, partition in sorted(set(partitions)):
                 by_topic.setdefault(topic, []).append(partition)
@@ -194,7 +195,7 @@ class Reassigner(Writer):
                 include_documentation=False,
             )
 
-        async def run():
+        async def run() -> dict[ConfigResource, dict[str, str | None]]:
             topics = sorted(r for r in resources if r.kind == "topic")
             brokers = sorted(r for r in resources if r.kind == "broker")
             await self._client.know_brokers(int(r.name) for r in brokers)
@@ -242,10 +243,10 @@ class Reassigner(Writer):
                 validate_only=False,
             )
 
-        def parse(response):
+        def parse(response: ApiMessage) -> list[tuple[ConfigResource, int, str | None]]:
             return [(_resource(r.resource_type, r.resource_name), r.error_code, r.error_message) for r in response.responses]
 
-        async def run():
+        async def run() -> dict[ConfigResource, BrokerError | None]:
             topics = sorted(r for r in changes if r.kind == "topic")
             brokers = sorted(r for r in changes if r.kind == "broker")
             results: dict[ConfigResource, BrokerError | None] = {}
@@ -266,7 +267,7 @@ class Reassigner(Writer):
     def confirm_visible(self, expected: Visible, timeout_s: float) -> dict[ConfigResource, str]:
         return self._client.run(confirm, self._client, expected, timeout_s)
 
-    async def _to_controller(self, request, what: str):
+    async def _to_controller(self, request: ApiMessage, what: str) -> ApiMessage:
         """One controller-bound request with a top-level error code, retried on NOT_CONTROLLER,
         throttling and lost answers."""
         rounds = self._client.rounds(LIST_ROUNDS)
@@ -298,4 +299,4 @@ class Reassigner(Writer):
 
 
 def _resource(resource_type: int, name: str) -> ConfigResource:
-    return ConfigResource("topic", name) if resource_type == TOPIC_RESOURCE else ConfigResource("broker", name)
+    return ConfigResource("topic", name) if resource_type == ConfigResourceType.TOPIC else ConfigResource("broker", name)

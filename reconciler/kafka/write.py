@@ -18,7 +18,9 @@ import uuid
 from collections.abc import Awaitable, Callable, Hashable
 from typing import TypeVar
 
+from kafka.admin import ConfigResourceType
 from kafka.protocol.admin import CreatePartitionsRequest, CreateTopicsRequest, DeleteTopicsRequest, IncrementalAlterConfigsRequest
+from kafka.protocol.api_message import ApiMessage
 
 from reconciler.kafka import errors as codes
 from reconciler.kafka import metadata, partitions
@@ -27,12 +29,10 @@ from reconciler.kafka.confirm import confirm
 from reconciler.kafka.metadata import ClusterView
 from reconciler.kafka.partitions import EARLIEST, no_answer_error
 from reconciler.models.plan import AddPartitions, AlterConfigs, CreateTopic
-from reconciler.ports import BrokerError, DeleteOutcome, EpochCheck, TopicShape, Visible
+from reconciler.ports import BrokerError, DeleteOutcome, EpochCheck, TopicPartition, TopicShape, Visible
 
-TopicPartition = tuple[str, int]
 ADMIN_ROUNDS = 6
 ALTER_CHUNK = 1000
-TOPIC_RESOURCE = 2
 SET, DELETE = 0, 1
 OFFSET_FOR_LEADER_EPOCH = 23
 _NO_TOPIC_ID = uuid.UUID(int=0)
@@ -56,7 +56,7 @@ class Writer:
         CurrentLeaderEpoch), asked of each broker's ApiVersions."""
         if self._fencing is None:
 
-            async def ask():
+            async def ask() -> bool:
                 view = await metadata.fetch(self._client, [])
                 answers = await self._client.gather(self._client.api_versions(node) for node in sorted(view.brokers))
                 return bool(answers) and all(
@@ -74,7 +74,7 @@ class Writer:
         A = T.CreatableReplicaAssignment
         wanted = {a.topic: a for a in actions}
 
-        def build(names):
+        def build(names: list[str]) -> ApiMessage:
             # With assignments Kafka takes the replica lists as given, and requires numPartitions
             # and replicationFactor to be -1 (INVALID_REQUEST otherwise).
             return CreateTopicsRequest(
@@ -92,10 +92,10 @@ class Writer:
                 validate_only=validate_only,
             )
 
-        def parse(response):
+        def parse(response: ApiMessage) -> list[tuple[str, int, str | None]]:
             return [(t.name, t.error_code, t.error_message) for t in response.topics]
 
-        async def already(name, error):
+        async def already(name: str, error: BrokerError) -> BrokerError | None:
             return None if error.code == codes.TOPIC_ALREADY_EXISTS and not validate_only else error
 
         return self._client.run(self._admin, list(wanted), build, parse, already)
@@ -111,17 +111,17 @@ class Writer:
         T = CreatePartitionsRequest.CreatePartitionsTopic
         wanted = {a.topic: a.after for a in actions}
 
-        def build(names):
+        def build(names: list[str]) -> ApiMessage:
             return CreatePartitionsRequest(
                 topics=[T(name=n, count=wanted[n], assignments=None) for n in names],
                 timeout_ms=self._admin_timeout_ms(),
                 validate_only=validate_only,
             )
 
-        def parse(response):
+        def parse(response: ApiMessage) -> list[tuple[str, int, str | None]]:
             return [(r.name, r.error_code, r.error_message) for r in response.results]
 
-        async def already(name, error):
+        async def already(name: str, error: BrokerError) -> BrokerError | None:
             if error.code != codes.INVALID_PARTITIONS or validate_only:
                 return error
             view = await metadata.fetch(self._client, [name], retry_leaderless=lambda _: False)
@@ -137,11 +137,11 @@ class Writer:
         A = R.AlterableConfig
         changes = {a.topic: a.changes for a in actions}
 
-        def build(names):
+        def build(names: list[str]) -> ApiMessage:
             return IncrementalAlterConfigsRequest(
                 resources=[
                     R(
-                        resource_type=TOPIC_RESOURCE,
+                        resource_type=ConfigResourceType.TOPIC,
                         resource_name=n,
                         configs=[
                             A(
@@ -157,12 +157,12 @@ class Writer:
                 validate_only=validate_only,
             )
 
-        def parse(response):
+        def parse(response: ApiMessage) -> list[tuple[str, int, str | None]]:
             return [(r.resource_name, r.error_code, r.error_message) for r in response.responses]
 
         names = list(changes)
 
-        async def run():
+        async def run() -> dict[str, BrokerError | None]:
             chunks = [names[i : i + ALTER_CHUNK] for i in range(0, len(names), ALTER_CHUNK)]
             results = {}
             for part in await self._client.gather(self._admin(chunk, build, parse) for chunk in chunks):
@@ -174,15 +174,15 @@ class Writer:
     def delete_topics(self, names: list[str]) -> dict[str, BrokerError | None]:
         T = DeleteTopicsRequest.DeleteTopicState
 
-        def build(batch):
+        def build(batch: list[str]) -> ApiMessage:
             return DeleteTopicsRequest(
                 topics=[T(name=n, topic_id=_NO_TOPIC_ID) for n in batch], timeout_ms=self._admin_timeout_ms()
             )
 
-        def parse(response):
+        def parse(response: ApiMessage) -> list[tuple[str, int, str | None]]:
             return [(r.name, r.error_code, getattr(r, "error_message", None)) for r in response.responses]
 
-        async def gone(name, error):
+        async def gone(name: str, error: BrokerError) -> BrokerError | None:
             return None if error.code == codes.UNKNOWN_TOPIC_OR_PARTITION else error
 
         return self._client.run(self._admin, list(dict.fromkeys(names)), build, parse, gone)
@@ -193,7 +193,7 @@ class Writer:
         """Ask each partition's current leader (fresh Metadata) for the end offset of the planned
         epoch, fenced with the current epoch; transient leadership errors are retried."""
 
-        async def run():
+        async def run() -> dict[TopicPartition, EpochCheck]:
             topics = sorted({t for t, _ in planned_epochs})
             view = await self._routing(topics, fresh=True)
             results = await partitions.read(
@@ -223,7 +223,7 @@ class Writer:
             # -1 would delete everything up to the high watermark: never, whatever the caller says.
             raise ValueError(f"refusing negative DeleteRecords offsets {negative}")
 
-        async def run():
+        async def run() -> dict[TopicPartition, DeleteOutcome]:
             view = await self._routing(sorted({t for t, _ in targets}), fresh=False)
             results = await partitions.read(
                 self._client,
@@ -246,7 +246,7 @@ class Writer:
         return self._client.run(run)
 
     def log_start_offsets(self, partitions_: list[TopicPartition]) -> dict[TopicPartition, int]:
-        async def run():
+        async def run() -> dict[TopicPartition, int]:
             view = await self._routing(sorted({t for t, _ in partitions_}), fresh=True)
             results = await partitions.read(
                 self._client,
@@ -289,7 +289,13 @@ class Writer:
             return self._view.controller_id
         return min(self._view.brokers)
 
-    async def _admin(self, names: list[K], build, parse, resolve: Resolver[K] | None = None) -> dict[K, BrokerError | None]:
+    async def _admin(
+        self,
+        names: list[K],
+        build: Callable[[list[K]], ApiMessage],
+        parse: Callable[[ApiMessage], list[tuple[K, int, str | None]]],
+        resolve: Resolver[K] | None = None,
+    ) -> dict[K, BrokerError | None]:
         """Send a controller-bound request for `names` (topics, or whatever `parse` keys the
         answers by); retry the names that got a retriable answer (or no answer) with backoff;
         per-name results."""

@@ -377,10 +377,17 @@ class _LineReader:
 # --- nodes ---------------------------------------------------------------------------------------
 
 
+# PyYAML's events (their marks typed optional, their kind told apart by a type table) and the nodes
+# below (told apart from the placeholders by identity) are narrowed by checks mypy cannot follow:
+# parameters holding them are typed `Event` and `Node`, names for Any that say what they hold.
+Event = Any
+Node = Any
+
+
 class _Node:
     __slots__ = ("column", "depth", "line", "size", "tag")
 
-    def __init__(self, tag, mark):
+    def __init__(self, tag: str | None, mark: Event) -> None:
         self.tag = tag
         self.line, self.column = mark.line + 1, mark.column + 1
         self.size, self.depth = 1, 0  # values once every alias is expanded; nesting below
@@ -389,26 +396,26 @@ class _Node:
 class _Scalar(_Node):
     __slots__ = ("plain", "typed", "value")
 
-    def __init__(self, event):
+    def __init__(self, event: Event) -> None:
         super().__init__(event.tag, event.start_mark)
         self.value = event.value
         self.plain = not event.style
-        self.typed = None  # (value, problem or None) once typed
+        self.typed: tuple[Any, str | None] | None = None  # (value, problem or None) once typed
 
 
 class _Mapping(_Node):
     __slots__ = ("key", "pairs")
 
-    def __init__(self, event):
+    def __init__(self, event: Event) -> None:
         super().__init__(event.tag, event.start_mark)
         self.pairs: list = []
-        self.key = None  # a key waiting for its value while the mapping is read
+        self.key: Node = None  # a key waiting for its value while the mapping is read
 
 
 class _Sequence(_Node):
     __slots__ = ("items",)
 
-    def __init__(self, event):
+    def __init__(self, event: Event) -> None:
         super().__init__(event.tag, event.start_mark)
         self.items: list = []
 
@@ -435,7 +442,7 @@ class _Reader:
         self._plain_texts: dict[str, tuple[Any, str | None]] = {}
         self._typed_texts: dict[tuple[str, str | None, bool], tuple[Any, str | None]] = {}
 
-    def read(self, text: str, loader) -> list[YamlDocument]:
+    def read(self, text: str, loader: type[yaml.SafeLoader]) -> list[YamlDocument]:
         events = yaml.parse(text, Loader=loader)  # a generator (typed as an Iterator): closed to free the parser
         try:
             self._compose(events)
@@ -445,7 +452,7 @@ class _Reader:
                 close()
         return self.docs
 
-    def _compose(self, events) -> None:
+    def _compose(self, events: Iterator[Event]) -> None:
         events = iter(events)
         for event in events:
             if type(event) is not yaml.DocumentStartEvent:
@@ -540,7 +547,7 @@ class _Reader:
                 return False  # an alias
         return True
 
-    def _any_document(self, events) -> bool:
+    def _any_document(self, events: Iterator[Event]) -> bool:
         """One document, from its start to its end: nodes from the events, then values from the
         nodes (`_document`). False when it nests too deep to be read further, and so the file."""
         stack: list[_Mapping | _Sequence] = []
@@ -625,7 +632,7 @@ class _Reader:
             )
         anchors[name] = node
 
-    def _document(self, root, written: int, too_deep) -> None:
+    def _document(self, root: Node, written: int, too_deep: Node) -> None:
         if root is _NO_NODE or isinstance(root, _SelfAlias):
             return
         if root.size - written > MAX_ALIAS_EXPANSION:
@@ -657,7 +664,7 @@ class _SelfAlias:
 
     __slots__ = ("depth", "node", "size")
 
-    def __init__(self, node):
+    def __init__(self, node: _Node) -> None:
         self.node, self.size, self.depth = node, 1, 0
 
 
@@ -680,11 +687,11 @@ class _Converter:
         for key, (node, _path, message, hidden) in self.pending.items():
             self.report(node.line, node.column, hidden if key in self.secret_nodes else message)
 
-    def refuse(self, path: Path_, node) -> None:
+    def refuse(self, path: Path_, node: Node) -> None:
         self.doc.refused.add(path)
         self.doc.refused_at.add((node.line, node.column))
 
-    def value(self, node, path: Path_, within: frozenset) -> Any:
+    def value(self, node: Node, path: Path_, within: frozenset) -> Any:
         """`within`: the collections this one is inside of, so that a value containing itself is
         reported instead of recursing for ever."""
         if node is _NO_NODE:
@@ -731,7 +738,7 @@ class _Converter:
                 result[key] = value
         return result
 
-    def _collection_tag(self, node, path: Path_) -> None:
+    def _collection_tag(self, node: _Mapping | _Sequence, path: Path_) -> None:
         expected = _CORE + ("map" if isinstance(node, _Mapping) else "seq")
         if node.tag is None or node.tag == expected:
             return
@@ -743,7 +750,9 @@ class _Converter:
         self.report(node.line, node.column, message)
         self.refuse(path, node)
 
-    def _pairs(self, node: _Mapping, path: Path_, merging: frozenset = frozenset()):
+    def _pairs(
+        self, node: _Mapping, path: Path_, merging: frozenset = frozenset()
+    ) -> tuple[list[tuple[Node, Node]], list[tuple[Node, Node]]]:
         """The mapping's own pairs, and the pairs merged into it by YAML merge keys (`<<: *defaults`)."""
         merging = merging | {id(node)}
         own, merged = [], []
@@ -779,7 +788,7 @@ class _Converter:
                     merged.extend(source_own + source_merged)
         return own, merged
 
-    def key(self, node, path: Path_, mapping: _Mapping) -> Any:
+    def key(self, node: Node, path: Path_, mapping: _Mapping) -> Any:
         if isinstance(node, _Scalar):
             if node.typed is None:
                 node.typed = _typed(node)

@@ -34,7 +34,7 @@ class SourceRef(_Model):
     def at(cls, file: str, line: int, column: int) -> SourceRef:
         """SourceRef(file=file, line=line, column=column), not validated: for positions the YAML
         reader counted (a manifest of 10,000 topics asks for tens of thousands)."""
-        return trusted(cls, {"file": file, "line": line, "column": column}, _SOURCE_FIELDS)
+        return trusted(cls, {"file": file, "line": line, "column": column})
 
 
 class _Rule(_Model):
@@ -163,12 +163,7 @@ class DesiredTopic(_Model):
                 "truncate": truncate,
                 "source": source,
             },
-            _TOPIC_FIELDS,
         )
-
-
-_SOURCE_FIELDS = set(SourceRef.model_fields)
-_TOPIC_FIELDS = set(DesiredTopic.model_fields)
 
 
 class Policy(_Model):

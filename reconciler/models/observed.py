@@ -28,7 +28,7 @@ from pydantic import (
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from reconciler.kafka_configs import INT_MAX, LONG_MAX, TOPIC_NAME
-from reconciler.models.trusted import trusted
+from reconciler.models.trusted import trusted, trusted_each
 
 SNAPSHOT_FORMAT_VERSION = 1
 
@@ -252,7 +252,6 @@ class ObservedPartition(_Model):
                 "epoch_end_offset": epoch_end_offset,
                 "offsets_by_timestamp": offsets_by_timestamp,
             },
-            _PARTITION_FIELDS,
         )
 
     @classmethod
@@ -271,7 +270,7 @@ class ObservedPartition(_Model):
                 in_order = start == end == UNKNOWN and v["epoch_end_offset"] is None and not v["offsets_by_timestamp"]
             if not in_order or not (leader == UNKNOWN or not replicas or leader in replicas):
                 return [cls.from_reader(**v) for v in rows]
-        return _trusted_partitions(rows)
+        return trusted_each(cls, rows)
 
     @property
     def offsets_not_read(self) -> bool:
@@ -362,7 +361,6 @@ class ObservedTopic(_Model):
                 "configs": configs,
                 "authorized_operations": authorized_operations,
             },
-            _TOPIC_FIELDS,
         )
 
     @property
@@ -394,15 +392,11 @@ class PartitionReassignment(_Model):
     removing_replicas: list[BrokerId] = Field(default_factory=list)
 
 
-_PARTITION_FIELDS = set(ObservedPartition.model_fields)
-_TOPIC_FIELDS = set(ObservedTopic.model_fields)
-_VIEW_FIELDS = {"cluster", "topics"}
-_CONFIG_FIELDS = set(ObservedConfig.model_fields)
-_CONFIG_KEYS = frozenset(_CONFIG_FIELDS)
+_CONFIG_KEYS = frozenset(ObservedConfig.model_fields)
 _PARTITION_ORDER = tuple(ObservedPartition.model_fields)  # as the models write them, so as files hold them
 _PARTITION_KEYS = frozenset(_PARTITION_ORDER)
 _PARTITION_REQUIRED = frozenset(k for k, f in ObservedPartition.model_fields.items() if f.is_required())
-_TOPIC_KEYS = frozenset(_TOPIC_FIELDS)
+_TOPIC_KEYS = frozenset(ObservedTopic.model_fields)
 _ACL_OPERATIONS = frozenset(get_args(AclOperation))
 _TIMESTAMP_KEY = re.compile(r"-?[1-9][0-9]{0,18}|0")  # what int() and pydantic read alike, one way only
 _SOURCES = {int(s): s for s in ConfigSource}
@@ -516,26 +510,11 @@ def topic_from_file(values: dict[str, Any], configs: dict[tuple, ObservedConfig]
             "name": name,
             "topic_id": topic_id,
             "internal": internal,
-            "partitions": _trusted_partitions(ready),
+            "partitions": trusted_each(ObservedPartition, ready),
             "configs": built,
             "authorized_operations": operations,
         },
-        _TOPIC_FIELDS,
     )
-
-
-def _trusted_partitions(values: list[dict[str, Any]]) -> list[ObservedPartition]:
-    """`trusted(ObservedPartition, v, _PARTITION_FIELDS)` for each of `values`, its lookups hoisted."""
-    new, set_attribute, cls, fields = ObservedPartition.__new__, object.__setattr__, ObservedPartition, _PARTITION_FIELDS
-    out = []
-    for v in values:
-        instance = new(cls)
-        set_attribute(instance, "__dict__", v)
-        set_attribute(instance, "__pydantic_fields_set__", fields)
-        set_attribute(instance, "__pydantic_extra__", None)
-        set_attribute(instance, "__pydantic_private__", None)
-        out.append(instance)
-    return out
 
 
 def _int_in(value: Any, low: int, high: int) -> bool:
@@ -595,7 +574,6 @@ def _configs_from_file(configs: Any, built: dict[tuple, ObservedConfig]) -> dict
             found = built[shape] = trusted(
                 ObservedConfig,
                 {"value": value, "source": _SOURCES[source], "sensitive": sensitive, "read_only": read_only},
-                _CONFIG_FIELDS,
             )
         out[key] = found
     return out
@@ -697,25 +675,7 @@ class ObservedState(_Model):
         again: what `model_construct(cluster=..., topics=...)` gives, without its cost (pydantic
         inspects the signature of every default factory on each call, which a drift report would
         pay per topic)."""
-        return trusted(
-            cls,
-            {
-                "format_version": SNAPSHOT_FORMAT_VERSION,
-                "cluster": cluster,
-                "cluster_id": None,
-                "controller_id": None,
-                "taken_at": None,
-                "brokers": [],
-                "topics": topics,
-                "group_offsets": {},
-                "hidden_topics": [],
-                "absent_topic_operations": {},
-                "cluster_authorized_operations": None,
-                "sizes_refused": None,
-                "reassignments": {},
-            },
-            _VIEW_FIELDS,
-        )
+        return trusted(cls, {"cluster": cluster, "topics": topics})
 
     @classmethod
     def from_file(cls, data: dict[str, Any]) -> ObservedState:

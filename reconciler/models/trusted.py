@@ -2,22 +2,107 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+from functools import partial
+from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel
 
 M = TypeVar("M", bound=BaseModel)
 
 
-def trusted(model: type[M], values: dict[str, Any], fields: set[str]) -> M:
-    """A `model` holding `values` (every field, of the right types: the caller's promise), not
-    validated: what `model_construct` does, without its per-call work, and with one shared set of
-    the fields given (all of them) instead of one per model. For values the reconciler built
-    itself (a live read's, or checked already); validation is for what a person or a file gives.
-    Frozen models never change that set (a copy with an update copies it first)."""
+@dataclass(frozen=True)
+class _Fields:
+    order: tuple[str, ...]
+    names: frozenset[str]
+    every: set[str]  # one set shared by every instance given all its fields (see `trusted`)
+    defaults: dict[str, Callable[[], Any]]  # a fresh default per call: factories build new containers
+
+
+_FIELDS: dict[type[BaseModel], _Fields] = {}
+_IMMUTABLE = (type(None), bool, int, float, str, bytes, tuple, frozenset, Enum)
+
+
+def _constant(value: object) -> Callable[[], object]:
+    return lambda: value
+
+
+def _fields(model: type[BaseModel]) -> _Fields:
+    found = _FIELDS.get(model)
+    if found is None:
+        defaults: dict[str, Callable[[], Any]] = {}
+        for name, info in model.model_fields.items():
+            if info.is_required():
+                continue
+            if info.default_factory is not None:
+                if info.default_factory_takes_validated_data:
+                    raise TypeError(f"{model.__name__}.{name}: a default factory given the data cannot be trusted")
+                defaults[name] = cast("Callable[[], Any]", info.default_factory)
+            elif isinstance(info.default, _IMMUTABLE):
+                defaults[name] = _constant(info.default)
+            else:
+                defaults[name] = partial(info.get_default, call_default_factory=False)  # a copy of a mutable one
+        names = tuple(model.model_fields)
+        found = _FIELDS[model] = _Fields(names, frozenset(names), set(names), defaults)
+    return found
+
+
+def trusted(model: type[M], values: dict[str, Any], fields_set: set[str] | None = None) -> M:
+    """A `model` holding `values` (of the right types: the caller's promise), not validated: what
+    `model_construct` does, without its per-call work. For values the reconciler built itself (a
+    live read's, or checked already); validation is for what a person or a file gives.
+
+    A field left out gets its default (and counts as not set, as in `model_construct`); a key that
+    is not a field, or a required field left out, is a TypeError. The instances given the same
+    fields share one set of them instead of one each; `fields_set` overrides which fields count
+    as set. Frozen models never change that set (a copy with an update copies it first)."""
+    fields = _fields(model)
+    if values.keys() == fields.names:
+        given = fields.every
+    else:
+        given, fill = _filling(model, fields, frozenset(values))
+        # in field order, as validation builds it: a model is dumped in the order of its values
+        values = {name: values[name] if make is None else make() for name, make in fill}
     instance = model.__new__(model)
     object.__setattr__(instance, "__dict__", values)
-    object.__setattr__(instance, "__pydantic_fields_set__", fields)
+    object.__setattr__(instance, "__pydantic_fields_set__", given if fields_set is None else fields_set)
     object.__setattr__(instance, "__pydantic_extra__", None)
     object.__setattr__(instance, "__pydantic_private__", None)
     return instance
+
+
+_Fill = tuple[set[str], tuple[tuple[str, "Callable[[], Any] | None"], ...]]
+_FILLS: dict[tuple[type[BaseModel], frozenset[str]], _Fill] = {}
+
+
+def _filling(model: type[BaseModel], fields: _Fields, keys: frozenset[str]) -> _Fill:
+    """For `model` given the fields `keys`: the set of them, and where each value comes from (the
+    values given, or a default), decided once per model and keys."""
+    found = _FILLS.get((model, keys))
+    if found is None:
+        unknown, missing = keys - fields.names, fields.names - keys - fields.defaults.keys()
+        if unknown or missing:
+            raise TypeError(f"{model.__name__}: not fields {sorted(unknown)}, required fields missing {sorted(missing)}")
+        found = _FILLS[model, keys] = (set(keys), tuple((n, None if n in keys else fields.defaults[n]) for n in fields.order))
+    return found
+
+
+def trusted_each(model: type[M], rows: list[dict[str, Any]]) -> list[M]:
+    """`trusted(model, row)` for each of `rows`, with the lookups hoisted: every partition of a
+    cluster passes here on each read."""
+    fields = _fields(model)
+    names, every, new, set_attribute = fields.names, fields.every, model.__new__, object.__setattr__
+    out = []
+    for row in rows:
+        if row.keys() != names:  # defaults to fill, or a key wrong (a TypeError)
+            out.append(trusted(model, row))
+            continue
+        instance = new(model)
+        set_attribute(instance, "__dict__", row)
+        set_attribute(instance, "__pydantic_fields_set__", every)
+        set_attribute(instance, "__pydantic_extra__", None)
+        set_attribute(instance, "__pydantic_private__", None)
+        out.append(instance)
+    return out

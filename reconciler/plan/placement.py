@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from reconciler.errors import ReconcilerError
+from reconciler.errors import ReconcilerError, noun, plural
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ class Placement:
         if rackless and len(rackless) < len(self._eligible):
             racked = [n for n in self._eligible if n not in rackless]
             notes.append(
-                f"placement ignores racks: broker{'s' if len(rackless) > 1 else ''} {_ids(rackless)} "
+                f"placement ignores racks: {noun(len(rackless), 'broker')} {_ids(rackless)} "
                 f"{'have' if len(rackless) > 1 else 'has'} no rack while {_ids(racked)} "
                 f"{'have' if len(racked) > 1 else 'has'} one; set broker.rack on every broker for "
                 "rack-aware placement"
@@ -347,10 +347,7 @@ class Placement:
                 )
                 continue
             if len(replicas) != replication_factor:
-                problems.append(
-                    f"{where} has {len(replicas)} replica{'s' if len(replicas) != 1 else ''}, but "
-                    f"replication_factor is {replication_factor}"
-                )
+                problems.append(f"{where} has {plural(len(replicas), 'replica')}, but replication_factor is {replication_factor}")
             duplicates = sorted(b for b, n in Counter(replicas).items() if n > 1)
             if duplicates:
                 problems.append(f"{where} names broker {_ids(duplicates)} more than once")

@@ -32,6 +32,7 @@ import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from reconciler.errors import noun
 from reconciler.models.desired import DesiredState, DesiredTopic, SourceRef
 from reconciler.models.observed import ConfigSource, ObservedState, ObservedTopic
 from reconciler.models.plan import (
@@ -164,14 +165,13 @@ class ReplicaPlanner:
             reasons.append(f"the manifest declares replication_factor {want.replication_factor}")
         drained = sorted({b for replicas in started.values() for b in replicas if b in self._drain})
         if drained:
-            reasons.append(f"the cluster drains broker{'s' if len(drained) > 1 else ''} {_brokers(drained)}")
+            reasons.append(f"the cluster drains {noun(len(drained), 'broker')} {_brokers(drained)}")
         if any(list(b) != started[p] for p, b in pinned.items()):
             reasons.append("the manifest pins replica_assignment")
         waiting = [m.partition for m in moves if m.in_progress]
         if waiting:
             reasons.append(
-                f"already being reassigned there (partition{'s' if len(waiting) > 1 else ''} "
-                f"{_brokers(waiting)}): apply waits for it"
+                f"already being reassigned there ({noun(len(waiting), 'partition')} {_brokers(waiting)}): apply waits for it"
             )
         return "; ".join(reasons) or "a reassignment is in progress"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from reconciler.adopt.importer import ImportResult
+from reconciler.errors import noun
 
 
 def import_summary(
@@ -10,7 +11,7 @@ def import_summary(
 ) -> str:
     will = "would write" if dry_run else "wrote"
     lines = [
-        f"{result.cluster}: {len(result.topics)} topic{'s' if len(result.topics) != 1 else ''} imported"
+        f"{result.cluster}: {len(result.topics)} {noun(len(result.topics), 'topic')} imported"
         f"{' (dry run)' if dry_run else ''} into {manifests_dir}"
     ]
     by_file: dict[str, list[str]] = {}
@@ -29,7 +30,7 @@ def import_summary(
         lines.append(f"Skipped {len(result.skipped)}:")
         lines += [f"  {s.topic}: {s.detail}" for s in listed]
         if filtered:
-            lines.append(f"  {len(filtered)} topic{'s' if len(filtered) != 1 else ''} not matching --topics {topics_regex!r}")
+            lines.append(f"  {len(filtered)} {noun(len(filtered), 'topic')} not matching --topics {topics_regex!r}")
     if result.left_out:
         lines.append("Set on the topic but not declared:")
         lines += [f"  {x.topic}: {x.key}: {x.why}" for x in result.left_out]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from reconciler import kafka_configs, units
+from reconciler.errors import plural
 from reconciler.kafka_configs import Unit
 from reconciler.models.desired import SourceRef
 from reconciler.models.plan import PartitionMove, Plan, ReassignReplicas, RetentionCut
@@ -51,10 +52,6 @@ def size(n: int | None) -> str:
 
 def count(n: int) -> str:
     return f"{n:,}"
-
-
-def plural(n: int, word: str, words: str | None = None) -> str:
-    return f"{count(n)} {word if n == 1 else (words or word + 's')}"
 
 
 def where(source: SourceRef | None) -> str:

@@ -19,7 +19,7 @@ from .sasl_mechanisms import SUPPORTED as SASL_MECHANISMS
 from .seed import seed_from_snapshot
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m reconciler.testing", description=__doc__.splitlines()[3])
     parser.add_argument("--brokers", type=int, default=3)
     parser.add_argument(

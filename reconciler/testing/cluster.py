@@ -15,11 +15,11 @@ from . import controller, errors, reassignment, replication
 from .authorizer import Acl, Authorizer
 from .dispatch import ClusterSettings, Pipeline
 from .errors import KafkaApiError
-from .faults import Faults, RequestLog, delay_rule, drop_rule, error_rule
+from .faults import Faults, RequestLog, RequestRecord, delay_rule, drop_rule, error_rule
 from .retention import RetentionChecks
 from .sasl_mechanisms import SUPPORTED as SASL_MECHANISMS
 from .server import BrokerServer
-from .state import ClusterState, CommittedOffset
+from .state import ClusterState, CommittedOffset, Partition, Topic
 from .tls import TestCertificates, generate_certificates, server_context
 from .views import parse_delays
 
@@ -92,10 +92,10 @@ class TestCluster:
         self,
         brokers: int = 3,
         broker_configs: dict[str, str] | None = None,
-        disabled_apis=(),
+        disabled_apis: Iterable[int] = (),
         sasl_users: dict[str, str] | None = None,
         metadata_propagation_delay: float | Mapping[int, float] | Sequence[float] | None = None,
-        ports=None,
+        ports: Sequence[int] | None = None,
         retention_checks: bool = False,
         acls: Iterable[Acl] | None = None,
         super_users: Iterable[str] | None = None,
@@ -104,7 +104,7 @@ class TestCluster:
         sasl_mechanisms: Iterable[str] = SASL_MECHANISMS,
         racks: dict[int, str | None] | list[str | None] | None = None,
         replication_rate: float | None = None,
-    ):
+    ) -> None:
         """sasl_users={user: password} makes the listener SASL (SASL_SSL with tls=True); each user
         can log in with every mechanism in `sasl_mechanisms` (Kafka's sasl.enabled.mechanisms).
         tls=True serves TLS with certificates made for this cluster (see `tls`); ssl_client_auth
@@ -148,8 +148,13 @@ class TestCluster:
             frozenset(disabled_apis), dict(sasl_users) if sasl_users else None, authorizer=authorizer, sasl_mechanisms=mechanisms
         )
         self._tls_directory = tempfile.TemporaryDirectory(prefix="test-cluster-tls-") if tls else None
-        self._certificates = generate_certificates(Path(self._tls_directory.name)) if self._tls_directory else None
-        tls_context = server_context(self._certificates, ssl_client_auth) if self._certificates else None
+        try:
+            self._certificates = generate_certificates(Path(self._tls_directory.name)) if self._tls_directory else None
+            tls_context = server_context(self._certificates, ssl_client_auth) if self._certificates else None
+        except BaseException:  # refused settings: the certificates' directory goes now, not at exit
+            if self._tls_directory is not None:
+                self._tls_directory.cleanup()
+            raise
         self._faults = Faults()
         self._log = RequestLog()
         self._servers: dict[int, BrokerServer] = {}
@@ -187,7 +192,7 @@ class TestCluster:
     def __enter__(self) -> TestCluster:
         return self.start()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # -- identity ----------------------------------------------------------------------------
@@ -252,7 +257,16 @@ class TestCluster:
                 self._settings.authorizer = Authorizer()
             self._settings.authorizer.acls[:] = list(acls)
 
-    def _add_acls(self, principal, resource_type, name, operations, pattern, permission, host) -> None:
+    def _add_acls(
+        self,
+        principal: str,
+        resource_type: str,
+        name: str,
+        operations: str | Iterable[str],
+        pattern: str,
+        permission: str,
+        host: str,
+    ) -> None:
         ops = [operations] if isinstance(operations, str) else list(operations)
         new = [Acl(principal, resource_type, name, op, pattern, permission, host) for op in ops]
         with self._state.lock:
@@ -292,7 +306,7 @@ class TestCluster:
         with self._seeding(name):
             controller.incremental_alter_topic_configs(self._state, name, ops, validate_only=False)
 
-    def produce(self, topic: str, partition: int, timestamps_ms, value_size: int = 100) -> tuple[int, int]:
+    def produce(self, topic: str, partition: int, timestamps_ms: Iterable[int], value_size: int = 100) -> tuple[int, int]:
         """Append one record per timestamp to the partition, each written on its own (segments
         roll between records by the topic's segment.bytes and segment.ms). Each record takes
         `value_size` bytes of the log, batch overhead included; DescribeLogDirs counts them.
@@ -363,19 +377,19 @@ class TestCluster:
         replication.catch_up(self._state)
         self._state.views.publish(self._state)
 
-    def _topic(self, name: str):
+    def _topic(self, name: str) -> Topic:
         topic = self._state.topics.get(name)
         if topic is None:
             raise KafkaApiError(errors.UNKNOWN_TOPIC_OR_PARTITION, f"unknown topic {name}")
         return topic
 
-    def _partition(self, name: str, index: int):
+    def _partition(self, name: str, index: int) -> Partition:
         topic = self._topic(name)
         if not 0 <= index < len(topic.partitions):
             raise KafkaApiError(errors.UNKNOWN_TOPIC_OR_PARTITION, f"unknown partition {name}-{index}")
         return topic.partitions[index]
 
-    def _leader_partition(self, name: str, index: int):
+    def _leader_partition(self, name: str, index: int) -> Partition:
         p = self._partition(name, index)
         if p.leader == -1:
             raise KafkaApiError(errors.LEADER_NOT_AVAILABLE, f"{name}-{index} has no leader")
@@ -563,7 +577,7 @@ class TestCluster:
         self._faults.clear()
 
     @property
-    def request_log(self):
+    def request_log(self) -> list[RequestRecord]:
         return self._log.snapshot()
 
     def clear_request_log(self) -> None:

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from dataclasses import dataclass, field
+
+from kafka.protocol.api_message import ApiMessage
 
 from . import errors, protocol, replication
 from .authorizer import SUPPORTED_OPERATIONS, Authorizer
@@ -88,8 +91,14 @@ METADATA_WRITES = frozenset({19, 20, 33, 37, 43, 44, 45})
 
 class Pipeline:
     def __init__(
-        self, state: ClusterState, settings: ClusterSettings, faults: Faults, request_log: RequestLog, broker_id: int, stopped
-    ):
+        self,
+        state: ClusterState,
+        settings: ClusterSettings,
+        faults: Faults,
+        request_log: RequestLog,
+        broker_id: int,
+        stopped: threading.Event,
+    ) -> None:
         self.state = state
         self.settings = settings
         self.faults = faults
@@ -153,7 +162,7 @@ class Pipeline:
             raise CloseConnection("closing after failed authentication", answer)
         return answer
 
-    def _api_versions_error(self):
+    def _api_versions_error(self) -> ApiMessage:
         response = api_versions_response(self.settings, 0)
         response.error_code = errors.UNSUPPORTED_VERSION
         return response

@@ -6,6 +6,10 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from kafka.protocol.api_message import ApiMessage
+from kafka.protocol.data_container import DataContainer
+from kafka.protocol.schemas.fields.struct import StructField
+
 from .protocol import api_name
 
 # Fields that Kafka sets to "unknown" whenever the same struct carries an error, so an
@@ -48,7 +52,7 @@ class FaultPlan:
 
 
 class Faults:
-    def __init__(self):
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self._rules: list[_Rule] = []
 
@@ -74,7 +78,15 @@ class Faults:
         return plan
 
 
-def error_rule(api_key, error_code, times, broker, throttle_time_ms, apply, validate_only=None) -> _Rule:
+def error_rule(
+    api_key: int,
+    error_code: int,
+    times: int | None,
+    broker: int | None,
+    throttle_time_ms: int,
+    apply: bool,
+    validate_only: bool | None = None,
+) -> _Rule:
     return _Rule(
         "error",
         api_key,
@@ -87,20 +99,20 @@ def error_rule(api_key, error_code, times, broker, throttle_time_ms, apply, vali
     )
 
 
-def delay_rule(api_key, seconds, times, broker) -> _Rule:
+def delay_rule(api_key: int, seconds: float, times: int | None, broker: int | None) -> _Rule:
     return _Rule("delay", api_key, broker, times, seconds=seconds)
 
 
-def drop_rule(api_key, times, broker, apply) -> _Rule:
+def drop_rule(api_key: int, times: int | None, broker: int | None, apply: bool) -> _Rule:
     return _Rule("drop", api_key, broker, times, apply=apply)
 
 
-def inject_error(response, error_code: int) -> None:
+def inject_error(response: ApiMessage, error_code: int) -> None:
     """Set every error code in the response (top level, topics, partitions, resources)."""
     _inject(response, response._struct, error_code, response.version)
 
 
-def _inject(item, struct, error_code: int, version: int) -> None:
+def _inject(item: DataContainer, struct: StructField, error_code: int, version: int) -> None:
     for f in struct._fields:
         if not f.for_version_q(version):
             continue
@@ -125,15 +137,23 @@ class RequestRecord:
     client_id: str | None
     time: float
     # The decoded request, so tests can assert on what was sent (e.g. DeleteRecords offsets).
-    request: object = field(default=None, compare=False, repr=False)
+    request: ApiMessage | None = field(default=None, compare=False, repr=False)
 
 
 class RequestLog:
-    def __init__(self):
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self._records: list[RequestRecord] = []
 
-    def add(self, api_key, version, broker_id, correlation_id, client_id, request=None) -> None:
+    def add(
+        self,
+        api_key: int,
+        version: int,
+        broker_id: int,
+        correlation_id: int,
+        client_id: str | None,
+        request: ApiMessage | None = None,
+    ) -> None:
         record = RequestRecord(api_key, api_name(api_key), version, broker_id, correlation_id, client_id, time.time(), request)
         with self._lock:
             self._records.append(record)

@@ -11,7 +11,7 @@ import bisect
 import itertools
 import time
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 NO_TIMESTAMP = -1
@@ -30,7 +30,7 @@ class EpochHistory:
 
     __slots__ = ("entries",)
 
-    def __init__(self, entries=()):
+    def __init__(self, entries: Iterable[tuple[int, int]] = ()) -> None:
         self.entries: list[tuple[int, int]] = list(entries)
 
     def latest_epoch(self) -> int | None:
@@ -164,7 +164,7 @@ class PartitionLog:
 
     __slots__ = ("ahead", "base", "held_from", "log_start", "segments", "sizes", "sorted", "timestamps")
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.log_start = 0
         self.base = 0
         self.timestamps = array("q")
@@ -188,7 +188,9 @@ class PartitionLog:
 
     # -- writing ---------------------------------------------------------------------------
 
-    def append(self, timestamps, sizes, limits: SegmentLimits, writes: Sequence[int] | None = None) -> int:
+    def append(
+        self, timestamps: Sequence[int], sizes: Sequence[int], limits: SegmentLimits, writes: Sequence[int] | None = None
+    ) -> int:
         """Append records; return the offset of the first one. `writes` gives how many records
         each write holds (a produce request's records for a partition are written together and
         never split over segments); None writes every record on its own."""
@@ -236,7 +238,7 @@ class PartitionLog:
             done += fit
         return first
 
-    def _extend(self, timestamps, sizes, ascending: bool | None) -> None:
+    def _extend(self, timestamps: Sequence[int], sizes: Sequence[int], ascending: bool | None) -> None:
         """`ascending=True` vouches that the new timestamps never decrease (bulk seeding),
         sparing a pass over millions of them."""
         if self.sorted and timestamps:

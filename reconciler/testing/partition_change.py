@@ -96,7 +96,9 @@ def build(
     return None if change == PartitionChange() else change
 
 
-def _completed_reassignment(replicas, isr, adding, removing) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+def _completed_reassignment(
+    replicas: tuple[int, ...], isr: tuple[int, ...], adding: tuple[int, ...], removing: tuple[int, ...]
+) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
     """PartitionReassignmentReplicas.maybeCompleteReassignment: done once the ISR, without the
     replicas being removed, holds every replica that stays. (The adding list is not consulted:
     a replaced target can leave a replica in it that is also being removed.)"""
@@ -113,7 +115,9 @@ def _completed_reassignment(replicas, isr, adding, removing) -> tuple[tuple[int,
     return new_replicas, new_isr
 
 
-def _elect(part: Registration, replicas, isr, acceptable, election: Election) -> tuple[int, bool]:
+def _elect(
+    part: Registration, replicas: Sequence[int], isr: Sequence[int], acceptable: Callable[[int], bool], election: Election
+) -> tuple[int, bool]:
     """(leader, unclean): electPreferredLeader / electAnyLeader."""
 
     def valid(r: int) -> bool:

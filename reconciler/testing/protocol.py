@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import struct
 import uuid
+from collections.abc import Iterable
 
 # Importing these packages registers every ApiMessage subclass kafka-python generates.
 import kafka.protocol.admin
@@ -51,7 +52,7 @@ def api_name(api_key: int) -> str:
     return cls.name[: -len("Request")] if cls is not None else f"Api{api_key}"
 
 
-def advertised_versions(api_keys) -> dict[int, tuple[int, int]]:
+def advertised_versions(api_keys: Iterable[int]) -> dict[int, tuple[int, int]]:
     """What ApiVersions reports for the APIs this broker implements: Kafka 4.0's ranges."""
     return {k: KAFKA_4_0_API_VERSIONS[k] for k in sorted(api_keys) if k in KAFKA_4_0_API_VERSIONS}
 
@@ -70,16 +71,16 @@ def peek_header(frame: bytes) -> tuple[int, int, int]:
     return struct.unpack_from(">hhi", frame, 0)
 
 
-def decode_request(frame: bytes, api_key: int, version: int):
+def decode_request(frame: bytes, api_key: int, version: int) -> ApiMessage:
     """The request object; its `.header` holds client id and correlation id."""
     return request_class(api_key).decode(frame, version=version, header=True)
 
 
-def new_response(api_key: int, version: int, **fields):
+def new_response(api_key: int, version: int, **fields: object) -> ApiMessage:
     return response_class(api_key)(version=version, **fields)
 
 
-def encode_response(response, correlation_id: int) -> bytes:
+def encode_response(response: ApiMessage, correlation_id: int) -> bytes:
     """Size-prefixed response; the response class picks header v0 or v1 (ApiVersions is always v0)."""
     response.with_header(correlation_id=correlation_id)
     return bytes(response.encode(header=True, framed=True))

@@ -9,6 +9,8 @@ The only module of the test cluster that needs pytest (the package's `testing` e
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from .cluster import TestCluster
@@ -31,7 +33,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture
-def test_cluster():
+def test_cluster() -> Iterator[TestCluster]:
     """A fresh three-broker cluster for one test (lagging: see the module's docstring)."""
     with TestCluster(brokers=3) as cluster:
         yield cluster

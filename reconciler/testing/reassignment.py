@@ -57,7 +57,9 @@ def alter_reassignments(
     return results
 
 
-def _reassignment_change(state: ClusterState, name: str, index: int, replicas: list[int] | None):
+def _reassignment_change(
+    state: ClusterState, name: str, index: int, replicas: list[int] | None
+) -> tuple[Topic, Partition, PartitionChange | None]:
     topic = state.topics.get(name)
     if topic is None:
         raise KafkaApiError(errors.UNKNOWN_TOPIC_OR_PARTITION, f"Unable to find a topic named {name}.")

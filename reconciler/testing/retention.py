@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterable
 
 from .log import now_ms
 from .state import ClusterState
@@ -21,7 +22,7 @@ class RetentionChecks:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def start(self, broker_ids) -> None:
+    def start(self, broker_ids: Iterable[int]) -> None:
         for broker_id in broker_ids:
             self.broker_started(broker_id)
         self._stop.clear()

@@ -6,10 +6,14 @@ from __future__ import annotations
 import json
 import uuid
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 from . import controller
 from .errors import KafkaApiError
-from .state import CommittedOffset
+from .state import ClusterState, CommittedOffset
+
+if TYPE_CHECKING:
+    from .cluster import TestCluster
 
 DYNAMIC_TOPIC_CONFIG = 1
 
@@ -20,7 +24,7 @@ def _millis(taken_at: str | None) -> int:
     return int(datetime.fromisoformat(taken_at.replace("Z", "+00:00")).timestamp() * 1000)
 
 
-def seed_from_snapshot(cluster, path: str) -> None:
+def seed_from_snapshot(cluster: TestCluster, path: str) -> None:
     """The cluster id, topics (ids, replicas where the broker ids exist here, topic-level configs),
     one record per second up to the snapshot time between log start and high watermark, leader
     epochs, and committed group offsets. Internal topics are left to the cluster. The cluster then
@@ -43,7 +47,7 @@ def seed_from_snapshot(cluster, path: str) -> None:
             )
 
 
-def _seed_topic(state, topic: dict, now_ms: int) -> None:
+def _seed_topic(state: ClusterState, topic: dict, now_ms: int) -> None:
     partitions = topic["partitions"]
     replicas = [p.get("replicas") or [] for p in partitions]
     exact = all(r and all(b in state.brokers for b in r) for r in replicas)

@@ -12,6 +12,7 @@ import socket
 import ssl
 import struct
 import threading
+from collections.abc import Callable
 
 from .sasl_mechanisms import PlainServer, ScramServer
 from .tls import ANONYMOUS, accept_tls, linger
@@ -71,8 +72,14 @@ class BrokerServer:
     or None for no answer; it raises CloseConnection to drop the client (after a last answer)."""
 
     def __init__(
-        self, broker_id: int, host: str, port: int, pipeline, stopped: threading.Event, tls: ssl.SSLContext | None = None
-    ):
+        self,
+        broker_id: int,
+        host: str,
+        port: int,
+        pipeline: Callable[[Connection, bytes], bytes | None],
+        stopped: threading.Event,
+        tls: ssl.SSLContext | None = None,
+    ) -> None:
         self.broker_id = broker_id
         self._tls = tls
         self.host = host
@@ -115,7 +122,7 @@ class BrokerServer:
         with self._lock:
             self._threads = [t for t in self._threads if t.is_alive()]
 
-    def _spawn(self, target, *args) -> None:
+    def _spawn(self, target: Callable[..., object], *args: object) -> None:
         thread = threading.Thread(target=target, args=args, daemon=True, name=f"test-broker-{self.broker_id}-{target.__name__}")
         self._threads.append(thread)
         thread.start()

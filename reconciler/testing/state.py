@@ -16,6 +16,7 @@ import base64
 import threading
 import time
 import uuid
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from . import errors
@@ -96,7 +97,9 @@ class Partition:
 class Topic:
     __slots__ = ("configs", "id", "internal", "name", "partitions")
 
-    def __init__(self, name, topic_id, configs, partitions, internal):
+    def __init__(
+        self, name: str, topic_id: uuid.UUID, configs: dict[str, str], partitions: list[Partition], internal: bool
+    ) -> None:
         self.name = name
         self.id: uuid.UUID = topic_id
         self.configs: dict[str, str] = configs
@@ -131,8 +134,12 @@ def new_cluster_id() -> str:
 
 class ClusterState:
     def __init__(
-        self, broker_ids, broker_configs, propagation_delays: dict[int, float], racks: dict[int, str | None] | None = None
-    ):
+        self,
+        broker_ids: Iterable[int],
+        broker_configs: dict[str, str],
+        propagation_delays: dict[int, float],
+        racks: dict[int, str | None] | None = None,
+    ) -> None:
         self.lock = threading.RLock()
         self.cluster_id = new_cluster_id()
         self.brokers: dict[int, Broker] = {b: Broker(b, "127.0.0.1", 0, rack=(racks or {}).get(b)) for b in broker_ids}
@@ -225,7 +232,14 @@ class ClusterState:
         n = len(live)
         return [[live[(offset + p + i) % n] for i in range(replication_factor)] for p in range(start, start + count)]
 
-    def add_topic(self, name, assignments, configs, topic_id=None, internal=False) -> Topic:
+    def add_topic(
+        self,
+        name: str,
+        assignments: list[list[int]],
+        configs: dict[str, str],
+        topic_id: uuid.UUID | None = None,
+        internal: bool = False,
+    ) -> Topic:
         topic = Topic(
             name,
             topic_id or uuid.uuid4(),
@@ -265,7 +279,14 @@ class ClusterState:
 
     # -- logs --------------------------------------------------------------------------------
 
-    def append(self, topic: Topic, partition: Partition, timestamps, sizes, writes=None) -> int:
+    def append(
+        self,
+        topic: Topic,
+        partition: Partition,
+        timestamps: Sequence[int],
+        sizes: Sequence[int],
+        writes: Sequence[int] | None = None,
+    ) -> int:
         """Append records (see PartitionLog.append for `writes`); return the first offset."""
         return partition.log.append(timestamps, sizes, segment_limits(topic.configs, self.broker_configs), writes)
 
@@ -280,7 +301,7 @@ class ClusterState:
             partition.history.truncate_from_start(offset)
         return partition.log.log_start
 
-    def enforce_retention(self, now_ms: int, brokers=None) -> dict[tuple[str, int], tuple[int, int]]:
+    def enforce_retention(self, now_ms: int, brokers: Iterable[int] | None = None) -> dict[tuple[str, int], tuple[int, int]]:
         """One retention check (LogManager.cleanupLogs) on each live broker, or on those of
         `brokers` that are live, over every replica it holds. Returns, for each partition whose
         (leader's) log start moved, (log start before, log start after)."""

@@ -21,13 +21,16 @@ import time
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from .state import ClusterState, Topic
 
 # Published by a test's own seeding: visible on every broker at once.
 _AT_ONCE = float("-inf")
+
+
+_V = TypeVar("_V")
 
 
 @dataclass(frozen=True)
@@ -115,7 +118,7 @@ class MetadataViews:
         """The topic as `broker` shows it now, or None when it does not know it (yet, or any more)."""
         if not self.lagging:
             return state.topics.get(name)
-        return self._seen(self._topics.get(name, ()), broker)
+        return self._seen(self._topics.get(name, []), broker)
 
     def topics(self, state: ClusterState, broker: int) -> list[Topic] | list[TopicImage]:
         if not self.lagging:
@@ -130,7 +133,7 @@ class MetadataViews:
             return state.dynamic_broker_configs
         return self._seen(self._broker_configs, broker) or {}
 
-    def _seen(self, history, broker: int):
+    def _seen(self, history: list[tuple[float, _V]], broker: int) -> _V | None:
         cutoff = time.monotonic() - self.delays.get(broker, 0.0)
         for at, value in reversed(history):
             if at <= cutoff:

@@ -5,6 +5,7 @@ arrange: a DeleteRecords answer lost on the wire, and a write that fails after i
 from __future__ import annotations
 
 from reconciler.apply.executor import apply_plan
+from reconciler.models.plan import ActionKind
 from reconciler.models.result import Status
 from reconciler.plan.planner import plan
 from tests.kafka.helpers import kafka_of
@@ -48,9 +49,9 @@ def test_a_failed_write_stops_the_later_actions_on_its_topic_and_no_other(test_c
     test_cluster.inject_error(ALTER, POLICY_VIOLATION, times=1, validate_only=False)
     result = apply_plan(made, kafka, desired)
     outcomes = {(o.kind, o.topic): o for o in result.outcomes}
-    assert outcomes[("alter_configs", "conf")].status is Status.FAILED
-    cut = outcomes[("truncate", "conf")]
+    assert outcomes[(ActionKind.ALTER_CONFIGS, "conf")].status is Status.FAILED
+    cut = outcomes[(ActionKind.TRUNCATE, "conf")]
     assert cut.status is Status.REFUSED and "not sent" in cut.message and "alter configs" in cut.message
-    assert outcomes[("truncate", "other")].status is Status.APPLIED
+    assert outcomes[(ActionKind.TRUNCATE, "other")].status is Status.APPLIED
     assert test_cluster.partition("conf", 0).log_start_offset == 0
     assert test_cluster.partition("other", 0).log_start_offset == 15

@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 
+from reconciler.testing import PartitionView, TestCluster
 from reconciler.units import epoch_ms
 from tests.apply.test_apply_live import HOUR, Repo, outcome
 
@@ -49,7 +50,7 @@ def observed_ms(plan: dict) -> int:
     return epoch_ms(datetime.fromisoformat(plan["observed_at"].replace("Z", "+00:00")))
 
 
-def cut_one_partition(repo, cluster) -> tuple[dict, object, object]:
+def cut_one_partition(repo: Repo, cluster: TestCluster) -> tuple[dict, PartitionView, PartitionView]:
     """Plan and apply a one-partition topic's retention cut, then run the brokers' retention check
     at the plan's time: the partition's estimate, and the partition before and after."""
     code, plan, output = repo.plan()

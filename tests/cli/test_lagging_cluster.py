@@ -94,6 +94,7 @@ def test_a_write_the_brokers_do_not_show_in_time_is_reported_so(tmp_path):
             Approve(),
             ApplyOptions(confirm_timeout_s=0.5),
         )
+        assert outcome.result is not None
         [action] = outcome.result.outcomes
         assert action.status is Status.FAILED
         assert action.message.startswith("written; not yet visible on broker 2 after 0.5 s")

@@ -14,9 +14,14 @@ from reconciler.drift import engine, spark_job
 from reconciler.drift.tables import read_table_rows
 from reconciler.errors import ReconcilerError
 from reconciler.files.snapshot import load_snapshot
+from reconciler.models.desired import DesiredState
 from reconciler.plan.planner import PlanOptions
 
 WHEN = datetime(2026, 11, 21, 6, 0, tzinfo=timezone.utc)
+
+
+def _never_asked(cluster: str) -> DesiredState:
+    raise AssertionError(f"the fleet is refused before {cluster}'s manifests are asked for")
 
 
 def test_spark_and_local_engines_give_identical_reports_and_tables(spark, small_fleet, tmp_path):
@@ -36,7 +41,7 @@ def test_spark_and_local_engines_give_identical_reports_and_tables(spark, small_
     counts = [c.counts for c in a.clusters]
     assert all(c.pending_changes and c.unmanaged_topics and c.config_drift and c.pending_truncations for c in counts)
     assert sum(c.data_loss for c in counts) and sum(c.under_replicated + c.offline for c in counts)
-    assert all(c.since is not None and c.since < c.observed_at for c in a.clusters)
+    assert all(c.since is not None and c.observed_at is not None and c.since < c.observed_at for c in a.clusters)
     assert a.clusters[0].unmanaged_topics == b.clusters[0].unmanaged_topics
     for table in ("drift_items", "pending_truncations"):
         rows = read_table_rows(tmp_path / "local", table)
@@ -102,7 +107,7 @@ def test_json_snapshots_stay_with_the_local_engine(tmp_path):
     (tmp_path / "staging-eu.json").write_text(state.to_json())
     assert engine.choose_engine("auto", tmp_path) == "local"
     with pytest.raises(ReconcilerError, match="Parquet snapshots only"):
-        engine.run_fleet(tmp_path, lambda c: None, engine="spark")
+        engine.run_fleet(tmp_path, _never_asked, engine="spark")
 
 
 def test_both_engines_report_retention_lowered_out_of_band_alike(spark, tmp_path):
@@ -226,7 +231,7 @@ def test_spark_engine_checks_a_local_fleet_directory_as_the_local_engine_does(tm
     messages = []
     for name in ("local", "spark"):
         with pytest.raises(ReconcilerError, match=says) as refused:
-            engine.run_fleet(fleet, lambda c: None, engine=name)
+            engine.run_fleet(fleet, _never_asked, engine=name)
         messages.append(str(refused.value))
     assert messages[0] == messages[1]
 

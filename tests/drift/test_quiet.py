@@ -131,6 +131,7 @@ def test_the_pass_equals_the_full_path_on_the_golden_clusters(case, tmp_path):
     if load_snapshot_columns(latest) is None:
         assert observed.reassignments, "only a reassignment in progress is left to the file reader here"
         return
+    assert observed.taken_at is not None
     for earlier in (None, observed.model_copy(update={"taken_at": observed.taken_at - timedelta(hours=1)}), _moved(observed)):
         before = write_fleet_snapshot(earlier, tmp_path / "before") if earlier is not None else None
         _compare(desired, latest, before)

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from reconciler.cli import main
 from reconciler.errors import MAX_PROBLEMS, SnapshotError
@@ -38,7 +38,7 @@ PLAN_EXPECT = json.loads((BAD / "plans" / "expect.json").read_text(encoding="utf
 PLAN_CASES = sorted(PLAN_EXPECT)
 
 
-def reconcile(*args: str):
+def reconcile(*args: str | Path) -> Result:
     return CliRunner().invoke(main, [str(a) for a in args])
 
 
@@ -129,7 +129,8 @@ def test_every_problem_is_counted_and_the_list_is_bounded():
 def test_a_snapshot_of_a_cluster_the_manifests_do_not_declare(tmp_path):
     path = BAD / "cluster-not-declared.json"
     message = f"{path} is a snapshot of cluster 'eu-nowhere', which the manifests do not declare (known: prod-eu, staging-eu)"
-    for args in (["plan", MANIFESTS, "--snapshot", path], ["drift", MANIFESTS, "--snapshot", path]):
+    commands: list[list[str | Path]] = [["plan", MANIFESTS, "--snapshot", path], ["drift", MANIFESTS, "--snapshot", path]]
+    for args in commands:
         result = reconcile(*args)
         assert result.exit_code == 1 and message in result.output, result.output
     # import is how a cluster gets declared: it writes the Cluster document.

@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
@@ -14,7 +15,7 @@ from pydantic import ValidationError
 from reconciler.models.observed import FILE_CONTEXT, ObservedState, ObservedTopic, topic_from_file
 
 GOOD = json.loads((Path(__file__).parent / "good.json").read_text())
-TOPIC = {
+TOPIC: dict[str, Any] = {
     "name": "orders.v1",
     "topic_id": "abc",
     "internal": False,

@@ -26,7 +26,7 @@ class Replay:
     """GET answers from recorded files, keyed by path and query; records what was asked."""
 
     def __init__(self, answers: dict[str, str]):
-        self.answers, self.asked = answers, []
+        self.answers, self.asked = answers, list[str]()
 
     def __call__(self, path: str) -> Any:
         self.asked.append(path)

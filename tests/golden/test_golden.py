@@ -14,14 +14,31 @@ from pathlib import Path
 import pytest
 
 from reconciler.manifests import load_manifests
+from reconciler.models.formats import PLAN_FORMATS
 from reconciler.plan.planner import plan
 from reconciler.render import render_plan
 from reconciler.files.snapshot import load_snapshot
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent.parent
-CASES = sorted(p for p in HERE.iterdir() if p.is_dir() and not p.name.startswith("_"))
-OUTPUTS = {"text": "plan.txt", "json": "plan.json", "markdown": "plan.md"}
+# Named, so a case lost (deleted, renamed, its folder moved) fails instead of silently not running.
+CASE_NAMES = [
+    "config-drift",
+    "example-prod-eu",
+    "example-staging-eu",
+    "in-sync",
+    "new-cluster",
+    "refused-changes",
+    "replica-reassignment",
+    "retention-cuts",
+    "retention-policy",
+    "retention-stepping",
+    "truncation-kinds",
+]
+CASES = [HERE / name for name in CASE_NAMES]
+# Each registered format has its expected file: a new format needs its suffix here and its files.
+SUFFIXES = {"text": "txt", "json": "json", "markdown": "md"}
+OUTPUTS = {fmt: f"plan.{SUFFIXES[fmt]}" for fmt in PLAN_FORMATS}
 
 
 def _inputs(case: Path) -> tuple[Path, Path]:
@@ -33,7 +50,7 @@ def _inputs(case: Path) -> tuple[Path, Path]:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_golden_plan(case: Path):
+def test_golden_plan(case: Path) -> None:
     manifests_dir, snapshot = _inputs(case)
     observed = load_snapshot(snapshot)
     result = plan(load_manifests(manifests_dir).desired_state(observed.cluster), observed)
@@ -46,5 +63,6 @@ def test_golden_plan(case: Path):
         assert rendered == expected_file.read_text(encoding="utf-8"), f"{case.name}: {fmt} output changed"
 
 
-def test_there_are_golden_cases():
-    assert len(CASES) >= 5
+def test_every_case_folder_is_named_and_every_named_case_is_there() -> None:
+    found = sorted(p.name for p in HERE.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
+    assert found == CASE_NAMES

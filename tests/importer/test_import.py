@@ -171,6 +171,7 @@ def test_a_live_reimport_keeps_files_whose_only_change_is_the_time(tmp_path):
     observed = load_snapshot(PROD_EU)
     first = import_cluster(observed, None, {}, ImportOptions(live=True))
     write(tmp_path, first.files)
+    assert observed.taken_at is not None
     later = observed.model_copy(update={"taken_at": observed.taken_at.replace(year=2027)})
     second = import_cluster(later, load_manifests(tmp_path), files_under(tmp_path), ImportOptions(live=True, overwrite=True))
     assert second.to_write() == {}

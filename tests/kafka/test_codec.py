@@ -183,6 +183,7 @@ def test_kafka_pythons_own_classes_are_untouched():
     request = OffsetsRequest(ROWS, 10_000)
     request.API_VERSION = 10
     request.with_header(correlation_id=1, client_id="x")
+    assert request.header is not None
     ours = request.header.get_response_class()
     theirs = _generic_request(ROWS, 10_000)
     theirs.API_VERSION = 10
@@ -362,6 +363,7 @@ def test_a_configs_request_is_kafka_pythons_with_its_answer_read_here():
         request.with_header(correlation_id=9, client_id="c")
     assert ours.encode(framed=True, header=True) == theirs.encode(framed=True, header=True)
     assert theirs.header.get_response_class() is DescribeConfigsResponse[4]
+    assert ours.header is not None
     assert ours.header.get_response_class() is not DescribeConfigsResponse[4]
     body = _configs_answer([])
     assert ours.header.get_response_class().decode(io.BytesIO(body)).results == []
@@ -380,6 +382,7 @@ def test_a_sent_request_is_freed_without_the_cyclic_collector():
             request.API_VERSION = version
             request.with_header(correlation_id=1, client_id="x")
             request.encode(framed=True, header=True)
+            assert request.header is not None
             request.header.get_response_class()
         del request
         assert gc.collect() == 0
@@ -492,6 +495,7 @@ def test_a_metadata_request_is_kafka_pythons_with_its_answer_read_here():
             request.API_VERSION = 12
             request.with_header(correlation_id=5, client_id="c")
         assert ours.encode(framed=True, header=True) == theirs.encode(framed=True, header=True)
+        assert ours.header is not None
         assert ours.header.get_response_class() is not MetadataResponse[12]
         assert ours.header.get_response_class().decode(io.BytesIO(_metadata_answer(12))).cluster_id == "lab-cluster"
     assert not isinstance(ours, ApiMessage)

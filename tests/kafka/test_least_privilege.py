@@ -39,7 +39,8 @@ def test_hidden_declared_topics_cost_one_more_metadata_whatever_their_number(tmp
             c.clear_request_log()
             observed = kafka.observe_desired(want)
         metadata = [r.request for r in c.request_log if r.api_name == "Metadata"]
-        assert len(metadata) == 2 and metadata[0].topics is None  # all topics, then the unlisted by name
+        assert len(metadata) == 2 and metadata[0] is not None and metadata[1] is not None
+        assert metadata[0].topics is None  # all topics, then the unlisted by name
         assert sorted(t.name for t in metadata[1].topics) == sorted(["new-one", *hidden])
         assert observed.hidden_topics == hidden and list(observed.topics) == ["seen"]
         # A missing topic the principal may describe is absent (it may be created), with its operations.

@@ -9,7 +9,8 @@ from kafka.protocol.admin import DescribeConfigsResponse
 
 from reconciler.kafka.observe import _config
 from reconciler.kafka.partitions import EARLIEST, LATEST
-from reconciler.models.observed import ConfigSource
+from reconciler.models.observed import ConfigSource, ObservedState
+from reconciler.models.plan import AlterConfigs, DeleteTopic
 from reconciler.plan.planner import plan as make_plan
 from reconciler.testing import TestCluster
 from tests.kafka.helpers import api_counts, kafka_of, sent
@@ -85,7 +86,7 @@ def test_observe_desired_reads_ids_epochs_offsets_configs_times_and_groups(desir
         assert observed.topics["unmanaged"].partitions[0].high_watermark == 0
         assert observed.topics["__consumer_offsets"].internal
         [describe] = [r.request for r in c.request_log if r.api_name == "DescribeConfigs"]
-        assert sorted(r.resource_name for r in describe.resources) == ["audit", "orders"]
+        assert describe is not None and sorted(r.resource_name for r in describe.resources) == ["audit", "orders"]
 
 
 def test_a_plan_reads_lookups_and_sizes_only_of_the_topics_whose_retention_lowers(test_cluster, kafka, desired_for):
@@ -152,7 +153,9 @@ def test_a_plan_reads_the_offsets_only_of_topics_whose_plan_shows_them(test_clus
         ("truncate", "cut"),
     ]
     by_topic = {a.topic: a for a in planned.actions}
-    assert by_topic["gone"].records == 5 and by_topic["lowered"].retention.counted
+    gone, lowered = by_topic["gone"], by_topic["lowered"]
+    assert isinstance(gone, DeleteTopic) and gone.records == 5
+    assert isinstance(lowered, AlterConfigs) and lowered.retention is not None and lowered.retention.counted
     assert planned.model_dump(exclude={"observed_at"}) == make_plan(desired, everything).model_dump(exclude={"observed_at"})
 
 
@@ -189,7 +192,7 @@ def test_partitions_without_a_leader_are_reported_offline_not_raised(test_cluste
     test_cluster.create_topic("fragile", partitions=3, replication_factor=1)
     down = test_cluster.partition("fragile", 1).leader
     test_cluster.stop_broker(down)
-    notes = []
+    notes: list[str] = []
     with kafka_of(test_cluster) as kafka:
         kafka._progress = notes.append
         observed = kafka.observe_desired(desired_for("kind: Topic\nname: fragile\ntruncate: [{keep_last: 1}]\n"))
@@ -228,7 +231,7 @@ def test_a_topic_deleted_while_being_read_is_left_out(test_cluster, kafka, desir
     test_cluster.clear_request_log()
     # The brokers hold ListOffsets answers while the topic is deleted after Metadata named it.
     test_cluster.delay(2, 0.5, times=6)
-    result = {}
+    result: dict[str, ObservedState] = {}
     reader = threading.Thread(target=lambda: result.update(observed=kafka.observe_desired(desired)))
     reader.start()
     while not any(r.api_name == "ListOffsets" for r in test_cluster.request_log):

@@ -3,12 +3,14 @@ models validation gives, and still refuse what the planner must not act on."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from pydantic import ValidationError
 
 from reconciler.models.observed import ConfigSource, ObservedConfig, ObservedPartition, ObservedState, ObservedTopic
 
-ONLINE = dict(
+ONLINE: dict[str, Any] = dict(
     partition=0,
     leader=2,
     leader_epoch=4,
@@ -80,7 +82,7 @@ def test_partitions_whose_offsets_a_plan_did_not_read_keep_their_leader_and_exis
 def test_a_trusted_topic_is_the_validated_one_and_partitions_out_of_order_are_refused():
     partitions = [ObservedPartition.from_reader(**dict(ONLINE, partition=i)) for i in range(3)]
     configs = {"retention.ms": ObservedConfig(value="1000", source=ConfigSource.DYNAMIC_TOPIC_CONFIG)}
-    values = dict(
+    values: dict[str, Any] = dict(
         name="orders.v1",
         topic_id="id",
         internal=False,

@@ -45,7 +45,7 @@ def test_valid_values(key, value):
     ],
 )
 def test_invalid_values_are_named(key, value, phrase):
-    assert phrase in value_error(key, value)
+    assert phrase in (value_error(key, value) or "")
 
 
 def test_every_default_is_valid_for_its_own_key():

@@ -4,6 +4,8 @@ forgotten there."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from reconciler.manifests import load_manifests
 from reconciler.models.desired import DesiredTopic, KeepLast, RetentionStepping, SourceRef, TopicState, UndeclaredConfigs
 
@@ -16,7 +18,7 @@ def test_a_source_ref_at_a_place_is_the_validated_one():
 
 
 def test_a_resolved_topic_is_the_validated_one():
-    values = dict(
+    values: dict[str, Any] = dict(
         name="orders.v1",
         state=TopicState.PRESENT,
         partitions=12,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import typing
 
+from pydantic import BaseModel
+
 from reconciler.models.plan import KIND_FACTS, Action, ActionKind
 
 
@@ -17,7 +19,7 @@ def test_every_kind_has_its_facts_and_one_model_class():
     classes = _classes()
     assert list(classes) == list(ActionKind)
     for kind, cls in classes.items():
-        assert cls.model_fields["destructive"].default is kind.facts.destructive
+        assert issubclass(cls, BaseModel) and cls.model_fields["destructive"].default is kind.facts.destructive
 
 
 def test_apply_order_and_symbols():

@@ -15,8 +15,9 @@ from reconciler.models.desired import (
     UndeclaredConfigs,
 )
 from reconciler.models.observed import ConfigSource
+from reconciler.models.plan import AddPartitions, AlterConfigs, CreateTopic, DeleteTopic, TruncateRecords
 from reconciler.plan.planner import PlanOptions, plan, same_config_value
-from tests.factories import desired, have, observed, want
+from tests.factories import desired, each, first, have, observed, only, want
 
 OCT_1 = datetime(2026, 10, 1, tzinfo=timezone.utc)
 OCT_1_MS = int(OCT_1.timestamp() * 1000)
@@ -35,7 +36,7 @@ def test_identical_state_gives_no_changes():
 
 def test_missing_topic_is_created_with_declared_settings():
     result = plan(desired(want("a", partitions=6, replication_factor=2, configs={"retention.ms": "1000"})), observed())
-    [action] = result.actions
+    action = only(result.actions, CreateTopic)
     assert (action.kind, action.partitions, action.replication_factor, action.configs) == (
         "create_topic",
         6,
@@ -47,7 +48,7 @@ def test_missing_topic_is_created_with_declared_settings():
 
 def test_partition_increase_is_an_action_and_decrease_an_error():
     grow = plan(desired(want("a", partitions=6)), observed(have("a", partitions=3)))
-    assert [(a.kind, a.before, a.after) for a in grow.actions] == [("add_partitions", 3, 6)]
+    assert [(a.kind, a.before, a.after) for a in each(grow.actions, AddPartitions)] == [("add_partitions", 3, 6)]
     shrink = plan(desired(want("a", partitions=2)), observed(have("a", partitions=3)))
     assert not shrink.actions and codes(shrink) == [("error", "partition-decrease", None)]
     assert shrink.has_errors
@@ -66,7 +67,7 @@ def test_config_set_records_before_value_and_source_and_precondition():
     result = plan(
         desired(want("a", configs={"retention.ms": "2000"})), observed(have("a", set_on_topic={"retention.ms": "1000"}))
     )
-    [action] = result.actions
+    action = only(result.actions, AlterConfigs)
     [change] = action.changes
     assert (change.op, change.before, change.after, change.before_source) == ("set", "1000", "2000", "DYNAMIC_TOPIC_CONFIG")
     assert action.preconditions.configs == {"retention.ms": "1000"} and not action.destructive
@@ -77,7 +78,7 @@ def test_declared_value_equal_to_inherited_default_is_pinned_on_the_topic():
     result = plan(
         desired(want("a", configs={"cleanup.policy": "delete"})), observed(have("a", inherited={"cleanup.policy": "delete"}))
     )
-    [change] = result.actions[0].changes
+    [change] = first(result.actions, AlterConfigs).changes
     assert (change.op, change.before, change.after, change.before_source) == ("set", "delete", "delete", "DEFAULT_CONFIG")
     assert "pin" in result.actions[0].reason
 
@@ -99,7 +100,7 @@ def test_undeclared_keys_are_reported_by_default_and_removed_on_opt_in():
     reported = plan(desired(want("a")), state)
     assert not reported.actions and codes(reported) == [("warning", "undeclared-config", None)]
     removed = plan(desired(want("a", undeclared_configs=UndeclaredConfigs.REMOVE)), state)
-    [change] = removed.actions[0].changes
+    [change] = first(removed.actions, AlterConfigs).changes
     assert (change.key, change.op, change.before) == ("segment.ms", "delete", "1000")
 
 
@@ -133,7 +134,7 @@ def test_unmanaged_and_internal_topics_are_listed_or_ignored_never_touched():
 
 def test_absent_topic_is_deleted_only_when_present_and_unprotected():
     result = plan(desired(want("old", state=TopicState.ABSENT)), observed(have("old", hw=7)))
-    [action] = result.actions
+    action = only(result.actions, DeleteTopic)
     assert (action.kind, action.destructive, action.records) == ("delete_topic", True, 21)
     assert not plan(desired(want("old", state=TopicState.ABSENT)), observed()).actions
     protected = plan(desired(want("old", state=TopicState.ABSENT, protected=True)), observed(have("old")))
@@ -143,7 +144,7 @@ def test_absent_topic_is_deleted_only_when_present_and_unprotected():
 def test_truncate_before_offset_for_all_and_per_partition():
     state = observed(have("a", partitions=3, log_start=10, hw=100))
     result = plan(desired(want("a", truncate=[BeforeOffset(offset=50)])), state)
-    [action] = result.actions
+    action = only(result.actions, TruncateRecords)
     assert [(t.partition, t.target_offset, t.records_to_delete) for t in action.partitions] == [
         (0, 50, 40),
         (1, 50, 40),
@@ -151,7 +152,7 @@ def test_truncate_before_offset_for_all_and_per_partition():
     ]
     assert action.destructive and action.records_to_delete == 120
     per = plan(desired(want("a", truncate=[BeforeOffset(partitions={1: 60})])), state)
-    assert [(t.partition, t.target_offset) for t in per.actions[0].partitions] == [(1, 60)]
+    assert [(t.partition, t.target_offset) for t in first(per.actions, TruncateRecords).partitions] == [(1, 60)]
 
 
 def test_truncation_records_the_epoch_fencing_preconditions():
@@ -159,7 +160,7 @@ def test_truncation_records_the_epoch_fencing_preconditions():
         desired(want("a", partitions=1, truncate=[BeforeOffset(offset=50)])),
         observed(have("a", partitions=1, log_start=10, hw=100, epoch=7, leader=2)),
     )
-    t = result.actions[0].partitions[0]
+    t = first(result.actions, TruncateRecords).partitions[0]
     assert (t.leader, t.leader_epoch, t.log_start_offset, t.high_watermark) == (2, 7, 10, 100)
     assert result.actions[0].preconditions.topic_id == "id-a"
 
@@ -180,12 +181,15 @@ def test_target_beyond_high_watermark_is_an_error_not_an_action():
 def test_time_rule_uses_the_lookup_and_no_record_after_the_time_means_high_watermark_never_minus_one():
     rule = BeforeTime(timestamp=OCT_1)
     state = observed(have("a", partitions=2, hw=100, offsets_by_timestamp={OCT_1_MS: 40}))
-    assert [t.target_offset for t in plan(desired(want("a", partitions=2, truncate=[rule])), state).actions[0].partitions] == [
+    assert [
+        t.target_offset
+        for t in first(plan(desired(want("a", partitions=2, truncate=[rule])), state).actions, TruncateRecords).partitions
+    ] == [
         40,
         40,
     ]
     none_after = observed(have("a", partitions=1, hw=100, offsets_by_timestamp={OCT_1_MS: -1}))
-    [t] = plan(desired(want("a", partitions=1, truncate=[rule])), none_after).actions[0].partitions
+    [t] = first(plan(desired(want("a", partitions=1, truncate=[rule])), none_after).actions, TruncateRecords).partitions
     assert t.target_offset == 100
 
 
@@ -197,10 +201,10 @@ def test_time_rule_without_lookup_is_an_error():
 def test_keep_last_and_everything():
     state = observed(have("a", partitions=1, log_start=10, hw=100))
     keep = plan(desired(want("a", partitions=1, truncate=[KeepLast(records=30)])), state)
-    assert keep.actions[0].partitions[0].target_offset == 70
+    assert first(keep.actions, TruncateRecords).partitions[0].target_offset == 70
     assert not plan(desired(want("a", partitions=1, truncate=[KeepLast(records=95)])), state).actions
     everything = plan(desired(want("a", partitions=1, truncate=[Everything()])), state)
-    assert everything.actions[0].partitions[0].target_offset == 100
+    assert first(everything.actions, TruncateRecords).partitions[0].target_offset == 100
 
 
 def test_consumed_by_takes_the_slowest_group_and_skips_partitions_a_group_never_committed():
@@ -209,7 +213,7 @@ def test_consumed_by_takes_the_slowest_group_and_skips_partitions_a_group_never_
         desired(want("a", partitions=2, truncate=[ConsumedBy(groups=["billing", "audit"])])),
         observed(have("a", partitions=2), group_offsets=offsets),
     )
-    assert [(t.partition, t.target_offset) for t in result.actions[0].partitions] == [(0, 50)]
+    assert [(t.partition, t.target_offset) for t in first(result.actions, TruncateRecords).partitions] == [(0, 50)]
     assert codes(result) == [("warning", "group-without-commit", 1)]
 
 
@@ -218,8 +222,8 @@ def test_several_rules_combine_to_the_largest_target():
         desired(want("a", partitions=1, truncate=[BeforeOffset(offset=20), KeepLast(records=50)])),
         observed(have("a", partitions=1, hw=100)),
     )
-    assert result.actions[0].partitions[0].target_offset == 50
-    assert result.actions[0].rule_kinds == ["before_offset", "keep_last"]
+    assert first(result.actions, TruncateRecords).partitions[0].target_offset == 50
+    assert first(result.actions, TruncateRecords).rule_kinds == ["before_offset", "keep_last"]
 
 
 def test_compacted_topic_truncation_is_refused_but_compact_delete_is_allowed():
@@ -294,7 +298,7 @@ def test_an_offline_partition_as_the_live_read_records_it_waits_and_blocks_nothi
         assert ("warning", "partition-offline", 1) in codes(result)
         [waiting] = [d for d in result.diagnostics if d.code == "partition-offline"]
         assert waiting.action == "truncate" and "high watermark" not in waiting.message
-        truncations = [a for a in result.actions if a.kind == "truncate"]
+        truncations = [a for a in result.actions if isinstance(a, TruncateRecords)]
         assert [p.partition for t in truncations for p in t.partitions] == [0], rule
         assert any(a.kind == "alter_configs" and a.topic == "b" for a in result.actions)
 
@@ -316,7 +320,7 @@ def test_a_deleted_topics_offline_partitions_are_named_not_counted_as_empty():
         }
     )
     result = plan(desired(want("a", state=TopicState.ABSENT)), observed(topic))
-    [action] = result.actions
+    action = only(result.actions, DeleteTopic)
     assert action.records == 100
     assert codes(result) == [("warning", "partition-offline", 1)] and result.diagnostics[0].action == "delete_topic"
 
@@ -336,7 +340,7 @@ def test_estimated_bytes_from_partition_sizes():
         desired(want("a", partitions=1, truncate=[BeforeOffset(offset=25)])),
         observed(have("a", partitions=1, hw=100, size_bytes=1000)),
     )
-    assert result.actions[0].estimated_bytes == 250
+    assert first(result.actions, TruncateRecords).estimated_bytes == 250
 
 
 def test_actions_are_in_apply_order_and_deterministic():

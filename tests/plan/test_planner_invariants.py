@@ -5,12 +5,16 @@ smallest case.
 - A truncation target is never negative, never beyond the high watermark, never at or below the
   log start (that would be a no-op sent as a destructive action).
 - Unmanaged topics never produce actions.
+- With replication-factor changes, pinned replicas and a drained broker: once the reassignments
+  are done, every partition has the factor's count of replicas, follows its pin, keeps none on a
+  drained broker, and planning again gives no actions.
 """
 
 from __future__ import annotations
 
 import os
 from datetime import datetime, timedelta, timezone
+from functools import partial
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -18,12 +22,15 @@ from hypothesis import strategies as st
 from reconciler.models.desired import (
     BeforeOffset,
     BeforeTime,
+    ClusterSpec,
     ConsumedBy,
+    DesiredState,
     Everything,
     KeepLast,
     TopicState,
     UndeclaredConfigs,
 )
+from reconciler.models.observed import Broker, ObservedPartition, ObservedState, ObservedTopic
 from reconciler.models.plan import TruncateRecords
 from reconciler.plan.planner import plan
 from tests.factories import desired, have, observed, want
@@ -94,7 +101,8 @@ def topic_cases(draw, index: int):
 @st.composite
 def cases(draw):
     count = draw(st.integers(1, 6))
-    wanted, present, groups = [], [have("unmanaged", set_on_topic={"retention.ms": "1"})], {g: {} for g in GROUPS}
+    wanted, present = [], [have("unmanaged", set_on_topic={"retention.ms": "1"})]
+    groups: dict[str, dict[str, dict[int, int]]] = {g: {} for g in GROUPS}
     for i in range(count):
         topic, observed_topic, committed = draw(topic_cases(i))
         wanted.append(topic)
@@ -119,4 +127,78 @@ def test_planner_invariants(case):
                 assert 0 <= t.log_start_offset < t.target_offset <= t.high_watermark
 
     second = plan(want_state, apply_effects(have_state, first))
+    assert second.actions == [], f"plan after apply still has {second.actions}"
+
+
+# --- replicas: replication-factor changes, pinned replicas, drained brokers -----------------------
+
+
+def _first(brokers: list[int], count: int) -> list[int]:
+    return brokers[:count]
+
+
+@st.composite
+def replica_cases(draw: st.DrawFn) -> tuple[DesiredState, ObservedState]:
+    """A cluster of 3 to 5 brokers, perhaps draining one, whose topics may change their replication
+    factor and pin some partitions' replicas (to live brokers not drained, as the loader requires)."""
+    alive = list(range(1, draw(st.integers(3, 5)) + 1))
+    drain = draw(st.sampled_from([[], [], [alive[-1]], [alive[0]]]))
+    eligible = [b for b in alive if b not in drain]
+    wanted, present = [], []
+    for index in range(draw(st.integers(1, 4))):
+        name, partitions = f"r{index}", draw(st.integers(1, 3))
+        rf_before = draw(st.integers(1, 3))
+        rf = draw(st.integers(1, min(3, len(eligible))))
+        first = draw(st.integers(0, len(alive) - 1))  # where the existing replicas start, round robin
+        assignment = [[alive[(first + p + r) % len(alive)] for r in range(rf_before)] for p in range(partitions)]
+        pins = draw(
+            st.dictionaries(
+                st.integers(0, partitions - 1),
+                st.permutations(eligible).map(partial(_first, count=rf)),
+                max_size=partitions,
+            )
+        )
+        wanted.append(want(name, partitions=partitions, replication_factor=rf, replica_assignment=pins))
+        present.append(
+            ObservedTopic(
+                name=name,
+                topic_id=f"id-{name}",
+                partitions=[
+                    ObservedPartition(
+                        partition=p,
+                        leader=replicas[0],
+                        leader_epoch=1,
+                        replicas=replicas,
+                        isr=replicas,
+                        log_start_offset=0,
+                        high_watermark=10,
+                        size_bytes=1000,
+                    )
+                    for p, replicas in enumerate(assignment)
+                ],
+            )
+        )
+    brokers = [Broker(node_id=b, host=f"kafka-{b}", port=9092) for b in alive]
+    spec = ClusterSpec(name="test", bootstrap_servers=["localhost:9092"], drain_brokers=drain)
+    return (
+        DesiredState(cluster=spec, topics={t.name: t for t in wanted}),
+        ObservedState(cluster="test", cluster_id="c1", brokers=brokers, topics={t.name: t for t in present}),
+    )
+
+
+@INVARIANTS
+@given(replica_cases())
+def test_planner_invariants_with_replica_moves(case: tuple[DesiredState, ObservedState]) -> None:
+    want_state, have_state = case
+    first = plan(want_state, have_state)
+    assert not first.has_errors, [d.message for d in first.diagnostics]
+    after = apply_effects(have_state, first)
+    drained = set(want_state.cluster.drain_brokers)
+    for name, topic in after.topics.items():
+        wanted = want_state.topics[name]
+        for p in topic.partitions:
+            assert len(p.replicas) == wanted.replication_factor, f"{name}-{p.partition}: {p.replicas}"
+            assert not drained & set(p.replicas), f"{name}-{p.partition} keeps a replica on a drained broker"
+            assert p.replicas == wanted.replica_assignment.get(p.partition, p.replicas), f"{name}-{p.partition} ignores its pin"
+    second = plan(want_state, after)
     assert second.actions == [], f"plan after apply still has {second.actions}"

@@ -10,7 +10,7 @@ import pytest
 
 from reconciler.models.desired import Policy, RetentionStepping, UndeclaredConfigs
 from reconciler.models.observed import ConfigSource, ObservedConfig, ObservedTopic
-from reconciler.models.plan import AlterConfigs, Plan, RetentionStep
+from reconciler.models.plan import AlterConfigs, Plan, RetentionCut, RetentionStep
 from reconciler.plan import retention
 from reconciler.plan.planner import plan
 from reconciler.plan.read_scope import estimate_scope
@@ -39,6 +39,11 @@ def _only_action(result: Plan) -> AlterConfigs:
     [action] = result.actions
     assert isinstance(action, AlterConfigs)
     return action
+
+
+def _cut(action: AlterConfigs) -> RetentionCut:
+    assert action.retention is not None, "a retention change carries its cut"
+    return action.retention
 
 
 def test_the_lowest_allowed_limit_is_the_share_the_policy_keeps_rounded_up():
@@ -72,7 +77,7 @@ def test_a_cut_beyond_the_limit_is_an_error_naming_the_values_and_the_largest_st
 def test_a_cut_within_the_limit_or_without_one_is_planned_as_declared():
     topic = have("a", partitions=1, set_on_topic={"retention.ms": str(30 * DAY)}, offsets_by_timestamp=_lookups(16 * DAY, DAY))
     within = plan(desired(want("a", partitions=1, configs={"retention.ms": str(16 * DAY)}), policy=HALF), _observed(topic))
-    assert not within.diagnostics and _only_action(within).retention.steps == []
+    assert not within.diagnostics and _cut(_only_action(within)).steps == []
     stepping = want("a", partitions=1, configs={"retention.ms": str(DAY)}, retention_stepping=GRADUAL)
     unlimited = plan(desired(stepping), _observed(topic))  # no max_retention_decrease: nothing steps
     assert not unlimited.diagnostics and _only_action(unlimited).changes[0].after == str(DAY)
@@ -98,7 +103,7 @@ def test_a_gradual_topic_plans_one_step_with_the_steps_estimate():
     assert not result.diagnostics  # 20% by this step: within max_delete_fraction (the final cut, 90%, is not)
     action = _only_action(result)
     assert [(c.key, c.op, c.after) for c in action.changes] == [("retention.ms", "set", str(15 * DAY))]
-    cut = action.retention
+    cut = _cut(action)
     assert cut.retention_ms == 15 * DAY and cut.records_to_delete == 200 and cut.bytes_to_delete == 2000
     assert cut.steps == [
         RetentionStep(
@@ -129,7 +134,9 @@ def test_planning_again_after_each_step_converges_in_the_announced_number_of_app
         if announced is None:
             announced = result.stepping_applies + 1  # this apply and those it says follow
         assert result.stepping_applies == len(PATH) - applies - 1
-        value = int(_only_action(result).changes[0].after)  # the apply sets it
+        after = _only_action(result).changes[0].after  # the apply sets it
+        assert after is not None
+        value = int(after)
         applies += 1
         assert value == PATH[applies - 1]
     assert value == DAY and applies == announced == len(PATH)
@@ -142,10 +149,10 @@ def test_retention_bytes_steps_with_its_size_estimate():
     result = plan(desired(wants, policy=Policy(max_retention_decrease=0.75)), _observed(topic))
     action = _only_action(result)
     assert action.changes[0].after == str(2 * gib)
-    [step] = action.retention.steps
+    [step] = _cut(action).steps
     assert (step.current, step.planned, step.target, step.remaining) == (8 * gib, 2 * gib, gib, 1)
     # 6 of 8 GiB beyond the step's limit, not 7 of 8 beyond the declared one.
-    assert action.retention.retention_bytes == 2 * gib and action.retention.bytes_to_delete == 2 * 6 * gib
+    assert _cut(action).retention_bytes == 2 * gib and _cut(action).bytes_to_delete == 2 * 6 * gib
     assert "retention.bytes 8GiB -> 2GiB this apply; 1 more apply to reach 1GiB (at most 75% per apply)" in render_plan(
         result, "text"
     )
@@ -164,7 +171,7 @@ def test_both_limits_step_together_and_the_plan_counts_the_longer():
     action = _only_action(plan(desired(wants, policy=HALF), _observed(topic)))
     # retention.bytes 4096 -> 2048 is one allowed step: set as declared, no step for it.
     assert {c.key: c.after for c in action.changes} == {"retention.ms": str(15 * DAY), "retention.bytes": "2048"}
-    assert [s.key for s in action.retention.steps] == ["retention.ms"]
+    assert [s.key for s in _cut(action).steps] == ["retention.ms"]
 
 
 def test_removing_an_override_steps_toward_the_inherited_value_with_a_set():
@@ -172,7 +179,7 @@ def test_removing_an_override_steps_toward_the_inherited_value_with_a_set():
     wants = want("a", partitions=1, undeclared_configs=UndeclaredConfigs.REMOVE, retention_stepping=GRADUAL)
     action = _only_action(plan(desired(wants, policy=HALF), _observed(topic)))
     assert [(c.op, c.after) for c in action.changes] == [("set", str(28 * DAY))]
-    [step] = action.retention.steps
+    [step] = _cut(action).steps
     assert (step.target, step.declared, step.remaining) == (7 * DAY, None, 2)
 
 
@@ -188,7 +195,7 @@ def test_a_cut_from_unlimited_passes_only_while_it_deletes_nothing(stepping):
         )
 
     nothing_yet = result(0)  # every record is younger than a day
-    assert not nothing_yet.diagnostics and _only_action(nothing_yet).retention.steps == []
+    assert not nothing_yet.diagnostics and _cut(_only_action(nothing_yet)).steps == []
     refused = result(300)
     [error] = refused.diagnostics
     assert error.code == "policy-max-retention-decrease"
@@ -214,7 +221,7 @@ def test_an_inherited_limit_steps_from_its_effective_value():
     wants = want("a", partitions=1, configs={"retention.ms": str(DAY)}, retention_stepping=GRADUAL)
     action = _only_action(plan(desired(wants, policy=HALF), _observed(topic)))
     assert action.changes[0].after == str(4 * DAY) and action.changes[0].before_source == "STATIC_BROKER_CONFIG"
-    assert action.retention.steps[0].remaining == 2
+    assert _cut(action).steps[0].remaining == 2
     assert action.preconditions.configs["retention.ms"] is None  # inherited: not set on the topic
 
 

@@ -13,6 +13,7 @@ import uuid
 
 import pytest
 from kafka import KafkaAdminClient
+from kafka.admin import ConfigResourceType
 from kafka.errors import NodeNotReadyError
 from kafka.protocol.admin import (
     CreatePartitionsRequest,
@@ -35,7 +36,7 @@ from reconciler.testing import Acl, TestCluster
 NONE, UNKNOWN_TOPIC, TOPIC_DENIED, GROUP_DENIED, CLUSTER_DENIED, UNKNOWN_TOPIC_ID = 0, 3, 29, 30, 31, 100
 READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE = 3, 4, 5, 6, 7, 8
 CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE = 9, 10, 11, 12
-TOPIC_RESOURCE, BROKER_RESOURCE = 2, 4
+TOPIC_RESOURCE, BROKER_RESOURCE = ConfigResourceType.TOPIC, ConfigResourceType.BROKER
 SET = 0
 ZERO_UUID = uuid.UUID(int=0)
 # Each test takes fresh principals (the alice and bob fixtures), so ACLs never leak between tests.

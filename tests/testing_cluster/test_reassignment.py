@@ -193,7 +193,7 @@ def test_list_leaves_out_idle_and_unknown_partitions(rig):
     [current] = cluster.replicas("busy")[1]
     added = current % 3 + 1
     cluster.reassign("busy", {1: [current, added]})
-    expected = {("busy", 1): ([current, added], [added], [])}
+    expected: dict[tuple[str, int], tuple[list[int], list[int], list[int]]] = {("busy", 1): ([current, added], [added], [])}
     assert listed(send) == expected
     assert listed(send, [("busy", [0, 1, 7]), ("idle", [0]), ("nope", [0])]) == expected
     assert listed(send, [("idle", [0])]) == {}

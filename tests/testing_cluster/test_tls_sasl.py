@@ -127,7 +127,7 @@ def test_the_listener_kinds_and_certificate_files():
             certs.other_ca_file,
         ):
             assert Path(path).read_text().startswith("-----BEGIN ")
-        assert c.tls.client_settings() == {"ssl_cafile": str(certs.ca_file)}
+        assert c.tls is not None and c.tls.client_settings() == {"ssl_cafile": str(certs.ca_file)}
         assert c.tls.client_settings(certificate=True, encrypted_key=True)["ssl_password"] == certs.client_key_password
         # The encrypted key needs its password, as a real one would.
         with pytest.raises(ssl.SSLError):
@@ -333,10 +333,13 @@ def _served(*flags: str, told_lines: int):
         yield bootstrap, told
     finally:
         process.terminate()
-        assert process.wait(timeout=10) == 0
+        status = process.wait(timeout=10)
+        process.stdout.close()
+        process.stderr.close()
+        assert status == 0
 
 
-def _product_sees(bootstrap: str, **security) -> str:
+def _product_sees(bootstrap: str, **security: str) -> str | None:
     spec = ClusterSpec(name="served", bootstrap_servers=bootstrap.split(","), security=ClientSecurity(**security))
     with connect(spec, bootstrap_timeout_s=10.0) as kafka:
         return kafka.observe_topics().cluster_id

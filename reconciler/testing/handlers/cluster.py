@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from kafka.protocol.api_message import ApiMessage
+
 from .. import errors, protocol
 from ..authorizer import CLUSTER, CLUSTER_NAME, DESCRIBE, GROUP, TOPIC, TRANSACTIONAL_ID
 from ..controller import topic_name_error
 from ..errors import KafkaApiError
 from ..protocol import ZERO_UUID
+
+if TYPE_CHECKING:
+    import uuid
+
+    from kafka.protocol.data_container import DataContainer
+
+    from ..dispatch import ClusterSettings, RequestContext
+    from ..state import ClusterState, Partition, Topic
+    from ..views import PartitionImage, TopicImage
 
 LOG_DIR = "/tmp/kafka-logs"
 LOG_DIR_TOTAL_BYTES = 1 << 40
@@ -14,7 +27,7 @@ LOG_DIR_TOTAL_BYTES = 1 << 40
 API_VERSIONS, METADATA, FIND_COORDINATOR, DESCRIBE_LOG_DIRS, DESCRIBE_CLUSTER = 18, 3, 10, 35, 60
 
 
-def api_versions_response(settings, version: int):
+def api_versions_response(settings: ClusterSettings, version: int) -> ApiMessage:
     response = protocol.new_response(API_VERSIONS, version, error_code=errors.NONE, throttle_time_ms=0)
     response.api_keys = [
         response.ApiVersion(api_key=key, min_version=low, max_version=high)
@@ -23,15 +36,15 @@ def api_versions_response(settings, version: int):
     return response
 
 
-def api_versions(ctx, request):
+def api_versions(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
     return api_versions_response(ctx.settings, ctx.version)
 
 
-def _broker_list(state, struct, **extra):
+def _broker_list(state: ClusterState, struct: type[DataContainer], **extra: object) -> list[DataContainer]:
     return [struct(node_id=b.id, host=b.host, port=b.port, rack=b.rack, **extra) for b in state.live_brokers()]
 
 
-def _partition_metadata(live: set[int], p, struct):
+def _partition_metadata(live: set[int], p: Partition | PartitionImage, struct: type[DataContainer]) -> DataContainer:
     leader_alive = p.leader in live
     return struct(
         error_code=errors.NONE if leader_alive else errors.LEADER_NOT_AVAILABLE,
@@ -44,7 +57,7 @@ def _partition_metadata(live: set[int], p, struct):
     )
 
 
-def _cluster_operations(ctx):
+def _cluster_operations(ctx: RequestContext) -> set[int]:
     """AuthHelper.computeDescribeClusterResponse / handleTopicMetadataRequest: the cluster's
     authorized operations, or none at all (0) without DESCRIBE on the cluster."""
     if not ctx.allowed(DESCRIBE, CLUSTER, CLUSTER_NAME):
@@ -52,7 +65,7 @@ def _cluster_operations(ctx):
     return ctx.authorized_operations(CLUSTER, CLUSTER_NAME)
 
 
-def metadata(ctx, request):
+def metadata(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
     """KafkaApis.handleTopicMetadataRequest. Topics the principal may not DESCRIBE are left out of
     an all-topics answer; named, they answer TOPIC_AUTHORIZATION_FAILED whether they exist or not
     (auto-creation is off), after the others."""
@@ -75,10 +88,10 @@ def metadata(ctx, request):
     with_ops = version >= 8 and request.include_topic_authorized_operations
     live = {b.id for b in state.live_brokers()}
 
-    def ops(name):
+    def ops(name: str) -> set[int] | None:
         return ctx.authorized_operations(TOPIC, name) if with_ops else None
 
-    def found(topic):
+    def found(topic: Topic | TopicImage) -> DataContainer:
         return T(
             error_code=errors.NONE,
             name=topic.name,
@@ -88,7 +101,9 @@ def metadata(ctx, request):
             authorized_operations=ops(topic.name),
         )
 
-    def missing(code, name=None, topic_id=ZERO_UUID, authorized_operations=None):
+    def missing(
+        code: int, name: str | None = None, topic_id: uuid.UUID = ZERO_UUID, authorized_operations: set[int] | None = None
+    ) -> DataContainer:
         return T(
             error_code=code,
             name=name,
@@ -98,7 +113,7 @@ def metadata(ctx, request):
             authorized_operations=authorized_operations,
         )
 
-    def describable(name):
+    def describable(name: str) -> bool:
         return ctx.allowed(DESCRIBE, TOPIC, name)
 
     # v0 has no way to say "all topics" but an empty list; v1+ use null for that.
@@ -133,7 +148,7 @@ def metadata(ctx, request):
     return response
 
 
-def describe_cluster(ctx, request):
+def describe_cluster(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
     state = ctx.state
     response = protocol.new_response(
         DESCRIBE_CLUSTER,
@@ -158,11 +173,11 @@ def describe_cluster(ctx, request):
     return response
 
 
-def find_coordinator(ctx, request):
+def find_coordinator(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
     state = ctx.state
     response = protocol.new_response(FIND_COORDINATOR, ctx.version, throttle_time_ms=0)
 
-    def lookup(key):
+    def lookup(key: str) -> tuple[int, str | None, int, str, int]:
         """(error, message, node id, host, port); KafkaApis.getCoordinator checks DESCRIBE first."""
         if request.key_type == 0 and not ctx.allowed(DESCRIBE, GROUP, key):
             return errors.GROUP_AUTHORIZATION_FAILED, errors.GROUP_AUTHORIZATION_MESSAGE, -1, "", -1
@@ -205,7 +220,7 @@ def find_coordinator(ctx, request):
     return response
 
 
-def describe_log_dirs(ctx, request):
+def describe_log_dirs(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
     state, me = ctx.state, ctx.broker_id
     response = protocol.new_response(DESCRIBE_LOG_DIRS, ctx.version, throttle_time_ms=0, error_code=errors.NONE)
     if not ctx.allowed(DESCRIBE, CLUSTER, CLUSTER_NAME):

@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from kafka.protocol.api_message import ApiMessage
+
 from .. import authorizer as acl
 from .. import controller, errors, protocol
 from ..configs import describe_broker, effective_topic_configs, wire_type
 from ..errors import KafkaApiError
 
+if TYPE_CHECKING:
+    from collections.abc import Callable, Collection
+
+    from kafka.protocol.data_container import DataContainer
+
+    from ..configs import ConfigValue
+    from ..dispatch import RequestContext
+
 DESCRIBE_CONFIGS, ALTER_CONFIGS, INCREMENTAL_ALTER_CONFIGS = 32, 33, 44
 TOPIC, BROKER = 2, 4
 
 
-def _authorization_error(ctx, operation, resource_type, name) -> tuple[int, str] | None:
+def _authorization_error(ctx: RequestContext, operation: int, resource_type: int, name: str) -> tuple[int, str] | None:
     """A topic needs the operation on itself, a broker on the cluster (KafkaApis
     .handleDescribeConfigsRequest, ControllerApis.authorizeAlterResource)."""
     if resource_type == TOPIC and not ctx.allowed(operation, acl.TOPIC, name):
@@ -21,7 +33,7 @@ def _authorization_error(ctx, operation, resource_type, name) -> tuple[int, str]
     return None
 
 
-def describe_configs(ctx, request):
+def describe_configs(ctx: RequestContext, request: ApiMessage) -> ApiMessage | None:
     response = protocol.new_response(DESCRIBE_CONFIGS, ctx.version, throttle_time_ms=0)
     R = response.DescribeConfigsResult
     E = R.DescribeConfigsResourceResult
@@ -71,7 +83,7 @@ def describe_configs(ctx, request):
     return response
 
 
-def _resource_configs(ctx, resource_type, name):
+def _resource_configs(ctx: RequestContext, resource_type: int, name: str) -> list[ConfigValue]:
     state = ctx.state
     if resource_type == TOPIC:
         topic = state.views.topic(state, ctx.broker_id, name)
@@ -86,14 +98,14 @@ def _resource_configs(ctx, resource_type, name):
     raise KafkaApiError(errors.INVALID_REQUEST, f"Unsupported resource type {resource_type}")
 
 
-def incremental_alter_configs(ctx, request):
+def incremental_alter_configs(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
     """KafkaApis.handleIncrementalAlterConfigsRequest: the receiving broker checks BROKER resources
     itself first (ConfigAdminManager.preprocess: its own id or "", then the values, before any
     authorization); what passes goes on to the controller, and the answers keep their places."""
     response = protocol.new_response(INCREMENTAL_ALTER_CONFIGS, ctx.version, throttle_time_ms=0)
     R = response.AlterConfigsResourceResponse
 
-    def ops(resource):
+    def ops(resource: DataContainer) -> list[tuple[str, int, str | None]]:
         return [(c.name, c.config_operation, c.value) for c in resource.configs]
 
     preprocessed: dict[int, KafkaApiError] = {}
@@ -104,7 +116,7 @@ def incremental_alter_configs(ctx, request):
             except KafkaApiError as e:
                 preprocessed[i] = e
 
-    def change(resource):
+    def change(resource: DataContainer) -> None:
         validate_only = request.validate_only or not ctx.apply
         if resource.resource_type == BROKER:
             controller.incremental_alter_broker_configs(ctx.state, resource.resource_name, ops(resource), validate_only)
@@ -127,11 +139,11 @@ def incremental_alter_configs(ctx, request):
     return response
 
 
-def alter_configs(ctx, request):
+def alter_configs(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
     response = protocol.new_response(ALTER_CONFIGS, ctx.version, throttle_time_ms=0)
     R = response.AlterConfigsResourceResponse
 
-    def change(resource):
+    def change(resource: DataContainer) -> None:
         controller.alter_topic_configs(
             ctx.state, resource.resource_name, {c.name: c.value for c in resource.configs}, request.validate_only or not ctx.apply
         )
@@ -140,7 +152,13 @@ def alter_configs(ctx, request):
     return response
 
 
-def _alter_all(ctx, struct, resources, change, alterable):
+def _alter_all(
+    ctx: RequestContext,
+    struct: type[DataContainer],
+    resources: list[DataContainer],
+    change: Callable[[DataContainer], None],
+    alterable: Collection[int],
+) -> list[DataContainer]:
     """ControllerApis.handleIncrementalAlterConfigs: resources the principal may not ALTER_CONFIGS
     are refused before anything is validated (validate_only too), and listed first."""
     refused, results = [], []
@@ -160,7 +178,9 @@ def _alter_all(ctx, struct, resources, change, alterable):
     return refused + results
 
 
-def _alter_one(struct, resource, change, alterable):
+def _alter_one(
+    struct: type[DataContainer], resource: DataContainer, change: Callable[[DataContainer], None], alterable: Collection[int]
+) -> DataContainer:
     """Apply one resource's change; each resource succeeds or fails on its own."""
     try:
         if resource.resource_type not in alterable:

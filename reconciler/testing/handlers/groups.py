@@ -5,16 +5,25 @@ OffsetCommit, OffsetFetch, ListGroups, DescribeGroups, DeleteGroups. Group membe
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from kafka.protocol.api_message import ApiMessage
+
 from .. import errors, protocol
 from ..authorizer import CLUSTER, CLUSTER_NAME, DELETE, DESCRIBE, GROUP, READ, TOPIC
 from ..errors import KafkaApiError
 from ..state import CommittedOffset
 
+if TYPE_CHECKING:
+    from kafka.protocol.data_container import DataContainer
+
+    from ..dispatch import RequestContext
+
 OFFSET_COMMIT, OFFSET_FETCH, LIST_GROUPS, DESCRIBE_GROUPS, DELETE_GROUPS = 8, 9, 16, 15, 42
 ILLEGAL_GENERATION = 22
 
 
-def _coordinator_error(ctx, group_id: str) -> int:
+def _coordinator_error(ctx: RequestContext, group_id: str) -> int:
     if not group_id:
         return errors.INVALID_GROUP_ID
     try:
@@ -24,7 +33,7 @@ def _coordinator_error(ctx, group_id: str) -> int:
     return errors.NONE if coordinator == ctx.broker_id else errors.NOT_COORDINATOR
 
 
-def offset_commit(ctx, request):
+def offset_commit(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
     state = ctx.state
     response = protocol.new_response(OFFSET_COMMIT, ctx.version, throttle_time_ms=0)
     T = response.OffsetCommitResponseTopic
@@ -62,7 +71,9 @@ def offset_commit(ctx, request):
     return response
 
 
-def _fetch_group(ctx, group_id, topics):
+def _fetch_group(
+    ctx: RequestContext, group_id: str, topics: list[DataContainer] | None
+) -> tuple[int, list[tuple[str, list[tuple[int, CommittedOffset | None, int]]]]]:
     """(group error, [(topic, [(partition, CommittedOffset | None, error)])]) for one group, as
     KafkaApis.handleOffsetFetchRequest: DESCRIBE on the group first; topics the principal may not
     DESCRIBE are left out of an all-topics answer, and named ones come last with
@@ -87,10 +98,10 @@ def _fetch_group(ctx, group_id, topics):
     )
 
 
-def offset_fetch(ctx, request):
+def offset_fetch(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
     response = protocol.new_response(OFFSET_FETCH, ctx.version, throttle_time_ms=0, error_code=errors.NONE)
 
-    def partition(struct, index, offset, code):
+    def partition(struct: type[DataContainer], index: int, offset: CommittedOffset | None, code: int) -> DataContainer:
         if offset is None:
             return struct(partition_index=index, committed_offset=-1, committed_leader_epoch=-1, metadata="", error_code=code)
         return struct(
@@ -127,11 +138,11 @@ def offset_fetch(ctx, request):
     return response
 
 
-def _my_groups(ctx) -> list[str]:
+def _my_groups(ctx: RequestContext) -> list[str]:
     return sorted(g for g in ctx.state.groups if _coordinator_error(ctx, g) == errors.NONE)
 
 
-def list_groups(ctx, request):
+def list_groups(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
     response = protocol.new_response(LIST_GROUPS, ctx.version, throttle_time_ms=0, error_code=errors.NONE)
     L = response.ListedGroup
     states = {s.lower() for s in request.states_filter or ()}
@@ -150,7 +161,7 @@ def list_groups(ctx, request):
     return response
 
 
-def describe_groups(ctx, request):
+def describe_groups(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
     response = protocol.new_response(DESCRIBE_GROUPS, ctx.version, throttle_time_ms=0)
     D = response.DescribedGroup
     # KafkaApis.handleDescribeGroupsRequest: groups without DESCRIBE are answered first, with
@@ -190,7 +201,7 @@ def describe_groups(ctx, request):
     return response
 
 
-def delete_groups(ctx, request):
+def delete_groups(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
     response = protocol.new_response(DELETE_GROUPS, ctx.version, throttle_time_ms=0)
     R = response.DeletableGroupResult
     response.results = []

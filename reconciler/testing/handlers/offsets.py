@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from kafka.protocol.api_message import ApiMessage
+
 from .. import errors, protocol
 from ..authorizer import CLUSTER, CLUSTER_ACTION, CLUSTER_NAME, DELETE, DESCRIBE, TOPIC
 from ..configs import deletes_records
 from .routing import leader_partition
+
+if TYPE_CHECKING:
+    from ..dispatch import RequestContext
+    from ..state import Partition
 
 LIST_OFFSETS, DELETE_RECORDS, OFFSET_FOR_LEADER_EPOCH = 2, 21, 23
 LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -1, -2, -3, -4, -5
@@ -13,7 +21,7 @@ LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -1, -2, -3, -4,
 HIGH_WATERMARK = -1
 
 
-def _lookup(p, timestamp: int) -> tuple[int, int, int]:
+def _lookup(p: Partition, timestamp: int) -> tuple[int, int, int]:
     """(offset, timestamp, leader epoch) for one ListOffsets query on the leader."""
     hw = p.high_watermark
     if timestamp == LATEST:
@@ -32,7 +40,7 @@ def _lookup(p, timestamp: int) -> tuple[int, int, int]:
     return offset, ts, p.history.epoch_for_offset(offset)
 
 
-def list_offsets(ctx, request):
+def list_offsets(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
     response = protocol.new_response(LIST_OFFSETS, ctx.version, throttle_time_ms=0)
     T = response.ListOffsetsTopicResponse
     P = T.ListOffsetsPartitionResponse
@@ -67,7 +75,7 @@ def list_offsets(ctx, request):
     return response
 
 
-def offset_for_leader_epoch(ctx, request):
+def offset_for_leader_epoch(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
     response = protocol.new_response(OFFSET_FOR_LEADER_EPOCH, ctx.version, throttle_time_ms=0)
     T = response.OffsetForLeaderTopicResult
     P = T.EpochEndOffset
@@ -95,7 +103,7 @@ def offset_for_leader_epoch(ctx, request):
     return response
 
 
-def _delete_one(ctx, topic: str, index: int, offset: int) -> tuple[int, int]:
+def _delete_one(ctx: RequestContext, topic: str, index: int, offset: int) -> tuple[int, int]:
     """(error code, low watermark) following Partition.deleteRecordsOnLeader."""
     code, p = leader_partition(ctx, topic, index)
     if p is None:
@@ -113,7 +121,7 @@ def _delete_one(ctx, topic: str, index: int, offset: int) -> tuple[int, int]:
     return errors.NONE, state.delete_records(p, target)
 
 
-def delete_records(ctx, request):
+def delete_records(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
     response = protocol.new_response(DELETE_RECORDS, ctx.version, throttle_time_ms=0)
     T = response.DeleteRecordsTopicResult
     P = T.DeleteRecordsPartitionResult

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import time
 from array import array
+from typing import TYPE_CHECKING
 
+from kafka.protocol.api_message import ApiMessage
 from kafka.record import MemoryRecords
 
 from .. import errors, protocol
@@ -12,11 +14,15 @@ from ..authorizer import CLUSTER, CLUSTER_NAME, IDEMPOTENT_WRITE, TOPIC, WRITE
 from ..configs import effective, effective_int
 from .routing import leader_partition
 
+if TYPE_CHECKING:
+    from ..dispatch import RequestContext
+    from ..state import ClusterState
+
 PRODUCE, INIT_PRODUCER_ID = 0, 22
 LOG_APPEND_TIME = 1
 
 
-def _parse(records: bytes, log_append_time: bool, now_ms: int):
+def _parse(records: bytes, log_append_time: bool, now_ms: int) -> tuple[array[int], array[int]]:
     """(timestamps, sizes) of every record; a batch's bytes are spread over its records."""
     timestamps, sizes = array("q"), array("l")
     batches = MemoryRecords(records)
@@ -31,7 +37,7 @@ def _parse(records: bytes, log_append_time: bool, now_ms: int):
     return timestamps, sizes
 
 
-def _timestamp_error(state, topic, timestamps, now_ms) -> str | None:
+def _timestamp_error(state: ClusterState, topic: str, timestamps: array[int], now_ms: int) -> str | None:
     """message.timestamp.before/after.max.ms bound CreateTime timestamps (Kafka 4.0 defaults:
     unbounded in the past, one hour into the future)."""
     configs = state.topics[topic].configs
@@ -45,7 +51,7 @@ def _timestamp_error(state, topic, timestamps, now_ms) -> str | None:
     return None
 
 
-def _append(ctx, topic, index, records, acks) -> tuple[int, int, int, int, str | None]:
+def _append(ctx: RequestContext, topic: str, index: int, records: bytes, acks: int) -> tuple[int, int, int, int, str | None]:
     """(error, base offset, log append time or -1, log start offset, message) for one partition."""
     code, p = leader_partition(ctx, topic, index)
     if p is None:
@@ -71,7 +77,7 @@ def _append(ctx, topic, index, records, acks) -> tuple[int, int, int, int, str |
     return errors.NONE, base, append_ms, p.log.log_start, None
 
 
-def produce(ctx, request):
+def produce(ctx: RequestContext, request: ApiMessage) -> ApiMessage | None:
     response = protocol.new_response(PRODUCE, ctx.version, throttle_time_ms=0)
     T = response.TopicProduceResponse
     P = T.PartitionProduceResponse
@@ -102,7 +108,7 @@ def produce(ctx, request):
     return None if request.acks == 0 else response
 
 
-def init_producer_id(ctx, request):
+def init_producer_id(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
     state = ctx.state
     # KafkaApis.handleInitProducerIdRequest (no transactions modelled): IDEMPOTENT_WRITE on the
     # cluster, or WRITE on some topic.

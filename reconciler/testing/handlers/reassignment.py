@@ -7,9 +7,16 @@ Brokers forward all three to the controller, which authorizes them on the cluste
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from kafka.protocol.api_message import ApiMessage
+
 from .. import errors, protocol, reassignment
 from ..authorizer import ALTER, CLUSTER, CLUSTER_NAME, DESCRIBE
 from ..errors import KafkaApiError
+
+if TYPE_CHECKING:
+    from ..dispatch import RequestContext
 
 ELECT_LEADERS, ALTER_PARTITION_REASSIGNMENTS, LIST_PARTITION_REASSIGNMENTS = 43, 45, 46
 
@@ -19,7 +26,7 @@ def _refused(api_key: int) -> tuple[int, str]:
     return errors.CLUSTER_AUTHORIZATION_FAILED, f"Request {protocol.api_name(api_key)} is not authorized."
 
 
-def alter_partition_reassignments(ctx, request):
+def alter_partition_reassignments(ctx: RequestContext, request: ApiMessage) -> ApiMessage | None:
     response = protocol.new_response(
         ALTER_PARTITION_REASSIGNMENTS, ctx.version, throttle_time_ms=0, error_code=errors.NONE, error_message=None
     )
@@ -52,7 +59,7 @@ def alter_partition_reassignments(ctx, request):
     return response
 
 
-def list_partition_reassignments(ctx, request):
+def list_partition_reassignments(ctx: RequestContext, request: ApiMessage) -> ApiMessage | None:
     response = protocol.new_response(
         LIST_PARTITION_REASSIGNMENTS, ctx.version, throttle_time_ms=0, error_code=errors.NONE, error_message=None
     )
@@ -89,7 +96,7 @@ def list_partition_reassignments(ctx, request):
     return response
 
 
-def elect_leaders(ctx, request):
+def elect_leaders(ctx: RequestContext, request: ApiMessage) -> ApiMessage | None:
     response = protocol.new_response(ELECT_LEADERS, ctx.version, throttle_time_ms=0, error_code=errors.NONE)
     R = response.ReplicaElectionResult
     P = R.PartitionResult

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import errors
 
+if TYPE_CHECKING:
+    from ..dispatch import RequestContext
+    from ..state import Partition
 
-def leader_partition(ctx, topic: str, index: int, current_leader_epoch: int = -1):
+
+def leader_partition(ctx: RequestContext, topic: str, index: int, current_leader_epoch: int = -1) -> tuple[int, Partition | None]:
     """(error code, partition): the partition if this broker is its leader and the client's
     epoch (-1 = not given) matches. Epoch fencing is checked before leadership, as in Kafka."""
     p = ctx.state.partition(topic, index, ctx.broker_id)

@@ -5,14 +5,21 @@ Once authenticated, or on a listener without SASL, KafkaApis answers both with I
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from kafka.protocol.api_message import ApiMessage
+
 from .. import errors, protocol
 from ..sasl_mechanisms import AuthenticationRefused, InvalidCredentials, generic_failure_message, new_server
 from ..server import CloseConnection
 
+if TYPE_CHECKING:
+    from ..dispatch import RequestContext
+
 SASL_HANDSHAKE, SASL_AUTHENTICATE = 17, 36
 
 
-def sasl_handshake(ctx, request):
+def sasl_handshake(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
     if ctx.connection.authenticated or ctx.settings.sasl_users is None:
         # KafkaApis answers once the connection is authenticated (no re-authentication by default).
         return protocol.new_response(SASL_HANDSHAKE, ctx.version, error_code=errors.ILLEGAL_SASL_STATE, mechanisms=[])
@@ -27,7 +34,7 @@ def sasl_handshake(ctx, request):
     return protocol.new_response(SASL_HANDSHAKE, ctx.version, error_code=code, mechanisms=enabled)
 
 
-def sasl_authenticate(ctx, request):
+def sasl_authenticate(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
     conn = ctx.connection
     response = protocol.new_response(SASL_AUTHENTICATE, ctx.version, auth_bytes=b"", session_lifetime_ms=0, error_message=None)
     if conn.authenticated or ctx.settings.sasl_users is None:

@@ -6,11 +6,19 @@ KRaft brokers forward these to the controller, so any live broker accepts them.
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
+
+from kafka.protocol.api_message import ApiMessage
 
 from .. import controller, errors, protocol
 from ..authorizer import ALTER, CLUSTER, CLUSTER_NAME, CREATE, DELETE, DESCRIBE, DESCRIBE_CONFIGS, TOPIC
 from ..errors import KafkaApiError
 from ..protocol import ZERO_UUID
+
+if TYPE_CHECKING:
+    import uuid
+
+    from ..dispatch import RequestContext
 
 CREATE_TOPICS, DELETE_TOPICS, CREATE_PARTITIONS = 19, 20, 37
 _DUPLICATE = "Duplicate topic name."
@@ -18,7 +26,7 @@ _DUPLICATE = "Duplicate topic name."
 _NOT_AUTHORIZED = "Authorization failed."
 
 
-def create_topics(ctx, request):
+def create_topics(ctx: RequestContext, request: ApiMessage) -> ApiMessage | None:
     response = protocol.new_response(CREATE_TOPICS, ctx.version, throttle_time_ms=0)
     R = response.CreatableTopicResult
     C = R.CreatableTopicConfigs
@@ -112,7 +120,7 @@ def create_topics(ctx, request):
     return response
 
 
-def create_partitions(ctx, request):
+def create_partitions(ctx: RequestContext, request: ApiMessage) -> ApiMessage | None:
     response = protocol.new_response(CREATE_PARTITIONS, ctx.version, throttle_time_ms=0)
     R = response.CreatePartitionsTopicResult
     counts = Counter(t.name for t in request.topics)
@@ -135,7 +143,7 @@ def create_partitions(ctx, request):
     return response
 
 
-def delete_topics(ctx, request):
+def delete_topics(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
     response = protocol.new_response(DELETE_TOPICS, ctx.version, throttle_time_ms=0)
     R = response.DeletableTopicResult
     if ctx.version >= 6:
@@ -174,7 +182,9 @@ def delete_topics(ctx, request):
     return response
 
 
-def _delete_denied(ctx, name, topic_id):
+def _delete_denied(
+    ctx: RequestContext, name: str | None, topic_id: uuid.UUID | None
+) -> tuple[str | None, uuid.UUID | None] | None:
     """ControllerApis.deleteTopics: (name, id) to answer TOPIC_AUTHORIZATION_FAILED with, or None.
     DELETE on the cluster allows every topic. By name, a topic the principal may not DESCRIBE is
     refused whether it exists or not; one it may describe but not DELETE is refused if it exists
