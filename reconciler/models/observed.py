@@ -444,8 +444,10 @@ _OWN_RULES_HOLD = holds(OWN_RULES)  # leader, replicas, isr, offline, start, end
 _LIVE_RULES_HOLD = holds(r for r in OWN_RULES if r.live)  # leader, replicas, start, end, epoch_end, by_time
 _LIVE_BUT_OFFSETS_HOLD = holds(r for r in OWN_RULES if r.live and r is not OFFSET_RULE)  # leader, replicas
 _REPLICA_RULES_HOLD = holds(r for r in OWN_RULES if r is not OFFSET_RULE)  # leader, replicas, isr, offline
-_OFFSETS_HOLD = holds([OFFSET_RULE])  # leader, start, end, epoch_end, by_time
 _IDS_IN_ORDER = holds(r for r in PARTITION_RULES if r not in OWN_RULES)  # index, partition
+# Asked of each partition of a file (the replica rules' verdicts are kept by value):
+# index, partition, leader, start, end, epoch_end, by_time
+_ORDER_AND_OFFSETS_HOLD = holds(r for r in PARTITION_RULES if r not in OWN_RULES or r is OFFSET_RULE)
 _RANGES = value_ranges(ObservedPartition)
 _OFFSET_LOW, _OFFSET_HIGH = _RANGES["log_start_offset"]
 _END_LOW, _END_HIGH = _RANGES["high_watermark"]
@@ -498,7 +500,7 @@ def topic_from_file(values: dict[str, Any], configs: dict[tuple, ObservedConfig]
     built = _configs_from_file(values.get("configs", {}), configs)
     if built is None:
         return None
-    good_replicas, order, in_order, offsets_hold = _GOOD_REPLICAS, _PARTITION_ORDER, _IDS_IN_ORDER, _OFFSETS_HOLD
+    good_replicas, order, order_and_offsets_hold = _GOOD_REPLICAS, _PARTITION_ORDER, _ORDER_AND_OFFSETS_HOLD
     ready, times = [], []
     broker_lists: list[list[Any]] = []  # every replica, ISR and offline list, for one check of their types
     for index, p in enumerate(partitions):
@@ -512,7 +514,6 @@ def topic_from_file(values: dict[str, Any], configs: dict[tuple, ObservedConfig]
         number, leader, epoch, replicas, isr, offline, start, end, size, epoch_end, by_time = p.values()
         if (
             type(number) is not int
-            or not in_order(index, number)
             or type(start) is not int
             or type(end) is not int
             or type(leader) is not int
@@ -521,7 +522,7 @@ def topic_from_file(values: dict[str, Any], configs: dict[tuple, ObservedConfig]
             or (size is not None and (type(size) is not int or not _SIZE_LOW <= size <= _SIZE_HIGH))
             or (epoch_end is not None and (type(epoch_end) is not int or not _EPOCH_END_LOW <= epoch_end <= _EPOCH_END_HIGH))
             or type(by_time) is not dict
-            or not offsets_hold(leader, start, end, epoch_end, by_time)
+            or not order_and_offsets_hold(index, number, leader, start, end, epoch_end, by_time)
         ):
             return None
         if type(epoch) is not int or type(replicas) is not list or type(isr) is not list or type(offline) is not list:
