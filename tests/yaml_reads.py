@@ -6,8 +6,10 @@ from reconciler.manifests import yaml_source
 from reconciler.manifests.problems import is_secret
 
 
-def read_everything(text: str) -> tuple[list, list]:
-    """(each document's file, data, key and value positions, refusals and secrets; the problems)."""
+def read_everything(text: str, by_parser: bool = False) -> tuple[list, list]:
+    """(each document's file, data, key and value positions, refusals and secrets; the problems),
+    as `read_yaml_text` reads the text, or with `by_parser` the reader it is checked against."""
     found: list = []
-    docs = yaml_source.read_yaml_text(text, "f.yaml", lambda *p: found.append(p), is_secret)
+    read = yaml_source.read_yaml_text_by_parser if by_parser else yaml_source.read_yaml_text
+    docs = read(text, "f.yaml", lambda *p: found.append(p), is_secret)
     return [(d.file, d.data, d.key_marks, d.value_marks, d.refused, d.refused_at, d.secret_texts) for d in docs], found

@@ -35,7 +35,7 @@ from reconciler.errors import ReconcilerError
 from reconciler.kafka_configs import ConfigType, Unit
 from reconciler.manifests.yaml_source import plain_reads_as_text
 from reconciler.models.desired import ClusterSpec, DesiredState, DesiredTopic, Policy
-from reconciler.models.observed import ObservedState, ObservedTopic
+from reconciler.models.observed import ObservedState, ObservedTopic, is_internal_topic
 from reconciler.models.plan import AlterConfigs, ConfigChange, Severity
 from reconciler.plan.planner import plan as make_plan
 from reconciler.plan.policy import violations as policy_violations
@@ -211,7 +211,7 @@ def _select(observed: ObservedState, spec: ClusterSpec, options: ImportOptions, 
         topic = observed.topics[name]
         cluster_pattern = next((p for p, r in ignored if r.search(name)), None)
         option_pattern = next((p for p, r in excluded if r.search(name)), None)
-        if topic.internal or name.startswith("__"):
+        if is_internal_topic(name, topic):
             result.skipped.append(Skipped(name, "internal", "internal topic"))
         elif cluster_pattern is not None:
             result.skipped.append(Skipped(name, "ignored", f"matches the Cluster document's ignore_topics {cluster_pattern!r}"))

@@ -112,8 +112,11 @@ def run_fleet(
             )
         if not urlparse(str(fleet)).scheme:  # a plain path: the local engine's checks of the directory first
             from reconciler.files.fleet import discover_fleet
+            from reconciler.files.snapshot_parquet import check_column_types
 
-            discover_fleet(fleet)
+            for runs in discover_fleet(fleet).values():
+                for snapshot in reversed(runs):  # the latest first, as the local engine reads them
+                    check_column_types(snapshot.path)  # Spark would misread or fail on them without naming the file
         try:
             from reconciler.drift import spark_job
         except ImportError as e:

@@ -9,10 +9,11 @@ The expression is sound, not complete: `clean` is true only where the planner an
 `compute.topic_drift` would find nothing, and false wherever that is not simple to state in SQL,
 in which case the planner decides as before. It is true only for a topic that is
 
-- read (no `status`), with partitions 0..n-1 in order, each online (a leader, offsets in order),
-  led by its first replica, every replica in sync, none on a drained broker, none being reassigned;
-  and a row the models accept (the rules of `reconciler.models.observed` a row can break), so a
-  row the planner would refuse still reaches it and is refused as before;
+- read (no `status`), each partition online (a leader), led by its first replica, every replica
+  in sync, none on a drained broker, none being reassigned; and a row the models accept, today's
+  and the earlier run's (every rule of `reconciler.models.partition_rules` and every bound of the
+  models' values, in the SQL form stated there), so a row the planner would refuse still reaches
+  it and is refused as before;
 - declared, present, without truncation rules or a pinned replica_assignment, with the declared
   partition count and replication factor, every declared key set on the topic with the declared
   string (a value equal to itself by `same_config_value`), and no other key set on it; or not
@@ -39,7 +40,9 @@ from pyspark.sql import functions as F
 
 from reconciler.kafka_configs import same_config_value
 from reconciler.models.desired import DesiredState, TopicState
-from reconciler.models.observed import AclOperation, ConfigSource
+from reconciler.models.observed import INTERNAL_TOPIC_SQL, AclOperation, ConfigSource, ObservedPartition
+from reconciler.models.partition_rules import PARTITION_RULES, value_ranges
+from reconciler.models.plan import ActionKind
 
 # One row per declared topic: what a clean topic must match, and the topic's JSON for the planner.
 DESIRED_SCHEMA = (
@@ -132,25 +135,40 @@ def _every(array: str, element_ok: str) -> str:
     return f"forall(transform({array}, (p, i) -> coalesce({element_ok}, false)), ok -> ok)"
 
 
-# A partition as the models accept it (ObservedPartition), online, in sync and led by its
-# preferred leader (compute._replica_problems, replica_health), on no drained broker.
-_PARTITION_CLEAN = """
-    p.partition = i AND p.leader >= 0 AND p.leader_epoch >= -1
-    AND p.log_start_offset >= 0 AND p.log_start_offset <= p.high_watermark
-    AND (p.size_bytes IS NULL OR p.size_bytes >= 0) AND (p.epoch_end_offset IS NULL OR p.epoch_end_offset >= -1)
-    AND (p.offsets_by_timestamp IS NULL
-         OR forall(p.offsets_by_timestamp, o -> o.timestamp IS NOT NULL AND o.offset >= -1))
-    AND size(p.replicas) > 0 AND try_element_at(p.replicas, 1) = p.leader
-    AND forall(p.replicas, b -> b >= 0) AND size(array_distinct(p.replicas)) = size(p.replicas)
-    AND size(p.isr) = size(p.replicas) AND size(array_distinct(p.isr)) = size(p.isr)
-    AND size(array_except(p.isr, p.replicas)) = 0
-    AND size(array_distinct(p.offline_replicas)) = size(p.offline_replicas)
-    AND size(array_except(p.offline_replicas, p.replicas)) = 0
-    AND NOT arrays_overlap(p.replicas, drain)"""
+# How the Parquet layout (snapshot_parquet.arrow_schema) holds a dict of the models: a list of
+# structs, the key and the value each a field.
+_ENTRIES = {"offsets_by_timestamp": ("timestamp", "offset")}
+
+
+def _range_sql(where: str, low: int, high: int) -> str:
+    """`value_ranges`' bound of `where` (`field`, `field[]`, `field{}`, `field{key}`) over `p`."""
+    field = where.split("[")[0].split("{")[0]
+    low_sql, high_sql = (f"{n}L" if not -(2**31) <= n < 2**31 else str(n) for n in (low, high))  # bigint literals
+    nullable = not ObservedPartition.model_fields[field].is_required()  # a default: null, or left out (empty)
+    if where.endswith("[]"):
+        test = f"forall(p.{field}, b -> b BETWEEN {low_sql} AND {high_sql})"
+    elif "{" in where:
+        entry = _ENTRIES[field][0 if where.endswith("{key}") else 1]
+        test = f"forall(p.{field}, e -> e.{entry} BETWEEN {low_sql} AND {high_sql})"
+    else:
+        test = f"p.{field} BETWEEN {low_sql} AND {high_sql}"
+    return f"(p.{field} IS NULL OR {test})" if nullable and not where.endswith("[]") else test
+
+
+# A partition as the models accept it (ObservedPartition): every rule of
+# reconciler.models.partition_rules and every bound of its values.
+_PARTITION_OK = " AND ".join(
+    [*(rule.sql for rule in PARTITION_RULES), *(_range_sql(w, *b) for w, b in value_ranges(ObservedPartition).items())]
+)
+
+# And online, in sync and led by its preferred leader (compute._replica_problems, replica_health),
+# on no drained broker.
+_PARTITION_CLEAN = f"""
+    {_PARTITION_OK} AND p.leader >= 0 AND size(p.replicas) > 0 AND try_element_at(p.replicas, 1) = p.leader
+    AND size(p.isr) = size(p.replicas) AND NOT arrays_overlap(p.replicas, drain)"""
 
 # The earlier run's partition as the models accept it (its replicas and leader equal today's).
-_EARLIER_PARTITION_OK = """
-    p.partition = i AND p.leader_epoch >= -1 AND p.log_start_offset >= 0 AND p.log_start_offset <= p.high_watermark"""
+_EARLIER_PARTITION_OK = _PARTITION_OK
 
 # A row the models accept and whose topic is healthy, as far as the row shows.
 _ROW_CLEAN = f"""
@@ -174,8 +192,8 @@ _DECLARED_IN_SYNC = f"""
     AND forall(coalesce(configs, array()), c -> c.source <> {_TOPIC_SOURCE} OR exists(want_configs, w -> w.key = c.key))"""
 
 # planner.unmanaged_topics leaves it out.
-_NEVER_UNMANAGED = """
-    coalesce(internal, false) OR startswith(topic, '__')
+_NEVER_UNMANAGED = f"""
+    {INTERNAL_TOPIC_SQL}
     OR exists(ignore_prefixes, x -> startswith(topic, x)) OR exists(ignore_infixes, x -> contains(topic, x))"""
 
 # Against the earlier run: changelog.topic_changes lists nothing, compute._data_loss finds nothing
@@ -196,6 +214,33 @@ CLEAN_SQL = (
     f"coalesce(({_ROW_CLEAN}) AND (CASE WHEN coalesce(declared, false) THEN ({_DECLARED_IN_SYNC}) "
     f"ELSE ({_NEVER_UNMANAGED}) END) AND ({_UNCHANGED}), false)"
 )
+
+# The clauses above, and for each finding a drift report can hold for a topic (TopicDrift.FINDINGS)
+# and each action a plan can take (ActionKind), the clauses that prove there is none: a finding or
+# an action added without its clause here fails tests/drift/test_spark_clean.py.
+CLAUSES = {"row": _ROW_CLEAN, "declared": _DECLARED_IN_SYNC, "never unmanaged": _NEVER_UNMANAGED, "unchanged": _UNCHANGED}
+FINDINGS_RULED_OUT = {
+    "hidden": ("row",),  # status null: read
+    "unmanaged": ("declared", "never unmanaged"),
+    "changes": ("declared",),  # as the actions below
+    "config": ("declared",),
+    "truncation": ("declared",),  # want_plain: no truncation rule
+    "replicas": ("row", "declared"),  # the declared factor; led by the first replica, in sync, none drained
+    "health": ("row",),  # online, in sync, preferred leaders, not being reassigned
+    "data_loss": ("unchanged",),  # no high watermark gone back
+    "retention": ("unchanged",),  # no earlier settings to cut against
+    "unverified": ("row",),  # online (a fleet's snapshots carry no unanswered OffsetForLeaderEpoch)
+    "diagnostics": ("row", "declared"),  # a row the models accept, nothing to plan
+    "change_log": ("unchanged",),
+}
+ACTIONS_RULED_OUT = {
+    ActionKind.CREATE_TOPIC: ("row",),  # read: it exists
+    ActionKind.ADD_PARTITIONS: ("declared",),  # the declared count
+    ActionKind.REASSIGN_REPLICAS: ("row", "declared"),  # the declared factor, no pinned assignment, none drained
+    ActionKind.ALTER_CONFIGS: ("declared",),  # every declared key set so, no other set on the topic
+    ActionKind.TRUNCATE: ("declared",),  # want_plain: no truncation rule
+    ActionKind.DELETE_TOPIC: ("declared",),  # want_plain: state present
+}
 
 
 def clean() -> Column:

@@ -7,7 +7,9 @@ shape this module does not take on (offline partitions written with -1 offsets a
 reassignment in progress, a topic listed twice or a header key it does not know are not). The
 caller then reads the file with `read_snapshot_parquet`, which accepts it or refuses it with the
 messages it always gave, so a file is accepted or refused exactly as before and only good files
-take this path. The checks here are never looser than the models': tests/files/test_snapshot_columns.py
+take this path. The partitions are checked by the `columns` form of each rule of
+`reconciler.models.partition_rules` and the bounds the models' annotations give; the checks here
+are never looser than the models': tests/files/test_snapshot_columns.py
 breaks each rule and asserts both readers refuse it.
 
 The per-partition columns the drift pre-check compares (`reconciler.drift.quiet`) are numpy
@@ -21,13 +23,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, get_args
 
 from reconciler.files.snapshot_parquet import arrow_schema, state_data, table_header, topic_from_row
 from reconciler.kafka_configs import TOPIC_NAME
-from reconciler.models.observed import AclOperation, ConfigSource, ObservedState, ObservedTopic
+from reconciler.models.observed import AclOperation, ConfigSource, ObservedPartition, ObservedState, ObservedTopic
+from reconciler.models.partition_rules import PARTITION_RULES, value_ranges
 
 _ACL_OPERATIONS = get_args(AclOperation)
+_RANGES = value_ranges(ObservedPartition)
 _SOURCES = [int(s) for s in ConfigSource]
 
 # What `state_data` reads of each row but the first.
@@ -135,37 +140,7 @@ def _proven(path: Path, table: Any, header: dict[str, Any]) -> SnapshotColumns:
     starts, parts = partitions
     counts = np.diff(starts)
     _require(counts.size == 0 or counts.min() >= 1)
-    fields = _fields(parts)
-    total = int(starts[-1])
-    index = np.arange(total, dtype=np.int64) - np.repeat(starts[:-1], counts)
-    number = _ints(fields["partition"])
-    leader, epoch = _ints(fields["leader"]), _ints(fields["leader_epoch"])
-    start, end = _ints(fields["log_start_offset"]), _ints(fields["high_watermark"])
-    _require(np.array_equal(number, index))
-    _require(total == 0 or (leader.min() >= -1 and epoch.min() >= -1))
-    size, size_known = _maybe_ints(fields["size_bytes"])
-    epoch_end, epoch_end_known = _maybe_ints(fields["epoch_end_offset"])
-    _require(not size_known.any() or size[size_known].min() >= 0)
-    _require(not epoch_end_known.any() or epoch_end[epoch_end_known].min() >= -1)
-    times_starts, times = _list(fields["offsets_by_timestamp"], nullable=True)
-    times_fields = _fields(times)
-    _ints(times_fields["timestamp"])
-    offsets = _ints(times_fields["offset"])
-    _require(offsets.size == 0 or offsets.min() >= -1)
-    online = (start >= 0) & (start <= end)
-    offline = (start == -1) & (end == -1) & (leader == -1) & ~epoch_end_known & (np.diff(times_starts) == 0)
-    _require((online | offline).all())
-
-    replica_starts, replicas = _broker_lists(fields["replicas"])
-    isr_starts, isr = _broker_lists(fields["isr"])
-    offline_starts, offline_replicas = _broker_lists(fields["offline_replicas"])
-    replica_count = np.diff(replica_starts)
-    led = (leader >= 0) & (replica_count > 0)
-    table_of = _ReplicaTable.of(replica_starts, replicas)
-    _require(table_of.distinct(replica_starts, replicas))
-    for lists_starts, ids in ((isr_starts, isr), (offline_starts, offline_replicas)):
-        _require(table_of.distinct_replicas(lists_starts, ids))
-    _require(table_of.holds_each(np.flatnonzero(led), leader[led]))
+    leader, end, replica_count, isr_count, replica_starts, replicas = _proven_partitions(starts, parts)
 
     configs = _configs(read, pa, pc)
     operations = _operations(read, pa, pc)
@@ -184,10 +159,76 @@ def _proven(path: Path, table: Any, header: dict[str, Any]) -> SnapshotColumns:
         leader=leader,
         high_watermark=end,
         replica_count=replica_count,
-        isr_count=np.diff(isr_starts),
+        isr_count=isr_count,
         replica_starts=replica_starts,
         replicas=replicas,
     )
+
+
+def _proven_partitions(starts: Any, parts: Any) -> tuple[Any, ...]:
+    """Every value of the partitions `parts` (a struct array; topic i's are starts[i]:starts[i + 1])
+    within the models' bounds, and every rule of reconciler.models.partition_rules holding, in its
+    `columns` form; the columns the drift pre-check reads."""
+    import numpy as np
+
+    values, columns = rule_columns(starts, parts)
+    for name, (low, high) in _RANGES.items():  # a bound the models gained without a column here: KeyError, not proven
+        numbers, known = values[name]
+        if known is not None:
+            numbers = numbers[known]
+        _require(numbers.size == 0 or (numbers.min() >= low and numbers.max() <= high))
+    for rule in PARTITION_RULES:
+        _require(rule.columns(columns))
+    replica_starts, replicas = columns.lists["replicas"]
+    return columns.leader, columns.end, np.diff(replica_starts), np.diff(columns.lists["isr"][0]), replica_starts, replicas
+
+
+def rule_columns(starts: Any, parts: Any) -> tuple[dict[str, tuple[Any, Any]], SimpleNamespace]:
+    """The numbers of every value the models bound (`value_ranges`' names -> the numbers, and
+    which of them are not null), and what the rules' `columns` forms read."""
+    import numpy as np
+
+    fields = _fields(parts)
+    total = int(starts[-1])
+    size, size_known = _maybe_ints(fields["size_bytes"])
+    epoch_end, epoch_end_known = _maybe_ints(fields["epoch_end_offset"])
+    times_starts, times = _list(fields["offsets_by_timestamp"], nullable=True)
+    times_fields = _fields(times)
+    replica_starts, replicas = _broker_lists(fields["replicas"])
+    isr_starts, isr = _broker_lists(fields["isr"])
+    offline_starts, offline_replicas = _broker_lists(fields["offline_replicas"])
+    values = {
+        "partition": (_ints(fields["partition"]), None),
+        "leader": (_ints(fields["leader"]), None),
+        "leader_epoch": (_ints(fields["leader_epoch"]), None),
+        "replicas[]": (replicas, None),
+        "isr[]": (isr, None),
+        "offline_replicas[]": (offline_replicas, None),
+        "log_start_offset": (_ints(fields["log_start_offset"]), None),
+        "high_watermark": (_ints(fields["high_watermark"]), None),
+        "size_bytes": (size, size_known),
+        "epoch_end_offset": (epoch_end, epoch_end_known),
+        "offsets_by_timestamp{key}": (_ints(times_fields["timestamp"]), None),
+        "offsets_by_timestamp{}": (_ints(times_fields["offset"]), None),
+    }
+    leader = values["leader"][0]
+    columns = SimpleNamespace(
+        index=np.arange(total, dtype=np.int64) - np.repeat(starts[:-1], np.diff(starts)),
+        partition=values["partition"][0],
+        leader=leader,
+        start=values["log_start_offset"][0],
+        end=values["high_watermark"][0],
+        epoch_end_known=epoch_end_known,
+        times_count=np.diff(times_starts),
+        led=np.flatnonzero((leader >= 0) & (np.diff(replica_starts) > 0)),
+        replica_table=_ReplicaTable.of(replica_starts, replicas),
+        lists={
+            "replicas": (replica_starts, replicas),
+            "isr": (isr_starts, isr),
+            "offline_replicas": (offline_starts, offline_replicas),
+        },
+    )
+    return values, columns
 
 
 def _list(column: Any, nullable: bool) -> tuple[Any, Any]:
@@ -227,9 +268,7 @@ def _maybe_ints(array: Any) -> tuple[Any, Any]:
 
 def _broker_lists(column: Any) -> tuple[Any, Any]:
     starts, values = _list(column, nullable=False)
-    ids = _ints(values)
-    _require(ids.size == 0 or ids.min() >= 0)
-    return starts, ids
+    return starts, _ints(values)
 
 
 class _ReplicaTable:

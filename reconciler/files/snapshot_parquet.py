@@ -113,7 +113,7 @@ def topic_from_row(row: dict[str, Any]) -> ObservedTopic:
     data = {
         "name": row["topic"],
         "topic_id": row.get("topic_id"),
-        "internal": bool(row.get("internal")),
+        "internal": _internal(row),
         "configs": {c["key"]: {k: c[k] for k in ("value", "source", "sensitive", "read_only")} for c in row.get("configs") or []},
         "partitions": partitions,
         "authorized_operations": row.get("authorized_operations"),
@@ -217,6 +217,66 @@ def read_header(path: str) -> dict[str, Any]:
 REQUIRED_COLUMNS = ("topic", "partitions")
 
 
+def column_type_problems(schema: Any) -> list[str]:
+    """A problem for each column, or field of a column's structs, whose type is not the snapshot
+    format's (`arrow_schema`): read anyway, its values would be misread (the text "false" as
+    true) or fail where the file is not named. Columns and fields left out are not a problem (files
+    written before they existed); the models refuse names they do not know."""
+    expected = arrow_schema()
+    return [
+        problem
+        for column in schema
+        if column.name in expected.names
+        for problem in _type_problems(column.name, column.type, expected.field(column.name).type)
+    ]
+
+
+def _type_problems(where: str, actual: Any, expected: Any) -> list[str]:
+    import pyarrow as pa
+
+    t = pa.types
+    if t.is_null(actual):  # nulls only: nothing to misread
+        return []
+    if t.is_struct(expected) and t.is_struct(actual):
+        names = {expected.field(i).name for i in range(expected.num_fields)}
+        inner = [actual.field(i) for i in range(actual.num_fields) if actual.field(i).name in names]
+        return [p for f in inner for p in _type_problems(f"{where}.{f.name}", f.type, expected.field(f.name).type)]
+    if t.is_list(expected) and (t.is_list(actual) or t.is_large_list(actual)):
+        return _type_problems(f"{where}[]", actual.value_type, expected.value_type)
+    if (
+        actual == expected
+        or (t.is_timestamp(expected) and t.is_timestamp(actual))
+        or (t.is_string(expected) and t.is_large_string(actual))
+    ):
+        return []
+    return [f"column {where} is {_type_name(actual)}; a snapshot's is {_type_name(expected)}"]
+
+
+def _type_name(arrow_type: Any) -> str:
+    import pyarrow as pa
+
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
+        return f"list<{_type_name(arrow_type.value_type)}>"
+    if pa.types.is_struct(arrow_type):
+        return "struct<" + ", ".join(arrow_type.field(i).name for i in range(arrow_type.num_fields)) + ">"
+    return str(arrow_type)
+
+
+def check_column_types(path: str | Path, schema: Any = None) -> None:
+    """SnapshotError naming `path` when a column's type is not the snapshot format's (both
+    engines, before they read a row). Without `schema`, the file's footer is read; a file whose
+    footer cannot be read is left to the reader, which names it."""
+    if schema is None:
+        pa = require_pyarrow(path)
+        try:
+            schema = pa.parquet.read_schema(path)
+        except (OSError, ValueError, pa.ArrowException):
+            return
+    problems = column_type_problems(schema)
+    if problems:
+        raise invalid_snapshot(str(path), len(problems), problems[:MAX_PROBLEMS])
+
+
 def read_snapshot_parquet(path: str | Path) -> ObservedState:
     """A Parquet snapshot, checked by the same rules as a JSON one (`snapshot_problems`); each
     bad value is reported with its row (and topic) and its path within the row's topic."""
@@ -254,6 +314,7 @@ def open_table(path: str | Path) -> tuple[Any, dict[str, Any]]:
             )
     except (OSError, ValueError, OverflowError, pa.ArrowException) as e:
         raise SnapshotError(f"cannot read Parquet snapshot {path}: {shown_text(str(e), 300)}") from e
+    check_column_types(path, table.schema)
     return table, table_header(path, table)
 
 
@@ -375,11 +436,17 @@ def _topic_data(row: dict[str, Any]) -> dict[str, Any]:
     return {
         "name": row.get("topic"),
         "topic_id": row.get("topic_id"),
-        "internal": bool(row.get("internal")),
+        "internal": _internal(row),
         "configs": configs,
         "partitions": partitions,
         "authorized_operations": row.get("authorized_operations"),
     }
+
+
+def _internal(row: dict[str, Any]) -> Any:
+    """A row's `internal`: null (not written) is False; any other value goes to the models as it is."""
+    internal = row.get("internal")
+    return False if internal is None else internal
 
 
 def _partition_data(p: Any) -> Any:

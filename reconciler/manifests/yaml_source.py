@@ -31,20 +31,13 @@ import yaml
 from reconciler.errors import byte_line_and_column, shown, shown_text
 from reconciler.models.desired import SourceRef
 
-__all__ = ["MAX_ALIAS_EXPANSION", "MAX_DEPTH", "YamlDocument", "line_and_column", "read_yaml_text"]
+__all__ = ["MAX_ALIAS_EXPANSION", "MAX_DEPTH", "YamlDocument", "line_and_column", "read_yaml_text", "read_yaml_text_by_parser"]
 
 MAX_DEPTH = 100
 MAX_ALIAS_EXPANSION = 100_000
-# Plain documents are converted straight from the parser's events (_Reader._simple_document);
-# False reads every document through nodes, as tests/load/test_manifests.py compares.
-SIMPLE_DOCUMENTS = True
 
 Path_ = tuple  # a path into a YAML document: keys and list indexes
 Report = Callable[[int, int, str], None]  # line, column, message
-
-# Files of the plainest documents are read line by line (_LineReader), without the parser; False
-# reads them through the parser's events, as tests/load/test_simple_documents.py compares.
-PLAIN_LINES = True
 
 # libyaml's parser, when PyYAML was built with it, gives the same events several times faster.
 _FAST_LOADER = getattr(yaml, "CSafeLoader", None)
@@ -112,26 +105,46 @@ def read_yaml_text(
     text: str, file: str, report: Report, is_secret: Callable[[Path_], bool] = lambda path: False
 ) -> list[YamlDocument]:
     """The documents of one file; every problem goes to `report`. `is_secret(path)` says which
-    values must never be shown in a message."""
-    bad = _NON_PRINTABLE.search(text)
-    if bad is not None:
-        line, column = line_and_column(text, bad.start())
-        code = ord(bad.group())
-        name = _CONTROL_NAMES.get(code, "control character")
-        more = len(_NON_PRINTABLE.findall(text)) - 1
-        report(
-            line,
-            column,
-            f"{name} (U+{code:04X}) is not allowed in YAML"
-            + (f" ({more} more in this file)" if more else "")
-            + "; remove it, or write it as an escape (\\x"
-            f"{code:02x}) inside a double-quoted string if it is meant",
-        )
+    values must never be shown in a message.
+
+    Files of the plainest documents (as `reconcile import` writes them) are read line by line
+    (`_LineReader`), four times faster than through the parser; every other file, and every
+    problem, goes through the parser (`read_yaml_text_by_parser`). The line reader must give
+    exactly what the parser gives: tests/load/test_plain_lines.py and tests/fuzz compare the two."""
+    if not _printable(text, report):
         return []
-    if PLAIN_LINES:
-        lines = _LineReader(file, is_secret).read(text)
-        if lines is not None:
-            return lines
+    lines = _LineReader(file, is_secret).read(text)
+    return lines if lines is not None else _parse(text, file, report, is_secret)
+
+
+def read_yaml_text_by_parser(
+    text: str, file: str, report: Report, is_secret: Callable[[Path_], bool] = lambda path: False
+) -> list[YamlDocument]:
+    """`read_yaml_text` through the parser's events alone: the reader of every file, which the line
+    reader is checked against."""
+    return _parse(text, file, report, is_secret) if _printable(text, report) else []
+
+
+def _printable(text: str, report: Report) -> bool:
+    bad = _NON_PRINTABLE.search(text)
+    if bad is None:
+        return True
+    line, column = line_and_column(text, bad.start())
+    code = ord(bad.group())
+    name = _CONTROL_NAMES.get(code, "control character")
+    more = len(_NON_PRINTABLE.findall(text)) - 1
+    report(
+        line,
+        column,
+        f"{name} (U+{code:04X}) is not allowed in YAML"
+        + (f" ({more} more in this file)" if more else "")
+        + "; remove it, or write it as an escape (\\x"
+        f"{code:02x}) inside a double-quoted string if it is meant",
+    )
+    return False
+
+
+def _parse(text: str, file: str, report: Report, is_secret: Callable[[Path_], bool]) -> list[YamlDocument]:
     if _FAST_LOADER is not None:
         found: list[tuple[int, int, str]] = []
         try:
@@ -421,7 +434,7 @@ class _Sequence(_Node):
 
 
 _LEFT_OUT = object()  # a value already reported, left out so that it causes no further problems
-_NO_KEY = object()  # while a mapping's next key is read (_Reader._simple_document)
+_NO_KEY = object()  # no key: an entry's scalar, or a key whose value is below it (_LineReader)
 
 
 class _Placeholder:
@@ -437,10 +450,6 @@ class _Reader:
     def __init__(self, file: str, report: Report, is_secret: Callable[[Path_], bool]):
         self.file, self.report, self.is_secret = file, report, is_secret
         self.docs: list[YamlDocument] = []
-        # _typed_text of the scalars read, by their text when plain and untagged, else by (text,
-        # tag, plain): most scalars of a file repeat (keys above all).
-        self._plain_texts: dict[str, tuple[Any, str | None]] = {}
-        self._typed_texts: dict[tuple[str, str | None, bool], tuple[Any, str | None]] = {}
 
     def read(self, text: str, loader: type[yaml.SafeLoader]) -> list[YamlDocument]:
         events = yaml.parse(text, Loader=loader)  # a generator (typed as an Iterator): closed to free the parser
@@ -457,95 +466,8 @@ class _Reader:
         for event in events:
             if type(event) is not yaml.DocumentStartEvent:
                 continue  # the stream's start and end
-            read = [event]
-            if SIMPLE_DOCUMENTS and self._simple_document(events, read):
-                continue
-            if not self._any_document(itertools.chain(read, events)):
+            if not self._any_document(itertools.chain([event], events)):
                 return
-
-    def _simple_document(self, events: Iterator, read: list) -> bool:
-        """One document converted straight from its events, when it is plain: no anchor, alias,
-        tag or merge key, no scalar refused, no key repeated, not nested MAX_DEPTH deep (almost
-        every manifest). The result is what `_any_document` gives for it, without building nodes
-        first. False as soon as the document is not plain, with every event read so far appended
-        to `read`, for `_any_document` to read the document again from its start."""
-        doc = YamlDocument(self.file)
-        key_marks, value_marks, secret_texts = doc.key_marks, doc.value_marks, doc.secret_texts
-        is_secret, plain_texts, typed_texts, keep = self.is_secret, self._plain_texts, self._typed_texts, read.append
-        scalar_event, mapping_start, sequence_start = yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent
-        stack: list[tuple[Any, Path_, Any]] = []  # the collections the current one is inside of
-        current: Any = None  # the open mapping or list (None: at the root), its path, and for a
-        path: Path_ = ()  # mapping the key whose value comes next (_NO_KEY while a key does)
-        key: Any = _NO_KEY
-        data: Any = _NO_KEY
-        for event in events:
-            keep(event)
-            kind = type(event)
-            if kind is scalar_event:
-                if event.anchor is not None:
-                    return False
-                text, tag, plain = event.value, event.tag, not event.style
-                if tag is None and plain:  # most scalars: looked up by their text alone
-                    typed = plain_texts.get(text)
-                    if typed is None:
-                        typed = plain_texts[text] = _typed_text(text, None, True)
-                else:
-                    typed = typed_texts.get((text, tag, plain))
-                    if typed is None:
-                        typed = typed_texts[(text, tag, plain)] = _typed_text(text, tag, plain)
-                value, problem = typed
-                if problem is not None:
-                    return False
-                mark = event.start_mark
-                if type(current) is dict:
-                    if key is _NO_KEY:  # this scalar is a key
-                        if value is None or isinstance(value, (bool, float)) or (plain and tag is None and text == "<<"):
-                            return False
-                        place = path + (value,)
-                        if place in key_marks:
-                            return False
-                        key_marks[place] = (mark.line + 1, mark.column + 1)
-                        key = value
-                        continue
-                    place = path + (key,)
-                    current[key] = value
-                    key = _NO_KEY
-                elif current is None:
-                    place, data = (), value
-                else:
-                    place = path + (len(current),)
-                    current.append(value)
-                value_marks[place] = (mark.line + 1, mark.column + 1)
-                if is_secret(place) and text:
-                    secret_texts.add(text)
-            elif kind is mapping_start or kind is sequence_start:
-                if event.anchor is not None or event.tag is not None or len(stack) >= MAX_DEPTH:
-                    return False
-                opened: Any = {} if kind is mapping_start else []
-                if type(current) is dict:
-                    if key is _NO_KEY:
-                        return False  # a mapping or list as a key
-                    place = path + (key,)
-                    current[key] = opened
-                elif current is None:
-                    place, data = (), opened
-                else:
-                    place = path + (len(current),)
-                    current.append(opened)
-                mark = event.start_mark
-                value_marks[place] = (mark.line + 1, mark.column + 1)
-                stack.append((current, path, _NO_KEY))
-                current, path, key = opened, place, _NO_KEY
-            elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
-                current, path, key = stack.pop()
-            elif kind is yaml.DocumentEndEvent:
-                if data is not _NO_KEY and data is not None:
-                    doc.data = data
-                    self.docs.append(doc)
-                return True
-            else:
-                return False  # an alias
-        return True
 
     def _any_document(self, events: Iterator[Event]) -> bool:
         """One document, from its start to its end: nodes from the events, then values from the

@@ -1,5 +1,6 @@
 """What was read from a cluster: a versioned, serializable snapshot, checked when it is built.
-The format and every rule it is checked by: docs/snapshot-format.md.
+The format and every rule it is checked by: docs/snapshot-format.md; a partition's rules are
+stated once, in every form the readers check them in, in `reconciler.models.partition_rules`.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from pydantic import (
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from reconciler.kafka_configs import INT_MAX, LONG_MAX, TOPIC_NAME
+from reconciler.models.partition_rules import OFFSET_RULE, OWN_RULES, PARTITION_RULES, breaks, holds, value_ranges
 from reconciler.models.trusted import trusted, trusted_each
 
 SNAPSHOT_FORMAT_VERSION = 1
@@ -160,43 +162,18 @@ class ObservedPartition(_Model):
 
     @model_validator(mode="after")
     def _consistent(self) -> ObservedPartition:
-        start, end, leader, replicas = self.log_start_offset, self.high_watermark, self.leader, self.replicas
-        problems: list[tuple[tuple, str, Any]] = []
-        if start < 0 or end < 0:
-            offline = "-1 (offset unknown) is written only for an offline partition: leader -1 and both offsets -1"
-            if start != end or leader != UNKNOWN:
-                problems += [
-                    ((field,), offline, value)
-                    for field, value in (("log_start_offset", start), ("high_watermark", end))
-                    if value < 0
-                ]
-            if self.epoch_end_offset is not None:
-                problems.append(
-                    (("epoch_end_offset",), "an offline partition (offsets -1) has no epoch end offset", self.epoch_end_offset)
-                )
-            if self.offsets_by_timestamp:
-                problems.append(
-                    (
-                        ("offsets_by_timestamp",),
-                        "an offline partition (offsets -1) has no offsets by time",
-                        self.offsets_by_timestamp,
-                    )
-                )
-        elif start > end:
-            problems.append((("log_start_offset",), f"log start offset {start} is above the high watermark {end}", start))
-        if leader != UNKNOWN and replicas and leader not in replicas:
-            problems.append((("leader",), f"leader {leader} is not one of the replicas {replicas}", leader))
-        if (
-            len(set(replicas)) != len(replicas)
-            or not set(self.isr) <= set(replicas)
-            or not set(self.offline_replicas) <= set(replicas)
-            or len(set(self.isr)) != len(self.isr)
-            or len(set(self.offline_replicas)) != len(self.offline_replicas)
+        if _OWN_RULES_HOLD(
+            self.leader,
+            self.replicas,
+            self.isr,
+            self.offline_replicas,
+            self.log_start_offset,
+            self.high_watermark,
+            self.epoch_end_offset,
+            self.offsets_by_timestamp,
         ):
-            problems += _replica_problems(replicas, self.isr, self.offline_replicas)
-        if problems:
-            raise _problems("ObservedPartition", problems)
-        return self
+            return self
+        raise _problems("ObservedPartition", [p for rule in OWN_RULES if breaks(rule, self) for p in rule.problems(self)])
 
     @classmethod
     def from_reader(
@@ -214,16 +191,10 @@ class ObservedPartition(_Model):
         offsets_by_timestamp: dict[int, int],
     ) -> ObservedPartition:
         """For the live reader only: its values are Kafka's typed answers (int32 and int64 on the
-        wire), so the type and range rules hold by construction and are not checked again. The
-        rules the planner turns into DeleteRecords targets are: offsets in order (or the offline
-        pattern) and a leader among the replicas; values that break them are validated in full,
-        which refuses them as before."""
-        offline = (
-            log_start_offset == high_watermark == leader == UNKNOWN and epoch_end_offset is None and not offsets_by_timestamp
-        )
-        if not (0 <= log_start_offset <= high_watermark or offline) or not (
-            leader == UNKNOWN or not replicas or leader in replicas
-        ):
+        wire), so the type and range rules hold by construction and are not checked again, nor
+        the rules of Kafka's replica lists (`PartitionRule.live`). Values that break the others
+        (offsets in order, a leader among the replicas) are validated in full, which refuses them."""
+        if not _LIVE_RULES_HOLD(leader, replicas, log_start_offset, high_watermark, epoch_end_offset, offsets_by_timestamp):
             return cls(
                 partition=partition,
                 leader=leader,
@@ -260,15 +231,19 @@ class ObservedPartition(_Model):
         with the lookups hoisted: every partition of a cluster passes here on each read.
         `offsets_read=False`: the rows are of a topic whose offsets the read did not ask for, -1 with
         the leader Metadata gave (`offsets_not_read`), which only the live reader makes."""
+        live, leader_rules = _LIVE_RULES_HOLD, _LIVE_BUT_OFFSETS_HOLD
         for v in rows:
             start, end, leader, replicas = v["log_start_offset"], v["high_watermark"], v["leader"], v["replicas"]
             if offsets_read:
-                in_order = 0 <= start <= end or (
-                    start == end == leader == UNKNOWN and v["epoch_end_offset"] is None and not v["offsets_by_timestamp"]
+                good = live(leader, replicas, start, end, v["epoch_end_offset"], v["offsets_by_timestamp"])
+            else:  # `offsets_not_read`'s -1 with a leader, which no rule lets a file hold
+                good = (
+                    start == end == UNKNOWN
+                    and v["epoch_end_offset"] is None
+                    and not v["offsets_by_timestamp"]
+                    and leader_rules(leader, replicas)
                 )
-            else:
-                in_order = start == end == UNKNOWN and v["epoch_end_offset"] is None and not v["offsets_by_timestamp"]
-            if not in_order or not (leader == UNKNOWN or not replicas or leader in replicas):
+            if not good:
                 return [cls.from_reader(**v) for v in rows]
         return trusted_each(cls, rows)
 
@@ -294,19 +269,6 @@ class ObservedPartition(_Model):
         return self.high_watermark - self.log_start_offset
 
 
-def _replica_problems(replicas: list[int], isr: list[int], offline: list[int]) -> list[tuple[tuple, str, Any]]:
-    out = []
-    for field, ids in (("replicas", replicas), ("isr", isr), ("offline_replicas", offline)):
-        seen: set[int] = set()
-        for i, broker in enumerate(ids):
-            if broker in seen:
-                out.append(((field, i), f"broker {broker} is listed twice in {field}", broker))
-            elif field != "replicas" and broker not in replicas:
-                out.append(((field, i), f"broker {broker} is in {field} but not one of the replicas {replicas}", broker))
-            seen.add(broker)
-    return out
-
-
 class ObservedTopic(_Model):
     name: TopicName
     topic_id: StrictStr | None = None
@@ -324,7 +286,7 @@ class ObservedTopic(_Model):
                 p.partition,
             )
             for i, p in enumerate(self.partitions)
-            if p.partition != i
+            if not _IDS_IN_ORDER(i, p.partition)
         ]
         if problems:
             raise _problems("ObservedTopic", problems)
@@ -342,7 +304,8 @@ class ObservedTopic(_Model):
     ) -> ObservedTopic:
         """For the live reader only (see `ObservedPartition.from_reader`): partitions listed in
         order of their ids as Metadata gave them; a list that is not 0..n-1 is validated in full."""
-        if not partitions or any(p.partition != i for i, p in enumerate(partitions)):
+        in_order = _IDS_IN_ORDER
+        if not partitions or not all(in_order(i, p.partition) for i, p in enumerate(partitions)):
             return cls(
                 name=name,
                 topic_id=topic_id,
@@ -384,6 +347,17 @@ class ObservedTopic(_Model):
         return data
 
 
+# Kafka's own topics (__consumer_offsets, __transaction_state, ...) are never managed, imported
+# nor reported as unmanaged: flagged internal by Metadata, or named with Kafka's prefix for them.
+INTERNAL_PREFIX = "__"
+# The same over a snapshot row (columns `topic`, `internal`), for the Spark engine.
+INTERNAL_TOPIC_SQL = f"(coalesce(internal, false) OR startswith(topic, '{INTERNAL_PREFIX}'))"
+
+
+def is_internal_topic(name: str, topic: ObservedTopic) -> bool:
+    return topic.internal or name.startswith(INTERNAL_PREFIX)
+
+
 class PartitionReassignment(_Model):
     """A replica reassignment in progress (ListPartitionReassignments, KIP-455). While it runs the
     partition's `replicas` are the target followed by the replicas being removed."""
@@ -400,6 +374,26 @@ _TOPIC_KEYS = frozenset(ObservedTopic.model_fields)
 _ACL_OPERATIONS = frozenset(get_args(AclOperation))
 _TIMESTAMP_KEY = re.compile(r"-?[1-9][0-9]{0,18}|0")  # what int() and pydantic read alike, one way only
 _SOURCES = {int(s): s for s in ConfigSource}
+
+
+# The rules of `reconciler.models.partition_rules`, compiled for the paths below (arguments in its NAMES' order).
+_OWN_RULES_HOLD = holds(OWN_RULES)  # leader, replicas, isr, offline, start, end, epoch_end, by_time
+_LIVE_RULES_HOLD = holds(r for r in OWN_RULES if r.live)  # leader, replicas, start, end, epoch_end, by_time
+_LIVE_BUT_OFFSETS_HOLD = holds(r for r in OWN_RULES if r.live and r is not OFFSET_RULE)  # leader, replicas
+_REPLICA_RULES_HOLD = holds(r for r in OWN_RULES if r is not OFFSET_RULE)  # leader, replicas, isr, offline
+_IDS_IN_ORDER = holds(r for r in PARTITION_RULES if r not in OWN_RULES)  # index, partition
+# Asked of each partition of a file (the replica rules' verdicts are kept by value):
+# index, partition, leader, start, end, epoch_end, by_time
+_ORDER_AND_OFFSETS_HOLD = holds(r for r in PARTITION_RULES if r not in OWN_RULES or r is OFFSET_RULE)
+_RANGES = value_ranges(ObservedPartition)
+_OFFSET_LOW, _OFFSET_HIGH = _RANGES["log_start_offset"]
+_END_LOW, _END_HIGH = _RANGES["high_watermark"]
+_SIZE_LOW, _SIZE_HIGH = _RANGES["size_bytes"]
+_EPOCH_END_LOW, _EPOCH_END_HIGH = _RANGES["epoch_end_offset"]
+_LEADER_LOW, _LEADER_HIGH = _RANGES["leader"]
+_EPOCH_LOW, _EPOCH_HIGH = _RANGES["leader_epoch"]
+_TIME_LOW, _TIME_HIGH = _RANGES["offsets_by_timestamp{key}"]
+_TIME_OFFSET_LOW, _TIME_OFFSET_HIGH = _RANGES["offsets_by_timestamp{}"]
 
 
 def _partition_default(key: str) -> Any:
@@ -443,7 +437,7 @@ def topic_from_file(values: dict[str, Any], configs: dict[tuple, ObservedConfig]
     built = _configs_from_file(values.get("configs", {}), configs)
     if built is None:
         return None
-    good_replicas, order = _GOOD_REPLICAS, _PARTITION_ORDER
+    good_replicas, order, order_and_offsets_hold = _GOOD_REPLICAS, _PARTITION_ORDER, _ORDER_AND_OFFSETS_HOLD
     ready, times = [], []
     broker_lists: list[list[Any]] = []  # every replica, ISR and offline list, for one check of their types
     for index, p in enumerate(partitions):
@@ -455,25 +449,20 @@ def topic_from_file(values: dict[str, Any], configs: dict[tuple, ObservedConfig]
             p = {key: p[key] if key in p else _partition_default(key) for key in order}
         # In _PARTITION_ORDER: one call instead of a lookup per field, for 100,000 partitions.
         number, leader, epoch, replicas, isr, offline, start, end, size, epoch_end, by_time = p.values()
-        # -1 offsets (an offline partition) are left to the models, as any other case not plain
         if (
             type(number) is not int
-            or number != index
             or type(start) is not int
             or type(end) is not int
-            or not 0 <= start <= end <= INT64_MAX
-            or (size is not None and (type(size) is not int or not 0 <= size <= INT64_MAX))
-            or (epoch_end is not None and (type(epoch_end) is not int or not UNKNOWN <= epoch_end <= INT64_MAX))
+            or type(leader) is not int
+            or not _OFFSET_LOW <= start <= _OFFSET_HIGH
+            or not _END_LOW <= end <= _END_HIGH
+            or (size is not None and (type(size) is not int or not _SIZE_LOW <= size <= _SIZE_HIGH))
+            or (epoch_end is not None and (type(epoch_end) is not int or not _EPOCH_END_LOW <= epoch_end <= _EPOCH_END_HIGH))
             or type(by_time) is not dict
+            or not order_and_offsets_hold(index, number, leader, start, end, epoch_end, by_time)
         ):
             return None
-        if (
-            type(leader) is not int
-            or type(epoch) is not int
-            or type(replicas) is not list
-            or type(isr) is not list
-            or type(offline) is not list
-        ):
+        if type(epoch) is not int or type(replicas) is not list or type(isr) is not list or type(offline) is not list:
             return None
         key = (leader, epoch, tuple(replicas), tuple(isr), tuple(offline))
         try:
@@ -484,8 +473,8 @@ def topic_from_file(values: dict[str, Any], configs: dict[tuple, ObservedConfig]
             if not set(map(type, itertools.chain(replicas, isr, offline))) <= {int}:
                 return None  # and no verdict kept: those of ints only are, under the values they equal
             good = good_replicas[key] = (
-                UNKNOWN <= leader <= INT32_MAX
-                and UNKNOWN <= epoch <= INT32_MAX
+                _LEADER_LOW <= leader <= _LEADER_HIGH
+                and _EPOCH_LOW <= epoch <= _EPOCH_HIGH
                 and _replicas_hold(leader, replicas, isr, offline)
             )
             if len(good_replicas) > 100_000:
@@ -528,15 +517,11 @@ _GOOD_REPLICAS: dict[tuple, bool] = {}
 
 
 def _replicas_hold(leader: int, replicas: list, isr: list, offline: list) -> bool:
-    ids = set(replicas)
     return (
-        all(_int_in(b, 0, INT32_MAX) for b in (*replicas, *isr, *offline))
-        and len(ids) == len(replicas)
-        and len(set(isr)) == len(isr)
-        and len(set(offline)) == len(offline)
-        and ids.issuperset(isr)
-        and ids.issuperset(offline)
-        and (leader == UNKNOWN or not replicas or leader in ids)
+        all(_int_in(b, *_RANGES["replicas[]"]) for b in replicas)
+        and all(_int_in(b, *_RANGES["isr[]"]) for b in isr)
+        and all(_int_in(b, *_RANGES["offline_replicas[]"]) for b in offline)
+        and _REPLICA_RULES_HOLD(leader, replicas, isr, offline)
     )
 
 
@@ -545,7 +530,7 @@ def _times_from_file(by_time: dict) -> dict[int, int] | None:
     for key, offset in by_time.items():
         if type(key) is str and _TIMESTAMP_KEY.fullmatch(key):
             key = int(key)
-        if not _int_in(key, INT64_MIN, INT64_MAX) or not _int_in(offset, UNKNOWN, INT64_MAX) or key in out:
+        if not _int_in(key, _TIME_LOW, _TIME_HIGH) or not _int_in(offset, _TIME_OFFSET_LOW, _TIME_OFFSET_HIGH) or key in out:
             return None
         out[key] = offset
     return out

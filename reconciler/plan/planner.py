@@ -49,7 +49,7 @@ from reconciler.models.desired import (
     TopicState,
     UndeclaredConfigs,
 )
-from reconciler.models.observed import ObservedPartition, ObservedState, ObservedTopic
+from reconciler.models.observed import ObservedPartition, ObservedState, ObservedTopic, is_internal_topic
 from reconciler.models.plan import (
     Action,
     ActionKind,
@@ -176,10 +176,7 @@ def unmanaged_topics(desired: DesiredState, observed: ObservedState, options: Pl
     return sorted(
         name
         for name, topic in observed.topics.items()
-        if name not in desired.topics
-        and not topic.internal
-        and not name.startswith("__")
-        and not any(p.search(name) for p in patterns)
+        if name not in desired.topics and not is_internal_topic(name, topic) and not any(p.search(name) for p in patterns)
     )
 
 

@@ -274,3 +274,66 @@ def test_literal_ignore_patterns_and_the_rest():
     assert spark_clean.literal_pattern("^") == ("prefix", "")
     for pattern in ("^conn.*-x$", "a.b", "^a$", "[ab]", "a|b", "(?i)a", "\\d", "a+"):
         assert spark_clean.literal_pattern(pattern) is None, pattern
+
+
+# --- the rules and decisions the SQL restates: each one named, each form agreeing ------------------
+
+
+def test_every_finding_and_every_action_is_ruled_out_by_a_named_clause():
+    """A finding added to TopicDrift, or an action kind to the plan, fails here until
+    spark_clean says which of its clauses proves there is none."""
+    from reconciler.drift.model import TopicDrift
+    from reconciler.models.plan import ActionKind
+
+    findings, others = set(TopicDrift.FINDINGS), set(TopicDrift.NOT_FINDINGS)
+    assert findings | others == set(TopicDrift.model_fields) and not findings & others
+    assert set(spark_clean.FINDINGS_RULED_OUT) == findings
+    assert set(spark_clean.ACTIONS_RULED_OUT) == set(ActionKind)
+    for clauses in [*spark_clean.FINDINGS_RULED_OUT.values(), *spark_clean.ACTIONS_RULED_OUT.values()]:
+        assert clauses and set(clauses) <= set(spark_clean.CLAUSES)
+    assert all(clause in spark_clean.CLEAN_SQL for clause in spark_clean.CLAUSES.values())
+    base = TopicDrift(topic="t", managed=True, observed=True)
+    assert base.empty
+    for field in TopicDrift.FINDINGS:  # `empty` reads every finding
+        assert not base.model_copy(update={field: [object()]}).empty, field
+
+
+def test_the_sql_form_of_each_partition_rule_agrees_with_its_python_form(spark):
+    from pyspark.sql import functions as F
+
+    from reconciler.models.partition_rules import PARTITION_RULES
+    from tests.models.test_partition_rules import generated_partitions, python_verdict
+
+    partitions = generated_partitions(seed=17, count=600)
+    rows = [
+        ({**p, "offsets_by_timestamp": [{"timestamp": t, "offset": o} for t, o in p["offsets_by_timestamp"].items()]}, 0)
+        for p in partitions
+    ]
+    frame = spark.createDataFrame(rows, f"p {_struct_ddl()}, i int")
+    for rule in PARTITION_RULES:
+        before = PARTITION_RULES[: PARTITION_RULES.index(rule)]
+        got = [r[0] for r in frame.select(F.coalesce(F.expr(rule.sql), F.lit(False))).collect()]
+        for p, sql in zip(partitions, got):
+            if all(python_verdict(r, p) for r in before):
+                assert sql == python_verdict(rule, p), (rule.name, p)
+
+
+def _struct_ddl() -> str:
+    return (
+        "struct<partition:int,leader:int,leader_epoch:int,replicas:array<int>,isr:array<int>,offline_replicas:array<int>,"
+        "log_start_offset:bigint,high_watermark:bigint,size_bytes:bigint,epoch_end_offset:bigint,"
+        "offsets_by_timestamp:array<struct<timestamp:bigint,offset:bigint>>>"
+    )
+
+
+def test_the_internal_topic_rule_reads_the_same_in_sql(spark):
+    from pyspark.sql import functions as F
+
+    from reconciler.models.observed import INTERNAL_TOPIC_SQL, is_internal_topic
+    from tests.factories import have
+
+    cases = [(n, i) for n in ("__consumer_offsets", "_schemas", "orders", "a__b", "__") for i in (True, False, None)]
+    frame = spark.createDataFrame(cases, "topic string, internal boolean")
+    got = [r[0] for r in frame.select(F.expr(INTERNAL_TOPIC_SQL)).collect()]
+    expected = [is_internal_topic(n, have(n).model_copy(update={"internal": bool(i)})) for n, i in cases]
+    assert got == expected
