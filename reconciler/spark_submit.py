@@ -32,8 +32,9 @@ class _SparkSubmitStderr(io.TextIOBase):
     def writable(self) -> bool:
         return True
 
-    def write(self, text: str) -> int:
-        self.stream.print(text)
+    def write(self, text: str | bytes) -> int:
+        # str(): py4j hands bytes to Java as a byte[], which PrintStream.print shows as "[B@..."
+        self.stream.print(text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text))
         self.stream.flush()
         return len(text)
 
