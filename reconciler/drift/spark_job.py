@@ -126,7 +126,8 @@ def _spark_failure(fleet: str | Path, error: PySparkException | Py4JError, execu
             return SnapshotError(cause.message.replace("some file", _unmerged_file(fleet) or "some file", 1))
         return ReconcilerError(cause.message)
     said = spark_failures.last_words(text, isinstance(error, PythonException)) or type(error).__name__
-    log = f" Spark's log: {spark_session.spark_log}." if spark_session.spark_log else ""
+    kept = spark_session.keep_log()
+    log = f" Spark's log: {kept}." if kept else ""
     if isinstance(error, PythonException):  # the planner's side, on the executors: not a file Spark read
         return ReconcilerError(
             f"the Spark engine's Python workers failed on the fleet under {fleet}: {said}. Run the same command "

@@ -9,6 +9,8 @@ saying what was asked for and what the master offers.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import json
 import os
 import socket
@@ -109,11 +111,28 @@ def _start_jvm(settings: Mapping[str, str], quiet: bool) -> None:
     if quiet:
         fd, spark_log = tempfile.mkstemp(prefix="reconcile-drift-spark-", suffix=".log")
         popen = {"stdout": fd, "stderr": fd}
+        atexit.register(_forget_log)
     try:
         SparkContext._ensure_initialized(gateway=launch_gateway(conf, popen_kwargs=popen))
     finally:
         if quiet:
             os.close(fd)
+
+
+def keep_log() -> str | None:
+    """The JVM's log file, kept after exit: an error names it."""
+    global _log_kept  # noqa: PLW0603 - the one JVM of this process
+    _log_kept = True
+    return spark_log
+
+
+_log_kept = False
+
+
+def _forget_log() -> None:
+    if spark_log and not _log_kept:
+        with contextlib.suppress(OSError):
+            os.unlink(spark_log)
 
 
 def _executors_python(settings: Mapping[str, str], in_process: bool) -> None:

@@ -156,3 +156,12 @@ def test_under_spark_submit_errors_go_to_stderr_not_into_its_stdout(tmp_path):
     assert result.returncode == 1, (result.stdout, result.stderr)
     assert "Error: " not in result.stdout
     assert f"Error: {tmp_path / 'nowhere'} is not a directory of snapshots" in result.stderr
+
+
+def test_spark_in_local_mode_prints_nothing_of_spark_s_on_success(tmp_path):
+    """The JVM started here (local[1]) writes its warnings and log to a file of its own, removed on exit."""
+    manifests, fleet = _fleet(tmp_path)
+    result = drift(str(manifests), "--fleet", str(fleet), "--master", "local[1]", env={"TMPDIR": str(tmp_path)})
+    assert result.returncode == 3, result.stderr
+    assert result.stderr == "" and result.stdout.startswith("Drift report: 1 cluster, 1 with drift")
+    assert not list(tmp_path.glob("reconcile-drift-spark-*.log"))
