@@ -1,6 +1,7 @@
 """Spark drift engine benchmark: reconciled fleets, Spark vs local, wall and CPU time, peak memory.
 
     python benchmarks/drift_spark.py --clusters 2 5 --partitions 100000 [--engines spark local] [--check]
+        [--master spark://HOST:7077 --conf spark.pyspark.python=... --rounds 2]
 
 The fleets are drift_fleet.py's synthetic ones as a reconciler keeps them: the declared configs
 are set on the topics (in drift_fleet.py every topic inherits the cleanup.policy its manifest
@@ -100,10 +101,11 @@ def _tree(pid: int) -> tuple[int, float]:
     return rss, cpu
 
 
-def _child(engine: str, fleet: Path, report: Path) -> None:
+def _child(engine: str, fleet: Path, report: Path, master: str | None = None, conf: list[str] | None = None) -> None:
     import gc
 
     from reconciler.drift.engine import run_fleet
+    from reconciler.drift.spark_options import SparkOptions
 
     gc.disable()  # as `reconcile` runs every command (reconciler.cli)
     data = json.loads((fleet / "desired.json").read_text())
@@ -117,8 +119,15 @@ def _child(engine: str, fleet: Path, report: Path) -> None:
 
     threading.Thread(target=sample, daemon=True).start()
     cpu_before, start = _tree(os.getpid())[1], time.perf_counter()
+    spark = SparkOptions(dict(c.split("=", 1) for c in conf or [])) if engine == "spark" else SparkOptions()
     result = run_fleet(
-        fleet / "snapshots", states.__getitem__, engine=engine, tables=fleet / f"tables-{engine}", generated_at=GENERATED_AT
+        fleet / "snapshots",
+        states.__getitem__,
+        engine=engine,
+        master=master if engine == "spark" else None,
+        tables=fleet / f"tables-{engine}",
+        generated_at=GENERATED_AT,
+        spark=spark,
     )
     wall, cpu = time.perf_counter() - start, _tree(os.getpid())[1] - cpu_before
     done.set()
@@ -147,10 +156,13 @@ def main() -> None:
     parser.add_argument("--drifted", type=float, default=None, help="share of topics with drift (default: as generated)")
     parser.add_argument("--workdir", default="/tmp/drift-spark-bench")
     parser.add_argument("--check", action="store_true", help="require the engines' reports to be equal")
+    parser.add_argument("--master", help="Spark master (default local[*]), e.g. spark://127.0.0.1:7077")
+    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting; repeatable")
+    parser.add_argument("--rounds", type=int, default=1, help="run the engines this many times, alternately")
     parser.add_argument("--run", nargs=3, metavar=("ENGINE", "FLEET", "REPORT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.run:
-        _child(args.run[0], Path(args.run[1]), Path(args.run[2]))
+        _child(args.run[0], Path(args.run[1]), Path(args.run[2]), args.master, args.conf)
         return
     results = []
     for n in args.clusters:
@@ -164,9 +176,10 @@ def main() -> None:
                 file=sys.stderr,
             )
         reports = {}
-        for engine in args.engines:
+        spark_args = [*(["--master", args.master] if args.master else []), *(f"--conf={c}" for c in args.conf)]
+        for engine in args.engines * args.rounds:  # alternately: a load that drifts weighs on both
             reports[engine] = fleet / f"report-{engine}.json"
-            cmd = [sys.executable, __file__, "--run", engine, str(fleet), str(reports[engine])]
+            cmd = [sys.executable, __file__, "--run", engine, str(fleet), str(reports[engine]), *spark_args]
             out = subprocess.run(cmd, check=False, capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
             line = [x for x in out.stdout.splitlines() if x.startswith("{")]
             if out.returncode or not line:

@@ -111,6 +111,19 @@ def _parsed(value: str | None, parse: Callable[[str], int]) -> int | None:
         raise click.BadParameter(str(e)) from None
 
 
+def _spark_settings(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict[str, str]:
+    """KEY=VALUE settings as spark-submit's --conf takes them; a key given twice is refused."""
+    settings: dict[str, str] = {}
+    for value in values:
+        key, sep, setting = value.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"{value!r} is not KEY=VALUE (e.g. spark.executor.memory=4g).")
+        if key.strip() in settings:
+            raise click.BadParameter(f"{key.strip()} is given twice; give each setting once.")
+        settings[key.strip()] = setting
+    return settings
+
+
 def _server_list(ctx: click.Context, param: click.Parameter, value: str | None) -> list[str] | None:
     """host:port,... as a list; each is checked when connecting, where an empty one is refused."""
     return [s.strip() for s in value.split(",")] if value else None
@@ -466,7 +479,28 @@ def apply(
     show_default=True,
     help="Fleet engine: local (in-process), spark (PySpark), auto (by fleet size).",
 )
-@click.option("--master", help="Spark master URL (spark://host:7077, yarn, local[4]); implies the Spark engine.")
+@click.option(
+    "--master", help="Spark master URL (spark://host:7077, yarn, k8s://https://host, local[4]); implies the Spark engine."
+)
+@click.option(
+    "--conf",
+    "spark_conf",
+    multiple=True,
+    metavar="KEY=VALUE",
+    callback=_spark_settings,
+    help="A Spark setting, as spark-submit takes it (spark.executor.memory=4g, spark.pyspark.python=...); repeatable.",
+)
+@click.option(
+    "--spark-log-level",
+    type=click.Choice(["OFF", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE", "ALL"], case_sensitive=False),
+    help="Show Spark's own log at this level (default: none on success, errors in one paragraph).",
+)
+@click.option(
+    "--executor-wait",
+    callback=_duration_s,
+    metavar="DURATION",
+    help="Spark: give up when the cluster has granted no executor after this long while a job waits (default 3m).",
+)
 @click.option(
     "--tables",
     type=click.Path(),
@@ -504,6 +538,9 @@ def drift(
     bootstrap_servers: list[str] | None,
     engine: str,
     master: str | None,
+    spark_conf: dict[str, str],
+    spark_log_level: str | None,
+    executor_wait: float | None,
     tables: str | None,
     ignore_topics: tuple[str, ...],
     fmt: str,
@@ -519,6 +556,7 @@ def drift(
     """
     from reconciler.app.report_drift import drift_report
     from reconciler.drift.render import render_report
+    from reconciler.drift.spark_options import EXECUTOR_WAIT_S, SparkOptions
 
     outcome = drift_report(
         manifests_dir,
@@ -532,6 +570,7 @@ def drift(
         tables=tables,
         sizes=sizes,
         ignore_topics=ignore_topics,
+        spark=SparkOptions(spark_conf, spark_log_level.upper() if spark_log_level else None, executor_wait or EXECUTOR_WAIT_S),
     )
     # Drift's text has no colour yet; the option is taken so that every command takes the same ones.
     _show(lambda f, _c: render_report(outcome.report, f), fmt, output, use_color(color))

@@ -11,8 +11,10 @@ started). It exits with drift's codes (0 no drift, 3 drift found, 1 error). An e
 
 from __future__ import annotations
 
+import io
 import os
 import sys
+from typing import Any
 
 if __name__ == "__main__":  # pragma: no cover - run as a file by spark-submit
     # Python put this file's directory first on sys.path: the package's own modules (`kafka`,
@@ -21,9 +23,33 @@ if __name__ == "__main__":  # pragma: no cover - run as a file by spark-submit
         sys.path.pop(0)
 
 
+class _SparkSubmitStderr(io.TextIOBase):
+    """spark-submit merges the Python driver's stderr into its own stdout: errors and progress go
+    to the JVM's stderr instead, through the gateway spark-submit opened for this process."""
+
+    def __init__(self, stream: Any) -> None:  # java.io.PrintStream, through py4j
+        self.stream = stream
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str | bytes) -> int:
+        # str(): py4j hands bytes to Java as a byte[], which PrintStream.print shows as "[B@..."
+        self.stream.print(text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text))
+        self.stream.flush()
+        return len(text)
+
+
 def main(argv: list[str] | None = None) -> None:
     from reconciler.cli import main as reconcile
 
+    if "PYSPARK_GATEWAY_PORT" in os.environ:
+        from pyspark import SparkContext
+
+        SparkContext._ensure_initialized()
+        jvm = SparkContext._jvm
+        assert jvm is not None  # initialised just above
+        sys.stderr = _SparkSubmitStderr(jvm.System.err)
     args = list(sys.argv[1:] if argv is None else argv)
     reconcile(["drift", "--engine", "spark", *args], prog_name="reconcile")
 

@@ -22,7 +22,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         needs = set(getattr(item, "fixturenames", ()))
         if "test_cluster" in needs or Path(item.path).parent in LIVE_FOLDERS:
             item.add_marker(pytest.mark.live)
-        if "spark" in needs:
+        if needs & {"spark", "standalone"}:
             item.add_marker(pytest.mark.spark)
 
 

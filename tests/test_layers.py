@@ -69,7 +69,13 @@ TEST_CLUSTER = "reconciler.testing"
 ONLY_IN = {
     "kafka": ("reconciler.kafka", TEST_CLUSTER),  # kafka-python: the adapter, and the test cluster
     "click": ("reconciler.cli",),
-    "pyspark": ("reconciler.drift.spark_job", "reconciler.drift.spark_clean"),
+    # the Spark engine, and the file handed to spark-submit (its stderr goes through the JVM)
+    "pyspark": (
+        "reconciler.drift.spark_job",
+        "reconciler.drift.spark_clean",
+        "reconciler.drift.spark_session",
+        "reconciler.spark_submit",
+    ),
     # the change log's structural diff, and what differs when a saved plan's manifests changed
     "deepdiff": ("reconciler.drift.changelog", "reconciler.plan.binding"),
     "yaml": ("reconciler.manifests.yaml_source", "reconciler.adopt.importer"),  # reading manifests, writing them

@@ -39,11 +39,15 @@ def drift_report(
     tables: str | None = None,
     sizes: bool = True,
     ignore_topics: Sequence[str] = (),
+    spark: drift_engine.SparkOptions | None = None,
 ) -> DriftOutcome:
     """One of: the live `cluster`, a `snapshot` file, or every cluster's latest snapshot under
     `fleet` (on the `engine` chosen). `tables`: also write the dashboards' Parquet tables there."""
     if sum(x is not None for x in (cluster if not snapshot else None, snapshot, fleet)) != 1:
         raise ReconcilerError("give one of --cluster NAME (live), --snapshot FILE or --fleet DIR.")
+    spark = spark or drift_engine.SparkOptions()
+    if not fleet and (master or spark.given):
+        raise ReconcilerError("--master, --conf and --spark-log-level are for --fleet with the Spark engine.")
     manifests = load_manifests(manifests_dir)
     options = PlanOptions(ignore_topics=tuple(ignore_topics))
     if fleet:
@@ -54,7 +58,7 @@ def drift_report(
             )
         return DriftOutcome(
             drift_engine.run_fleet(
-                fleet, manifests.desired_state, engine=engine, master=master, tables=tables, options=options
+                fleet, manifests.desired_state, engine=engine, master=master, tables=tables, options=options, spark=spark
             ).report
         )
     from reconciler.files.snapshot import load_snapshot

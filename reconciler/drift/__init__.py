@@ -7,5 +7,7 @@
 - `render`: text, JSON, Markdown, self-contained HTML; `tables`: the dashboards' Parquet tables
   (report output; the snapshots drift reads are `reconciler.files`);
 - `engine`: one cluster, or a fleet with the local engine (never imports pyspark);
-- `spark_job`: the fleet pipeline on PySpark, the only pyspark user, imported only when it runs.
+- `spark_job`: the fleet pipeline on PySpark, imported only when it runs; `spark_session` starts
+  Spark and watches for executors, `spark_failures` words Spark's failures, `spark_options` holds
+  the command line's Spark settings (no pyspark).
 """

@@ -16,6 +16,7 @@ from urllib.parse import urlparse
 
 from reconciler.drift.compute import assemble_cluster, cluster_drift
 from reconciler.drift.model import ClusterDrift, DriftReport
+from reconciler.drift.spark_options import SparkOptions
 from reconciler.errors import ReconcilerError, shown, shown_text
 from reconciler.models.desired import DesiredState
 from reconciler.models.observed import ObservedState
@@ -65,19 +66,23 @@ def report_of(clusters: list[ClusterDrift], engine: str, generated_at: datetime 
 class FleetResult:
     report: DriftReport
     engine: str
-    tables: Path | None = None  # directory holding drift_items/ and pending_truncations/
+    tables: str | None = None  # directory (a path or a URI) holding drift_items/ and pending_truncations/
 
 
-def choose_engine(engine: str, fleet: str | Path, master: str | None = None) -> str:
-    """`auto`: Spark when a master is given, or when the fleet's latest snapshots hold so many
-    partitions that Spark on this machine's cores would finish first (`spark_pays_off`; pyspark
-    installed); local otherwise. Decided from Parquet footers, without importing pyspark."""
+def choose_engine(engine: str, fleet: str | Path, master: str | None = None, spark_settings: bool = False) -> str:
+    """`auto`: Spark when a master or Spark settings are given, or the fleet is a URI, or when the
+    fleet's latest snapshots hold so many partitions that Spark on this machine's cores would
+    finish first (`spark_pays_off`; pyspark installed); local otherwise.
+    Decided from Parquet footers, without importing pyspark."""
     if engine not in ENGINES:
         raise ReconcilerError(f"unknown engine {engine!r}; one of {', '.join(ENGINES)}")
+    if engine == "local" and (master or spark_settings):
+        given = " and ".join(x for x, on in (("--master", master), ("Spark settings (--conf, ...)", spark_settings)) if on)
+        raise ReconcilerError(f"--engine local runs in this process without Spark: it takes no {given}; drop one or the other.")
     if engine != "auto":
         return engine
-    if master:
-        return "spark"
+    if master or spark_settings or _is_uri(fleet):
+        return "spark"  # the local engine reads local directories only
     if _json_snapshots(fleet):
         return "local"  # the Spark engine reads Parquet snapshots only
     from reconciler.files.fleet import count_partitions, discover_fleet
@@ -96,11 +101,13 @@ def run_fleet(
     tables: str | Path | None = None,
     options: PlanOptions = PlanOptions(),
     generated_at: datetime | None = None,
-    spark_conf: Mapping[str, str] | None = None,
+    spark: SparkOptions = SparkOptions(),
 ) -> FleetResult:
     """Every cluster's latest snapshot under `fleet` against its desired state; each cluster's
     previous snapshot, when there is one, is the earlier state for data-loss signals."""
-    chosen = choose_engine(engine, fleet, master)
+    chosen = choose_engine(engine, fleet, master, spark.given)
+    if chosen == "local" and _is_uri(fleet):
+        raise ReconcilerError(f"the local engine reads local directories only, not {fleet}; use --engine spark.")
     generated_at = generated_at or datetime.now(timezone.utc)
     if chosen == "spark":
         found = _json_snapshots(fleet)
@@ -110,7 +117,7 @@ def run_fleet(
                 f"{f' and {len(found) - 1} more' if len(found) > 1 else ''}): write them with `reconcile snapshot "
                 "--format parquet`, or use --engine local."
             )
-        if not urlparse(str(fleet)).scheme:  # a plain path: the local engine's checks of the directory first
+        if not _is_uri(fleet):  # a plain path: the local engine's checks of the directory first
             from reconciler.files.fleet import discover_fleet
             from reconciler.files.snapshot_parquet import check_column_types
 
@@ -124,7 +131,15 @@ def run_fleet(
                 "the Spark engine needs pyspark: pip install 'kafka-reconciler[spark]', or use --engine local."
             ) from e
         report = spark_job.run(
-            fleet, desired_for, options=options, master=master, tables=tables, generated_at=generated_at, conf=spark_conf
+            fleet,
+            desired_for,
+            options=options,
+            master=master,
+            tables=tables,
+            generated_at=generated_at,
+            conf=spark.conf,
+            log_level=spark.log_level,
+            executor_wait_s=spark.executor_wait_s,
         )
     else:
         report = run_local(fleet, desired_for, options, generated_at)
@@ -132,7 +147,7 @@ def run_fleet(
             from reconciler.drift.tables import write_tables_local
 
             write_tables_local(report, tables)
-    return FleetResult(report=report, engine=chosen, tables=Path(tables) if tables else None)
+    return FleetResult(report=report, engine=chosen, tables=str(tables) if tables else None)
 
 
 def run_local(
@@ -190,6 +205,11 @@ def _columnar_cluster(
     if topics is None:
         return None
     return assemble_cluster(now.state, earlier.state if earlier is not None else None, topics)
+
+
+def _is_uri(fleet: str | Path) -> bool:
+    """A fleet named by a URI (hdfs://, s3a://, viewfs://, file:...): only Spark reads it."""
+    return len(urlparse(str(fleet)).scheme) > 1  # not a Windows drive letter
 
 
 def _json_snapshots(fleet: str | Path) -> list[Path]:

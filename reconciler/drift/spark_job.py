@@ -37,18 +37,19 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 import pyarrow as pa
-from py4j.protocol import Py4JJavaError
+from py4j.protocol import Py4JError, Py4JJavaError
 from pydantic import ValidationError
 from pyspark.broadcast import Broadcast
 from pyspark.errors import PySparkException, PythonException
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from reconciler.drift import spark_clean
+from reconciler.drift import spark_clean, spark_failures, spark_session
 from reconciler.drift.compute import _items, assemble, drift_one_topic
 from reconciler.drift.model import DriftReport, TopicDrift
+from reconciler.drift.spark_options import EXECUTOR_WAIT_S
 from reconciler.errors import MAX_PROBLEMS, ReconcilerError, SnapshotError, problem_line, shown_text
-from reconciler.files.snapshot_parquet import ABSENT, HIDDEN, read_header, topic_from_row, utc
+from reconciler.files.snapshot_parquet import ABSENT, HIDDEN, METADATA_KEY, header_of, topic_from_row, utc
 from reconciler.files.snapshot_problems import SNAPSHOT_KEYS, explain, invalid_snapshot
 from reconciler.models.desired import DesiredState, DesiredTopic
 from reconciler.models.observed import ObservedState
@@ -70,50 +71,6 @@ _OUT_FIELDS = (
 
 TOPICS_PER_TASK = 20_000  # ~200k partitions: one task's rows and findings stay in the tens of MiB
 
-_session: SparkSession | None = None
-
-
-def session(master: str | None = None, conf: Mapping[str, str] | None = None) -> SparkSession:
-    """The SparkSession: the active one if any (spark-submit, tests), else a new one. Without a
-    master, Spark's own default applies (`local[*]`, or what spark-submit was given)."""
-    global _session  # noqa: PLW0603 - one Spark session per process, made on first use
-    active = SparkSession.getActiveSession()
-    if active is not None:
-        return active
-    if _session is not None:
-        return _session
-    launched_by_spark_submit = "PYSPARK_GATEWAY_PORT" in os.environ
-    builder = (
-        SparkSession.builder.appName("reconcile-drift")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.ui.showConsoleProgress", "false")
-    )
-    in_process = not launched_by_spark_submit and (master is None or master.startswith("local"))
-    if in_process:
-        # Local mode: Python workers must be this interpreter (it has the reconciler installed).
-        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-        # The JVM we start is driver and executor at once; Spark's 1 GiB default loses task results
-        # of multi-million-partition fleets in its block manager, so it gets a quarter of the RAM.
-        if "spark.driver.memory" not in (conf or {}) and "SPARK_DRIVER_MEMORY" not in os.environ:
-            builder = builder.config("spark.driver.memory", _local_driver_memory())
-    if master:
-        builder = builder.master(master)
-    for key, value in (conf or {}).items():
-        builder = builder.config(key, value)
-    _session = builder.getOrCreate()
-    # In-process, the executors log to this terminal: a failed task's Java stack would come before
-    # the one paragraph `run` gives for it. A cluster's executors log to their own files.
-    _session.sparkContext.setLogLevel("FATAL" if in_process else "ERROR")
-    return _session
-
-
-def _local_driver_memory() -> str:
-    try:
-        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return "1g"
-    return f"{max(1024, min(16 * 1024, total // 4 // 2**20))}m"
-
 
 def run(
     fleet: str | Path,
@@ -123,59 +80,95 @@ def run(
     tables: str | Path | None = None,
     generated_at: datetime | None = None,
     conf: Mapping[str, str] | None = None,
+    log_level: str | None = None,
+    executor_wait_s: float = EXECUTOR_WAIT_S,
 ) -> DriftReport:
-    spark = session(master, conf)
     generated_at = generated_at or datetime.now(timezone.utc)
+    watch = None
     try:
-        found = fleet_inputs(spark, fleet, desired_for, options)
-        # Each cluster's desired state without its topics: a row brings its own topic (column `want`).
-        shared = spark.sparkContext.broadcast(
-            {
-                "desired": {c: d.model_dump_json(exclude={"topics"}) for c, d in found.desired.items()},
-                "ignore": list(options.ignore_topics),
-                "meta": found.whole,
-            }
-        )
-        results = _for_the_planner(found).mapInArrow(_drift_batches(shared), _OUT_FIELDS).persist()
-        try:
-            return _collect(results, found.meta, tables, generated_at)
-        finally:
-            results.unpersist()
-            shared.unpersist()
-    except (PySparkException, Py4JJavaError) as e:
-        raise _spark_failure(fleet, e) from None
+        spark = spark_session.session(master, conf, log_level)
+        with spark_session.ExecutorWatch(spark, executor_wait_s) as watch:
+            found = fleet_inputs(spark, fleet, desired_for, options)
+            # Each cluster's desired state without its topics: a row brings its own topic (column `want`).
+            shared = spark.sparkContext.broadcast(
+                {
+                    "desired": {c: d.model_dump_json(exclude={"topics"}) for c, d in found.desired.items()},
+                    "ignore": list(options.ignore_topics),
+                    "meta": found.whole,
+                }
+            )
+            results = _for_the_planner(found).mapInArrow(_drift_batches(shared), _OUT_FIELDS).persist()
+            try:
+                return _collect(results, found.meta, tables, generated_at)
+            finally:
+                results.unpersist()
+                shared.unpersist()
+    except (PySparkException, Py4JError) as e:
+        if watch is not None and watch.starved is not None:
+            raise ReconcilerError(watch.starved) from e
+        if os.environ.get("RECONCILER_DEBUG"):
+            raise
+        raise _spark_failure(fleet, e, _executors_python()) from None
 
 
-def _spark_failure(fleet: str | Path, error: PySparkException | Py4JJavaError) -> ReconcilerError:
+def _executors_python() -> str:
+    return os.environ.get("PYSPARK_PYTHON", "python3")
+
+
+def _spark_failure(fleet: str | Path, error: PySparkException | Py4JError, executors_python: str = "python3") -> ReconcilerError:
     """What Spark (the JVM, or a Python worker) failed on, in one paragraph instead of its stack."""
     java = getattr(error, "java_exception", None)
-    text = str(java.getMessage()) if java is not None else str(error)
-    lines = [
-        line.strip()
-        for line in text.splitlines()
-        if line.strip() and not line.strip().startswith(("at ", "For further information", "SQLSTATE", "JVM stacktrace"))
-    ]
-    # A Python worker's error ends its traceback; the JVM's leads its message.
-    cause = (lines[-1] if isinstance(error, PythonException) else lines[0]) if lines else type(error).__name__
-    if "No module named 'reconciler'" in text:
-        return ReconcilerError(
-            "the Spark executors cannot import the reconciler: install kafka-reconciler (with its spark "
-            "extra) on every worker, or ship a packed virtualenv with --archives, and set PYSPARK_PYTHON "
-            "(spark.pyspark.python) to that interpreter."
-        )
-    said = shown_text(cause.rstrip(".:"), 400)
+    text = spark_session.message_of(error)
+    if java is not None and isinstance(error, Py4JJavaError):
+        text = f"{text}\n{_whole(error)}"  # its stack's causes hold a Python worker's traceback
+    cause = spark_failures.cause_of(text, executors_python)
+    if cause is not None:
+        if cause.about_files:
+            return SnapshotError(cause.message.replace("some file", _unmerged_file(fleet) or "some file", 1))
+        return ReconcilerError(cause.message)
+    said = spark_failures.last_words(text, isinstance(error, PythonException)) or type(error).__name__
+    kept = spark_session.keep_log()
+    log = f" Spark's log: {kept}." if kept else ""
     if isinstance(error, PythonException):  # the planner's side, on the executors: not a file Spark read
         return ReconcilerError(
             f"the Spark engine's Python workers failed on the fleet under {fleet}: {said}. Run the same command "
-            "with --engine local, which reads and checks each snapshot itself, to see which file or topic it is. "
-            "Nothing was reported."
+            f"with --engine local, which reads and checks each snapshot itself, to see which file or topic it is. "
+            f"Nothing was reported.{log}"
+        )
+    if not isinstance(error, PySparkException) and java is None:  # the gateway itself: the JVM died or was stopped
+        return ReconcilerError(
+            f"the Spark engine stopped before it finished the fleet under {fleet}: {said}. Run again with "
+            f"RECONCILER_DEBUG=1 to see Spark's log. Nothing was reported.{log}"
         )
     return SnapshotError(
         f"the Spark engine failed on the fleet under {fleet}: {said}. A file Spark cannot read (not Parquet, cut "
         "short, or with columns of other types than a snapshot's) is the usual cause: write snapshots with "
         "`reconcile snapshot --format parquet`; `reconcile drift --fleet ... --engine local` checks each file and "
-        "names the bad one and its bad values. Nothing was reported."
+        f"names the bad one and its bad values. Nothing was reported.{log}"
     )
+
+
+def _whole(error: Py4JJavaError) -> str:
+    try:
+        return str(error)
+    except Py4JError:
+        return ""
+
+
+def _unmerged_file(fleet: str | Path) -> str | None:
+    """The snapshot whose column types differ from most of the fleet's (read through Spark, one
+    footer at a time: only once the fleet failed to merge)."""
+    try:
+        spark = spark_session.session()
+        files = [r["path"] for r in _fleet_files(spark, fleet).collect()]
+        types: dict[str, dict[str, list[str]]] = {}
+        for file in files:
+            for field in spark.read.parquet(file).schema.fields:
+                types.setdefault(field.name, {}).setdefault(field.dataType.simpleString(), []).append(file)
+    except (PySparkException, Py4JError):
+        return None
+    odd = [min(files_of) for kinds in types.values() if len(kinds) > 1 for files_of in sorted(kinds.values(), key=len)[:-1]]
+    return _shown_path(min(odd)) if odd else None
 
 
 def fleet_inputs(
@@ -237,7 +230,7 @@ def fleet_inputs(
             "compare": m.since is not None,
             "file": m.file,
             "earlier_file": m.earlier_file,
-            **_brokers_and_reassignments(m.file),
+            **_brokers_and_reassignments(spark, m.file),
         }
         for c, m in meta.items()
     }
@@ -294,12 +287,40 @@ class FleetInputs:
     topics: int  # in the latest runs
 
 
-def _brokers_and_reassignments(snapshot_file: str) -> dict[str, Any]:
+def _brokers_and_reassignments(spark: SparkSession, snapshot_file: str) -> dict[str, Any]:
     """What the planner needs of the whole cluster and the rows do not carry (its brokers, to place
     replicas on; reassignments in progress), from the latest snapshot's header: read once per
     cluster on the driver and broadcast."""
-    header = read_header(snapshot_file)
+    header = header_of(_footer_metadata(spark, snapshot_file), _shown_path(snapshot_file))
     return {"brokers": header.get("brokers") or [], "reassignments": header.get("reassignments") or {}}
+
+
+def _footer_metadata(spark: SparkSession, file: str) -> str | None:
+    """A Parquet file's snapshot header (key-value metadata), read by Spark's own Parquet reader
+    through Hadoop's FileSystem with the session's settings: any filesystem Spark reads the fleet
+    from (HDFS, s3a://, viewfs://, ...), not only those pyarrow knows."""
+    jvm = spark.sparkContext._jvm
+    assert jvm is not None  # a live session has its JVM
+    hadoop = jvm.org.apache.parquet.hadoop
+    source = hadoop.util.HadoopInputFile.fromPath(jvm.org.apache.hadoop.fs.Path(file), spark._jsc.hadoopConfiguration())
+    reader = hadoop.ParquetFileReader.open(source)
+    try:
+        value = reader.getFooter().getFileMetaData().getKeyValueMetaData().get(METADATA_KEY.decode())
+    finally:
+        reader.close()
+    return None if value is None else str(value)
+
+
+def _fleet_files(spark: SparkSession, fleet: str | Path) -> DataFrame:
+    """The fleet's Parquet files (column `path`), listed by Spark: their contents are not read."""
+    return (
+        spark.read.format("binaryFile")
+        .option("recursiveFileLookup", "true")
+        .option("pathGlobFilter", "*.parquet")
+        .load(str(fleet))
+        .select("path")
+        .orderBy("path")
+    )
 
 
 def _cluster_checks(cluster: str, whole: Mapping[str, Any]) -> bool:

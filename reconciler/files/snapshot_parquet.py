@@ -209,7 +209,11 @@ def read_header(path: str) -> dict[str, Any]:
     import pyarrow.fs
 
     filesystem, inner = pyarrow.fs.FileSystem.from_uri(path) if "://" in path else (None, path)
-    meta = (pa.parquet.read_schema(inner, filesystem=filesystem).metadata or {}).get(METADATA_KEY)
+    return header_of((pa.parquet.read_schema(inner, filesystem=filesystem).metadata or {}).get(METADATA_KEY), path)
+
+
+def header_of(meta: bytes | str | None, path: str) -> dict[str, Any]:
+    """A snapshot's header from its key-value metadata (`METADATA_KEY`), however it was read."""
     header = read_json_document(meta, path, "snapshot", SNAPSHOT_KEYS, within=HEADER_PLACE) if meta else {}
     return header if isinstance(header, dict) else {}
 

@@ -271,3 +271,42 @@ def test_spark_engine_refuses_a_file_whose_rows_name_another_cluster_than_its_di
     assert str(refused.value).startswith(
         f"{moved} holds rows of cluster 'cluster-000' in the directory of cluster 'cluster-001', so it is refused whole"
     )
+
+
+def test_spark_engine_reads_and_writes_through_a_filesystem_only_hadoop_knows(spark, small_fleet, tmp_path):
+    """viewfs:// with a mount table: the driver must not open a snapshot itself (pyarrow has no
+    viewfs), so headers and runs come through Spark, and the tables go out through it."""
+    fleet, desired = small_fleet
+    hadoop = spark.sparkContext._jsc.hadoopConfiguration()
+    hadoop.set("fs.viewfs.mounttable.drifttest.link./fleet", fleet.resolve().as_uri())
+    hadoop.set("fs.viewfs.mounttable.drifttest.link./out", (tmp_path / "spark").as_uri())
+    (tmp_path / "spark").mkdir()
+    local = engine.run_fleet(fleet, desired.__getitem__, engine="local", tables=tmp_path / "local", generated_at=WHEN)
+    remote = engine.run_fleet("viewfs://drifttest/fleet", desired.__getitem__, tables="viewfs://drifttest/out", generated_at=WHEN)
+    assert remote.engine == "spark"  # a URI: only Spark reads it
+    assert local.report.comparable() == remote.report.comparable()
+    for table in ("drift_items", "pending_truncations", "changes"):
+        assert read_table_rows(tmp_path / "local", table) == read_table_rows(tmp_path / "spark", table), table
+    with pytest.raises(ReconcilerError, match="the local engine reads local directories only, not viewfs://drifttest/fleet"):
+        engine.run_fleet("viewfs://drifttest/fleet", desired.__getitem__, engine="local")
+
+
+def test_spark_engine_names_the_file_whose_columns_cannot_merge_with_the_fleet_s(spark, small_fleet, tmp_path):
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from reconciler.errors import SnapshotError
+
+    source, desired = small_fleet
+    fleet = tmp_path / "fleet"
+    shutil.copytree(source, fleet)
+    odd = sorted((fleet / "cluster-002").glob("*.parquet"))[0]
+    table = pq.read_table(odd)
+    pq.write_table(table.set_column(table.schema.get_field_index("topic_id"), "topic_id", pa.array([1] * len(table))), odd)
+    with pytest.raises(SnapshotError) as refused:
+        engine.run_fleet(fleet, desired.__getitem__, engine="spark", generated_at=WHEN)
+    message = str(refused.value)
+    assert message.startswith("the fleet's snapshots have columns of types that cannot be merged ([CANNOT_MERGE_SCHEMAS]):")
+    assert f": {odd} is not a snapshot written by `reconcile snapshot --format parquet`" in message
