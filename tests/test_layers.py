@@ -193,3 +193,14 @@ def test_the_cli_starts_without_the_kafka_client_pyarrow_pyspark_or_deepdiff():
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
     assert loaded.split() == []
+
+
+def test_the_pipeline_is_in_the_folders_and_module_names_say_what_they_hold():
+    """Planning and applying are packages, not flat modules beside the rest: at most 8 modules at
+    the package root, and at most 5 module names (of the product, the test cluster aside) used twice."""
+    root = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(root) <= 8, root
+    names = [p.stem for p in PACKAGE.rglob("*.py") if p.stem != "__init__" and TEST_CLUSTER.split(".")[1] not in p.parts]
+    names += [p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()]  # a package's name is a module's too
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    assert len(repeated) <= 5, repeated

@@ -16,7 +16,7 @@ Safety rules, in the order they act:
    irreversible partition increase must not be stranded by a config the brokers refuse later.
 4. Actions run in plan order: creates, partition increases, replica reassignments, config
    changes, truncations, topic deletions. After each kind of write apply waits (bounded) until
-   every broker shows it (reconciler.apply.confirm); one they do not show in time is reported
+   every broker shows it (reconciler.apply.expected_writes); one they do not show in time is reported
    as written but not confirmed, and nothing else touches its topic. When an action fails, the
    later actions on its topic are not sent; nor while a reassignment is still in progress when
    apply stops waiting (reconciler.apply.reassignment).
@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from reconciler.apply.confirm import confirm_written
+from reconciler.apply.expected_writes import confirm_written
 from reconciler.apply.preconditions import (
     delete_fraction_problems,
     manifest_refusals,
@@ -69,7 +69,7 @@ LEADER_MOVE_ROUNDS = 3
 class ApplyOptions:
     allow_unfenced_truncation: bool = False  # for brokers without OffsetForLeaderEpoch
     # How long every broker is given to show a write (a create: its topic with leaders) before
-    # apply reports it as written but not confirmed (reconciler.apply.confirm).
+    # apply reports it as written but not confirmed (reconciler.apply.expected_writes).
     topic_visible_timeout_s: float = 30.0
     confirm_timeout_s: float = 10.0
     # Replica reassignments: a throttle rate overriding the plan's, how long to wait (None: the
@@ -169,7 +169,7 @@ def apply_plan(
 
 def _send(cluster: ClusterPort, actions: list[Action], options: ApplyOptions) -> Answers:
     """Write `actions`, all of one kind that is written one request per kind (not a truncation),
-    and wait until every broker shows what was accepted (reconciler.apply.confirm)."""
+    and wait until every broker shows what was accepted (reconciler.apply.expected_writes)."""
     kind = actions[0].kind
     match kind:
         case ActionKind.CREATE_TOPIC | ActionKind.ADD_PARTITIONS | ActionKind.ALTER_CONFIGS:

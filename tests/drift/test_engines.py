@@ -305,8 +305,10 @@ def test_spark_engine_names_the_file_whose_columns_cannot_merge_with_the_fleet_s
     odd = sorted((fleet / "cluster-002").glob("*.parquet"))[0]
     table = pq.read_table(odd)
     pq.write_table(table.set_column(table.schema.get_field_index("topic_id"), "topic_id", pa.array([1] * len(table))), odd)
+    # Through viewfs, as on cluster storage: a local fleet's column types are checked before Spark starts.
+    spark.sparkContext._jsc.hadoopConfiguration().set("fs.viewfs.mounttable.mergetest.link./fleet", fleet.resolve().as_uri())
     with pytest.raises(SnapshotError) as refused:
-        engine.run_fleet(fleet, desired.__getitem__, engine="spark", generated_at=WHEN)
+        engine.run_fleet("viewfs://mergetest/fleet", desired.__getitem__, engine="spark", generated_at=WHEN)
     message = str(refused.value)
     assert message.startswith("the fleet's snapshots have columns of types that cannot be merged ([CANNOT_MERGE_SCHEMAS]):")
-    assert f": {odd} is not a snapshot written by `reconcile snapshot --format parquet`" in message
+    assert f"/fleet/cluster-002/{odd.name} is not a snapshot written by `reconcile snapshot --format parquet`" in message
