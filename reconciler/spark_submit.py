@@ -42,14 +42,10 @@ class _SparkSubmitStderr(io.TextIOBase):
 
 def main(argv: list[str] | None = None) -> None:
     from reconciler.cli import main as reconcile
+    from reconciler.drift.spark_session import jvm_stderr, launched_by_spark_submit
 
-    if "PYSPARK_GATEWAY_PORT" in os.environ:
-        from pyspark import SparkContext
-
-        SparkContext._ensure_initialized()
-        jvm = SparkContext._jvm
-        assert jvm is not None  # initialised just above
-        sys.stderr = _SparkSubmitStderr(jvm.System.err)
+    if launched_by_spark_submit():
+        sys.stderr = _SparkSubmitStderr(jvm_stderr())
     args = list(sys.argv[1:] if argv is None else argv)
     reconcile(["drift", "--engine", "spark", *args], prog_name="reconcile")
 

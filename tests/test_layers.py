@@ -60,7 +60,7 @@ ALLOWED: dict[str, set[str]] = {
     "kafka adapter": {"core data", "plan"},
     "use cases": {"core data", "load", "plan", "apply", "adopt", "files", "drift", "kafka adapter"},
     "cli": {"core data", "adopt", "render", "drift", "use cases"},
-    "entry points": {"cli"},
+    "entry points": {"cli", "drift"},  # spark_submit: the JVM's stderr, from the Spark session
 }
 # The Kafka wire-protocol test cluster stands in for Kafka: no layer of the product, never imported by it.
 TEST_CLUSTER = "reconciler.testing"
@@ -69,12 +69,11 @@ TEST_CLUSTER = "reconciler.testing"
 ONLY_IN = {
     "kafka": ("reconciler.kafka", TEST_CLUSTER),  # kafka-python: the adapter, and the test cluster
     "click": ("reconciler.cli",),
-    # the Spark engine, and the file handed to spark-submit (its stderr goes through the JVM)
+    # the Spark engine
     "pyspark": (
         "reconciler.drift.spark_job",
         "reconciler.drift.spark_clean",
         "reconciler.drift.spark_session",
-        "reconciler.spark_submit",
     ),
     # the change log's structural diff, and what differs when a saved plan's manifests changed
     "deepdiff": ("reconciler.drift.changelog", "reconciler.plan.binding"),

@@ -48,6 +48,15 @@ def launched_by_spark_submit() -> bool:
     return "PYSPARK_GATEWAY_PORT" in os.environ
 
 
+def jvm_stderr() -> Any:
+    """The JVM's System.err (a java.io.PrintStream, through py4j) of the gateway spark-submit
+    opened for this process."""
+    SparkContext._ensure_initialized()
+    jvm = SparkContext._jvm
+    assert jvm is not None  # initialised just above
+    return jvm.System.err
+
+
 def session(master: str | None = None, conf: Mapping[str, str] | None = None, log_level: str | None = None) -> SparkSession:
     """The SparkSession: the active one if any (spark-submit, tests), else a new one. Without a
     master, Spark's own default applies (`local[*]`, or what spark-submit was given)."""
