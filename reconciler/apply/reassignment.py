@@ -257,10 +257,8 @@ def sweep(now: ObservedState, cluster: ClusterPort, progress: Progress, confirm_
     reassignment in progress (as `now`, a fresh read, shows them) involves: a reassignment that
     finished between two runs leaves them, and no later apply would find it to finish. What could
     not be removed."""
-    operations = now.cluster_authorized_operations
-    if operations is not None and not {"ALTER_CONFIGS", "DESCRIBE_CONFIGS"} & set(operations):
-        # A principal that may not change broker configs set no rate here, and may not read the markers.
-        return []
+    if not rights.may_send("DescribeConfigs(broker)", now):
+        return []  # a principal that may not read broker configs set no rate here (setting one implies reading)
     busy = {
         b
         for topic, moving in now.reassignments.items()

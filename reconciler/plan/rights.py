@@ -255,6 +255,17 @@ def lacking(kind: ActionKind, topic: str, observed: ObservedState, throttled: bo
     return next((need for need in missing if need not in implied), None)
 
 
+def may_send(request: str, observed: ObservedState) -> bool:
+    """False when the read shows the principal lacks a cluster right `request` needs (and every
+    right that implies it); True when it has them, or that is not known."""
+    on_cluster = observed.cluster_authorized_operations
+    return on_cluster is None or all(
+        operation in on_cluster or any(by in on_cluster for by in IMPLIED_BY.get(operation, ()))
+        for resource, operation in REQUESTS[request]
+        if resource is Resource.CLUSTER
+    )
+
+
 def missing_right_message(kind: ActionKind, topic: str, need: Need, spec: ClusterSpec) -> str:
     resource, operation = need
     on_cluster = resource is Resource.CLUSTER
