@@ -14,8 +14,14 @@ from reconciler.errors import shown, shown_text
 
 LONG_MAX = 2**63 - 1
 INT_MAX = 2**31 - 1
-# A legal topic name (Topic.validate), apart from "." and "..", which Kafka refuses too.
-TOPIC_NAME = re.compile(r"[a-zA-Z0-9._-]{1,249}")
+# A legal topic name (Kafka's Topic.validate): 1 to 249 of these characters, and not "." or "..".
+TOPIC_NAME_CHARACTERS = "a-zA-Z0-9._-"
+TOPIC_NAME_MAX = 249
+TOPIC_NAME = re.compile(f"[{TOPIC_NAME_CHARACTERS}]{{1,{TOPIC_NAME_MAX}}}")
+
+
+def is_topic_name(value: object) -> bool:
+    return type(value) is str and TOPIC_NAME.fullmatch(value) is not None and value not in (".", "..")
 
 
 class ConfigType(str, Enum):

@@ -38,7 +38,7 @@ from typing import get_args
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from reconciler.kafka_configs import same_config_value
+from reconciler.kafka_configs import TOPIC_NAME_CHARACTERS, TOPIC_NAME_MAX, same_config_value
 from reconciler.models.desired import DesiredState, TopicState
 from reconciler.models.observed import INTERNAL_TOPIC_SQL, AclOperation, ConfigSource, ObservedPartition
 from reconciler.models.partition_rules import PARTITION_RULES, value_ranges
@@ -120,6 +120,14 @@ _TOPIC_SOURCE = int(ConfigSource.DYNAMIC_TOPIC_CONFIG)
 _LAST_SOURCE = max(int(s) for s in ConfigSource)
 
 
+def _topic_name_ok(column: str) -> str:
+    """kafka_configs.is_topic_name: its characters and length, not "." or ".."."""
+    return (
+        f"(length({column}) BETWEEN 1 AND {TOPIC_NAME_MAX} AND regexp_replace({column}, '[{TOPIC_NAME_CHARACTERS}]', '') = '' "
+        f"AND {column} NOT IN ('.', '..'))"
+    )
+
+
 def _configs_ok(column: str) -> str:
     """Configs the models accept: keys not empty and distinct, known sources, flags not null."""
     return (
@@ -170,14 +178,29 @@ _PARTITION_CLEAN = f"""
 # The earlier run's partition as the models accept it (its replicas and leader equal today's).
 _EARLIER_PARTITION_OK = _PARTITION_OK
 
+# How the clean filter below accepts only what the models accept, per field of a topic and of a
+# config: a clause of it, or None where the Parquet column's type says all (a string, a boolean
+# read as False when null). A field added to the models without its entry here fails
+# tests/drift/test_spark_clean.py.
+_OPERATIONS_OK = f"(authorized_operations IS NULL OR forall(authorized_operations, o -> o IN ({_ACL})))"
+TOPIC_FIELDS_CHECKED = {
+    "name": _topic_name_ok("topic"),
+    "topic_id": None,
+    "internal": None,
+    "partitions": "size(partitions) > 0",  # and each as _PARTITION_OK
+    "configs": _configs_ok("configs"),
+    "authorized_operations": _OPERATIONS_OK,
+}
+CONFIG_FIELDS_CHECKED = dict.fromkeys(("source", "sensitive", "read_only"), _configs_ok("configs")) | {"value": None}
+
 # A row the models accept and whose topic is healthy, as far as the row shows.
 _ROW_CLEAN = f"""
-    cluster_checked AND topic IS NOT NULL AND status IS NULL AND size(partitions) > 0
-    AND {_every("partitions", _PARTITION_CLEAN)}
+    cluster_checked AND topic IS NOT NULL AND status IS NULL AND {TOPIC_FIELDS_CHECKED["name"]}
+    AND {TOPIC_FIELDS_CHECKED["partitions"]} AND {_every("partitions", _PARTITION_CLEAN)}
     AND (earlier_partitions IS NULL OR (size(earlier_partitions) > 0 AND {_every("earlier_partitions", _EARLIER_PARTITION_OK)}))
-    AND {_configs_ok("configs")} AND {_configs_ok("earlier_configs")}
+    AND {TOPIC_FIELDS_CHECKED["configs"]} AND {_configs_ok("earlier_configs")}
     AND (sizes_refused IS NULL OR sizes_refused <> '')
-    AND (authorized_operations IS NULL OR forall(authorized_operations, o -> o IN ({_ACL})))
+    AND {_OPERATIONS_OK}
     AND (cluster_authorized_operations IS NULL OR forall(cluster_authorized_operations, o -> o IN ({_ACL})))
     AND (group_offsets IS NULL OR forall(group_offsets, g -> g.group <> '' AND g.partition >= 0 AND g.offset >= 0))
     AND NOT array_contains(moving, topic)"""

@@ -27,7 +27,7 @@ from types import SimpleNamespace
 from typing import Any, get_args
 
 from reconciler.files.snapshot_parquet import arrow_schema, state_data, table_header, topic_from_row
-from reconciler.kafka_configs import TOPIC_NAME
+from reconciler.kafka_configs import is_topic_name
 from reconciler.models.observed import AclOperation, ConfigSource, ObservedPartition, ObservedState, ObservedTopic
 from reconciler.models.partition_rules import PARTITION_RULES, value_ranges
 
@@ -130,7 +130,7 @@ def _proven(path: Path, table: Any, header: dict[str, Any]) -> SnapshotColumns:
     _require(not (set(names) & set(state.hidden_topics)))
     _require(not (set(names) & set(state.absent_topic_operations)))
     for name in names:
-        _require(type(name) is str and TOPIC_NAME.fullmatch(name) and name not in (".", ".."))
+        _require(is_topic_name(name))
 
     status = table.column("status") if "status" in table.column_names else None
     read = table if status is None or status.null_count == len(status) else table.filter(pc.is_null(status))
@@ -335,7 +335,9 @@ def _configs(read: Any, pa: Any, pc: Any) -> list[Configs]:
     _require(pc.all(pc.is_in(fields["source"], value_set=pa.array(_SOURCES, pa.int32()))).as_py() is not False)
     flat = list(zip(*(fields[n].to_pylist() for n in ("key", "value", "source", "sensitive", "read_only")), strict=True))
     bounds = starts.tolist()
-    return [tuple(flat[a:b]) for a, b in pairwise(bounds)]
+    out = [tuple(flat[a:b]) for a, b in pairwise(bounds)]
+    _require(all(len({entry[0] for entry in entries}) == len(entries) for entries in out))  # a key listed twice
+    return out
 
 
 def _operations(read: Any, pa: Any, pc: Any) -> list[tuple[str, ...] | None]:

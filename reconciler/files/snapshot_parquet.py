@@ -9,18 +9,20 @@ imported only by the functions that read or write files (`require_pyarrow`).
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from pydantic_core import ErrorDetails
+from pydantic_core import ErrorDetails, PydanticCustomError
 
 from reconciler.errors import MAX_PROBLEMS, SnapshotError, noun, problem_line, shown_text
 from reconciler.files.json_document import read_json_document
 from reconciler.files.snapshot_problems import SNAPSHOT_KEYS, explain, invalid_snapshot
 from reconciler.models.observed import (
+    FILE_CONTEXT,
     SNAPSHOT_FORMAT_VERSION,
     ObservedConfig,
     ObservedState,
@@ -118,9 +120,27 @@ def topic_from_row(row: dict[str, Any]) -> ObservedTopic:
         "partitions": partitions,
         "authorized_operations": row.get("authorized_operations"),
     }
+    repeated = repeated_config_keys(row.get("configs"))
+    if repeated:  # a mapping would keep the last entry without a word
+        raise ValidationError.from_exception_data(
+            "ObservedTopic",
+            [{"type": PydanticCustomError("repeated_key", REPEATED_KEY), "loc": ("configs", k), "input": k} for k in repeated],
+        )
     if len(_SHARED_CONFIGS) > 10_000:
         _SHARED_CONFIGS.clear()
-    return topic_from_file(data, _SHARED_CONFIGS) or ObservedTopic.model_validate(data)
+    return topic_from_file(data, _SHARED_CONFIGS) or ObservedTopic.model_validate(data, context=FILE_CONTEXT)
+
+
+REPEATED_KEY = "listed more than once in the row's configs"
+
+
+def repeated_config_keys(entries: Any) -> list[Any]:
+    """The keys of a row's config entries that more than one entry has (a list of structs in the
+    file; the models hold a mapping)."""
+    if not isinstance(entries, list):
+        return []
+    keys = Counter(e.get("key") if isinstance(e, dict) else None for e in entries)
+    return sorted((k for k, n in keys.items() if n > 1), key=repr)
 
 
 # --- files ----------------------------------------------------------------------------------------
@@ -368,6 +388,10 @@ def state_data(
         status = row.get("status")
         if status is None:
             topics[name] = topic_data(row)
+            problems += [
+                f"row {i} (topic {shown_text(repr(name), 60)}): configs.{shown_text(str(k), 60)}: {REPEATED_KEY}"
+                for k in repeated_config_keys(row.get("configs"))
+            ]
         elif status not in (HIDDEN, ABSENT) or row.get("partitions"):
             problems.append(
                 f"row {i} (topic {shown_text(repr(name), 60)}): status {shown_text(repr(status), 40)} "

@@ -18,7 +18,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, 
 from pydantic_core import PydanticCustomError
 
 from reconciler.errors import shown, shown_text
-from reconciler.kafka_configs import INT_MAX, LONG_MAX
+from reconciler.kafka_configs import INT_MAX, LONG_MAX, TOPIC_NAME_CHARACTERS, TOPIC_NAME_MAX
 from reconciler.manifests.config_values import configs_schema
 from reconciler.models.desired import ENV_REFERENCE, HOST_OR_REFERENCE, ClientSecurity
 from reconciler.units import parse_duration_ms
@@ -36,9 +36,10 @@ __all__ = [
 ]
 
 INT16_MAX = 2**15 - 1
-# A legal topic name (Kafka's Topic.validate): 1 to 249 of these characters, and not "." or "..".
-TOPIC_NAME_MAX = 249
-TOPIC_NAME_PATTERN = r"^(?:[a-zA-Z0-9_-][a-zA-Z0-9._-]*|\.[a-zA-Z0-9_-][a-zA-Z0-9._-]*|\.\.[a-zA-Z0-9._-]+)$"
+# kafka_configs.is_topic_name as a JSON Schema pattern (editors check names with it): "." and ".."
+# are the names of those characters that are refused.
+_NAME, _NOT_DOT = f"[{TOPIC_NAME_CHARACTERS}]", f"[{TOPIC_NAME_CHARACTERS.replace('.', '')}]"
+TOPIC_NAME_PATTERN = rf"^(?:{_NOT_DOT}{_NAME}*|\.{_NOT_DOT}{_NAME}*|\.\.{_NAME}+)$"
 # RFC 3339 with a timezone (a space or lower-case t and z allowed, as RFC 3339 notes).
 RFC3339_PATTERN = (
     r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?"

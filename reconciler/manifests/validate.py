@@ -17,11 +17,10 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from reconciler.errors import shown, shown_text
-from reconciler.kafka_configs import INT_MAX, LONG_MAX
+from reconciler.kafka_configs import INT_MAX, LONG_MAX, TOPIC_NAME_CHARACTERS, TOPIC_NAME_MAX
 from reconciler.manifests.documents import (
     DOC_MODELS,
     MANIFEST_ERROR,
-    TOPIC_NAME_MAX,
     AnyDoc,
     rfc3339,
     split_servers,
@@ -263,7 +262,7 @@ def topic_name_problem(name: str) -> str:
         return f"topic name {shown(name)} is not allowed by Kafka"
     if len(name) > TOPIC_NAME_MAX:
         return f"topic name is {len(name)} characters long; Kafka allows at most {TOPIC_NAME_MAX}"
-    bad = sorted(set(re.sub(r"[a-zA-Z0-9._-]", "", name)))
+    bad = sorted(set(re.sub(f"[{TOPIC_NAME_CHARACTERS}]", "", name)))
     return (
         f"topic name {shown(name)} has characters Kafka does not allow ({shown(''.join(bad))}); use letters, "
         "digits, '.', '_' and '-'"

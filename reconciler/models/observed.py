@@ -28,7 +28,7 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from reconciler.kafka_configs import INT_MAX, LONG_MAX, TOPIC_NAME
+from reconciler.kafka_configs import INT_MAX, LONG_MAX, is_topic_name
 from reconciler.models.partition_rules import OFFSET_RULE, OWN_RULES, PARTITION_RULES, breaks, holds, value_ranges
 from reconciler.models.trusted import trusted, trusted_each
 
@@ -77,7 +77,7 @@ FILE_CONTEXT = {"snapshot_file": True}
 def _topic_name(value: Any, info: ValidationInfo) -> Any:
     if not (info.context or {}).get("snapshot_file"):
         return value
-    if isinstance(value, str) and (not TOPIC_NAME.fullmatch(value) or value in (".", "..")):
+    if isinstance(value, str) and not is_topic_name(value):
         raise PydanticCustomError(
             "topic_name", "not a legal Kafka topic name (1 to 249 of letters, digits, '.', '_', '-'; not '.' or '..')"
         )
@@ -422,9 +422,7 @@ def topic_from_file(values: dict[str, Any], configs: dict[tuple, ObservedConfig]
     topic_id, internal = values.get("topic_id"), values.get("internal", False)
     operations = values.get("authorized_operations")
     if (
-        type(name) is not str
-        or not TOPIC_NAME.fullmatch(name)
-        or name in (".", "..")
+        not is_topic_name(name)
         or not (topic_id is None or type(topic_id) is str)
         or type(internal) is not bool
         or not (

@@ -196,6 +196,56 @@ def test_both_engines_refuse_a_snapshot_whose_row_the_models_refuse(spark, small
         assert "Traceback" not in message and "PythonException" not in message
 
 
+def _rename(row: dict, name: str) -> None:
+    row["topic"] = name
+
+
+def _repeat_a_config(row: dict) -> None:
+    row["configs"].append({**row["configs"][0], "value": "other"})
+
+
+@pytest.mark.parametrize(
+    "mutate, says",
+    [
+        (lambda r: _rename(r, "bad name"), "name: not a legal Kafka topic name"),
+        (lambda r: _rename(r, ".."), "name: not a legal Kafka topic name"),
+        (lambda r: _rename(r, r["topic"] + "\n"), "name: not a legal Kafka topic name"),
+        (lambda r: r.update(partitions=[]), "partitions"),
+        (lambda r: r["configs"][0].update(source=99), "source"),
+        (lambda r: r["configs"][0].update(key=""), "configs"),
+        (_repeat_a_config, "listed more than once"),
+        (lambda r: r.update(authorized_operations=["BOGUS"]), "authorized_operations"),
+    ],
+)
+def test_both_engines_refuse_a_row_whose_topic_fields_the_models_refuse(spark, small_fleet, tmp_path, mutate, says):
+    """The rules of a topic's own fields (name, partitions present, configs, operations), in a row
+    otherwise clean: the Spark engine's SQL filter must not pass it as quiet, the local engine's
+    column check must not read it otherwise than the models."""
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from reconciler.errors import SnapshotError
+
+    source, desired = small_fleet
+    fleet = tmp_path / "fleet"
+    shutil.copytree(source, fleet)
+    broken = sorted((fleet / "cluster-001").glob("*.parquet"))[-1]
+    table = pq.read_table(broken)
+    rows = table.to_pylist()
+    row = next(r for r in rows if r["partitions"] and r["configs"] and r["topic"].startswith("svc"))
+    mutate(row)
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), broken)
+
+    for name in ("local", "spark"):
+        with pytest.raises(SnapshotError) as refused:
+            engine.run_fleet(fleet, desired.__getitem__, engine=name, generated_at=WHEN)
+        message = str(refused.value)
+        assert message.startswith(f"{broken} is not a valid snapshot"), (name, message)
+        assert says in message and "Traceback" not in message, (name, message)
+
+
 def test_spark_engine_names_a_file_spark_cannot_read_in_one_paragraph(spark, small_fleet, tmp_path):
     import shutil
 

@@ -337,3 +337,25 @@ def test_the_internal_topic_rule_reads_the_same_in_sql(spark):
     got = [r[0] for r in frame.select(F.expr(INTERNAL_TOPIC_SQL)).collect()]
     expected = [is_internal_topic(n, have(n).model_copy(update={"internal": bool(i)})) for n, i in cases]
     assert got == expected
+
+
+def test_every_field_of_a_topic_and_of_a_config_is_checked_by_the_clean_filter_or_its_column_type():
+    """A field added to the models fails here until spark_clean says how a clean row's value of it
+    is one the models accept."""
+    from reconciler.models.observed import ObservedTopic
+
+    assert set(spark_clean.TOPIC_FIELDS_CHECKED) == set(ObservedTopic.model_fields)
+    assert set(spark_clean.CONFIG_FIELDS_CHECKED) == set(ObservedConfig.model_fields)
+    clauses = [*spark_clean.TOPIC_FIELDS_CHECKED.values(), *spark_clean.CONFIG_FIELDS_CHECKED.values()]
+    assert all(clause in spark_clean.CLEAN_SQL for clause in clauses if clause is not None)
+
+
+def test_the_topic_name_rule_reads_the_same_in_sql(spark):
+    from pyspark.sql import functions as F
+
+    from reconciler.kafka_configs import is_topic_name
+
+    names = ["orders.v1", "a", "a" * 249, "a" * 250, "", ".", "..", "...", ".a", "bad name", "bad\n", "é", "a/b", "x-_.9"]
+    frame = spark.createDataFrame([(n,) for n in names], "topic string")
+    got = [r[0] for r in frame.select(F.expr(str(spark_clean.TOPIC_FIELDS_CHECKED["name"]))).collect()]
+    assert got == [is_topic_name(n) for n in names]

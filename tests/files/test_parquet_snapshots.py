@@ -129,6 +129,12 @@ PARQUET_CASES = {
         lambda rows: _rows_by_topic(rows)["orders.v1"].update(topic="orders v1?"),
         ["name: not a legal Kafka topic name"],
     ),
+    "config-key-twice": (  # a mapping would keep the last entry without a word
+        lambda rows: _rows_by_topic(rows)["orders.v1"]["configs"].append(
+            {**_rows_by_topic(rows)["orders.v1"]["configs"][0], "value": "other"}
+        ),
+        ["configs.", "listed more than once in the row's configs"],
+    ),
 }
 
 
