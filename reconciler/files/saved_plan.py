@@ -16,11 +16,11 @@ from reconciler.models.plan import PLAN_FORMAT_VERSION, Plan, TruncateRecords
 
 def plan_json(plan: Plan) -> str:
     """The plan as JSON, with the derived figures `load_plan_json` drops again."""
-    data = plan.model_dump(mode="json")
-    manifests = data.pop("manifests", None)
+    data = plan.model_dump(mode="json", exclude={"manifests"})
     data["summary"] = plan.summary().model_dump(mode="json")
-    if manifests is not None:  # last: the desired state it records is the bulk of the file, and no reading matter
-        data["manifests"] = manifests
+    if plan.manifests is not None:  # last: the desired state it records is the bulk of the file, and no reading matter
+        # that state is JSON data already: dumping it again would copy the bulk of the file once more
+        data["manifests"] = plan.manifests.model_dump(mode="json", exclude={"desired"}) | {"desired": plan.manifests.desired}
     for action, dumped in zip(plan.actions, data["actions"]):
         if isinstance(action, TruncateRecords):
             dumped["records_to_delete"] = action.records_to_delete

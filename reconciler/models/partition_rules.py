@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 # The plain values a rule's `python` expression may read, in this order when compiled.
@@ -44,7 +45,7 @@ class PartitionRule:
     # a tenth of a 100,000-partition read's CPU.
     live: bool = True
 
-    @property
+    @cached_property  # read on every compile of the rules
     def names(self) -> tuple[str, ...]:
         return tuple(n for n in NAMES if _mentions(self.python, n))
 

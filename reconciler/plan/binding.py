@@ -19,6 +19,8 @@ import json
 from datetime import timezone
 from typing import Any
 
+from pydantic import TypeAdapter
+
 from reconciler.errors import problem_report, shown_text
 from reconciler.models.desired import BeforeTime, DesiredState, DesiredTopic, TruncationRule
 from reconciler.models.plan import ManifestBinding, Plan
@@ -35,11 +37,16 @@ _SETS = {("cluster", "ignore_topics"), ("policy", "protected_topic_patterns"), (
 
 def canonical_desired(desired: DesiredState) -> dict[str, Any]:
     """The meaning of the manifests for one cluster, as JSON data."""
+    topics = list(desired.topics.values())
     data: dict[str, Any] = {
         "cluster": desired.cluster.model_dump(mode="json", exclude=_NOT_MEANING),
         "policy": desired.policy.model_dump(mode="json", exclude={"source"}),
-        "topics": {name: _topic(topic) for name, topic in desired.topics.items()},
+        "topics": dict(zip(desired.topics, _TOPICS.dump_python(topics, mode="json", **_TOPIC_DUMP), strict=True)),
     }
+    for topic, dumped in zip(topics, data["topics"].values(), strict=True):
+        dumped["partitions"], dumped["replication_factor"] = topic.partitions, topic.replication_factor
+        if topic.truncate:
+            dumped["truncate"] = [_rule(rule) for rule in topic.truncate]
     for part, key in _SETS:
         if data[part][key] is not None:
             data[part][key] = sorted(set(data[part][key]))
@@ -49,12 +56,9 @@ def canonical_desired(desired: DesiredState) -> dict[str, Any]:
     return data
 
 
-def _topic(topic: DesiredTopic) -> dict[str, Any]:
-    data = topic.model_dump(mode="json", exclude={"name", "source", "truncate"}, exclude_defaults=True)
-    data["partitions"], data["replication_factor"] = topic.partitions, topic.replication_factor
-    if topic.truncate:
-        data["truncate"] = [_rule(rule) for rule in topic.truncate]
-    return data
+# Every topic in one call of pydantic-core: a call per topic costs a fifth of planning 10,000 of them.
+_TOPICS = TypeAdapter(list[DesiredTopic])
+_TOPIC_DUMP: dict[str, Any] = {"exclude": {"__all__": {"name", "source", "truncate"}}, "exclude_defaults": True}
 
 
 def _rule(rule: TruncationRule) -> dict[str, Any]:

@@ -42,7 +42,7 @@ def test_a_key_not_a_field_or_a_required_field_left_out_is_refused(values: dict[
         trusted(SourceRef, values)
 
 
-def test_each_row_is_checked_in_a_batch_too() -> None:
+def test_a_batch_of_rows_not_of_the_model_s_fields_is_refused() -> None:
     row = dict.fromkeys(ObservedPartition.model_fields)
-    with pytest.raises(TypeError, match="not fields"):
-        trusted_each(ObservedPartition, [row, {**row, "leadr": 1}])
+    with pytest.raises(TypeError, match="each row must hold every field"):
+        trusted_each(ObservedPartition, [{**row, "leadr": 1}, row])
