@@ -75,6 +75,10 @@ def connect(
     spec = spec.model_copy(update={"bootstrap_servers": bootstrap_servers(spec)})
     settings = client_settings(spec)
     context = client_context(spec.name, settings)
+    tokens = settings.get("sasl_oauth_token_provider")
+    if tokens is not None:
+        # The first token now: a token endpoint that refuses us is said as such, not as a broker's refusal.
+        tokens.token()
     found = first_answering(spec.bootstrap_servers, settings, context, bootstrap_timeout_s, CLIENT_ID)
     if not isinstance(found, str):
         raise connection_failure(spec.name, found, settings)

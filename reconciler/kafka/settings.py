@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from reconciler.errors import ReconcilerError, shown
+from reconciler.kafka.oauth import EndpointTokens, FileTokens, Tokens, VariableTokens
 from reconciler.models.desired import ENV_REFERENCE, HOST_PORT, ClientSecurity, ClusterSpec
 
 
@@ -64,9 +65,12 @@ def client_settings(spec: ClusterSpec, env: Mapping[str, str] | None = None) -> 
         if mechanism is None:
             raise ReconcilerError(
                 f"cluster {spec.name}: security.protocol is {security.protocol} but no "
-                "sasl_mechanism is set; add one (SCRAM-SHA-512, SCRAM-SHA-256, PLAIN)."
+                "sasl_mechanism is set; add one (SCRAM-SHA-512, SCRAM-SHA-256, PLAIN, OAUTHBEARER)."
             )
         settings["sasl_mechanism"] = mechanism
+        if mechanism == "OAUTHBEARER":
+            settings["sasl_oauth_token_provider"] = _tokens(spec, resolved, env)
+            return _with_tls(settings, security, resolved)
         username, password = resolved("username"), resolved("password")
         if not username or password is None:
             raise ReconcilerError(
@@ -75,6 +79,10 @@ def client_settings(spec: ClusterSpec, env: Mapping[str, str] | None = None) -> 
             )
         settings["sasl_plain_username"] = username
         settings["sasl_plain_password"] = password
+    return _with_tls(settings, security, resolved)
+
+
+def _with_tls(settings: dict, security: ClientSecurity, resolved: Callable[[str], str | None]) -> dict:
     if security.protocol.endswith("SSL"):
         settings["ssl_check_hostname"] = security.ssl_check_hostname
         for field in ("ssl_cafile", "ssl_certfile", "ssl_keyfile", "ssl_password"):
@@ -82,3 +90,27 @@ def client_settings(spec: ClusterSpec, env: Mapping[str, str] | None = None) -> 
             if value is not None:
                 settings[field] = value
     return settings
+
+
+def _tokens(spec: ClusterSpec, resolved: Callable[[str], str | None], env: Mapping[str, str]) -> Tokens:
+    """The OAUTHBEARER token source the `security` block names (ClientSecurity checked that it
+    names exactly one, with what it needs)."""
+    security = spec.security
+    extensions = {
+        key: resolve_references(value, f"security.oauth_extensions.{key}", spec.name, env) or ""
+        for key, value in security.oauth_extensions.items()
+    }
+    if security.oauth_token_file:
+        return FileTokens(spec.name, resolved("oauth_token_file") or "", extensions=extensions)
+    if security.oauth_token:
+        return VariableTokens(spec.name, resolved("oauth_token") or "", extensions=extensions)
+    return EndpointTokens(
+        spec.name,
+        resolved("oauth_token_endpoint_url") or "",
+        resolved("oauth_client_id") or "",
+        resolved("oauth_client_secret") or "",
+        scope=resolved("oauth_scope"),
+        ca_file=resolved("oauth_ca_file"),
+        allow_http=security.oauth_allow_http,
+        extensions=extensions,
+    )

@@ -12,7 +12,7 @@ from datetime import datetime
 from enum import Enum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from reconciler.models.trusted import trusted
 from reconciler.units import epoch_ms
@@ -187,7 +187,6 @@ class Policy(_Model):
 
 
 _UNSUPPORTED_MECHANISMS = {
-    "OAUTHBEARER": "needs a token provider, which the reconciler does not offer",
     "GSSAPI": "needs a Kerberos setup (keytab, krb5.conf, a ticket) that the reconciler does not provide",
 }
 
@@ -197,12 +196,35 @@ def _supported_mechanism(value: object) -> object:
     if isinstance(value, str) and value in _UNSUPPORTED_MECHANISMS:
         raise ValueError(
             f"SASL {value} is not supported: it {_UNSUPPORTED_MECHANISMS[value]}; use SCRAM-SHA-512, "
-            "SCRAM-SHA-256 or PLAIN for the reconciler's principal"
+            "SCRAM-SHA-256, PLAIN or OAUTHBEARER for the reconciler's principal"
         )
     return value
 
 
-SaslMechanism = Annotated[Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"], BeforeValidator(_supported_mechanism)]
+SaslMechanism = Annotated[
+    Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER"], BeforeValidator(_supported_mechanism)
+]
+# Where an OAUTHBEARER token comes from: exactly one of these settings names its source.
+OAUTH_SOURCES = ("oauth_token_endpoint_url", "oauth_token_file", "oauth_token")
+# Settings of the client credentials grant (KIP-768), meaningless without a token endpoint.
+OAUTH_ENDPOINT_SETTINGS = ("oauth_client_id", "oauth_client_secret", "oauth_scope", "oauth_extensions", "oauth_ca_file")
+
+
+def token_endpoint_problem(url: str, allow_http: bool) -> str | None:
+    """Why a token endpoint URL may not be used, or None: the client secret and the token travel
+    over it, so it is https unless plain http is explicitly allowed (a local test endpoint)."""
+    scheme, _, rest = url.partition("://")
+    if not rest:
+        return f"security.oauth_token_endpoint_url is not a URL ({url}); write https://host/path of the token endpoint"
+    if scheme.lower() == "https" or (scheme.lower() == "http" and allow_http):
+        return None
+    if scheme.lower() == "http":
+        return (
+            f"security.oauth_token_endpoint_url ({url}) is not https: the client secret and the token would "
+            "cross the network unencrypted. Use the endpoint's https URL (set security.oauth_allow_http: true "
+            "only for a local test endpoint)"
+        )
+    return f"security.oauth_token_endpoint_url ({url}) must be an https URL, not {scheme}"
 
 
 class ClientSecurity(_Model):
@@ -217,6 +239,52 @@ class ClientSecurity(_Model):
     ssl_keyfile: str | None = None
     ssl_password: str | None = None
     ssl_check_hostname: bool = True
+    # OAUTHBEARER: a token from an OIDC token endpoint (client credentials), a file, or a variable.
+    oauth_token_endpoint_url: str | None = None
+    oauth_client_id: str | None = None
+    oauth_client_secret: str | None = None
+    oauth_scope: str | None = None
+    oauth_extensions: dict[str, str] = Field(default_factory=dict)  # SASL extensions (KIP-342)
+    oauth_ca_file: str | None = None  # the endpoint's CA (default: the system's trust store)
+    oauth_allow_http: bool = False
+    oauth_token_file: str | None = None
+    oauth_token: str | None = None
+
+    @model_validator(mode="after")
+    def _oauth_settings_fit(self) -> ClientSecurity:
+        given = [name for name in (*OAUTH_SOURCES, *OAUTH_ENDPOINT_SETTINGS) if getattr(self, name)]
+        if self.sasl_mechanism != "OAUTHBEARER":
+            if given:
+                raise ValueError(
+                    f"security.{given[0]} is an OAUTHBEARER setting, but sasl_mechanism is "
+                    f"{self.sasl_mechanism or 'not set'}; set sasl_mechanism: OAUTHBEARER or remove it"
+                )
+            return self
+        sources = [name for name in OAUTH_SOURCES if getattr(self, name)]
+        if len(sources) != 1:
+            raise ValueError(
+                "SASL OAUTHBEARER needs exactly one source of tokens: security.oauth_token_endpoint_url (with "
+                "oauth_client_id and oauth_client_secret), oauth_token_file or oauth_token"
+                + (f"; not {' and '.join(sources)} together" if sources else "")
+            )
+        url = self.oauth_token_endpoint_url
+        if url is None:
+            endpoint_only = [name for name in OAUTH_ENDPOINT_SETTINGS if getattr(self, name)]
+            if endpoint_only:
+                raise ValueError(
+                    f"security.{endpoint_only[0]} only applies to a token endpoint, and {sources[0]} is the "
+                    "source of tokens; remove it"
+                )
+            return self
+        if not (self.oauth_client_id and self.oauth_client_secret):
+            raise ValueError(
+                "security.oauth_token_endpoint_url needs oauth_client_id and oauth_client_secret (the secret as a "
+                "${ENV_VAR} reference) for the client credentials grant"
+            )
+        problem = None if ENV_REFERENCE.search(url) else token_endpoint_problem(url, self.oauth_allow_http)
+        if problem:
+            raise ValueError(problem)
+        return self
 
 
 # `${NAME}`: a value read from the environment when connecting (secrets never live in Git).
