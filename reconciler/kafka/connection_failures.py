@@ -17,6 +17,7 @@ from typing import Any
 import kafka.errors as Errors
 
 from reconciler.errors import ClusterError
+from reconciler.kafka.aws_msk import MskIamTokens
 from reconciler.kafka.oauth import Tokens
 from reconciler.kafka.preflight import ClosedByBroker, Failure, NotKafka, Step, TlsRecordReceived
 
@@ -207,6 +208,13 @@ def _token_refused(cluster: str, f: Failure, tokens: Tokens) -> str:
     status = answer.get("status") if isinstance(answer, dict) else None
     scope = answer.get("scope") if isinstance(answer, dict) else None
     said = f'"{f.broker_message}"' if f.broker_message else _answer(f)
+    if isinstance(tokens, MskIamTokens):
+        return (
+            f"cluster {cluster}: {f.server} refused the AWS identity of access key {tokens.access_key_id} (IAM, "
+            f"{tokens.region}) with {said}. Its IAM policy must allow kafka-cluster:Connect on the cluster's ARN "
+            "(and kafka-cluster:* actions on topics and groups for what the reconciler does), the keys must be "
+            "current, and this machine's clock right to within 5 minutes."
+        )
     head = f"cluster {cluster}: {f.server} refused the OAUTHBEARER token from {tokens.setting} with {said}"
     claims = f"The token's claims: {tokens.describe_claims()}."
     if status == "insufficient_scope":

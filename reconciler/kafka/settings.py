@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable, Mapping
 
 from reconciler.errors import ReconcilerError, shown
+from reconciler.kafka.aws_msk import MskIamTokens
 from reconciler.kafka.oauth import EndpointTokens, FileTokens, Tokens, VariableTokens
 from reconciler.models.desired import ENV_REFERENCE, HOST_PORT, ClientSecurity, ClusterSpec
 
@@ -104,6 +105,8 @@ def _tokens(spec: ClusterSpec, resolved: Callable[[str], str | None], env: Mappi
         return FileTokens(spec.name, resolved("oauth_token_file") or "", extensions=extensions)
     if security.oauth_token:
         return VariableTokens(spec.name, resolved("oauth_token") or "", extensions=extensions)
+    if security.aws_msk_iam:
+        return MskIamTokens(spec.name, resolved("aws_region"), resolved("aws_profile"), spec.bootstrap_servers)
     return EndpointTokens(
         spec.name,
         resolved("oauth_token_endpoint_url") or "",

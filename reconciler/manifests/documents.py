@@ -21,7 +21,14 @@ from pydantic_core import PydanticCustomError
 from reconciler.errors import shown, shown_text
 from reconciler.kafka_configs import INT_MAX, LONG_MAX
 from reconciler.manifests.config_values import configs_schema
-from reconciler.models.desired import ENV_REFERENCE, HOST_OR_REFERENCE, OAUTH_ENDPOINT_SETTINGS, OAUTH_SOURCES, ClientSecurity
+from reconciler.models.desired import (
+    AWS_SETTINGS,
+    ENV_REFERENCE,
+    HOST_OR_REFERENCE,
+    OAUTH_ENDPOINT_SETTINGS,
+    OAUTH_SOURCES,
+    ClientSecurity,
+)
 from reconciler.units import parse_duration_ms
 
 __all__ = [
@@ -326,12 +333,16 @@ _OAUTH_SCHEMA: JsonDict = {
         {
             "if": {"properties": {"sasl_mechanism": {"const": "OAUTHBEARER"}}, "required": ["sasl_mechanism"]},
             "then": {"oneOf": _required(*OAUTH_SOURCES)},
-            "else": {"not": {"anyOf": _required(*OAUTH_SOURCES, *OAUTH_ENDPOINT_SETTINGS)}},
+            "else": {"not": {"anyOf": _required(*OAUTH_SOURCES, *OAUTH_ENDPOINT_SETTINGS, *AWS_SETTINGS)}},
         },
         {"dependentRequired": {"oauth_token_endpoint_url": ["oauth_client_id", "oauth_client_secret"]}},
         {
             "if": {"not": {"required": ["oauth_token_endpoint_url"]}},
             "then": {"not": {"anyOf": _required(*OAUTH_ENDPOINT_SETTINGS)}},
+        },
+        {
+            "if": {"not": {"properties": {"aws_msk_iam": {"const": True}}, "required": ["aws_msk_iam"]}},
+            "then": {"not": {"anyOf": _required(*AWS_SETTINGS)}},
         },
         {
             "if": {"not": {"properties": {"oauth_allow_http": {"const": True}}, "required": ["oauth_allow_http"]}},

@@ -205,9 +205,13 @@ SaslMechanism = Annotated[
     Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER"], BeforeValidator(_supported_mechanism)
 ]
 # Where an OAUTHBEARER token comes from: exactly one of these settings names its source.
-OAUTH_SOURCES = ("oauth_token_endpoint_url", "oauth_token_file", "oauth_token")
+OAUTH_SOURCES = ("oauth_token_endpoint_url", "oauth_token_file", "oauth_token", "aws_msk_iam")
 # Settings of the client credentials grant (KIP-768), meaningless without a token endpoint.
 OAUTH_ENDPOINT_SETTINGS = ("oauth_client_id", "oauth_client_secret", "oauth_scope", "oauth_extensions", "oauth_ca_file")
+# Settings of Amazon MSK's IAM signer, meaningless without it.
+AWS_SETTINGS = ("aws_region", "aws_profile")
+# An AWS region's name (us-east-1, us-gov-west-1, cn-north-1, eusc-de-east-1, us-isob-east-1).
+AWS_REGION = re.compile(r"^[a-z]{2,4}(?:-[a-z]+)+-[0-9]{1,2}$")
 
 
 def token_endpoint_problem(url: str, allow_http: bool) -> str | None:
@@ -249,10 +253,14 @@ class ClientSecurity(_Model):
     oauth_allow_http: bool = False
     oauth_token_file: str | None = None
     oauth_token: str | None = None
+    # Amazon MSK with IAM access control: a token signed with the AWS credential chain's keys.
+    aws_msk_iam: bool = False
+    aws_region: str | None = None  # default: from the brokers' host names (*.kafka.REGION.amazonaws.com)
+    aws_profile: str | None = None  # default: the credential chain (AWS_PROFILE, environment, web identity, role)
 
     @model_validator(mode="after")
     def _oauth_settings_fit(self) -> ClientSecurity:
-        given = [name for name in (*OAUTH_SOURCES, *OAUTH_ENDPOINT_SETTINGS) if getattr(self, name)]
+        given = [name for name in (*OAUTH_SOURCES, *OAUTH_ENDPOINT_SETTINGS, *AWS_SETTINGS) if getattr(self, name)]
         if self.sasl_mechanism != "OAUTHBEARER":
             if given:
                 raise ValueError(
@@ -264,9 +272,14 @@ class ClientSecurity(_Model):
         if len(sources) != 1:
             raise ValueError(
                 "SASL OAUTHBEARER needs exactly one source of tokens: security.oauth_token_endpoint_url (with "
-                "oauth_client_id and oauth_client_secret), oauth_token_file or oauth_token"
+                "oauth_client_id and oauth_client_secret), oauth_token_file, oauth_token or aws_msk_iam: true"
                 + (f"; not {' and '.join(sources)} together" if sources else "")
             )
+        aws_only = [name for name in AWS_SETTINGS if getattr(self, name)]
+        if aws_only and not self.aws_msk_iam:
+            raise ValueError(f"security.{aws_only[0]} only applies to aws_msk_iam: true; remove it")
+        if self.aws_region and not ENV_REFERENCE.search(self.aws_region) and not AWS_REGION.match(self.aws_region):
+            raise ValueError(f"security.aws_region ({self.aws_region}) is not an AWS region's name, such as eu-west-1")
         url = self.oauth_token_endpoint_url
         if url is None:
             endpoint_only = [name for name in OAUTH_ENDPOINT_SETTINGS if getattr(self, name)]

@@ -122,6 +122,7 @@ CASES = [
     (OAUTH_SECURITY + "}\n", "SASL OAUTHBEARER needs exactly one source of tokens"),
     (OAUTH_SECURITY + ", oauth_token_file: /t, oauth_token: '${T}'}\n", "not oauth_token_file and oauth_token together"),
     (OAUTH_SECURITY + ", oauth_token: hunter2}\n", "security.oauth_token is a literal secret"),
+    (OAUTH_SECURITY + ", oauth_token_file: /t, aws_region: eu-west-1}\n", "security.aws_region only applies to aws_msk_iam"),
     (OAUTH_SECURITY + ", oauth_token_file: /t, oauth_scope: kafka}\n", "security.oauth_scope only applies to a token endpoint"),
     (OAUTH_SECURITY + ", oauth_token_endpoint_url: 'https://idp/t'}\n", "needs oauth_client_id and oauth_client_secret"),
     (
