@@ -86,6 +86,8 @@ LAZY_ONLY = {
     # Amazon MSK's IAM signer, the optional extra [aws]: only when a cluster uses it
     "botocore": (),
     "aws_msk_iam_sasl_signer": (),
+    # SASL/GSSAPI's client and the test cluster's acceptor, the optional extra [kerberos]
+    "gssapi": (),
 }
 
 

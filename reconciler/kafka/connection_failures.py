@@ -179,6 +179,15 @@ def _sasl_authenticate(cluster: str, f: Failure, settings: Mapping[str, Any]) ->
     tokens = settings.get("sasl_oauth_token_provider")
     if isinstance(tokens, Tokens):
         return _token_refused(cluster, f, tokens)
+    if mechanism == "GSSAPI":
+        return (
+            f"cluster {cluster}: {f.server} refused the Kerberos ticket for "
+            f"{settings.get('sasl_kerberos_service_name')}/{f.server.rsplit(':', 1)[0]} with "
+            f'"{f.broker_message or _answer(f)}": the broker\'s keytab does not hold the key the KDC issued that '
+            "ticket with (a service principal whose keys changed since the keytab was exported), the clocks of "
+            "the brokers and the KDC differ by more than 5 minutes, or the broker maps the principal to no local "
+            "name (sasl.kerberos.principal.to.local.rules). The brokers' logs say which."
+        )
     who = f"{settings.get('sasl_plain_username')!r} (SASL {mechanism})"
     if f.error_code:
         per_mechanism = (

@@ -66,11 +66,14 @@ def client_settings(spec: ClusterSpec, env: Mapping[str, str] | None = None) -> 
         if mechanism is None:
             raise ReconcilerError(
                 f"cluster {spec.name}: security.protocol is {security.protocol} but no "
-                "sasl_mechanism is set; add one (SCRAM-SHA-512, SCRAM-SHA-256, PLAIN, OAUTHBEARER)."
+                "sasl_mechanism is set; add one (SCRAM-SHA-512, SCRAM-SHA-256, PLAIN, OAUTHBEARER, GSSAPI)."
             )
         settings["sasl_mechanism"] = mechanism
         if mechanism == "OAUTHBEARER":
             settings["sasl_oauth_token_provider"] = _tokens(spec, resolved, env)
+            return _with_tls(settings, security, resolved)
+        if mechanism == "GSSAPI":
+            settings["sasl_kerberos_service_name"] = resolved("kerberos_service_name") or "kafka"
             return _with_tls(settings, security, resolved)
         username, password = resolved("username"), resolved("password")
         if not username or password is None:
@@ -81,6 +84,16 @@ def client_settings(spec: ClusterSpec, env: Mapping[str, str] | None = None) -> 
         settings["sasl_plain_username"] = username
         settings["sasl_plain_password"] = password
     return _with_tls(settings, security, resolved)
+
+
+def kerberos_identity(spec: ClusterSpec, env: Mapping[str, str] | None = None) -> tuple[str | None, str | None]:
+    """The GSSAPI principal and keytab of the cluster's `security`, references resolved."""
+    env = os.environ if env is None else env
+    security = spec.security
+    return (
+        resolve_references(security.kerberos_principal, "security.kerberos_principal", spec.name, env),
+        resolve_references(security.kerberos_keytab, "security.kerberos_keytab", spec.name, env),
+    )
 
 
 def _with_tls(settings: dict, security: ClientSecurity, resolved: Callable[[str], str | None]) -> dict:

@@ -25,6 +25,7 @@ from reconciler.models.desired import (
     AWS_SETTINGS,
     ENV_REFERENCE,
     HOST_OR_REFERENCE,
+    KERBEROS_SETTINGS,
     OAUTH_ENDPOINT_SETTINGS,
     OAUTH_SOURCES,
     ClientSecurity,
@@ -327,15 +328,24 @@ def _required(*names: str) -> list[JsonValue]:
     return [{"required": [name]} for name in names]
 
 
-# ClientSecurity's check of the OAUTHBEARER settings, as JSON Schema says it.
-_OAUTH_SCHEMA: JsonDict = {
+# ClientSecurity's checks of the OAUTHBEARER and GSSAPI settings, as JSON Schema says them.
+_SECURITY_SCHEMA: JsonDict = {
     "allOf": [
         {
             "if": {"properties": {"sasl_mechanism": {"const": "OAUTHBEARER"}}, "required": ["sasl_mechanism"]},
             "then": {"oneOf": _required(*OAUTH_SOURCES)},
             "else": {"not": {"anyOf": _required(*OAUTH_SOURCES, *OAUTH_ENDPOINT_SETTINGS, *AWS_SETTINGS)}},
         },
-        {"dependentRequired": {"oauth_token_endpoint_url": ["oauth_client_id", "oauth_client_secret"]}},
+        {
+            "dependentRequired": {
+                "oauth_token_endpoint_url": ["oauth_client_id", "oauth_client_secret"],
+                "kerberos_keytab": ["kerberos_principal"],
+            }
+        },
+        {
+            "if": {"not": {"properties": {"sasl_mechanism": {"const": "GSSAPI"}}, "required": ["sasl_mechanism"]}},
+            "then": {"not": {"anyOf": _required(*KERBEROS_SETTINGS)}},
+        },
         {
             "if": {"not": {"required": ["oauth_token_endpoint_url"]}},
             "then": {"not": {"anyOf": _required(*OAUTH_ENDPOINT_SETTINGS)}},
@@ -355,7 +365,7 @@ _OAUTH_SCHEMA: JsonDict = {
 class SecurityDoc(ClientSecurity):
     """The connection settings as written: secrets only as ${ENV_VAR} references."""
 
-    model_config = ConfigDict(json_schema_extra=_OAUTH_SCHEMA)
+    model_config = ConfigDict(json_schema_extra=_SECURITY_SCHEMA)
 
     password: Secret | None = None
     ssl_password: Secret | None = None

@@ -187,23 +187,23 @@ class Policy(_Model):
 
 
 _UNSUPPORTED_MECHANISMS = {
-    "GSSAPI": "needs a Kerberos setup (keytab, krb5.conf, a ticket) that the reconciler does not provide",
+    "AWS_MSK_IAM": "is the mechanism of AWS's Java library; for Amazon MSK's IAM access control write "
+    "sasl_mechanism: OAUTHBEARER with aws_msk_iam: true (AWS's signer for non-Java clients)",
 }
 
 
 def _supported_mechanism(value: object) -> object:
     # Said when the manifest is read, not when a connection fails later.
     if isinstance(value, str) and value in _UNSUPPORTED_MECHANISMS:
-        raise ValueError(
-            f"SASL {value} is not supported: it {_UNSUPPORTED_MECHANISMS[value]}; use SCRAM-SHA-512, "
-            "SCRAM-SHA-256, PLAIN or OAUTHBEARER for the reconciler's principal"
-        )
+        raise ValueError(f"SASL {value} is not supported: it {_UNSUPPORTED_MECHANISMS[value]}")
     return value
 
 
 SaslMechanism = Annotated[
-    Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER"], BeforeValidator(_supported_mechanism)
+    Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "GSSAPI"], BeforeValidator(_supported_mechanism)
 ]
+# GSSAPI's settings, meaningless with another mechanism.
+KERBEROS_SETTINGS = ("kerberos_service_name", "kerberos_principal", "kerberos_keytab")
 # Where an OAUTHBEARER token comes from: exactly one of these settings names its source.
 OAUTH_SOURCES = ("oauth_token_endpoint_url", "oauth_token_file", "oauth_token", "aws_msk_iam")
 # Settings of the client credentials grant (KIP-768), meaningless without a token endpoint.
@@ -257,6 +257,26 @@ class ClientSecurity(_Model):
     aws_msk_iam: bool = False
     aws_region: str | None = None  # default: from the brokers' host names (*.kafka.REGION.amazonaws.com)
     aws_profile: str | None = None  # default: the credential chain (AWS_PROFILE, environment, web identity, role)
+    # GSSAPI: the brokers' service principal is SERVICE/BROKER-HOST; the client logs in from a keytab
+    # as `kerberos_principal`, or uses the ticket cache (KRB5CCNAME, kinit) when no keytab is given.
+    kerberos_service_name: str | None = None  # default kafka (the brokers' sasl.kerberos.service.name)
+    kerberos_principal: str | None = None
+    kerberos_keytab: str | None = None
+
+    @model_validator(mode="after")
+    def _kerberos_settings_fit(self) -> ClientSecurity:
+        given = [name for name in KERBEROS_SETTINGS if getattr(self, name)]
+        if given and self.sasl_mechanism != "GSSAPI":
+            raise ValueError(
+                f"security.{given[0]} is a GSSAPI setting, but sasl_mechanism is {self.sasl_mechanism or 'not set'}; "
+                "set sasl_mechanism: GSSAPI or remove it"
+            )
+        if self.kerberos_keytab and not self.kerberos_principal:
+            raise ValueError(
+                "security.kerberos_keytab needs kerberos_principal, the principal to log in as with its keys "
+                "(e.g. kafka-reconciler@EXAMPLE.COM)"
+            )
+        return self
 
     @model_validator(mode="after")
     def _oauth_settings_fit(self) -> ClientSecurity:

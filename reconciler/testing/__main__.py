@@ -1,24 +1,28 @@
 """python -m reconciler.testing --brokers 3 --port 9092 [--topics-from SNAPSHOT.json] [--propagation-delay S]
-       [--tls | --mutual-tls] [--sasl USER:PASSWORD ...] [--sasl-mechanisms A,B] [--oauth-jwks]
+       [--tls | --mutual-tls] [--sasl USER:PASSWORD ...] [--sasl-mechanisms A,B] [--oauth-jwks] [--kerberos]
 
 Starts a test cluster, prints its bootstrap servers on stdout and serves until SIGINT/SIGTERM.
 With TLS or SASL, what a client needs (security.protocol, the CA file, the client certificate
 and key, the mechanisms) goes to stderr; the certificates are made for this run and deleted
 when it ends. With OAUTHBEARER among the mechanisms a local OIDC provider serves tokens too
 (client credentials), unsecured ones for Kafka's default validator, or signed ones checked
-against its JWKS endpoint with --oauth-jwks; its settings go to stderr as well.
+against its JWKS endpoint with --oauth-jwks; its settings go to stderr as well. --kerberos
+serves GSSAPI with a real MIT KDC started for the run (Debian's krb5-kdc) and a client keytab.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import secrets
 import signal
 import sys
 import threading
 
 from .cluster import TestCluster
+from .gssapi_server import GSSAPI, KerberosAcceptor
+from .kdc import TestKdc
 from .oauthbearer import OAUTHBEARER, JwksValidator, UnsecuredValidator, Validator
 from .oidc import OidcProvider
 from .sasl_mechanisms import SUPPORTED as SASL_MECHANISMS
@@ -73,18 +77,27 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="OAUTHBEARER with Kafka's JWKS validator (signed tokens, issuer, audience) instead of the unsecured one",
     )
+    parser.add_argument(
+        "--kerberos",
+        action="store_true",
+        help="serve SASL/GSSAPI with a Kerberos KDC started for this run (needs krb5-kdc and the gssapi package)",
+    )
     args = parser.parse_args(argv)
 
     configs = dict(item.split("=", 1) for item in args.broker_config)
     users = dict(_user(parser, item) for item in args.sasl)
     mechanisms = [m.strip() for m in args.sasl_mechanisms.split(",") if m.strip()]
-    known = (*SASL_MECHANISMS, OAUTHBEARER)
+    known = (*SASL_MECHANISMS, OAUTHBEARER, GSSAPI)
     unknown = sorted(set(mechanisms) - set(known))
     if unknown or not mechanisms:
         parser.error(f"--sasl-mechanisms: choose from {', '.join(known)}" + (f" (not {', '.join(unknown)})" if unknown else ""))
+    if args.kerberos and "--sasl-mechanisms" not in (argv if argv is not None else sys.argv):
+        mechanisms = [GSSAPI]
     oauth = OAUTHBEARER in mechanisms
     if args.oauth_jwks and not oauth:
         parser.error("--oauth-jwks: add OAUTHBEARER to --sasl-mechanisms")
+    if (GSSAPI in mechanisms) != args.kerberos:
+        parser.error("--kerberos and GSSAPI in --sasl-mechanisms go together")
     ports = [args.port + i for i in range(args.brokers)] if args.port else None
     delays = _delays(parser, args.propagation_delay, args.brokers)
     stop = threading.Event()
@@ -92,10 +105,13 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     with contextlib.ExitStack() as running:
         idp = running.enter_context(OidcProvider({_CLIENT_ID: secrets.token_hex(12)}, signed=args.oauth_jwks)) if oauth else None
-        cluster = running.enter_context(_cluster(args, configs, ports, delays, users, mechanisms, idp))
+        kdc = running.enter_context(TestKdc()) if args.kerberos else None
+        if kdc is not None:
+            _principals(kdc)
+        cluster = running.enter_context(_cluster(args, configs, ports, delays, users, mechanisms, idp, kdc))
         if args.topics_from:
             seed_from_snapshot(cluster, args.topics_from)
-        _describe_security(cluster, mechanisms if users or idp else [], mutual=args.mutual_tls, idp=idp)
+        _describe_security(cluster, mechanisms if users or idp or kdc else [], mutual=args.mutual_tls, idp=idp, kdc=kdc)
         print(cluster.bootstrap_servers, flush=True)
         stop.wait()
     return 0
@@ -113,6 +129,7 @@ def _cluster(
     users: dict[str, str],
     mechanisms: list[str],
     idp: OidcProvider | None,
+    kdc: TestKdc | None,
 ) -> TestCluster:
     validator: Validator | None = None
     if idp is not None:
@@ -130,6 +147,7 @@ def _cluster(
         sasl_users=users or None,
         sasl_mechanisms=mechanisms,
         oauth=validator,
+        kerberos=KerberosAcceptor(kdc.service_keytab, kdc.realm) if kdc else None,
         metadata_propagation_delay=delays,
     )
 
@@ -151,7 +169,21 @@ def _user(parser: argparse.ArgumentParser, item: str) -> tuple[str, str]:
     return user, password
 
 
-def _describe_security(cluster: TestCluster, mechanisms: list[str], mutual: bool, idp: OidcProvider | None = None) -> None:
+def _principals(kdc: TestKdc) -> None:
+    """The brokers' principal (kafka/127.0.0.1) and the client's; this process's own Kerberos
+    calls (the brokers' acceptor) use the KDC's krb5.conf."""
+    os.environ.update(kdc.env)
+    kdc.add_service("kafka/127.0.0.1")
+    kdc.add_user(_CLIENT_ID)
+
+
+def _describe_security(
+    cluster: TestCluster,
+    mechanisms: list[str],
+    mutual: bool,
+    idp: OidcProvider | None = None,
+    kdc: TestKdc | None = None,
+) -> None:
     """What a client of this cluster sets, on stderr (stdout carries only the bootstrap servers)."""
     if cluster.security_protocol == "PLAINTEXT":
         return
@@ -173,6 +205,12 @@ def _describe_security(cluster: TestCluster, mechanisms: list[str], mutual: bool
             f"security.oauth_client_secret: ${{{_SECRET_VARIABLE}}}",
             f"security.oauth_ca_file: {idp.ca_file}",
             f"environment {_SECRET_VARIABLE}: {idp.clients[_CLIENT_ID]}",
+        ]
+    if kdc is not None:
+        lines += [
+            f"security.kerberos_principal: {_CLIENT_ID}@{kdc.realm}",
+            f"security.kerberos_keytab: {kdc.client_keytab}",
+            f"environment KRB5_CONFIG: {kdc.krb5_conf}",
         ]
     print("\n".join(lines), file=sys.stderr, flush=True)
 

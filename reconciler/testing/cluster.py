@@ -16,6 +16,7 @@ from .authorizer import Acl, Authorizer
 from .dispatch import ClusterSettings, Pipeline
 from .errors import KafkaApiError
 from .faults import Faults, RequestLog, RequestRecord, delay_rule, drop_rule, error_rule
+from .gssapi_server import GSSAPI, KerberosAcceptor
 from .oauthbearer import OAUTHBEARER, Validator
 from .retention import RetentionChecks
 from .sasl_mechanisms import SUPPORTED as SASL_MECHANISMS
@@ -104,6 +105,7 @@ class TestCluster:
         ssl_client_auth: str = "none",
         sasl_mechanisms: Iterable[str] | None = None,
         oauth: Validator | None = None,
+        kerberos: KerberosAcceptor | None = None,
         racks: dict[int, str | None] | list[str | None] | None = None,
         replication_rate: float | None = None,
     ) -> None:
@@ -112,7 +114,8 @@ class TestCluster:
         tls=True serves TLS with certificates made for this cluster (see `tls`); ssl_client_auth
         is Kafka's ssl.client.auth: "none", "requested" or "required" (mutual TLS).
         oauth=UnsecuredValidator() or JwksValidator(...) (oauthbearer.py) enables OAUTHBEARER
-        with that validator; the principal is User:<the token's sub>.
+        with that validator; the principal is User:<the token's sub>. kerberos=KerberosAcceptor(
+        keytab, realm) (gssapi_server.py) enables GSSAPI; the principal is User:<Kerberos short name>.
 
         acls / super_users switch on an ACL authorizer with Kafka 4.0's rules (see authorizer.py):
         then only super users and what the ACLs allow get through, as with authorizer.class.name
@@ -146,19 +149,21 @@ class TestCluster:
         self._state.replication_rate = replication_rate
         authorizer = None if acls is None and super_users is None else Authorizer(acls or (), super_users or ())
         if sasl_mechanisms is None:
-            sasl_mechanisms = (SASL_MECHANISMS if sasl_users or oauth is None else ()) + ((OAUTHBEARER,) if oauth else ())
+            others = (OAUTHBEARER,) * (oauth is not None) + (GSSAPI,) * (kerberos is not None)
+            sasl_mechanisms = (SASL_MECHANISMS if sasl_users or not others else ()) + others
         mechanisms = tuple(sasl_mechanisms)
-        known = (*SASL_MECHANISMS, OAUTHBEARER)
+        known = (*SASL_MECHANISMS, OAUTHBEARER, GSSAPI)
         if not mechanisms or not set(mechanisms) <= set(known):
             raise ValueError(f"sasl_mechanisms: a non-empty choice of {', '.join(known)}")
-        if (OAUTHBEARER in mechanisms) != (oauth is not None):
-            raise ValueError("OAUTHBEARER is enabled exactly when an oauth validator is given")
+        if (OAUTHBEARER in mechanisms) != (oauth is not None) or (GSSAPI in mechanisms) != (kerberos is not None):
+            raise ValueError("OAUTHBEARER and GSSAPI are enabled exactly when an oauth validator or a kerberos acceptor is given")
         self._settings = ClusterSettings(
             frozenset(disabled_apis),
             dict(sasl_users) if sasl_users else None,
             authorizer=authorizer,
             sasl_mechanisms=mechanisms,
             oauth=oauth,
+            kerberos=kerberos,
         )
         self._tls_directory = tempfile.TemporaryDirectory(prefix="test-cluster-tls-") if tls else None
         try:

@@ -12,6 +12,7 @@ from kafka.protocol.api_message import ApiMessage
 from . import errors, protocol, replication
 from .authorizer import SUPPORTED_OPERATIONS, Authorizer
 from .faults import Faults, RequestLog, inject_error
+from .gssapi_server import KerberosAcceptor
 from .handlers import HANDLERS
 from .handlers.cluster import api_versions_response
 from .oauthbearer import Validator
@@ -39,11 +40,13 @@ class ClusterSettings:
     # OAUTHBEARER's validator callback handler; the SASL extensions of each accepted login.
     oauth: Validator | None = None
     oauth_extensions_seen: list[dict[str, str]] = field(default_factory=list)
+    # GSSAPI's acceptor (the brokers' keytab)
+    kerberos: KerberosAcceptor | None = None
 
     @property
     def sasl(self) -> bool:
         """Is the listener a SASL one (SASL_PLAINTEXT or SASL_SSL)?"""
-        return self.sasl_users is not None or self.oauth is not None
+        return self.sasl_users is not None or self.oauth is not None or self.kerberos is not None
 
     @property
     def handshake_mechanisms(self) -> list[str]:

@@ -91,5 +91,5 @@ def test_bootstrap_servers_resolve_references_and_must_be_host_port():
 
 
 def test_mechanisms_the_reconciler_cannot_use_are_refused_when_read():
-    with pytest.raises(ValidationError, match="SASL GSSAPI is not supported: it needs a Kerberos"):
-        ClientSecurity(protocol="SASL_SSL", sasl_mechanism="GSSAPI")
+    with pytest.raises(ValidationError, match="SASL AWS_MSK_IAM is not supported: it is the mechanism of AWS's Java"):
+        ClientSecurity(protocol="SASL_SSL", sasl_mechanism="AWS_MSK_IAM")

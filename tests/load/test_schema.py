@@ -116,8 +116,8 @@ CASES = [
     ),
     (CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nsecurity: {protocol: TLS}\n", "security.protocol: input should be"),
     (
-        CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nsecurity: {protocol: SASL_SSL, sasl_mechanism: GSSAPI}\n",
-        "SASL GSSAPI is not supported",
+        CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nsecurity: {protocol: SASL_SSL, sasl_mechanism: AWS_MSK_IAM}\n",
+        "SASL AWS_MSK_IAM is not supported",
     ),
     (OAUTH_SECURITY + "}\n", "SASL OAUTHBEARER needs exactly one source of tokens"),
     (OAUTH_SECURITY + ", oauth_token_file: /t, oauth_token: '${T}'}\n", "not oauth_token_file and oauth_token together"),

@@ -1,6 +1,6 @@
 """SaslHandshake (v0-1) and SaslAuthenticate (v0-2) for listeners started with `sasl_users` or
-`oauth`, as Kafka's SaslServerAuthenticator answers them: the enabled mechanisms, PLAIN, SCRAM
-and OAUTHBEARER exchanges,
+`oauth` or `kerberos`, as Kafka's SaslServerAuthenticator answers them: the enabled mechanisms,
+PLAIN, SCRAM, OAUTHBEARER and GSSAPI exchanges,
 and a failed step answered with SASL_AUTHENTICATION_FAILED before the connection is closed.
 Once authenticated, or on a listener without SASL, KafkaApis answers both with ILLEGAL_SASL_STATE."""
 
@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from kafka.protocol.api_message import ApiMessage
 
 from .. import errors, protocol
+from ..gssapi_server import GSSAPI
 from ..oauthbearer import OAUTHBEARER, OAuthBearerServer
 from ..sasl_mechanisms import AuthenticationRefused, InvalidCredentials, generic_failure_message, new_server
 from ..server import CloseConnection
@@ -28,11 +29,12 @@ def sasl_handshake(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
     enabled = ctx.settings.handshake_mechanisms
     if request.mechanism in enabled:
         settings = ctx.settings
-        ctx.connection.sasl_server = (
-            OAuthBearerServer(settings.oauth, settings.oauth_extensions_seen)
-            if request.mechanism == OAUTHBEARER and settings.oauth is not None
-            else new_server(request.mechanism, settings.sasl_users or {})
-        )
+        if request.mechanism == OAUTHBEARER and settings.oauth is not None:
+            ctx.connection.sasl_server = OAuthBearerServer(settings.oauth, settings.oauth_extensions_seen)
+        elif request.mechanism == GSSAPI and settings.kerberos is not None:
+            ctx.connection.sasl_server = settings.kerberos.new_server()
+        else:
+            ctx.connection.sasl_server = new_server(request.mechanism, settings.sasl_users or {})
         code = errors.NONE
     else:
         code = errors.UNSUPPORTED_SASL_MECHANISM
