@@ -146,6 +146,9 @@ class VariableTokens(Tokens):
         self._value = value.strip()
 
     def _next(self) -> tuple[str, float | None]:
+        end = self._lifetime_end(self._value)
+        if self._token is not None and (end is None or end > self._now()):
+            return self._value, end  # nothing newer to take: the same token, until it expires
         if self._token is not None:
             raise ReconcilerError(
                 f"cluster {self.cluster}: the token in the environment variable that security.oauth_token refers "
@@ -153,7 +156,7 @@ class VariableTokens(Tokens):
                 "which are refreshed) and run again."
             )
         _refuse_stale(self, self._value, "the environment variable that security.oauth_token refers to")
-        return self._value, self._lifetime_end(self._value)
+        return self._value, end
 
 
 class FileTokens(Tokens):

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from reconciler.cli import main
 from reconciler.errors import ClusterError, ReconcilerError
-from reconciler.kafka.oauth import EndpointTokens, FileTokens
+from reconciler.kafka.oauth import EndpointTokens, FileTokens, VariableTokens
 from reconciler.models.desired import ClientSecurity
 from reconciler.testing import TestCluster
 from reconciler.testing.jose import unsecured_token
@@ -247,3 +247,16 @@ def test_no_token_or_secret_in_any_output(tmp_path, idp, secret_env, monkeypatch
     for secret in [SECRET, *tokens, *(t.split(".")[2] for t in tokens)]:
         assert secret not in everything
     assert Path(tmp_path / "snap.json").exists()
+
+
+def test_a_token_from_a_variable_is_kept_until_it_expires_then_named():
+    clock = [time.time()]
+    token = unsecured_token(_claims(exp=int(clock[0]) + 100))
+    tokens = VariableTokens("prod", token, now=lambda: clock[0])
+    assert tokens.token() == token
+    clock[0] += 90  # past 80% of its lifetime: nothing newer, so the same
+    assert tokens.token() == token
+    clock[0] += 20
+    with pytest.raises(ReconcilerError, match="has expired during this run") as raised:
+        tokens.token()
+    assert token not in str(raised.value)
