@@ -93,9 +93,3 @@ class MskIamTokens(Tokens):
                 "AWS_WEB_IDENTITY_TOKEN_FILE (CI's OIDC), or run where an instance or task role applies. Nothing was sent."
             )
         return credentials.get_frozen_credentials()
-
-    def describe_claims(self) -> str:
-        return f"signed for kafka-cluster:Connect in {self.region} with the access key {self.access_key_id}"
-
-    def clock_problem(self) -> str | None:
-        return None  # SigV4 signing time is this machine's; MSK allows 5 minutes of skew, said in the refusal
