@@ -81,7 +81,14 @@ ONLY_IN = {
     "jinja2": ("reconciler.drift.render",),  # the HTML drift report
 }
 # Imported when a Parquet file is read or written, never when a module is imported (Spark's job excepted).
-LAZY_ONLY = {"pyarrow": ("reconciler.drift.spark_job",)}
+LAZY_ONLY = {
+    "pyarrow": ("reconciler.drift.spark_job",),
+    # Amazon MSK's IAM signer, the optional extra [aws]: only when a cluster uses it
+    "botocore": (),
+    "aws_msk_iam_sasl_signer": (),
+    # SASL/GSSAPI's client and the test cluster's acceptor, the optional extra [kerberos]
+    "gssapi": (),
+}
 
 
 def _module_name(path: Path) -> str:

@@ -35,8 +35,8 @@ def role_acls(manifests_dir: str, cluster: str, role: str, principal: str | None
         )
     if not _PRINCIPAL.match(who):
         raise ReconcilerError(
-            f"the Cluster document {shown(cluster)} does not tell the principal its connections use (only a "
-            "literal SASL username does; a ${VAR} reference, TLS client certificates and PLAINTEXT do not); "
+            f"the Cluster document {shown(cluster)} does not tell the principal its connections use "
+            f"({rights.principal_unknown(desired.cluster)}); "
             "name it with --principal TYPE:NAME, for example --principal User:reconciler-reader."
         )
     chosen = rights.Role(role)

@@ -18,11 +18,12 @@ import kafka.errors as Errors
 from reconciler.errors import ClusterError
 from reconciler.kafka.client import Client, describe_error
 from reconciler.kafka.connection_failures import connection_failure
+from reconciler.kafka.kerberos import login
 from reconciler.kafka.metadata import ClusterView
 from reconciler.kafka.observe import Observer
 from reconciler.kafka.preflight import first_answering
 from reconciler.kafka.reassign import Reassigner
-from reconciler.kafka.settings import bootstrap_servers, client_settings
+from reconciler.kafka.settings import bootstrap_servers, client_settings, kerberos_identity
 from reconciler.kafka.tls import client_context
 from reconciler.models.desired import ClusterSpec
 from reconciler.ports import Progress
@@ -75,6 +76,13 @@ def connect(
     spec = spec.model_copy(update={"bootstrap_servers": bootstrap_servers(spec)})
     settings = client_settings(spec)
     context = client_context(spec.name, settings)
+    tokens = settings.get("sasl_oauth_token_provider")
+    if tokens is not None:
+        # The first token now: a token endpoint that refuses us is said as such, not as a broker's refusal.
+        tokens.token()
+    if settings.get("sasl_mechanism") == "GSSAPI":
+        # Likewise the Kerberos login and a service ticket for the first broker.
+        login(spec.name, settings, *kerberos_identity(spec), host=spec.bootstrap_servers[0].rsplit(":", 1)[0].strip("[]"))
     found = first_answering(spec.bootstrap_servers, settings, context, bootstrap_timeout_s, CLIENT_ID)
     if not isinstance(found, str):
         raise connection_failure(spec.name, found, settings)

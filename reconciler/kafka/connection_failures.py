@@ -8,6 +8,7 @@ alert a broker sent), SASL failures by the broker's own answer. Secrets never ap
 from __future__ import annotations
 
 import errno
+import json
 import socket
 import ssl
 from collections.abc import Mapping, Sequence
@@ -16,6 +17,8 @@ from typing import Any
 import kafka.errors as Errors
 
 from reconciler.errors import ClusterError
+from reconciler.kafka.aws_msk import MskIamTokens
+from reconciler.kafka.oauth import Tokens
 from reconciler.kafka.preflight import ClosedByBroker, Failure, NotKafka, Step, TlsRecordReceived
 
 UNSUPPORTED_SASL_MECHANISM, ILLEGAL_SASL_STATE = 33, 34
@@ -173,6 +176,18 @@ def _sasl_handshake(cluster: str, f: Failure, settings: Mapping[str, Any]) -> st
 
 def _sasl_authenticate(cluster: str, f: Failure, settings: Mapping[str, Any]) -> str:
     mechanism = settings.get("sasl_mechanism")
+    tokens = settings.get("sasl_oauth_token_provider")
+    if isinstance(tokens, Tokens):
+        return _token_refused(cluster, f, tokens)
+    if mechanism == "GSSAPI":
+        return (
+            f"cluster {cluster}: {f.server} refused the Kerberos ticket for "
+            f"{settings.get('sasl_kerberos_service_name')}/{f.server.rsplit(':', 1)[0]} with "
+            f'"{f.broker_message or _answer(f)}": the broker\'s keytab does not hold the key the KDC issued that '
+            "ticket with (a service principal whose keys changed since the keytab was exported), the clocks of "
+            "the brokers and the KDC differ by more than 5 minutes, or the broker maps the principal to no local "
+            "name (sasl.kerberos.principal.to.local.rules). The brokers' logs say which."
+        )
     who = f"{settings.get('sasl_plain_username')!r} (SASL {mechanism})"
     if f.error_code:
         per_mechanism = (
@@ -189,6 +204,42 @@ def _sasl_authenticate(cluster: str, f: Failure, settings: Mapping[str, Any]) ->
     return (
         f"cluster {cluster}: SASL authentication of {who} with {f.server} did not complete ({_answer(f)}). "
         "Check the brokers' logs."
+    )
+
+
+def _token_refused(cluster: str, f: Failure, tokens: Tokens) -> str:
+    """The broker's OAUTHBEARER refusal: its error JSON (RFC 7628 3.2.2: status, scope) names
+    the cause; the token's own claims, against this machine's clock, say which one."""
+    try:
+        answer = json.loads(f.broker_message or "")
+    except ValueError:
+        answer = None
+    status = answer.get("status") if isinstance(answer, dict) else None
+    scope = answer.get("scope") if isinstance(answer, dict) else None
+    said = f'"{f.broker_message}"' if f.broker_message else _answer(f)
+    if isinstance(tokens, MskIamTokens):
+        return (
+            f"cluster {cluster}: {f.server} refused the AWS identity of access key {tokens.access_key_id} (IAM, "
+            f"{tokens.region}) with {said}. Its IAM policy must allow kafka-cluster:Connect on the cluster's ARN "
+            "(and kafka-cluster:* actions on topics and groups for what the reconciler does), the keys must be "
+            "current, and this machine's clock right to within 5 minutes."
+        )
+    head = f"cluster {cluster}: {f.server} refused the OAUTHBEARER token from {tokens.setting} with {said}"
+    claims = f"The token's claims: {tokens.describe_claims()}."
+    if status == "insufficient_scope":
+        return (
+            f"{head}: the token lacks a scope the brokers require ({scope}). Ask for it with security.oauth_scope, "
+            f"or grant it to the client at the identity provider. {claims}"
+        )
+    problem = tokens.clock_problem()
+    if problem:
+        return f"{head}: {problem}. {claims}"
+    return (
+        f"{head}: the brokers do not accept this token. Kafka's validator checks the signature against the "
+        "identity provider's keys (sasl.oauthbearer.jwks.endpoint.url), the issuer and audience it expects, the "
+        "sub claim and the expiry, allowing sasl.oauthbearer.clock.skew.seconds of difference between clocks (the "
+        "unsecured validator allows none: a token issued a moment ago looks issued in the future to a broker whose "
+        f"clock is behind). Compare with the brokers' settings. {claims}"
     )
 
 
@@ -224,8 +275,11 @@ def _describe(error: BaseException | None) -> str:
 
 
 def _without_secrets(text: str, settings: Mapping[str, Any]) -> str:
-    for key in ("sasl_plain_password", "ssl_password"):
-        secret = settings.get(key)
+    secrets = [settings.get(key) for key in ("sasl_plain_password", "ssl_password")]
+    tokens = settings.get("sasl_oauth_token_provider")
+    if isinstance(tokens, Tokens):
+        secrets += tokens.secrets()
+    for secret in secrets:
         if secret and len(secret) >= 4:
             text = text.replace(secret, "***")
     return text

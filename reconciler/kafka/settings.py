@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from reconciler.errors import ReconcilerError, shown
+from reconciler.kafka.aws_msk import MskIamTokens
+from reconciler.kafka.oauth import EndpointTokens, FileTokens, Tokens, VariableTokens
 from reconciler.models.desired import ENV_REFERENCE, HOST_PORT, ClientSecurity, ClusterSpec
 
 
@@ -64,9 +66,15 @@ def client_settings(spec: ClusterSpec, env: Mapping[str, str] | None = None) -> 
         if mechanism is None:
             raise ReconcilerError(
                 f"cluster {spec.name}: security.protocol is {security.protocol} but no "
-                "sasl_mechanism is set; add one (SCRAM-SHA-512, SCRAM-SHA-256, PLAIN)."
+                "sasl_mechanism is set; add one (SCRAM-SHA-512, SCRAM-SHA-256, PLAIN, OAUTHBEARER, GSSAPI)."
             )
         settings["sasl_mechanism"] = mechanism
+        if mechanism == "OAUTHBEARER":
+            settings["sasl_oauth_token_provider"] = _tokens(spec, resolved, env)
+            return _with_tls(settings, security, resolved)
+        if mechanism == "GSSAPI":
+            settings["sasl_kerberos_service_name"] = resolved("kerberos_service_name") or "kafka"
+            return _with_tls(settings, security, resolved)
         username, password = resolved("username"), resolved("password")
         if not username or password is None:
             raise ReconcilerError(
@@ -75,6 +83,20 @@ def client_settings(spec: ClusterSpec, env: Mapping[str, str] | None = None) -> 
             )
         settings["sasl_plain_username"] = username
         settings["sasl_plain_password"] = password
+    return _with_tls(settings, security, resolved)
+
+
+def kerberos_identity(spec: ClusterSpec, env: Mapping[str, str] | None = None) -> tuple[str | None, str | None]:
+    """The GSSAPI principal and keytab of the cluster's `security`, references resolved."""
+    env = os.environ if env is None else env
+    security = spec.security
+    return (
+        resolve_references(security.kerberos_principal, "security.kerberos_principal", spec.name, env),
+        resolve_references(security.kerberos_keytab, "security.kerberos_keytab", spec.name, env),
+    )
+
+
+def _with_tls(settings: dict, security: ClientSecurity, resolved: Callable[[str], str | None]) -> dict:
     if security.protocol.endswith("SSL"):
         settings["ssl_check_hostname"] = security.ssl_check_hostname
         for field in ("ssl_cafile", "ssl_certfile", "ssl_keyfile", "ssl_password"):
@@ -82,3 +104,29 @@ def client_settings(spec: ClusterSpec, env: Mapping[str, str] | None = None) -> 
             if value is not None:
                 settings[field] = value
     return settings
+
+
+def _tokens(spec: ClusterSpec, resolved: Callable[[str], str | None], env: Mapping[str, str]) -> Tokens:
+    """The OAUTHBEARER token source the `security` block names (ClientSecurity checked that it
+    names exactly one, with what it needs)."""
+    security = spec.security
+    extensions = {
+        key: resolve_references(value, f"security.oauth_extensions.{key}", spec.name, env) or ""
+        for key, value in security.oauth_extensions.items()
+    }
+    if security.oauth_token_file:
+        return FileTokens(spec.name, resolved("oauth_token_file") or "", extensions=extensions)
+    if security.oauth_token:
+        return VariableTokens(spec.name, resolved("oauth_token") or "", extensions=extensions)
+    if security.aws_msk_iam:
+        return MskIamTokens(spec.name, resolved("aws_region"), resolved("aws_profile"), spec.bootstrap_servers)
+    return EndpointTokens(
+        spec.name,
+        resolved("oauth_token_endpoint_url") or "",
+        resolved("oauth_client_id") or "",
+        resolved("oauth_client_secret") or "",
+        scope=resolved("oauth_scope"),
+        ca_file=resolved("oauth_ca_file"),
+        allow_http=security.oauth_allow_http,
+        extensions=extensions,
+    )

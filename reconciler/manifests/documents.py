@@ -15,12 +15,21 @@ from datetime import datetime, timedelta, timezone
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, WithJsonSchema
+from pydantic.config import JsonDict, JsonValue
 from pydantic_core import PydanticCustomError
 
 from reconciler.errors import shown, shown_text
 from reconciler.kafka_configs import INT_MAX, LONG_MAX, TOPIC_NAME_CHARACTERS, TOPIC_NAME_MAX
 from reconciler.manifests.config_values import configs_schema
-from reconciler.models.desired import ENV_REFERENCE, HOST_OR_REFERENCE, ClientSecurity
+from reconciler.models.desired import (
+    AWS_SETTINGS,
+    ENV_REFERENCE,
+    HOST_OR_REFERENCE,
+    KERBEROS_SETTINGS,
+    OAUTH_ENDPOINT_SETTINGS,
+    OAUTH_SOURCES,
+    ClientSecurity,
+)
 from reconciler.units import parse_duration_ms
 
 __all__ = [
@@ -316,11 +325,53 @@ class TopicSettings(_Doc):
     truncate: list[RuleEntry] = Field(default_factory=list, description="Replaces the template's rules.")
 
 
+def _required(*names: str) -> list[JsonValue]:
+    return [{"required": [name]} for name in names]
+
+
+# ClientSecurity's checks of the OAUTHBEARER and GSSAPI settings, as JSON Schema says them.
+_SECURITY_SCHEMA: JsonDict = {
+    "allOf": [
+        {
+            "if": {"properties": {"sasl_mechanism": {"const": "OAUTHBEARER"}}, "required": ["sasl_mechanism"]},
+            "then": {"oneOf": _required(*OAUTH_SOURCES)},
+            "else": {"not": {"anyOf": _required(*OAUTH_SOURCES, *OAUTH_ENDPOINT_SETTINGS, *AWS_SETTINGS)}},
+        },
+        {
+            "dependentRequired": {
+                "oauth_token_endpoint_url": ["oauth_client_id", "oauth_client_secret"],
+                "kerberos_keytab": ["kerberos_principal"],
+            }
+        },
+        {
+            "if": {"not": {"properties": {"sasl_mechanism": {"const": "GSSAPI"}}, "required": ["sasl_mechanism"]}},
+            "then": {"not": {"anyOf": _required(*KERBEROS_SETTINGS)}},
+        },
+        {
+            "if": {"not": {"required": ["oauth_token_endpoint_url"]}},
+            "then": {"not": {"anyOf": _required(*OAUTH_ENDPOINT_SETTINGS)}},
+        },
+        {
+            "if": {"not": {"properties": {"aws_msk_iam": {"const": True}}, "required": ["aws_msk_iam"]}},
+            "then": {"not": {"anyOf": _required(*AWS_SETTINGS)}},
+        },
+        {
+            "if": {"not": {"properties": {"oauth_allow_http": {"const": True}}, "required": ["oauth_allow_http"]}},
+            "then": {"properties": {"oauth_token_endpoint_url": {"pattern": r"^(?:[Hh][Tt][Tt][Pp][Ss]://|.*\$\{)"}}},
+        },
+    ]
+}
+
+
 class SecurityDoc(ClientSecurity):
     """The connection settings as written: secrets only as ${ENV_VAR} references."""
 
+    model_config = ConfigDict(json_schema_extra=_SECURITY_SCHEMA)
+
     password: Secret | None = None
     ssl_password: Secret | None = None
+    oauth_client_secret: Secret | None = None
+    oauth_token: Secret | None = None
 
 
 class ReassignmentDoc(_Doc):

@@ -13,7 +13,7 @@ from reconciler.errors import ManifestProblem, shown
 from reconciler.manifests.yaml_source import Path_, YamlDocument
 from reconciler.models.desired import ClientSecurity, SourceRef
 
-SECRET_FIELDS = ("password", "ssl_password")
+SECRET_FIELDS = ("password", "ssl_password", "oauth_client_secret", "oauth_token")
 # Every other key under `security` (a misspelt `pasword` too) may hold a secret: no message shows its value.
 _NOT_SECRET = frozenset(ClientSecurity.model_fields) - set(SECRET_FIELDS)
 

@@ -10,6 +10,7 @@ does not take its absence for a choice.
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast, get_args, get_origin
 
@@ -25,7 +26,7 @@ from reconciler.manifests.documents import (
     rfc3339,
     split_servers,
 )
-from reconciler.manifests.problems import Problems, contains_secret, is_secret
+from reconciler.manifests.problems import SECRET_FIELDS, Problems, contains_secret, is_secret
 from reconciler.manifests.yaml_source import Path_, YamlDocument
 from reconciler.models.desired import ENV_REFERENCE, HOST_PORT_OR_REFERENCE
 
@@ -112,7 +113,7 @@ def _check_again(doc: YamlDocument, model_type: type[AnyDoc], error: ValidationE
     kept: dict[str, Any] = {}
     while True:
         errors = error.errors(include_url=False)
-        _report(doc, model_type, errors, problems)
+        _report(doc, model_type, errors, problems, refused)
         keys_of: dict = {}
         places: dict[Path_, set[str]] = {}
         for err in errors:
@@ -149,7 +150,13 @@ def _check_again(doc: YamlDocument, model_type: type[AnyDoc], error: ValidationE
 # --- pydantic's errors in the manifest's words -------------------------------------------------------
 
 
-def _report(doc: YamlDocument, model_type: type[BaseModel], error_list: list[ErrorDetails], problems: Problems) -> None:
+def _report(
+    doc: YamlDocument,
+    model_type: type[BaseModel],
+    error_list: list[ErrorDetails],
+    problems: Problems,
+    refused: AbstractSet[Path_] = frozenset(),
+) -> None:
     # value errors by place (and whether a key is the problem); several at one place are union members
     wrong: dict[tuple[Path_, bool], list[ErrorDetails]] = {}
     keys_of: dict = {}
@@ -157,6 +164,8 @@ def _report(doc: YamlDocument, model_type: type[BaseModel], error_list: list[Err
         loc = yaml_path(doc.data, e["loc"], missing=e["type"] == "missing", keys_of=keys_of)
         if doc.is_refused(loc) and e["type"] in ("extra_forbidden", "missing"):
             continue  # reported when the YAML was read
+        if any(len(place) > len(loc) and place[: len(loc)] == loc for place in refused):
+            continue  # a check of the whole, failing for want of a value inside it already refused
         if e["type"] == "extra_forbidden":
             name = str(loc[-1])
             problems.add(
@@ -201,6 +210,8 @@ def _in_manifest_words(loc: Path_, error: ErrorDetails, value: Any, is_key: bool
     kind, ctx = error["type"], error.get("ctx") or {}
     if kind == MANIFEST_ERROR:
         return [ctx["message"]]
+    if loc == ("security",) and kind == "value_error":  # ClientSecurity's check of settings that go together
+        return [str(ctx["error"])]
     name = loc[-1] if loc else None
     if len(loc) >= 2 and loc[-2] == "before_offset" and isinstance(name, int):  # {partition: offset}
         if is_key and kind == "greater_than_equal":
@@ -284,7 +295,7 @@ def server_problems(value: str) -> list[str]:
 def reference_problem(name: str, value: str) -> str | None:
     """Why the security setting `name` is not a well-formed value: a malformed ${NAME} reference,
     another way of naming a variable (which would be taken literally), or a literal secret."""
-    secret = name in ("password", "ssl_password")
+    secret = name in SECRET_FIELDS
     # Whatever is left once the well-formed ${NAME} references are taken out must not look like
     # another way of naming a variable: it would be taken as a literal value.
     rest = ENV_REFERENCE.sub("", value)

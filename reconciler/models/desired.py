@@ -12,7 +12,7 @@ from datetime import datetime
 from enum import Enum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from reconciler.models.trusted import trusted
 from reconciler.units import epoch_ms
@@ -187,22 +187,48 @@ class Policy(_Model):
 
 
 _UNSUPPORTED_MECHANISMS = {
-    "OAUTHBEARER": "needs a token provider, which the reconciler does not offer",
-    "GSSAPI": "needs a Kerberos setup (keytab, krb5.conf, a ticket) that the reconciler does not provide",
+    "AWS_MSK_IAM": "is the mechanism of AWS's Java library; for Amazon MSK's IAM access control write "
+    "sasl_mechanism: OAUTHBEARER with aws_msk_iam: true (AWS's signer for non-Java clients)",
 }
 
 
 def _supported_mechanism(value: object) -> object:
     # Said when the manifest is read, not when a connection fails later.
     if isinstance(value, str) and value in _UNSUPPORTED_MECHANISMS:
-        raise ValueError(
-            f"SASL {value} is not supported: it {_UNSUPPORTED_MECHANISMS[value]}; use SCRAM-SHA-512, "
-            "SCRAM-SHA-256 or PLAIN for the reconciler's principal"
-        )
+        raise ValueError(f"SASL {value} is not supported: it {_UNSUPPORTED_MECHANISMS[value]}")
     return value
 
 
-SaslMechanism = Annotated[Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"], BeforeValidator(_supported_mechanism)]
+SaslMechanism = Annotated[
+    Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "GSSAPI"], BeforeValidator(_supported_mechanism)
+]
+# GSSAPI's settings, meaningless with another mechanism.
+KERBEROS_SETTINGS = ("kerberos_service_name", "kerberos_principal", "kerberos_keytab")
+# Where an OAUTHBEARER token comes from: exactly one of these settings names its source.
+OAUTH_SOURCES = ("oauth_token_endpoint_url", "oauth_token_file", "oauth_token", "aws_msk_iam")
+# Settings of the client credentials grant (KIP-768), meaningless without a token endpoint.
+OAUTH_ENDPOINT_SETTINGS = ("oauth_client_id", "oauth_client_secret", "oauth_scope", "oauth_extensions", "oauth_ca_file")
+# Settings of Amazon MSK's IAM signer, meaningless without it.
+AWS_SETTINGS = ("aws_region", "aws_profile")
+# An AWS region's name (us-east-1, us-gov-west-1, cn-north-1, eusc-de-east-1, us-isob-east-1).
+AWS_REGION = re.compile(r"^[a-z]{2,4}(?:-[a-z]+)+-[0-9]{1,2}$")
+
+
+def token_endpoint_problem(url: str, allow_http: bool) -> str | None:
+    """Why a token endpoint URL may not be used, or None: the client secret and the token travel
+    over it, so it is https unless plain http is explicitly allowed (a local test endpoint)."""
+    scheme, _, rest = url.partition("://")
+    if not rest:
+        return f"security.oauth_token_endpoint_url is not a URL ({url}); write https://host/path of the token endpoint"
+    if scheme.lower() == "https" or (scheme.lower() == "http" and allow_http):
+        return None
+    if scheme.lower() == "http":
+        return (
+            f"security.oauth_token_endpoint_url ({url}) is not https: the client secret and the token would "
+            "cross the network unencrypted. Use the endpoint's https URL (set security.oauth_allow_http: true "
+            "only for a local test endpoint)"
+        )
+    return f"security.oauth_token_endpoint_url ({url}) must be an https URL, not {scheme}"
 
 
 class ClientSecurity(_Model):
@@ -217,6 +243,81 @@ class ClientSecurity(_Model):
     ssl_keyfile: str | None = None
     ssl_password: str | None = None
     ssl_check_hostname: bool = True
+    # OAUTHBEARER: a token from an OIDC token endpoint (client credentials), a file, or a variable.
+    oauth_token_endpoint_url: str | None = None
+    oauth_client_id: str | None = None
+    oauth_client_secret: str | None = None
+    oauth_scope: str | None = None
+    oauth_extensions: dict[str, str] = Field(default_factory=dict)  # SASL extensions (KIP-342)
+    oauth_ca_file: str | None = None  # the endpoint's CA (default: the system's trust store)
+    oauth_allow_http: bool = False
+    oauth_token_file: str | None = None
+    oauth_token: str | None = None
+    # Amazon MSK with IAM access control: a token signed with the AWS credential chain's keys.
+    aws_msk_iam: bool = False
+    aws_region: str | None = None  # default: from the brokers' host names (*.kafka.REGION.amazonaws.com)
+    aws_profile: str | None = None  # default: the credential chain (AWS_PROFILE, environment, web identity, role)
+    # GSSAPI: the brokers' service principal is SERVICE/BROKER-HOST; the client logs in from a keytab
+    # as `kerberos_principal`, or uses the ticket cache (KRB5CCNAME, kinit) when no keytab is given.
+    kerberos_service_name: str | None = None  # default kafka (the brokers' sasl.kerberos.service.name)
+    kerberos_principal: str | None = None
+    kerberos_keytab: str | None = None
+
+    @model_validator(mode="after")
+    def _kerberos_settings_fit(self) -> ClientSecurity:
+        given = [name for name in KERBEROS_SETTINGS if getattr(self, name)]
+        if given and self.sasl_mechanism != "GSSAPI":
+            raise ValueError(
+                f"security.{given[0]} is a GSSAPI setting, but sasl_mechanism is {self.sasl_mechanism or 'not set'}; "
+                "set sasl_mechanism: GSSAPI or remove it"
+            )
+        if self.kerberos_keytab and not self.kerberos_principal:
+            raise ValueError(
+                "security.kerberos_keytab needs kerberos_principal, the principal to log in as with its keys "
+                "(e.g. kafka-reconciler@EXAMPLE.COM)"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _oauth_settings_fit(self) -> ClientSecurity:
+        given = [name for name in (*OAUTH_SOURCES, *OAUTH_ENDPOINT_SETTINGS, *AWS_SETTINGS) if getattr(self, name)]
+        if self.sasl_mechanism != "OAUTHBEARER":
+            if given:
+                raise ValueError(
+                    f"security.{given[0]} is an OAUTHBEARER setting, but sasl_mechanism is "
+                    f"{self.sasl_mechanism or 'not set'}; set sasl_mechanism: OAUTHBEARER or remove it"
+                )
+            return self
+        sources = [name for name in OAUTH_SOURCES if getattr(self, name)]
+        if len(sources) != 1:
+            raise ValueError(
+                "SASL OAUTHBEARER needs exactly one source of tokens: security.oauth_token_endpoint_url (with "
+                "oauth_client_id and oauth_client_secret), oauth_token_file, oauth_token or aws_msk_iam: true"
+                + (f"; not {' and '.join(sources)} together" if sources else "")
+            )
+        aws_only = [name for name in AWS_SETTINGS if getattr(self, name)]
+        if aws_only and not self.aws_msk_iam:
+            raise ValueError(f"security.{aws_only[0]} only applies to aws_msk_iam: true; remove it")
+        if self.aws_region and not ENV_REFERENCE.search(self.aws_region) and not AWS_REGION.match(self.aws_region):
+            raise ValueError(f"security.aws_region ({self.aws_region}) is not an AWS region's name, such as eu-west-1")
+        url = self.oauth_token_endpoint_url
+        if url is None:
+            endpoint_only = [name for name in OAUTH_ENDPOINT_SETTINGS if getattr(self, name)]
+            if endpoint_only:
+                raise ValueError(
+                    f"security.{endpoint_only[0]} only applies to a token endpoint, and {sources[0]} is the "
+                    "source of tokens; remove it"
+                )
+            return self
+        if not (self.oauth_client_id and self.oauth_client_secret):
+            raise ValueError(
+                "security.oauth_token_endpoint_url needs oauth_client_id and oauth_client_secret (the secret as a "
+                "${ENV_VAR} reference) for the client credentials grant"
+            )
+        problem = None if ENV_REFERENCE.search(url) else token_endpoint_problem(url, self.oauth_allow_http)
+        if problem:
+            raise ValueError(problem)
+        return self
 
 
 # `${NAME}`: a value read from the environment when connecting (secrets never live in Git).

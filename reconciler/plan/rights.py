@@ -157,12 +157,47 @@ def command(binding: Binding) -> str:
     return f"kafka-acls --add --allow-principal {binding.principal} --operation {operation} {where}"
 
 
+def kerberos_short_name(kerberos_principal: str) -> str:
+    """The name Kafka's DEFAULT sasl.kerberos.principal.to.local.rules give a principal of the
+    brokers' default realm: its first component (svc-kafka/ci-runner@EXAMPLE.COM -> svc-kafka)."""
+    return kerberos_principal.partition("@")[0].split("/")[0]
+
+
 def principal(spec: ClusterSpec) -> str:
-    """The principal as kafka-acls names it, where the manifests tell it (a literal SASL user)."""
-    user = spec.security.username
-    if user and "${" not in user and spec.security.sasl_mechanism is not None:
+    """The principal as kafka-acls names it, where the manifests tell it (a literal SASL user, a
+    literal Kerberos principal); else what it looks like, in angle brackets."""
+    security = spec.security
+    mechanism = security.sasl_mechanism
+    if mechanism == "GSSAPI":
+        name = security.kerberos_principal
+        return f"User:{kerberos_short_name(name)}" if name and "${" not in name else "User:<Kerberos short name>"
+    if mechanism == "OAUTHBEARER":
+        return "<IAM identity>" if security.aws_msk_iam else "User:<the token's sub claim>"
+    user = security.username
+    if user and "${" not in user and mechanism is not None:
         return f"User:{user}"
     return "<principal>"
+
+
+def principal_unknown(spec: ClusterSpec) -> str:
+    """Why the manifests do not tell the principal, and how its name is made."""
+    security = spec.security
+    if security.sasl_mechanism == "OAUTHBEARER" and security.aws_msk_iam:
+        return (
+            "Amazon MSK with IAM access control authorises with IAM policies, not Kafka ACLs: allow the "
+            "kafka-cluster:* actions in the identity's IAM policy (docs/authentication.md)"
+        )
+    if security.sasl_mechanism == "OAUTHBEARER":
+        return "with OAUTHBEARER the principal is User: followed by the token's sub claim, which the manifests do not hold"
+    if security.sasl_mechanism == "GSSAPI":
+        return (
+            "with GSSAPI the principal is User: followed by the Kerberos short name of security.kerberos_principal, "
+            "which is not set"
+        )
+    return (
+        "only a literal SASL username or Kerberos principal does; a ${VAR} reference, TLS client certificates and "
+        "PLAINTEXT do not"
+    )
 
 
 def grant(spec: ClusterSpec, operation: str, topic: str | None, resource: Resource | None = None) -> str:

@@ -1,20 +1,30 @@
 """python -m reconciler.testing --brokers 3 --port 9092 [--topics-from SNAPSHOT.json] [--propagation-delay S]
-       [--tls | --mutual-tls] [--sasl USER:PASSWORD ...] [--sasl-mechanisms A,B]
+       [--tls | --mutual-tls] [--sasl USER:PASSWORD ...] [--sasl-mechanisms A,B] [--oauth-jwks] [--kerberos]
 
 Starts a test cluster, prints its bootstrap servers on stdout and serves until SIGINT/SIGTERM.
 With TLS or SASL, what a client needs (security.protocol, the CA file, the client certificate
 and key, the mechanisms) goes to stderr; the certificates are made for this run and deleted
-when it ends.
+when it ends. With OAUTHBEARER among the mechanisms a local OIDC provider serves tokens too
+(client credentials), unsecured ones for Kafka's default validator, or signed ones checked
+against its JWKS endpoint with --oauth-jwks; its settings go to stderr as well. --kerberos
+serves GSSAPI with a real MIT KDC started for the run (Debian's krb5-kdc) and a client keytab.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import secrets
 import signal
 import sys
 import threading
 
 from .cluster import TestCluster
+from .gssapi_server import GSSAPI, KerberosAcceptor
+from .kdc import TestKdc
+from .oauthbearer import OAUTHBEARER, JwksValidator, UnsecuredValidator, Validator
+from .oidc import OidcProvider
 from .sasl_mechanisms import SUPPORTED as SASL_MECHANISMS
 from .seed import seed_from_snapshot
 
@@ -62,22 +72,73 @@ def main(argv: list[str] | None = None) -> int:
         metavar="A,B",
         help=f"the mechanisms the listener enables (default: {','.join(SASL_MECHANISMS)})",
     )
+    parser.add_argument(
+        "--oauth-jwks",
+        action="store_true",
+        help="OAUTHBEARER with Kafka's JWKS validator (signed tokens, issuer, audience) instead of the unsecured one",
+    )
+    parser.add_argument(
+        "--kerberos",
+        action="store_true",
+        help="serve SASL/GSSAPI with a Kerberos KDC started for this run (needs krb5-kdc and the gssapi package)",
+    )
     args = parser.parse_args(argv)
 
     configs = dict(item.split("=", 1) for item in args.broker_config)
     users = dict(_user(parser, item) for item in args.sasl)
     mechanisms = [m.strip() for m in args.sasl_mechanisms.split(",") if m.strip()]
-    unknown = sorted(set(mechanisms) - set(SASL_MECHANISMS))
+    known = (*SASL_MECHANISMS, OAUTHBEARER, GSSAPI)
+    unknown = sorted(set(mechanisms) - set(known))
     if unknown or not mechanisms:
-        parser.error(
-            f"--sasl-mechanisms: choose from {', '.join(SASL_MECHANISMS)}" + (f" (not {', '.join(unknown)})" if unknown else "")
-        )
+        parser.error(f"--sasl-mechanisms: choose from {', '.join(known)}" + (f" (not {', '.join(unknown)})" if unknown else ""))
+    if args.kerberos and "--sasl-mechanisms" not in (argv if argv is not None else sys.argv):
+        mechanisms = [GSSAPI]
+    oauth = OAUTHBEARER in mechanisms
+    if args.oauth_jwks and not oauth:
+        parser.error("--oauth-jwks: add OAUTHBEARER to --sasl-mechanisms")
+    if (GSSAPI in mechanisms) != args.kerberos:
+        parser.error("--kerberos and GSSAPI in --sasl-mechanisms go together")
     ports = [args.port + i for i in range(args.brokers)] if args.port else None
     delays = _delays(parser, args.propagation_delay, args.brokers)
     stop = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    with TestCluster(
+    with contextlib.ExitStack() as running:
+        idp = running.enter_context(OidcProvider({_CLIENT_ID: secrets.token_hex(12)}, signed=args.oauth_jwks)) if oauth else None
+        kdc = running.enter_context(TestKdc()) if args.kerberos else None
+        if kdc is not None:
+            _principals(kdc)
+        cluster = running.enter_context(_cluster(args, configs, ports, delays, users, mechanisms, idp, kdc))
+        if args.topics_from:
+            seed_from_snapshot(cluster, args.topics_from)
+        _describe_security(cluster, mechanisms if users or idp or kdc else [], mutual=args.mutual_tls, idp=idp, kdc=kdc)
+        print(cluster.bootstrap_servers, flush=True)
+        stop.wait()
+    return 0
+
+
+# The OIDC provider's one client, and the variable the printed settings refer to for its secret.
+_CLIENT_ID, _SECRET_VARIABLE = "reconciler", "OAUTH_CLIENT_SECRET"
+
+
+def _cluster(
+    args: argparse.Namespace,
+    configs: dict[str, str],
+    ports: list[int] | None,
+    delays: list[float],
+    users: dict[str, str],
+    mechanisms: list[str],
+    idp: OidcProvider | None,
+    kdc: TestKdc | None,
+) -> TestCluster:
+    validator: Validator | None = None
+    if idp is not None:
+        validator = (
+            JwksValidator(idp.jwks_url, expected_issuer=idp.issuer, expected_audience=[idp.audience], ca_file=idp.ca_file)
+            if args.oauth_jwks
+            else UnsecuredValidator()
+        )
+    return TestCluster(
         brokers=args.brokers,
         broker_configs=configs,
         ports=ports,
@@ -85,14 +146,10 @@ def main(argv: list[str] | None = None) -> int:
         ssl_client_auth="required" if args.mutual_tls else "none",
         sasl_users=users or None,
         sasl_mechanisms=mechanisms,
+        oauth=validator,
+        kerberos=KerberosAcceptor(kdc.service_keytab, kdc.realm) if kdc else None,
         metadata_propagation_delay=delays,
-    ) as cluster:
-        if args.topics_from:
-            seed_from_snapshot(cluster, args.topics_from)
-        _describe_security(cluster, mechanisms if users else [], mutual=args.mutual_tls)
-        print(cluster.bootstrap_servers, flush=True)
-        stop.wait()
-    return 0
+    )
 
 
 def _delays(parser: argparse.ArgumentParser, text: str, brokers: int) -> list[float]:
@@ -112,7 +169,21 @@ def _user(parser: argparse.ArgumentParser, item: str) -> tuple[str, str]:
     return user, password
 
 
-def _describe_security(cluster: TestCluster, mechanisms: list[str], mutual: bool) -> None:
+def _principals(kdc: TestKdc) -> None:
+    """The brokers' principal (kafka/127.0.0.1) and the client's; this process's own Kerberos
+    calls (the brokers' acceptor) use the KDC's krb5.conf."""
+    os.environ.update(kdc.env)
+    kdc.add_service("kafka/127.0.0.1")
+    kdc.add_user(_CLIENT_ID)
+
+
+def _describe_security(
+    cluster: TestCluster,
+    mechanisms: list[str],
+    mutual: bool,
+    idp: OidcProvider | None = None,
+    kdc: TestKdc | None = None,
+) -> None:
     """What a client of this cluster sets, on stderr (stdout carries only the bootstrap servers)."""
     if cluster.security_protocol == "PLAINTEXT":
         return
@@ -127,6 +198,20 @@ def _describe_security(cluster: TestCluster, mechanisms: list[str], mutual: bool
                 f"security.ssl_certfile: {certificates.client_certfile}",
                 f"security.ssl_keyfile: {certificates.client_keyfile}",
             ]
+    if idp is not None:
+        lines += [
+            f"security.oauth_token_endpoint_url: {idp.token_url}",
+            f"security.oauth_client_id: {_CLIENT_ID}",
+            f"security.oauth_client_secret: ${{{_SECRET_VARIABLE}}}",
+            f"security.oauth_ca_file: {idp.ca_file}",
+            f"environment {_SECRET_VARIABLE}: {idp.clients[_CLIENT_ID]}",
+        ]
+    if kdc is not None:
+        lines += [
+            f"security.kerberos_principal: {_CLIENT_ID}@{kdc.realm}",
+            f"security.kerberos_keytab: {kdc.client_keytab}",
+            f"environment KRB5_CONFIG: {kdc.krb5_conf}",
+        ]
     print("\n".join(lines), file=sys.stderr, flush=True)
 
 

@@ -16,6 +16,8 @@ from .authorizer import Acl, Authorizer
 from .dispatch import ClusterSettings, Pipeline
 from .errors import KafkaApiError
 from .faults import Faults, RequestLog, RequestRecord, delay_rule, drop_rule, error_rule
+from .gssapi_server import GSSAPI, KerberosAcceptor
+from .oauthbearer import OAUTHBEARER, Validator
 from .retention import RetentionChecks
 from .sasl_mechanisms import SUPPORTED as SASL_MECHANISMS
 from .server import BrokerServer
@@ -101,7 +103,9 @@ class TestCluster:
         super_users: Iterable[str] | None = None,
         tls: bool = False,
         ssl_client_auth: str = "none",
-        sasl_mechanisms: Iterable[str] = SASL_MECHANISMS,
+        sasl_mechanisms: Iterable[str] | None = None,
+        oauth: Validator | None = None,
+        kerberos: KerberosAcceptor | None = None,
         racks: dict[int, str | None] | list[str | None] | None = None,
         replication_rate: float | None = None,
     ) -> None:
@@ -109,6 +113,9 @@ class TestCluster:
         can log in with every mechanism in `sasl_mechanisms` (Kafka's sasl.enabled.mechanisms).
         tls=True serves TLS with certificates made for this cluster (see `tls`); ssl_client_auth
         is Kafka's ssl.client.auth: "none", "requested" or "required" (mutual TLS).
+        oauth=UnsecuredValidator() or JwksValidator(...) (oauthbearer.py) enables OAUTHBEARER
+        with that validator; the principal is User:<the token's sub>. kerberos=KerberosAcceptor(
+        keytab, realm) (gssapi_server.py) enables GSSAPI; the principal is User:<Kerberos short name>.
 
         acls / super_users switch on an ACL authorizer with Kafka 4.0's rules (see authorizer.py):
         then only super users and what the ACLs allow get through, as with authorizer.class.name
@@ -141,11 +148,22 @@ class TestCluster:
         self._state = ClusterState(ids, broker_configs or {}, parse_delays(metadata_propagation_delay, ids), racks)
         self._state.replication_rate = replication_rate
         authorizer = None if acls is None and super_users is None else Authorizer(acls or (), super_users or ())
+        if sasl_mechanisms is None:
+            others = (OAUTHBEARER,) * (oauth is not None) + (GSSAPI,) * (kerberos is not None)
+            sasl_mechanisms = (SASL_MECHANISMS if sasl_users or not others else ()) + others
         mechanisms = tuple(sasl_mechanisms)
-        if not mechanisms or not set(mechanisms) <= set(SASL_MECHANISMS):
-            raise ValueError(f"sasl_mechanisms: a non-empty choice of {', '.join(SASL_MECHANISMS)}")
+        known = (*SASL_MECHANISMS, OAUTHBEARER, GSSAPI)
+        if not mechanisms or not set(mechanisms) <= set(known):
+            raise ValueError(f"sasl_mechanisms: a non-empty choice of {', '.join(known)}")
+        if (OAUTHBEARER in mechanisms) != (oauth is not None) or (GSSAPI in mechanisms) != (kerberos is not None):
+            raise ValueError("OAUTHBEARER and GSSAPI are enabled exactly when an oauth validator or a kerberos acceptor is given")
         self._settings = ClusterSettings(
-            frozenset(disabled_apis), dict(sasl_users) if sasl_users else None, authorizer=authorizer, sasl_mechanisms=mechanisms
+            frozenset(disabled_apis),
+            dict(sasl_users) if sasl_users else None,
+            authorizer=authorizer,
+            sasl_mechanisms=mechanisms,
+            oauth=oauth,
+            kerberos=kerberos,
         )
         self._tls_directory = tempfile.TemporaryDirectory(prefix="test-cluster-tls-") if tls else None
         try:
@@ -204,10 +222,15 @@ class TestCluster:
     @property
     def security_protocol(self) -> str:
         """The listener's security.protocol, as a client must set it."""
-        sasl = self._settings.sasl_users is not None
+        sasl = self._settings.sasl
         if self._certificates is None:
             return "SASL_PLAINTEXT" if sasl else "PLAINTEXT"
         return "SASL_SSL" if sasl else "SSL"
+
+    @property
+    def oauth_extensions_seen(self) -> list[dict[str, str]]:
+        """The SASL extensions of each OAUTHBEARER login the brokers accepted, in order."""
+        return list(self._settings.oauth_extensions_seen)
 
     @property
     def tls(self) -> TestCertificates | None:

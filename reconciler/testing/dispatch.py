@@ -12,8 +12,10 @@ from kafka.protocol.api_message import ApiMessage
 from . import errors, protocol, replication
 from .authorizer import SUPPORTED_OPERATIONS, Authorizer
 from .faults import Faults, RequestLog, inject_error
+from .gssapi_server import KerberosAcceptor
 from .handlers import HANDLERS
 from .handlers.cluster import api_versions_response
+from .oauthbearer import Validator
 from .sasl_mechanisms import SUPPORTED as SASL_MECHANISMS
 from .sasl_mechanisms import handshake_mechanisms
 from .server import CloseConnection, Connection
@@ -33,8 +35,18 @@ class ClusterSettings:
     sasl_users: dict[str, str] | None = None
     # None: no authorizer configured, every request is allowed (Kafka without authorizer.class.name).
     authorizer: Authorizer | None = None
-    # sasl.enabled.mechanisms of the listener (used when sasl_users is set).
+    # sasl.enabled.mechanisms of the listener (used when sasl_users or oauth is set).
     sasl_mechanisms: tuple[str, ...] = SASL_MECHANISMS
+    # OAUTHBEARER's validator callback handler; the SASL extensions of each accepted login.
+    oauth: Validator | None = None
+    oauth_extensions_seen: list[dict[str, str]] = field(default_factory=list)
+    # GSSAPI's acceptor (the brokers' keytab)
+    kerberos: KerberosAcceptor | None = None
+
+    @property
+    def sasl(self) -> bool:
+        """Is the listener a SASL one (SASL_PLAINTEXT or SASL_SSL)?"""
+        return self.sasl_users is not None or self.oauth is not None or self.kerberos is not None
 
     @property
     def handshake_mechanisms(self) -> list[str]:
@@ -120,7 +132,7 @@ class Pipeline:
             request = protocol.decode_request(frame, api_key, version)
         except Exception as exc:  # a malformed frame: Kafka closes the connection
             raise CloseConnection(f"cannot decode API {api_key} v{version}: {exc}") from exc
-        if self.settings.sasl_users is not None and not conn.authenticated and api_key not in _PRE_AUTH_APIS:
+        if self.settings.sasl and not conn.authenticated and api_key not in _PRE_AUTH_APIS:
             raise CloseConnection("request before SASL authentication")
 
         self.request_log.add(api_key, version, self.broker_id, correlation_id, request.header.client_id, request)

@@ -14,6 +14,8 @@ import struct
 import threading
 from collections.abc import Callable
 
+from .gssapi_server import GssapiServer
+from .oauthbearer import OAuthBearerServer
 from .sasl_mechanisms import PlainServer, ScramServer
 from .tls import ANONYMOUS, accept_tls, linger
 
@@ -30,7 +32,7 @@ class Connection:
         # thread replaces `sock` with its TLS wrapper.
         self.control = sock.dup()
         self.broker_id = broker_id
-        self.sasl_server: PlainServer | ScramServer | None = None
+        self.sasl_server: PlainServer | ScramServer | OAuthBearerServer | GssapiServer | None = None
         self.authenticated = False
         # Kafka's principal: the SASL user, else the TLS client certificate's subject.
         self.principal = ANONYMOUS

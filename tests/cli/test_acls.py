@@ -73,3 +73,33 @@ def test_the_principal_comes_from_a_literal_sasl_username(tmp_path):
 def test_bad_input_is_one_paragraph_and_exit_1(args, message):
     result = reconcile("acls", ROOT / "manifests", *args)
     assert result.exit_code == 1 and message in result.stderr and not result.stdout, result.output
+
+
+def test_the_principal_of_a_kerberos_login_is_its_short_name(tmp_path):
+    (tmp_path / "c.yaml").write_text(
+        "kind: Cluster\nname: c\nbootstrap_servers: [k:9092]\n"
+        "security: {protocol: SASL_SSL, sasl_mechanism: GSSAPI, kerberos_principal: svc-kafka/ci-runner@CORP.EXAMPLE.COM,"
+        " kerberos_keytab: /k.keytab}\n"
+        "---\nkind: Topic\nname: t\npartitions: 1\nreplication_factor: 1\n"
+    )
+    printed = reconcile("acls", tmp_path, "--cluster", "c", "--role", "reader")
+    assert printed.exit_code == 0 and "--allow-principal User:svc-kafka --operation Describe --topic t" in printed.stdout
+
+
+@pytest.mark.parametrize(
+    ("security", "message"),
+    [
+        ("oauth_token_file: /t", "the principal is User: followed by the token's sub claim"),
+        ("aws_msk_iam: true", "authorises with IAM policies, not Kafka ACLs"),
+    ],
+)
+def test_an_oauthbearer_principal_is_named_by_how_it_is_made(tmp_path, security, message):
+    (tmp_path / "c.yaml").write_text(
+        "kind: Cluster\nname: c\nbootstrap_servers: [k:9092]\n"
+        f"security: {{protocol: SASL_SSL, sasl_mechanism: OAUTHBEARER, {security}}}\n"
+        "---\nkind: Topic\nname: t\npartitions: 1\nreplication_factor: 1\n"
+    )
+    result = reconcile("acls", tmp_path, "--cluster", "c", "--role", "reader")
+    assert result.exit_code == 1 and message in result.stderr and "--principal TYPE:NAME" in result.stderr, result.output
+    named = reconcile("acls", tmp_path, "--cluster", "c", "--role", "reader", "--principal", "User:0oa1b2c3")
+    assert named.exit_code == 0 and "--allow-principal User:0oa1b2c3" in named.stdout

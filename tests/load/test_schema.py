@@ -25,6 +25,7 @@ TOPIC = "kind: Topic\nname: orders.v1\n"
 RULE = "kind: TruncationRule\nname: purge\n"
 POLICY = "kind: Policy\n"
 CLUSTER_HEAD = "kind: Cluster\nname: dev\n"
+OAUTH_SECURITY = CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nsecurity: {protocol: SASL_SSL, sasl_mechanism: OAUTHBEARER"
 
 # (document, a part of the loader's message about it)
 CASES = [
@@ -115,8 +116,27 @@ CASES = [
     ),
     (CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nsecurity: {protocol: TLS}\n", "security.protocol: input should be"),
     (
-        CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nsecurity: {protocol: SASL_SSL, sasl_mechanism: OAUTHBEARER}\n",
-        "SASL OAUTHBEARER is not supported",
+        CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nsecurity: {protocol: SASL_SSL, sasl_mechanism: AWS_MSK_IAM}\n",
+        "SASL AWS_MSK_IAM is not supported",
+    ),
+    (OAUTH_SECURITY + "}\n", "SASL OAUTHBEARER needs exactly one source of tokens"),
+    (OAUTH_SECURITY + ", oauth_token_file: /t, oauth_token: '${T}'}\n", "not oauth_token_file and oauth_token together"),
+    (OAUTH_SECURITY + ", oauth_token: hunter2}\n", "security.oauth_token is a literal secret"),
+    (OAUTH_SECURITY + ", oauth_token_file: /t, aws_region: eu-west-1}\n", "security.aws_region only applies to aws_msk_iam"),
+    (OAUTH_SECURITY + ", oauth_token_file: /t, oauth_scope: kafka}\n", "security.oauth_scope only applies to a token endpoint"),
+    (OAUTH_SECURITY + ", oauth_token_endpoint_url: 'https://idp/t'}\n", "needs oauth_client_id and oauth_client_secret"),
+    (
+        OAUTH_SECURITY + ", oauth_token_endpoint_url: 'http://idp/t', oauth_client_id: c, oauth_client_secret: '${S}'}\n",
+        "security.oauth_token_endpoint_url (http://idp/t) is not https",
+    ),
+    (
+        OAUTH_SECURITY + ", oauth_token_endpoint_url: 'https://idp/t', oauth_client_id: c, oauth_client_secret: s3cret}\n",
+        "security.oauth_client_secret is a literal secret",
+    ),
+    (
+        CLUSTER_HEAD
+        + "bootstrap_servers: [k:9092]\nsecurity: {protocol: SASL_SSL, sasl_mechanism: PLAIN, oauth_token_file: /t}\n",
+        "security.oauth_token_file is an OAUTHBEARER setting, but sasl_mechanism is PLAIN",
     ),
     (CLUSTER_HEAD + "bootstrap_servers: [k:9092]\ndefaults: {partitions: 0}\n", "partitions must be at least 1, not 0"),
     (
