@@ -5,6 +5,7 @@ validator, and every failure named by its cause; no token or secret in any messa
 from __future__ import annotations
 
 import os
+import re
 import socket
 import time
 from pathlib import Path
@@ -142,7 +143,8 @@ def test_an_expired_token_is_refused_before_any_connection(tmp_path, monkeypatch
         message = _failure(cluster, ClientSecurity(protocol="SASL_PLAINTEXT", sasl_mechanism="OAUTHBEARER", **source))
         assert cluster.request_log == []
     setting = "security.oauth_token_file" if where == "file" else "security.oauth_token"
-    assert setting in message and "expired at" in message and "100 s ago" in message and token not in message
+    assert setting in message and "expired at" in message and token not in message
+    assert re.search(r"\b1[0-9][0-9] s ago", message), message  # 100 s, and the seconds a loaded machine took
 
 
 def test_an_unreadable_token_file_names_the_setting(tmp_path):
