@@ -84,10 +84,12 @@ def executor_python(where: Path) -> ExecutorPython:
     again = ["--force-reinstall", "--no-deps"] if venv.exists() else []  # a kept directory: this checkout's code
     if not again:
         subprocess.run([_BASE_PYTHON, "-m", "venv", str(venv)], check=True)
-    subprocess.run(
-        [python, "-m", "pip", "--disable-pip-version-check", "-q", "install", *again, str(wheel)], check=True, capture_output=True
-    )
-    subprocess.run([python, "-c", "import reconciler.drift.compute, pydantic"], check=True, cwd=where)
+    # Without the driver's PYTHONPATH: a checkout on it makes pip find the package installed already,
+    # and the import below find the checkout instead of the wheel.
+    alone = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    install = [python, "-m", "pip", "--disable-pip-version-check", "-q", "install", *again, str(wheel)]
+    subprocess.run(install, check=True, capture_output=True, env=alone)
+    subprocess.run([python, "-c", "import reconciler.drift.compute, pydantic"], check=True, cwd=where, env=alone)
     if not arrow.exists():
         versions = [f"pyarrow=={version('pyarrow')}", f"pandas=={version('pandas')}"]
         subprocess.run([*pip, "install", "--target", str(arrow), *versions], check=True, capture_output=True)
