@@ -35,6 +35,8 @@ class ClusterSettings:
     authorizer: Authorizer | None = None
     # sasl.enabled.mechanisms of the listener (used when sasl_users is set).
     sasl_mechanisms: tuple[str, ...] = SASL_MECHANISMS
+    # API key -> the highest version spoken: a broker of an older Kafka (DescribeLogDirs 3: before 3.3).
+    max_versions: dict[int, int] = field(default_factory=dict)
 
     @property
     def handshake_mechanisms(self) -> list[str]:
@@ -113,7 +115,7 @@ class Pipeline:
             return protocol.encode_response(self._api_versions_error(), correlation_id)
         if api_key not in self.settings.api_keys:
             raise CloseConnection(f"unsupported API key {api_key}")
-        low, high = protocol.accepted_versions(api_key)
+        low, high = protocol.accepted_versions(api_key, self.settings.max_versions)
         if not low <= version <= high:
             raise CloseConnection(f"unsupported version {version} of API {api_key}")
         try:
