@@ -69,7 +69,7 @@ from reconciler.models.plan import (
     TopicPreconditions,
     TruncateRecords,
 )
-from reconciler.plan import retention, rights
+from reconciler.plan import capacity, retention, rights
 from reconciler.plan.placement import PlacementError
 from reconciler.plan.policy import destructive_excess, is_protected
 from reconciler.plan.replication import ReplicaPlanner
@@ -141,6 +141,18 @@ def plan(desired: DesiredState, observed: ObservedState, options: PlanOptions = 
             _check_rights(context, desired.topics[name], topic_plan, options.validated)
         actions.extend(topic_plan.actions)
         diagnostics.extend(topic_plan.diagnostics)
+    actions = [
+        a.model_copy(update={"disk": capacity.disk_estimate(a, observed, context.inherited, context.now_ms)}) for a in actions
+    ]
+    table = capacity.broker_table(actions, observed)
+    if observed.capacity_unknown and actions:
+        diagnostics.append(
+            Diagnostic(
+                severity=Severity.INFO,
+                code=DiagnosticCode.CAPACITY_UNKNOWN,
+                message=capacity.capacity_unknown_line(observed.capacity_unknown),
+            )
+        )
     if observed.sizes_refused and any(_estimates_bytes(a) for a in actions):
         diagnostics.append(
             Diagnostic(
@@ -168,6 +180,7 @@ def plan(desired: DesiredState, observed: ObservedState, options: PlanOptions = 
         actions=actions,
         unmanaged_topics=unmanaged_topics(desired, observed, options),
         diagnostics=diagnostics,
+        capacity=table,
     )
 
 
