@@ -130,7 +130,9 @@ class Observer:
                 _describe_configs(client, view, wanted, self._spec),
                 partitions.read(client, view, _partition_reads(view, scope)),
                 _group_offsets(client, view, scope.groups, self._spec),
-                _log_dir_sizes(client, view, scope, every=sizes) if sizes or scope.size_topics else _nothing(NOT_READ),
+                _log_dir_sizes(client, view, scope, every=sizes)
+                if sizes or scope.size_topics or scope.capacity
+                else _nothing(NOT_READ),
                 _cluster_operations(client, view) if scope.cluster_operations else _nothing(None),
                 _reassignments(client, view, scope) if scope.reassignments else _nothing({}),
             ]
@@ -566,7 +568,7 @@ async def _log_dir_sizes(client: Client, view: ClusterView, scope: ReadScope, ev
     else:
         wanted = scope.wants if every else scope.size_topics.__contains__
         topics = [(name, sorted(view.topics[name].partitions)) for name in sorted(view.topics) if wanted(name)]
-        if not topics:
+        if not topics and not scope.capacity:
             return NOT_READ
     nodes = sorted(view.brokers)
     answers = await client.request_each([(node, LogDirsRequest(topics)) for node in nodes], attempts=2)

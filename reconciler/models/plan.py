@@ -557,14 +557,18 @@ class BrokerCapacity(_Model):
     used_bytes: int | None = Field(default=None, ge=0)  # total - usable of its filesystems now
     total_bytes: int | None = Field(default=None, ge=1)
     added_bytes: int = 0  # what the actions add (negative: free), of the figures known
-    added_unknown: bool = False  # some action's figure for this broker is unknown or unbounded
+    # Some action that may add to this broker has an unknown or unbounded figure: the projection
+    # is then a lower bound (what an unknown cut or truncation frees is left out: never counted on).
+    added_unknown: bool = False
     unknown: str | None = None  # why capacity is unknown, where it is
 
     @property
     def projected_bytes(self) -> int | None:
-        if self.used_bytes is None or self.added_unknown:
-            return None
-        return max(0, self.used_bytes + self.added_bytes)
+        return None if self.added_unknown else self.projected_at_least
+
+    @property
+    def projected_at_least(self) -> int | None:
+        return None if self.used_bytes is None else max(0, self.used_bytes + self.added_bytes)
 
     @property
     def projected_share(self) -> float | None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from reconciler.models.desired import DesiredState, DesiredTopic
 from reconciler.models.observed import ObservedPartition, ObservedState, ObservedTopic
 from reconciler.models.plan import (
     Action,
@@ -42,6 +43,7 @@ DAY_MS = 86_400_000
 
 BY_TIME = "records of the last day (ListOffsets by time) x bytes per record"
 BY_GROWTH = "high watermark growth since the earlier observation x bytes per record"
+CAPACITY_NOT_READ = "capacity not read"
 
 
 def ingest_lookup(now_ms: int) -> int:
@@ -95,7 +97,7 @@ def _rate(partition: ObservedPartition, records: int, over_ms: int, method: str)
 
 
 def disk_estimate(
-    action: Action, observed: ObservedState, inherited: Mapping[str, str], now_ms: int | None
+    action: Action, desired: DesiredState, observed: ObservedState, inherited: Mapping[str, str], now_ms: int | None
 ) -> DiskEstimate | None:
     """What `action` adds to the brokers' disks at steady state after it (negative: frees); None
     for an action that changes nothing on disk (more partitions for the same traffic, a config
@@ -103,7 +105,7 @@ def disk_estimate(
     topic = observed.topics.get(action.topic)
     match action:
         case CreateTopic():
-            return DiskEstimate(method="unknown: no expected_bytes_per_day declared for the topic")
+            return _new_topic(action, desired.topics.get(action.topic), observed, inherited)
         case AddPartitions():
             return None
         case ReassignReplicas():
@@ -116,6 +118,19 @@ def disk_estimate(
             return _freed(topic, {p.partition: p.size_bytes for p in topic.partitions} if topic else {}, "its partitions' sizes")
         case _:
             unhandled(action)
+
+
+def _new_topic(
+    action: CreateTopic, want: DesiredTopic | None, observed: ObservedState, inherited: Mapping[str, str]
+) -> DiskEstimate:
+    rate = want.expected_bytes_per_day if want is not None else None
+    if rate is None:
+        return DiskEstimate(method="unknown: no expected_bytes_per_day declared for the topic")
+    settings = retention.settings(lambda key: action.configs.get(key, inherited.get(key)))
+    if settings.compacted:
+        return DiskEstimate(bytes_per_day=rate, method="not estimated: with compaction the topic's size follows its key space")
+    retention_ms, retention_bytes = _limits(settings)
+    return new_topic_estimate(action, rate, retention_ms, retention_bytes, [b.node_id for b in observed.brokers])
 
 
 def new_topic_estimate(
@@ -283,7 +298,8 @@ def broker_table(actions: list[Action], observed: ObservedState) -> list[BrokerC
         if disk is None:
             continue
         if disk.bytes is None:
-            unknown |= _touched(action, observed, brokers)
+            if _may_add(action):
+                unknown |= _touched(action, observed, brokers)
             continue
         for b, n in disk.per_broker.items():
             added[b] = added.get(b, 0) + n
@@ -298,10 +314,17 @@ def broker_table(actions: list[Action], observed: ObservedState) -> list[BrokerC
                 total_bytes=sum(d.total_bytes for d in dirs) if dirs else None,
                 added_bytes=added.get(b, 0),
                 added_unknown=b in unknown,
-                unknown=observed.capacity_unknown.get(b) or (None if dirs else "capacity not read"),
+                unknown=observed.capacity_unknown.get(b) or (None if dirs else CAPACITY_NOT_READ),
             )
         )
     return rows
+
+
+def _may_add(action: Action) -> bool:
+    """Whether an action whose figure is unknown may add to a disk (a cut, truncation or deletion only frees)."""
+    if isinstance(action, AlterConfigs):
+        return action.retention is None or not action.retention.counted
+    return not isinstance(action, (TruncateRecords, DeleteTopic))
 
 
 def _touched(action: Action, observed: ObservedState, brokers: list[int]) -> set[int]:
@@ -324,3 +347,60 @@ def capacity_unknown_line(unknown: Mapping[int, str]) -> str:
         for why, brokers in by_reason.items()
     )
     return f"disk capacity unknown ({shown}); usage against capacity is not checked there"
+
+
+# -- the policy's max_disk_usage ------------------------------------------------------------------
+
+WARN_FROM = 0.9  # of the limit: a warning before the error
+TOP_CONTRIBUTORS = 3
+
+
+def signed_bytes(n: int) -> str:
+    """`+1.2 GiB`, `-300.0 MiB`, `0 B`: what an action adds to a disk, or frees."""
+    return ("+" if n > 0 else "-" if n < 0 else "") + human_bytes(abs(n))
+
+
+def usage_findings(table: list[BrokerCapacity], actions: list[Action], limit: float) -> list[tuple[bool, str]]:
+    """(is an error, message) per broker whose projected share of its disk is above the limit (an
+    error) or from WARN_FROM of it (a warning); brokers of unknown capacity or growth are left to
+    the capacity line: unknown never blocks."""
+    found = []
+    for row in table:
+        projected = row.projected_at_least
+        if projected is None or row.total_bytes is None or projected / row.total_bytes < WARN_FROM * limit:
+            continue
+        share = projected / row.total_bytes
+        above = share > limit
+        contributors = sorted(
+            ((a.disk.per_broker.get(row.broker, 0), a) for a in actions if a.disk is not None),
+            key=lambda item: -item[0],
+        )
+        top = [f"{a.kind.facts.label} {a.topic} {signed_bytes(n)}" for n, a in contributors[:TOP_CONTRIBUTORS] if n > 0]
+        dirs = ", ".join(row.log_dirs)
+        found.append(
+            (
+                above,
+                f"broker {row.broker} ({'log dirs' if len(row.log_dirs) > 1 else 'log dir'} {dirs}) would use "
+                f"{'at least ' if row.added_unknown else ''}{human_bytes(projected)} of {human_bytes(row.total_bytes)} "
+                f"({share:.1%}) after this plan, "
+                f"{'above' if above else 'close to'} the policy's max_disk_usage of {limit:.0%}: used now "
+                f"{human_bytes(row.used_bytes or 0)}, {signed_bytes(row.added_bytes)} from the plan"
+                + (f"; most from {', '.join(top)}" if top else ""),
+            )
+        )
+    return found
+
+
+def not_checked_line(table: list[BrokerCapacity]) -> str | None:
+    """Why the policy's max_disk_usage could not be checked on some brokers (None: checked on all)."""
+    unread = [r.broker for r in table if r.total_bytes is None and r.unknown == CAPACITY_NOT_READ]
+    growth = [r.broker for r in table if r.total_bytes is not None and r.added_unknown]  # checked as a lower bound
+    parts = []
+    if unread:
+        parts.append(f"not checked on brokers {', '.join(map(str, unread))}: their capacity was not read")
+    if growth:
+        parts.append(
+            f"checked on what is known on brokers {', '.join(map(str, growth))}: what the plan adds there is partly "
+            "unknown or unbounded"
+        )
+    return f"max_disk_usage {'; '.join(parts)}" if parts else None

@@ -26,6 +26,9 @@ testable without a cluster and keeps the adapter free of manifest knowledge.
   whether the principal may create topics: for reads that may plan creations.
 - `reassignments`: read the reassignments in progress of the scope's topics (ListPartitionReassignments,
   one request): planning a declared topic needs them, so does apply's re-read of a reassignment.
+- `capacity`: read the brokers' log directory capacity even where no partition is sized (the
+  policy's max_disk_usage, or new topics' expected traffic, need it): DescribeLogDirs of no
+  topic, one per broker. Whenever partitions are sized, the same answers carry it anyway.
 - `replicas`: declared topic -> what its replicas must be (`ReplicaWant`), with the cluster's
   `drain_brokers`. Whether a topic's replicas move shows only in Metadata, so `with_moving_sizes`
   adds those topics to `size_topics` once it is read (a reassignment shows the data it copies),
@@ -84,6 +87,7 @@ class ReadScope:
     reassignments: bool = False
     replicas: Mapping[str, ReplicaWant] = field(default_factory=dict)
     drain_brokers: frozenset[int] = frozenset()
+    capacity: bool = False
 
     def with_moving_sizes(self, replicas: Mapping[str, Sequence[Sequence[int]]]) -> ReadScope:
         """This scope, also sizing the topics whose replicas (topic -> per partition, from Metadata)
@@ -157,6 +161,14 @@ def desired_scope(desired: DesiredState, now_ms: int | None = None, every_offset
             if topic.state is TopicState.PRESENT
         },
         drain_brokers=frozenset(desired.cluster.drain_brokers),
+        capacity=needs_capacity(desired),
+    )
+
+
+def needs_capacity(desired: DesiredState) -> bool:
+    """Whether a plan of `desired` needs the brokers' capacity even where it sizes no partition."""
+    return desired.policy.max_disk_usage is not None or any(
+        t.expected_bytes_per_day is not None for t in desired.topics.values() if t.state is TopicState.PRESENT
     )
 
 
@@ -317,6 +329,7 @@ def plan_scope(plan: Plan, now_ms: int | None = None) -> ReadScope:
         size_topics=frozenset(size_topics),
         cluster_operations=any(a.kind in (ActionKind.CREATE_TOPIC, ActionKind.REASSIGN_REPLICAS) for a in plan.actions),
         reassignments=any(isinstance(a, ReassignReplicas) for a in plan.actions),
+        capacity=any(row.total_bytes is not None for row in plan.capacity),  # checked again against the policy
     )
 
 

@@ -8,6 +8,7 @@ from reconciler.kafka_configs import Unit
 from reconciler.models.desired import SourceRef
 from reconciler.models.plan import DiskEstimate, PartitionMove, Plan, ReassignReplicas, RetentionCut
 from reconciler.plan import retention
+from reconciler.plan.capacity import signed_bytes as signed_size
 
 UNKNOWN = "unknown"
 REDACTED = "(sensitive)"
@@ -178,11 +179,6 @@ def reassignment_headline(action: ReassignReplicas) -> str:
 # -- disk capacity (docs/capacity.md) ---------------------------------------------------------------
 
 
-def signed_size(n: int) -> str:
-    """`+1.2 GiB`, `-300.0 MiB`, `0 B`: what an action adds to a disk, or frees."""
-    return ("+" if n > 0 else "-" if n < 0 else "") + units.human_bytes(abs(n))
-
-
 def disk_figure(disk: DiskEstimate) -> str:
     """An action's disk figure in one line: the bytes, per broker, and how they were estimated."""
     if disk.bytes is None:
@@ -202,8 +198,10 @@ def capacity_rows(plan: Plan) -> list[list[str]]:
     """The plan's per-broker table: used now, capacity, what the actions add, projected, share."""
     rows = []
     for row in plan.capacity:
-        share = row.projected_share
         added = signed_size(row.added_bytes) + (" + unknown" if row.added_unknown else "")
+        projected = row.projected_at_least
+        share = None if projected is None or row.total_bytes is None else projected / row.total_bytes
+        at_least = ">= " if row.added_unknown else ""
         rows.append(
             [
                 str(row.broker),
@@ -211,8 +209,8 @@ def capacity_rows(plan: Plan) -> list[list[str]]:
                 size(row.used_bytes),
                 size(row.total_bytes),
                 added,
-                size(row.projected_bytes),
-                "unknown" if share is None else f"{share:.1%}",
+                "unknown" if projected is None else at_least + size(projected),
+                "unknown" if share is None else f"{at_least}{share:.1%}",
             ]
         )
     return rows

@@ -97,3 +97,79 @@ def test_a_drained_brokers_replicas_land_on_the_others(tmp_path):
         assert after[3] == 0 and figures[3] == -before[3] < 0
         assert figures == {b: after[b] - before[b] for b in (1, 2, 3) if after[b] != before[b]}
         assert action["disk"]["bytes"] == 0  # moved, not copied: the cluster holds as much as before
+
+
+POLICY = "---\nkind: Policy\nmax_disk_usage: 0.45\n"
+MIB = 1 << 20
+
+
+def _policy_repo(tmp_path, cluster: TestCluster, replication_factor: int) -> Repo:
+    (tmp_path / "p").mkdir(exist_ok=True)
+    return Repo(
+        tmp_path / "p",
+        cluster,
+        f"kind: Topic\nname: events\npartitions: 2\nreplication_factor: {replication_factor}\n" + POLICY,
+    )
+
+
+def test_the_policy_refuses_a_plan_that_fills_a_broker_past_max_disk_usage(tmp_path):
+    # Each broker's filesystem is 4 MiB; each partition holds 1 MiB, and RF 1 -> 3 puts both on every broker.
+    with TestCluster(brokers=3, log_dir_bytes=4 * MIB) as c:
+        c.create_topic("events", partitions=2, replication_factor=1)
+        for p in range(2):
+            c.produce_many({("events", p): 1024}, value_size=1024)
+        code, plan, output = _policy_repo(tmp_path, c, 3).plan()
+        assert code == 1, output
+        errors = [d for d in plan["diagnostics"] if d["code"] == "policy-max-disk-usage"]
+        assert {d["severity"] for d in errors} == {"error"} and len(errors) == 3
+        message = errors[0]["message"]
+        assert message == (
+            "broker 1 (log dir /tmp/kafka-logs) would use 2.0 MiB of 4.0 MiB (50.0%) after this plan, above the "
+            "policy's max_disk_usage of 45%: used now 1.0 MiB, +1.0 MiB from the plan; most from reassign replicas "
+            "events +1.0 MiB"
+        )
+        assert errors[0]["source"]["file"] == "topics.yaml" and "error[policy-max-disk-usage]" in output
+
+
+def test_a_warning_from_90_percent_of_the_limit_and_unknown_capacity_never_blocks(tmp_path):
+    with TestCluster(brokers=3, log_dir_bytes=[5 * MIB, 5 * MIB, 5 * MIB]) as c:
+        c.create_topic("events", partitions=2, replication_factor=1)
+        for p in range(2):
+            c.produce_many({("events", p): 1024}, value_size=1024)
+        # RF 3: 2 MiB of 5 MiB on each broker (40%): below 42%, but past 90% of it.
+        repo = Repo(
+            tmp_path,
+            c,
+            "kind: Topic\nname: events\npartitions: 2\nreplication_factor: 3\n---\nkind: Policy\nmax_disk_usage: 0.42\n",
+        )
+        code, plan, output = repo.plan()
+        assert code == 2, output
+        warnings = [d for d in plan["diagnostics"] if d["code"] == "policy-max-disk-usage"]
+        assert warnings and {d["severity"] for d in warnings} == {"warning"}
+        assert "close to the policy's max_disk_usage of 42%" in warnings[0]["message"]
+    with TestCluster(brokers=3, log_dir_bytes=4 * MIB, max_versions={35: 3}) as c:
+        c.create_topic("events", partitions=2, replication_factor=1)
+        for p in range(2):
+            c.produce_many({("events", p): 1024}, value_size=1024)
+        code, plan, output = _policy_repo(tmp_path, c, 3).plan()
+        assert code == 2, output  # the same plan passes: capacity unknown, said once
+        notes = [d["message"] for d in plan["diagnostics"] if d["code"] == "capacity-unknown"]
+        assert len(notes) == 1 and notes[0].startswith("disk capacity unknown (brokers 1, 2, 3: DescribeLogDirs v3")
+
+
+def test_apply_reads_the_disks_again_and_refuses_when_they_filled_since_the_plan(tmp_path):
+    with TestCluster(brokers=3, log_dir_bytes=8 * MIB) as c:
+        c.create_topic("events", partitions=2, replication_factor=1)
+        c.create_topic("other", partitions=3, replication_factor=1)
+        for p in range(2):
+            c.produce_many({("events", p): 1024}, value_size=1024)
+        repo = _policy_repo(tmp_path, c, 3)
+        code, _, output = repo.plan()
+        assert code == 2, output  # 2 MiB of 8 MiB on each broker: 25%
+        for p in range(3):  # something else fills 2 MiB more on each broker
+            c.produce_many({("other", p): 2048}, value_size=1024)
+        result = repo.run("apply", str(repo.dir / "plan.json"), "--manifests", str(repo.dir / "manifests"))
+        assert result.exit_code == 1, result.output
+        assert "Error: the plan for lab would now fill the brokers' disks past the policy: broker 1 (log dir " in result.output
+        assert "used now 3.0 MiB, +1.0 MiB from the plan" in result.output  # the disk as read again, the plan's figures
+        assert all(len(r) == 1 for r in c.replicas("events").values())  # nothing was changed

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from reconciler.models.observed import LogDirCapacity
+from reconciler.models.observed import Broker, LogDirCapacity
 from reconciler.models.plan import AlterConfigs, CreateTopic
 from reconciler.plan import capacity
 from reconciler.plan.capacity import BY_GROWTH, BY_TIME, DAY_MS, ingest_by_growth, ingest_by_time, ingest_lookup
@@ -122,3 +122,16 @@ def test_projected_share(share):
     seen = seen.model_copy(update={"log_dirs": {1: [LogDirCapacity(log_dir="/d", total_bytes=100, usable_bytes=75)]}})
     made = plan(desired(want("t", partitions=1, replication_factor=1)), seen)
     assert made.capacity[0].projected_share == share
+
+
+def test_a_new_topics_declared_traffic_is_estimated_in_the_plan():
+    seen = observed(have("t", partitions=1, replication_factor=1)).model_copy(
+        update={"brokers": [Broker(node_id=b, host="h", port=9092) for b in (1, 2, 3)]}
+    )
+    new = want(
+        "n", partitions=3, replication_factor=3, configs={"retention.ms": str(2 * DAY_MS)}, expected_bytes_per_day=3 * 10**9
+    )
+    made = plan(desired(want("t", partitions=1, replication_factor=1), new), seen)
+    disk = only(made.actions, CreateTopic).disk
+    assert disk is not None and disk.bytes == 3 * 10**9 * 2 * 3
+    assert disk.method.startswith("expected_bytes_per_day 2.8 GiB x retention")
