@@ -61,7 +61,7 @@ from reconciler.models.desired import (
 from reconciler.models.observed import ObservedState, ObservedTopic
 from reconciler.models.plan import ActionKind, AlterConfigs, ConfigChange, Plan, ReassignReplicas
 from reconciler.plan import retention
-from reconciler.plan.retention import INGEST_WINDOW_MS
+from reconciler.plan.capacity import ingest_lookup
 from reconciler.units import epoch_ms
 
 
@@ -210,7 +210,7 @@ def estimate_scope(desired: DesiredState, seen: ObservedState) -> ReadScope | No
                 lookups.add(retention.time_lookup(now_ms, step))
         elif raised:
             # What a raised limit keeps more of grows at the topic's ingest rate (docs/capacity.md).
-            lookups.add(retention.time_lookup(now_ms, INGEST_WINDOW_MS))
+            lookups.add(ingest_lookup(now_ms))
             if wanted is not None:
                 unneeded[name] = retention.time_lookup(now_ms, wanted)
         readable = [p for p in have.partitions if not p.unreadable]
