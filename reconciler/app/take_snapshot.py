@@ -2,7 +2,8 @@
 
 A read with too few rights still writes its snapshot (what was seen is still worth planning and
 reporting on, and the file says what was not: `hidden_topics`, `sizes_refused`), and the outcome
-carries one warning per thing not seen, so the command says so while it succeeds.
+carries one warning per thing not seen (and the brokers whose disk capacity is unknown), so the
+command says so while it succeeds.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from reconciler.app.outcome import Outcome
 from reconciler.manifests import load_manifests
 from reconciler.models.desired import ClusterSpec
 from reconciler.models.observed import ObservedState
+from reconciler.plan.capacity import capacity_unknown_line
 from reconciler.plan.rights import hidden_topics_line, sizes_refused_line
 
 
@@ -53,6 +55,7 @@ def take_snapshot(
 
 
 def unseen(observed: ObservedState, spec: ClusterSpec) -> tuple[str, ...]:
-    """One line per thing the read could not see for want of rights."""
+    """One line per thing the read could not see: for want of rights, or the brokers' capacity."""
     found = [hidden_topics_line(observed.hidden_topics, spec)] if observed.hidden_topics else []
-    return (*found, *([sizes_refused_line(observed.sizes_refused, spec)] if observed.sizes_refused else []))
+    found += [sizes_refused_line(observed.sizes_refused, spec)] if observed.sizes_refused else []
+    return (*found, *([capacity_unknown_line(observed.capacity_unknown)] if observed.capacity_unknown else []))

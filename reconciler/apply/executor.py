@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from reconciler.apply.expected_writes import confirm_written
 from reconciler.apply.preconditions import (
     delete_fraction_problems,
+    disk_usage_refusal,
     manifest_refusals,
     retention_problems,
     topic_changes,
@@ -112,6 +113,10 @@ def apply_plan(
             f"the plan was made for cluster id {plan.cluster_id} but {plan.cluster} now answers as "
             f"{now.cluster_id}; nothing was changed. Plan again against the right cluster."
         )
+
+    full = disk_usage_refusal(plan, now, desired)
+    if full is not None:
+        raise PlanRejected(full)
 
     run = _Run(plan, progress, desired.cluster)
     for index, action in enumerate(plan.actions):

@@ -23,6 +23,9 @@ have arrived. Otherwise someone else moved it, and the whole action is refused, 
 A retention cut's estimate is made again from the fresh read: the brokers apply the new limit to
 the log as it is at apply time, which may hold older records than at plan time. It is refused when
 that estimate now passes the policy's max_delete_fraction, or cannot be made while a limit applies.
+
+The brokers' disks are read again too when the plan had their capacity: the plan's figures added
+to what the disks hold now must stay within the policy's max_disk_usage (docs/capacity.md).
 """
 
 from __future__ import annotations
@@ -39,12 +42,13 @@ from reconciler.models.plan import (
     ConfigChange,
     CreateTopic,
     DeleteTopic,
+    Plan,
     ReassignReplicas,
     RetentionStep,
     TruncateRecords,
     unhandled,
 )
-from reconciler.plan import retention
+from reconciler.plan import capacity, retention
 from reconciler.plan.policy import is_protected
 from reconciler.units import epoch_ms
 
@@ -228,6 +232,23 @@ def _step_refusals(name: str, step: RetentionStep, topic: DesiredTopic | None, d
             f"now allows ({limit:.0%} per apply)"
         )
     return found
+
+
+def disk_usage_refusal(plan: Plan, now: ObservedState, desired: DesiredState) -> str | None:
+    """Why the plan must not be applied under the policy's max_disk_usage now: the brokers' disks as
+    just read, plus what the plan's actions add (their figures as planned), above the limit on some
+    broker. Unknown capacity never blocks."""
+    limit = desired.policy.max_disk_usage
+    if limit is None or not plan.capacity:
+        return None
+    table = capacity.broker_table(plan.actions, now)
+    full = [message for error, message in capacity.usage_findings(table, plan.actions, limit) if error]
+    if not full:
+        return None
+    return (
+        f"the plan for {plan.cluster} would now fill the brokers' disks past the policy: {'; '.join(full)}. "
+        "Nothing was changed; free space or plan again"
+    )
 
 
 def _step(step: RetentionStep) -> str:

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
 from reconciler.drift import changelog
+from reconciler.drift.disk import disk_detail, disk_findings
 from reconciler.drift.lowered_retention import lowered_retention
 from reconciler.drift.model import (
     ITEM_KINDS,
@@ -24,6 +25,7 @@ from reconciler.drift.model import (
     ClusterDrift,
     ConfigDrift,
     DataLossSignal,
+    DiskFinding,
     DriftCounts,
     DriftItem,
     ItemKind,
@@ -425,8 +427,10 @@ def assemble(
     since: datetime | None,
     topics: Iterable[TopicDrift],
     sizes_refused: str | None = None,
+    disk: Sequence[DiskFinding] = (),
 ) -> ClusterDrift:
-    """A cluster's report from its topics' findings, in any order. `sizes_refused`: the snapshot's."""
+    """A cluster's report from its topics' findings, in any order. `sizes_refused`: the snapshot's;
+    `disk`: the cluster's disk findings (`reconciler.drift.disk`)."""
     topics = sorted(topics, key=lambda t: t.topic)
     changes: list[PendingChange] = []
     config: list[ConfigDrift] = []
@@ -486,6 +490,7 @@ def assemble(
         ),
     )
     items = _items(cluster, changes, unmanaged, config, truncations, replicas, data_loss, diagnostics, retention, hidden, health)
+    items += disk_items(cluster, disk)
     counts = DriftCounts(
         pending_changes=len(changes),
         unmanaged_topics=len(unmanaged),
@@ -507,6 +512,8 @@ def assemble(
         on_drained_brokers=sum(len(h.drained) for h in health),
         reassigning=sum(len(h.reassigning) for h in health),
         leader_not_preferred=sum(len(h.not_preferred) for h in health),
+        disk_above_limit=sum(d.kind == "disk-above-limit" for d in disk),
+        unbounded_growth=sum(d.kind == "unbounded-growth" for d in disk),
         items=len(items),
     )
     return ClusterDrift(
@@ -533,6 +540,7 @@ def assemble(
         diagnostics=diagnostics,
         items=items,
         change_log=change_log,
+        disk=list(disk),
     )
 
 
@@ -561,6 +569,15 @@ def _item(
             "bytes": bytes,
         },
     )
+
+
+def disk_items(cluster: str, disk: Sequence[DiskFinding]) -> list[DriftItem]:
+    """The disk findings as items: a broker's under topic "" (key `broker N`), a topic's under it."""
+    return [_item(cluster, d.kind, d.topic, key=f"broker {d.broker}", bytes=_item_bytes(d), detail=disk_detail(d)) for d in disk]
+
+
+def _item_bytes(d: DiskFinding) -> int | None:
+    return d.used_bytes if d.kind == "disk-above-limit" else d.bytes_per_day
 
 
 def _items(
@@ -702,19 +719,22 @@ def cluster_drift(
     """A cluster's report from its whole plan (what the local engine does); with `earlier`, also
     its change log, which lists the topics only `earlier` holds (deleted since)."""
     return assemble_cluster(
-        observed, earlier, cluster_topics(desired, observed, cluster_plan, earlier, epoch_end_offsets, epoch_unanswered)
+        observed,
+        earlier,
+        cluster_topics(desired, observed, cluster_plan, earlier, epoch_end_offsets, epoch_unanswered),
+        desired.policy.max_disk_usage,
     )
 
 
-def assemble_cluster(observed: ObservedState, earlier: ObservedState | None, topics: Iterable[TopicDrift]) -> ClusterDrift:
-    return assemble(
-        observed.cluster,
-        observed.cluster_id,
-        observed.taken_at,
-        earlier.taken_at if earlier else None,
-        topics,
-        observed.sizes_refused,
+def assemble_cluster(
+    observed: ObservedState, earlier: ObservedState | None, topics: Iterable[TopicDrift], limit: float | None = None
+) -> ClusterDrift:
+    """A cluster's report from its topics' findings and its snapshots' disk figures (`limit`: the policy's max_disk_usage)."""
+    since = earlier.taken_at if earlier else None
+    disk = disk_findings(
+        observed.log_dirs, limit, observed.taken_at, observed.topics.values(), earlier.topics if earlier else {}, since
     )
+    return assemble(observed.cluster, observed.cluster_id, observed.taken_at, since, topics, observed.sizes_refused, disk)
 
 
 def cluster_topics(

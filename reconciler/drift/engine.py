@@ -15,6 +15,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from reconciler.drift.compute import assemble_cluster, cluster_drift
+from reconciler.drift.disk import maybe_unbounded
 from reconciler.drift.model import ClusterDrift, DriftReport
 from reconciler.drift.spark_options import SparkOptions
 from reconciler.errors import ReconcilerError, shown, shown_text
@@ -204,7 +205,12 @@ def _columnar_cluster(
     topics = columnar_topics(desired, now, earlier, options)
     if topics is None:
         return None
-    return assemble_cluster(now.state, earlier.state if earlier is not None else None, topics)
+    # The disk findings read only the topics that may have no limit (models built for those alone).
+    unbounded = now.topics([i for i, c in enumerate(now.configs) if maybe_unbounded({k: v for k, v, *_ in c})])
+    then = None
+    if earlier is not None:
+        then = earlier.with_topics(earlier.topics([i for i, name in enumerate(earlier.names) if name in unbounded]))
+    return assemble_cluster(now.with_topics(unbounded), then, topics, desired.policy.max_disk_usage)
 
 
 def _is_uri(fleet: str | Path) -> bool:

@@ -44,10 +44,14 @@ ItemKind = Literal[
     "unmanaged-topic",
     "reassignment-in-progress",
     "leader-not-preferred",
+    "disk-above-limit",
+    "unbounded-growth",
 ]
 ITEM_KINDS: tuple[ItemKind, ...] = get_args(ItemKind)
-# Findings about the cluster's health that are not drift from the manifests: no exit code 3.
-HEALTH_KINDS: frozenset[ItemKind] = frozenset({"reassignment-in-progress", "leader-not-preferred"})
+# Findings about the cluster's health that are not drift from the manifests: no exit code 3. A
+# topic without limits that grows is what its manifest declares; a broker above the policy's
+# max_disk_usage is not (`disk-above-limit` is drift).
+HEALTH_KINDS: frozenset[ItemKind] = frozenset({"reassignment-in-progress", "leader-not-preferred", "unbounded-growth"})
 
 # Every kind of change-log entry, in the order a topic's entries are listed.
 ChangeKind = Literal[
@@ -239,6 +243,25 @@ class PlanDiagnostic(_Model):
     partition: int | None = None
 
 
+class DiskFinding(_Model):
+    """A broker's disk (docs/capacity.md): `disk-above-limit`, its log directories use more of their
+    filesystem than the policy's max_disk_usage; `unbounded-growth`, a topic without any limit
+    (delete policy, retention.ms and retention.bytes -1) grows, filling `broker` first (in
+    `days_until_full` at the current rate; None: that broker's capacity is unknown)."""
+
+    kind: Literal["disk-above-limit", "unbounded-growth"]
+    broker: int
+    topic: str = ""  # unbounded-growth
+    log_dirs: list[str] = Field(default_factory=list)
+    used_bytes: int | None = None
+    total_bytes: int | None = None
+    limit: float | None = None  # disk-above-limit: the policy's max_disk_usage
+    bytes_per_day: int | None = None  # unbounded-growth: the topic's, over all its replicas
+    broker_bytes_per_day: int | None = None  # unbounded-growth: on `broker`
+    days_until_full: float | None = None
+    method: str = ""  # unbounded-growth: how the rate was measured
+
+
 class DriftItem(_Model):
     """One finding as one flat row (the `drift_items` table)."""
 
@@ -336,6 +359,8 @@ class DriftCounts(_Model):
     on_drained_brokers: int = 0
     reassigning: int = 0
     leader_not_preferred: int = 0
+    disk_above_limit: int = 0  # brokers
+    unbounded_growth: int = 0  # topics
     items: int = 0
 
 
@@ -366,6 +391,7 @@ class ClusterDrift(_Model):
     items: list[DriftItem] = Field(default_factory=list)
     # What moved since `since`, topic by topic; not drift by itself (`has_drift` is the items').
     change_log: list[ChangeLogEntry] = Field(default_factory=list)
+    disk: list[DiskFinding] = Field(default_factory=list)  # brokers above the limit, then growing topics
 
     @property
     def has_drift(self) -> bool:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from reconciler.drift.disk import disk_detail
 from reconciler.drift.model import ITEM_KINDS, ChangeLogEntry, ClusterDrift, DriftReport, ItemKind, RetentionLowered
 from reconciler.drift.replica_health import SHOWN, reassigning_text
 from reconciler.errors import noun, plural
@@ -43,6 +44,8 @@ KIND_COLOURS: dict[ItemKind, str] = {
     "unmanaged-topic": "#878787",
     "reassignment-in-progress": "#35978f",
     "leader-not-preferred": "#80cdc1",
+    "disk-above-limit": "#543005",
+    "unbounded-growth": "#bf812d",
 }
 
 
@@ -84,7 +87,8 @@ def _health_note(cluster: ClusterDrift) -> str:
         for n, what in ((c.reassigning, "being reassigned"), (c.leader_not_preferred, "not led by their preferred replica"))
         if n
     ]
-    return f" Replica health: {', '.join(found)}." if found else ""
+    growing = f" Disk: {plural(c.unbounded_growth, 'topic')} without a limit growing." if c.unbounded_growth else ""
+    return (f" Replica health: {', '.join(found)}." if found else "") + growing
 
 
 def summary_line(cluster: ClusterDrift) -> str:
@@ -102,6 +106,7 @@ def summary_line(cluster: ClusterDrift) -> str:
         (c.retention_lowered, "retention lowered out of band"),
         (c.not_visible, "declared topic not visible"),
         (c.plan_errors, "plan error"),
+        (c.disk_above_limit, "broker above max_disk_usage"),
     ]
     text = ", ".join(plural(n, label, label if label.endswith(("drift", "band")) else None) for n, label in parts if n)
     if c.on_drained_brokers:
@@ -171,6 +176,14 @@ class _Section:
 def _sections(cluster: ClusterDrift) -> list[_Section]:
     """Each non-empty section of a cluster."""
     out: list[_Section] = []
+    if cluster.disk:
+        out.append(
+            _Section(
+                "Disk (brokers above the policy's max_disk_usage; topics without a limit that grow)",
+                ["finding", "broker", "topic", "detail"],
+                [[d.kind, str(d.broker), d.topic or "-", disk_detail(d)] for d in cluster.disk],
+            )
+        )
     if cluster.data_loss:
         out.append(
             _Section(

@@ -45,14 +45,16 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from reconciler.drift import spark_clean, spark_failures, spark_session
-from reconciler.drift.compute import _items, assemble, drift_one_topic
-from reconciler.drift.model import DriftReport, TopicDrift
+from reconciler.drift.compute import _items, assemble, disk_items, drift_one_topic
+from reconciler.drift.disk import MAYBE_UNBOUNDED_SQL, disk_findings
+from reconciler.drift.model import DiskFinding, DriftItem, DriftReport, TopicDrift
 from reconciler.drift.spark_options import EXECUTOR_WAIT_S
+from reconciler.drift.tables import ITEM_FIELDS
 from reconciler.errors import MAX_PROBLEMS, ReconcilerError, SnapshotError, problem_line, shown_text
 from reconciler.files.snapshot_parquet import ABSENT, HIDDEN, METADATA_KEY, header_of, topic_from_row, utc
 from reconciler.files.snapshot_problems import SNAPSHOT_KEYS, explain, invalid_snapshot
 from reconciler.models.desired import DesiredState, DesiredTopic
-from reconciler.models.observed import ObservedState
+from reconciler.models.observed import LogDirCapacity, ObservedState, ObservedTopic
 from reconciler.plan.planner import PlanOptions
 
 # A topic with findings, or (topic null) a batch's tally of a cluster's other topics: how many
@@ -99,7 +101,7 @@ def run(
             )
             results = _for_the_planner(found).mapInArrow(_drift_batches(shared), _OUT_FIELDS).persist()
             try:
-                return _collect(results, found.meta, tables, generated_at)
+                return _collect(results, found.meta, tables, generated_at, _disk(found))
             finally:
                 results.unpersist()
                 shared.unpersist()
@@ -292,7 +294,11 @@ def _brokers_and_reassignments(spark: SparkSession, snapshot_file: str) -> dict[
     replicas on; reassignments in progress), from the latest snapshot's header: read once per
     cluster on the driver and broadcast."""
     header = header_of(_footer_metadata(spark, snapshot_file), _shown_path(snapshot_file))
-    return {"brokers": header.get("brokers") or [], "reassignments": header.get("reassignments") or {}}
+    return {
+        "brokers": header.get("brokers") or [],
+        "reassignments": header.get("reassignments") or {},
+        "log_dirs": header.get("log_dirs") or {},
+    }
 
 
 def _footer_metadata(spark: SparkSession, file: str) -> str | None:
@@ -340,8 +346,38 @@ def _cluster_checks(cluster: str, whole: Mapping[str, Any]) -> bool:
     return True
 
 
+def _disk(found: FleetInputs) -> dict[str, list[DiskFinding]]:
+    """Each cluster's disk findings (`reconciler.drift.disk`), on the driver: the header's log
+    directories, and the topics Spark SQL finds may have no limit (few), as models."""
+    picked = (
+        found.rows.filter(F.col("partitions").isNotNull() & F.col("status").isNull() & F.expr(MAYBE_UNBOUNDED_SQL))
+        .select("cluster", "topic", "topic_id", "internal", "configs", "partitions", "earlier_topic_id", "earlier_partitions")
+        .collect()
+    )
+    now: dict[str, list[ObservedTopic]] = {c: [] for c in found.meta}
+    before: dict[str, dict[str, ObservedTopic]] = {c: {} for c in found.meta}
+    for r in picked:
+        row = r.asDict(recursive=True)
+        now[row["cluster"]].append(topic_from_row(dict(row)))
+        if row["earlier_partitions"]:
+            earlier = {"topic": row["topic"], "topic_id": row["earlier_topic_id"], "partitions": row["earlier_partitions"]}
+            before[row["cluster"]][row["topic"]] = topic_from_row(earlier)
+    out = {}
+    for cluster, m in found.meta.items():
+        log_dirs = {
+            int(b): [LogDirCapacity.model_validate(d) for d in dirs] for b, dirs in found.whole[cluster]["log_dirs"].items()
+        }
+        limit = found.desired[cluster].policy.max_disk_usage
+        out[cluster] = disk_findings(log_dirs, limit, m.run, now[cluster], before[cluster], m.since)
+    return out
+
+
 def _collect(
-    results: DataFrame, meta: Mapping[str, _ClusterRun], tables: str | Path | None, generated_at: datetime
+    results: DataFrame,
+    meta: Mapping[str, _ClusterRun],
+    tables: str | Path | None,
+    generated_at: datetime,
+    disk: Mapping[str, list[DiskFinding]],
 ) -> DriftReport:
     """The driver's part: totals and the topics with findings, assembled per cluster; or, when
     the models refused a row, the error the local engine gives for that snapshot."""
@@ -363,7 +399,7 @@ def _collect(
         found[r["cluster"]].append(TopicDrift.model_validate_json(r["drift"]))
     clusters = []
     for cluster, m in sorted(meta.items()):
-        report = assemble(cluster, m.cluster_id, m.run, m.since, found[cluster], m.sizes_refused)
+        report = assemble(cluster, m.cluster_id, m.run, m.since, found[cluster], m.sizes_refused, disk.get(cluster, []))
         t = totals.get(cluster)
         clusters.append(
             report.model_copy(
@@ -375,7 +411,7 @@ def _collect(
             )
         )
     if tables:
-        _write_tables(results, str(tables), generated_at, meta)
+        _write_tables(results, str(tables), generated_at, meta, [i for c in clusters for i in disk_items(c.cluster, c.disk)])
     return DriftReport(generated_at=generated_at, engine="spark", clusters=clusters)  # sorted by cluster
 
 
@@ -721,7 +757,15 @@ def _arrow_out_schema() -> pa.Schema:
     )
 
 
-def _write_tables(results: DataFrame, directory: str, generated_at: datetime, meta: Mapping[str, _ClusterRun]) -> None:
+def _write_tables(
+    results: DataFrame,
+    directory: str,
+    generated_at: datetime,
+    meta: Mapping[str, _ClusterRun],
+    cluster_items: list[DriftItem],
+) -> None:
+    """The flat tables from the executors' rows; `cluster_items`: the findings of whole clusters
+    (disk), made on the driver, join `drift_items`."""
     spark = results.sparkSession
     # Standard Parquet timestamps (UTC-adjusted micros), not Spark's legacy INT96.
     spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
@@ -736,10 +780,14 @@ def _write_tables(results: DataFrame, directory: str, generated_at: datetime, me
         ("retention_lowered", "retention", common),
         ("changes", "changes", [*common, "since"]),
     ):
-        exploded = base.select(*times, F.explode(column).alias("row"))
-        (
-            exploded.select(*times, "row.*")
-            .coalesce(max(1, min(8, len(meta))))
-            .write.mode("overwrite")
-            .parquet(f"{directory.rstrip('/')}/{name}")
-        )
+        exploded = base.select(*times, F.explode(column).alias("row")).select(*times, "row.*")
+        if name == "drift_items" and cluster_items:
+            extra = spark.createDataFrame(
+                [(i.cluster, *(getattr(i, f) for f, _ in ITEM_FIELDS)) for i in cluster_items],
+                "cluster string, " + ", ".join(f"{f} {t}" for f, t in ITEM_FIELDS),
+            )
+            found = extra.join(F.broadcast(runs.select("cluster", "observed_at")), "cluster").withColumn(
+                "generated_at", F.lit(generated_at).cast("timestamp")
+            )
+            exploded = exploded.unionByName(found.select(*exploded.columns))
+        (exploded.coalesce(max(1, min(8, len(meta)))).write.mode("overwrite").parquet(f"{directory.rstrip('/')}/{name}"))

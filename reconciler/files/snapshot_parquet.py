@@ -426,6 +426,8 @@ def state_data(
         "cluster_authorized_operations": header.get("cluster_authorized_operations", first.get("cluster_authorized_operations")),
         "sizes_refused": header.get("sizes_refused", first.get("sizes_refused")),
         "reassignments": header.get("reassignments", {}),
+        "log_dirs": header.get("log_dirs", {}),
+        "capacity_unknown": header.get("capacity_unknown", {}),
     }
     unknown = sorted(set(header) - set(data) - {"parquet_format_version"})
     if unknown:

@@ -14,7 +14,15 @@ from reconciler.errors import SnapshotError, noun, problem_report
 from reconciler.models.observed import INT32_MAX, INT64_MAX
 
 # The dict-valued fields of a snapshot, with how many levels of keys follow each (for JSON paths).
-SNAPSHOT_KEYS = {"topics": 1, "configs": 1, "offsets_by_timestamp": 1, "group_offsets": 3, "reassignments": 2}
+SNAPSHOT_KEYS = {
+    "topics": 1,
+    "configs": 1,
+    "offsets_by_timestamp": 1,
+    "group_offsets": 3,
+    "reassignments": 2,
+    "log_dirs": 1,
+    "capacity_unknown": 1,
+}
 TAKE_A_NEW_ONE = "Take a new one with `reconcile snapshot`; do not edit snapshots by hand."
 
 

@@ -80,6 +80,7 @@ _ZERO_ID = bytes(16)
 _EPOCH_PARTITION = struct.Struct(">iiiB")  # index, current leader epoch, epoch asked about, no tagged fields
 _EPOCH_ANSWER = struct.Struct(">hiiq")  # error code, index, leader epoch, end offset
 _LOG_DIR_REPLICA = struct.Struct(">iqq?")  # index, size, offset lag, is future key
+_LOG_DIR_BYTES = struct.Struct(">qq")  # total bytes, usable bytes
 
 
 class _OwnAnswers:
@@ -340,17 +341,23 @@ def decode_epochs(data: bytes) -> EpochsAnswer:
 
 
 class LogDirResult(NamedTuple):
-    """One log directory of a DescribeLogDirs answer: its error code, and ((topic, partition),
-    size in bytes, whether it is a future replica being moved there) for each replica in it."""
+    """One log directory of a DescribeLogDirs answer: its error code, ((topic, partition), size in
+    bytes, whether it is a future replica being moved there) for each replica in it, its path, and
+    the size and free bytes of the filesystem holding it (KIP-827: None before version 4, which has
+    none; -1 where the broker does not know them, as for an offline directory)."""
 
     error_code: int
     replicas: list[tuple[tuple[str, int], int, bool]]
+    log_dir: str = ""
+    total_bytes: int | None = None
+    usable_bytes: int | None = None
 
 
 class LogDirsAnswer(NamedTuple):
     throttle_time_ms: int
     error_code: int  # 0 before version 3, which has none
     results: list[LogDirResult]
+    version: int = FIRST_FLEXIBLE_LOG_DIRS  # the version answered
 
 
 class LogDirsRequest(_OwnRequest):
@@ -404,7 +411,7 @@ def decode_log_dirs(data: bytes, version: int) -> LogDirsAnswer:
         unpack, size = _LOG_DIR_REPLICA.unpack_from, _LOG_DIR_REPLICA.size
         for _ in range(count - 1):
             (dir_error,) = _TOPIC_HEAD.unpack_from(data, pos)
-            _log_dir, pos = _read_string(data, pos + 2)
+            log_dir, pos = _read_string(data, pos + 2)
             topics, pos = _read_uvarint(data, pos)
             replicas = []
             for _ in range(topics - 1):
@@ -416,16 +423,18 @@ def decode_log_dirs(data: bytes, version: int) -> LogDirsAnswer:
                     pos = pos + 1 if data[pos] == 0 else _skip_tags(data, pos)
                     replicas.append(((name, index), partition_size, future))
                 pos = _skip_tags(data, pos)
+            total = usable = None
             if version >= FIRST_LOG_DIRS_WITH_BYTES:
-                pos += 16  # total and usable bytes
+                total, usable = _LOG_DIR_BYTES.unpack_from(data, pos)
+                pos += _LOG_DIR_BYTES.size
             if version >= FIRST_LOG_DIRS_CORDONED:
                 pos += 1
             pos = _skip_tags(data, pos)
-            results.append(LogDirResult(dir_error, replicas))
+            results.append(LogDirResult(dir_error, replicas, log_dir, total, usable))
         _skip_tags(data, pos)
     except (IndexError, struct.error, UnicodeDecodeError) as e:
         raise ValueError(f"DescribeLogDirs answer cut short or malformed: {e}") from e
-    return LogDirsAnswer(throttle, error, results)
+    return LogDirsAnswer(throttle, error, results, version)
 
 
 # -- DescribeConfigs -----------------------------------------------------------------------------

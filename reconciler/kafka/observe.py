@@ -17,7 +17,8 @@ the number of topics:
 - FindCoordinator once, then OffsetFetch once per group coordinator, for `consumed_by` groups;
 - DescribeLogDirs once per broker when sizes are asked for, or a retention estimate or a
   reassignment (a topic whose replicas Metadata shows must move) needs them (refused without
-  DESCRIBE on the cluster: said once, in `sizes_refused`);
+  DESCRIBE on the cluster: said once, in `sizes_refused`); version 4 and later of the same
+  answers give each log directory's capacity (`log_dirs`; `capacity_unknown` says why not);
 - ListPartitionReassignments once, to any broker, for the reassignments in progress.
 
 All of these are in flight together. What to read is decided by `reconciler.plan.read_scope`.
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from kafka.admin import ConfigResourceType
 from kafka.protocol.admin import (
@@ -42,12 +43,13 @@ from reconciler.errors import ClusterError
 from reconciler.kafka import errors as codes
 from reconciler.kafka import metadata, partitions
 from reconciler.kafka.client import IN_FLIGHT, Client, NoAnswer
-from reconciler.kafka.codec import ConfigEntry, ConfigsRequest, LogDirsRequest
+from reconciler.kafka.codec import FIRST_LOG_DIRS_WITH_BYTES, ConfigEntry, ConfigsRequest, LogDirsAnswer, LogDirsRequest
 from reconciler.kafka.metadata import ClusterView
 from reconciler.kafka.partitions import EARLIEST, LATEST, PartitionResults, Reads
 from reconciler.models.desired import ClusterSpec, DesiredState
 from reconciler.models.observed import (
     ConfigSource,
+    LogDirCapacity,
     ObservedConfig,
     ObservedPartition,
     ObservedState,
@@ -55,6 +57,7 @@ from reconciler.models.observed import (
     PartitionReassignment,
 )
 from reconciler.models.plan import Plan
+from reconciler.models.trusted import trusted
 from reconciler.plan import rights
 from reconciler.plan.read_scope import ReadScope, desired_scope, estimate_scope, plan_scope, timestamp_slots, topics_scope
 from reconciler.ports import ErrorKind, TopicPartition
@@ -127,13 +130,15 @@ class Observer:
                 _describe_configs(client, view, wanted, self._spec),
                 partitions.read(client, view, _partition_reads(view, scope)),
                 _group_offsets(client, view, scope.groups, self._spec),
-                _log_dir_sizes(client, view, scope, every=sizes) if sizes or scope.size_topics else _nothing(({}, None)),
+                _log_dir_sizes(client, view, scope, every=sizes)
+                if sizes or scope.size_topics or scope.capacity
+                else _nothing(NOT_READ),
                 _cluster_operations(client, view) if scope.cluster_operations else _nothing(None),
                 _reassignments(client, view, scope) if scope.reassignments else _nothing({}),
             ]
         )
         topic_configs, deleted = configs
-        size_of, sizes_refused = sized
+        size_of, sizes_refused = sized.sizes, sized.refused
         topics = {}
         for name in sorted(view.topics):
             if name in deleted:
@@ -159,6 +164,8 @@ class Observer:
             cluster_authorized_operations=cluster_operations,
             sizes_refused=sizes_refused,
             reassignments={name: found for name, found in moving.items() if name in topics},
+            log_dirs=sized.log_dirs,
+            capacity_unknown=sized.capacity_unknown,
         )
 
     def _report_unreadable(self, scope: ReadScope, topics: dict[str, ObservedTopic], results: PartitionResults) -> None:
@@ -537,32 +544,53 @@ async def _reassignments(client: Client, view: ClusterView, scope: ReadScope) ->
 # -- sizes -----------------------------------------------------------------------------------
 
 
-async def _log_dir_sizes(
-    client: Client, view: ClusterView, scope: ReadScope, every: bool
-) -> tuple[dict[TopicPartition, int], str | None]:
+class LogDirsRead(NamedTuple):
+    """What the DescribeLogDirs requests gave: partition sizes; the error a broker refused them
+    with for want of a right (None: none did); each broker's log directories with their figures,
+    and why they are not known for the other brokers asked."""
+
+    sizes: dict[TopicPartition, int]
+    refused: str | None
+    log_dirs: dict[int, list[LogDirCapacity]]
+    capacity_unknown: dict[int, str]
+
+
+NOT_READ = LogDirsRead({}, None, {}, {})
+
+
+async def _log_dir_sizes(client: Client, view: ClusterView, scope: ReadScope, every: bool) -> LogDirsRead:
     """Partition sizes on disk: the leader's replica, else the largest replica that answered.
-    `every`: of every topic read; otherwise only of the scope's `size_topics`. With them the
-    error a broker refused the request with for want of a right (None: none did)."""
+    `every`: of every topic read; otherwise only of the scope's `size_topics`. The same answers
+    carry each log directory's capacity (DescribeLogDirs v4+): no request of their own."""
     topics: list[tuple[str, list[int]]] | None
     if every and (scope.list_all or scope.topics is None):
         topics = None
     else:
         wanted = scope.wants if every else scope.size_topics.__contains__
         topics = [(name, sorted(view.topics[name].partitions)) for name in sorted(view.topics) if wanted(name)]
-        if not topics:
-            return {}, None
+        if not topics and not scope.capacity:
+            return NOT_READ
     nodes = sorted(view.brokers)
     answers = await client.request_each([(node, LogDirsRequest(topics)) for node in nodes], attempts=2)
     replicas: dict[TopicPartition, dict[int, int]] = {}
     refused = None
+    log_dirs: dict[int, list[LogDirCapacity]] = {}
+    unknown: dict[int, str] = {}
     for node, answer in zip(nodes, answers):
         if isinstance(answer, NoAnswer):
+            unknown[node] = "no answer to DescribeLogDirs"
             continue  # that broker's replicas are not sized
         error = getattr(answer, "error_code", codes.NONE)
         if error != codes.NONE:
             if codes.error_kind(error) is ErrorKind.NOT_AUTHORISED:
                 refused = codes.error_name(error)
+            unknown[node] = f"DescribeLogDirs answered {codes.error_name(error)}"
             continue
+        found, why = _capacities(answer)
+        if found:
+            log_dirs[node] = found
+        if why:
+            unknown[node] = why
         for result in answer.results:
             if result.error_code:
                 continue  # an offline log directory: its replicas are not sized
@@ -573,4 +601,23 @@ async def _log_dir_sizes(
     for tp, by_node in replicas.items():
         leader = view.leader(tp)
         sizes[tp] = by_node[leader] if leader in by_node else max(by_node.values())
-    return sizes, refused
+    return LogDirsRead(sizes, refused, log_dirs, unknown)
+
+
+def _capacities(answer: LogDirsAnswer) -> tuple[list[LogDirCapacity], str | None]:
+    """A broker's log directories whose figures it gave, and why the others' are not known."""
+    if answer.version < FIRST_LOG_DIRS_WITH_BYTES:
+        return [], f"DescribeLogDirs v{answer.version} has no capacity figures (a broker before Kafka 3.3, KIP-827)"
+    found, missing = [], []
+    for result in answer.results:
+        if result.error_code:
+            missing.append(f"{result.log_dir}: {codes.error_name(result.error_code)}")
+        elif result.total_bytes is None or result.usable_bytes is None or result.total_bytes <= 0 or result.usable_bytes < 0:
+            missing.append(f"{result.log_dir}: its size is not known to the broker (-1)")
+        else:
+            # What a filesystem reports free can exceed its size only by a broker's mistake; kept within.
+            usable = min(result.usable_bytes, result.total_bytes)
+            found.append(
+                trusted(LogDirCapacity, {"log_dir": result.log_dir, "total_bytes": result.total_bytes, "usable_bytes": usable})
+            )
+    return found, ("log directory " + "; ".join(missing)) if missing else None

@@ -112,6 +112,7 @@ def cluster_policies(
             max_delete_fraction=model.max_delete_fraction,
             max_retention_decrease=model.max_retention_decrease,
             max_destructive_actions=model.max_destructive_actions,
+            max_disk_usage=model.max_disk_usage,
             protected_topic_patterns=protected,
             source=doc.ref(("kind",)),
         )

@@ -30,7 +30,7 @@ from reconciler.models.desired import (
     OAUTH_SOURCES,
     ClientSecurity,
 )
-from reconciler.units import parse_duration_ms
+from reconciler.units import parse_bytes, parse_duration_ms
 
 __all__ = [
     "DOC_MODELS",
@@ -117,6 +117,14 @@ def _wait_duration(text: str) -> str:
         parse_duration_ms(text)
     except ValueError as e:
         raise refusal(f"reassignment.wait: {e}") from None
+    return text
+
+
+def _byte_size(text: str) -> str:
+    try:
+        parse_bytes(text)
+    except ValueError as e:
+        raise refusal(f"expected_bytes_per_day: {e}") from None
     return text
 
 
@@ -231,6 +239,17 @@ ReplicaAssignment = Annotated[
 BrokerIds = Annotated[list[BrokerId], Field(json_schema_extra={"uniqueItems": True}), _ids_once("drain_brokers")]
 # A size per second (1 at least: a zero rate would stop replication) or a duration.
 ByteRate = Annotated[int, Field(ge=1, le=LONG_MAX)] | Annotated[str, Field(pattern=r"^\s*[0-9]+\s*[A-Za-z]*\s*$")]
+# Bytes, or a size with its unit ("20GiB"): checked by parsing, as WaitDuration is.
+ByteSize = (
+    Annotated[int, Field(ge=0, le=LONG_MAX)]
+    | Annotated[
+        str, AfterValidator(_byte_size), Field(json_schema_extra={"pattern": r"^\s*[0-9]+\s*([bB]|[kKmMgGtT][iI]?[bB])?\s*$"})
+    ]
+)
+_EXPECTED = (
+    "Expected traffic of the topic, bytes per day over all its partitions (e.g. 20GiB): what creating it costs in disk "
+    "is estimated from it (docs/capacity.md)."
+)
 # Checked by parsing (the loader's message says what to write); the pattern is for the schema.
 WaitDuration = (
     Annotated[int, Field(ge=0, le=LONG_MAX)]
@@ -251,6 +270,7 @@ BootstrapServers = (
 )
 Secret = Annotated[str, Field(pattern=SECRET_PATTERN)]
 DeleteFraction = Annotated[float, Field(gt=0, le=1)]
+DiskUsage = Annotated[float, Field(gt=0, le=1)]
 DestructiveLimit = Annotated[int, Field(ge=1, le=INT_MAX)]
 # Kafka's are 22 characters of base64url; other brokers speaking the protocol use other forms.
 ClusterId = Annotated[
@@ -309,6 +329,7 @@ class TopicOverride(_Doc):
     protected: bool | None = None
     retention_stepping: RetentionSteppingName | None = Field(None, description=_STEPPING)
     replica_assignment: ReplicaAssignment | None = Field(None, description=_ASSIGNMENT)
+    expected_bytes_per_day: ByteSize | None = Field(None, description=_EXPECTED)
     truncate: list[RuleEntry] | None = Field(None, description="Replaces the topic's rules on this cluster.")
 
 
@@ -322,6 +343,7 @@ class TopicSettings(_Doc):
     )
     protected: bool | None = Field(None, description="Never delete or truncate this topic.")
     retention_stepping: RetentionSteppingName | None = Field(None, description=_STEPPING)
+    expected_bytes_per_day: ByteSize | None = Field(None, description=_EXPECTED)
     truncate: list[RuleEntry] = Field(default_factory=list, description="Replaces the template's rules.")
 
 
@@ -427,6 +449,11 @@ class PolicyDoc(_Doc):
         None,
         description="Most actions that delete data for good (topic deletions, truncations, retention cuts) one "
         "plan may hold; a plan with more is an error.",
+    )
+    max_disk_usage: DiskUsage | None = Field(
+        None,
+        description="Largest share (0, 1] of a broker's log directory filesystem a plan may project it to use "
+        "(docs/capacity.md); a warning from 90% of it.",
     )
     protected_topic_patterns: list[str] = Field(default_factory=list)
 

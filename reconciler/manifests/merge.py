@@ -17,6 +17,7 @@ from reconciler.manifests.documents import RuleEntry, TopicDefaults, TopicOverri
 from reconciler.manifests.validate import Entry
 from reconciler.manifests.yaml_source import Path_
 from reconciler.models.desired import RetentionStepping, SourceRef, TopicState, UndeclaredConfigs
+from reconciler.units import parse_bytes
 
 SETTINGS = (
     "partitions",
@@ -27,6 +28,7 @@ SETTINGS = (
     "retention_stepping",
     "replica_assignment",
     "truncate",
+    "expected_bytes_per_day",
 )
 
 
@@ -57,6 +59,7 @@ class Merged:
 
     __slots__ = (
         "configs",
+        "expected_bytes_per_day",
         "layers",
         "partitions",
         "protected",
@@ -81,6 +84,8 @@ class Merged:
         # A layer's replica_assignment replaces the one below it whole, as `truncate` does.
         self.replica_assignment: dict[int, list[int]] = values.get("replica_assignment", {})
         self.truncate: list[RuleEntry] = values.get("truncate", [])
+        expected = values.get("expected_bytes_per_day")  # checked by the document model: it parses
+        self.expected_bytes_per_day: int | None = expected if not isinstance(expected, str) else parse_bytes(expected)
         self.configs = configs
         # Settings whose value in effect the document model refused (and reported): unknown here.
         self.refused = refused

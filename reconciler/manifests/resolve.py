@@ -183,6 +183,7 @@ class Resolver:
                     else {},
                     truncate=truncate,
                     source=doc.ref(("name",)),
+                    expected_bytes_per_day=merged.expected_bytes_per_day,
                 ),
             )
 

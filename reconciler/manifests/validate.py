@@ -234,6 +234,11 @@ def _in_manifest_words(loc: Path_, error: ErrorDetails, value: Any, is_key: bool
             return ["before_offset names no partitions"]
     if name == "max_delete_fraction" and kind in ("greater_than", "less_than_equal"):
         return [f"max_delete_fraction must be in (0, 1], not {shown_text(value)}"]
+    if name == "max_disk_usage" and kind in ("greater_than", "less_than_equal"):
+        return [
+            f"max_disk_usage must be in (0, 1] (the largest share of a broker's log directory filesystem a plan may "
+            f"project it to use, e.g. 0.85), not {shown_text(value)}"
+        ]
     if name == "max_retention_decrease" and kind in ("greater_than_equal", "less_than"):
         return [
             f"max_retention_decrease must be at least 0.01 and below 1 (the largest share by which one apply may "

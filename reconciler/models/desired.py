@@ -129,6 +129,9 @@ class DesiredTopic(_Model):
     replica_assignment: dict[int, list[int]] = Field(default_factory=dict)
     truncate: list[TruncationRule] = Field(default_factory=list)
     source: SourceRef | None = None
+    # Bytes per day the topic is expected to take in (all partitions): what creating it costs in
+    # disk is estimated from it (reconciler.plan.capacity). None: not declared.
+    expected_bytes_per_day: int | None = None
 
     @classmethod
     def resolved(
@@ -144,6 +147,7 @@ class DesiredTopic(_Model):
         replica_assignment: dict[int, list[int]],
         truncate: list[TruncationRule],
         source: SourceRef,
+        expected_bytes_per_day: int | None = None,
     ) -> DesiredTopic:
         """For the manifest loader only: its values come from document models that validated them
         (strict types and ranges) and from the merge, so they are not validated again; the
@@ -162,6 +166,7 @@ class DesiredTopic(_Model):
                 "replica_assignment": replica_assignment,
                 "truncate": truncate,
                 "source": source,
+                "expected_bytes_per_day": expected_bytes_per_day,
             },
         )
 
@@ -182,6 +187,9 @@ class Policy(_Model):
     max_retention_decrease: float | None = None
     # Most actions that delete data for good (`Action.destructive`) one plan may hold; None = no limit.
     max_destructive_actions: int | None = None
+    # Largest share (0, 1] of a broker's log directory filesystem a plan may project it to use
+    # (reconciler.plan.capacity); a warning from 90% of it. None = no limit.
+    max_disk_usage: float | None = None
     protected_topic_patterns: list[str] = Field(default_factory=list)
     source: SourceRef | None = None
 

@@ -50,6 +50,7 @@ Port = Annotated[int, Field(strict=True, ge=1, le=65535)]
 Size = Annotated[int, Field(strict=True, ge=0, le=INT64_MAX)]
 # Dict keys arrive as JSON strings ("3"), so they are converted, not strict.
 PartitionKey = Annotated[int, Field(ge=0, le=INT32_MAX)]
+BrokerKey = Annotated[int, Field(ge=0, le=INT32_MAX)]
 TimestampKey = Annotated[int, Field(ge=INT64_MIN, le=INT64_MAX)]
 NonEmptyStr = Annotated[StrictStr, Field(min_length=1)]
 # What KIP-430's authorized-operations bitfields can hold (org.apache.kafka.common.acl.AclOperation).
@@ -139,6 +140,29 @@ class Broker(_Model):
     host: StrictStr
     port: Port
     rack: StrictStr | None = None
+
+
+class LogDirCapacity(_Model):
+    """A broker's log directory and the filesystem holding it (DescribeLogDirs v4+, KIP-827): its
+    size and its free bytes, the whole filesystem's (shared with anything else on it), so what
+    it has in use is total - usable, Kafka's share and the rest."""
+
+    log_dir: NonEmptyStr
+    total_bytes: Annotated[int, Field(strict=True, ge=1, le=INT64_MAX)]
+    usable_bytes: Size
+
+    @model_validator(mode="after")
+    def _fits(self) -> LogDirCapacity:
+        if self.usable_bytes > self.total_bytes:
+            raise _problems(
+                "LogDirCapacity",
+                [(("usable_bytes",), f"more free bytes than the filesystem's total_bytes {self.total_bytes}", self.usable_bytes)],
+            )
+        return self
+
+    @property
+    def used_bytes(self) -> int:
+        return self.total_bytes - self.usable_bytes
 
 
 class ObservedPartition(_Model):
@@ -579,6 +603,11 @@ class ObservedState(_Model):
     sizes_refused: NonEmptyStr | None = None
     # topic -> partition -> the reassignment in progress; only partitions with one.
     reassignments: dict[TopicName, dict[PartitionKey, PartitionReassignment]] = Field(default_factory=dict)
+    # Disk capacity (docs/capacity.md): broker -> its log directories, where DescribeLogDirs gave
+    # their figures; broker -> why they are not known (an old broker, a refusal, an error answer).
+    # Both empty: not read.
+    log_dirs: dict[BrokerKey, list[LogDirCapacity]] = Field(default_factory=dict)
+    capacity_unknown: dict[BrokerKey, NonEmptyStr] = Field(default_factory=dict)
 
     @field_validator("format_version")
     @classmethod
@@ -602,6 +631,16 @@ class ObservedState(_Model):
             if broker.node_id in seen:
                 problems.append((("brokers", i, "node_id"), f"broker {broker.node_id} is listed twice", broker.node_id))
             seen.add(broker.node_id)
+        for node, dirs in self.log_dirs.items():
+            if self.brokers and node not in seen:
+                problems.append((("log_dirs", node), f"broker {node} is not among the brokers", node))
+            paths = [d.log_dir for d in dirs]
+            for i, path in enumerate(paths):
+                if path in paths[:i]:
+                    problems.append((("log_dirs", node, i, "log_dir"), "this log directory is listed twice", path))
+        for node in self.capacity_unknown:
+            if self.brokers and node not in seen:
+                problems.append((("capacity_unknown", node), f"broker {node} is not among the brokers", node))
         for i, name in enumerate(self.hidden_topics):
             if name in self.topics:
                 problems.append((("hidden_topics", i), "a topic read (in `topics`) is not hidden", name))
@@ -635,6 +674,8 @@ class ObservedState(_Model):
                 "cluster_authorized_operations",
                 "sizes_refused",
                 "reassignments",
+                "log_dirs",
+                "capacity_unknown",
             ):
                 if data.get(key) in (None, [], {}):
                     data.pop(key, None)
@@ -685,6 +726,12 @@ class ObservedState(_Model):
                     **reread.absent_topic_operations,
                 },
                 "sizes_refused": self.sizes_refused or reread.sizes_refused,
+                # Capacity is the whole broker's, not the topics': the later read's, if it read any.
+                **(
+                    {"log_dirs": reread.log_dirs, "capacity_unknown": reread.capacity_unknown}
+                    if reread.log_dirs or reread.capacity_unknown
+                    else {}
+                ),
                 "reassignments": {**{n: r for n, r in self.reassignments.items() if n not in again}, **reread.reassignments},
             }
         )

@@ -182,6 +182,8 @@ class DiagnosticCode(_Name):
     NOT_AUTHORISED = "not-authorised"  # a declared topic the principal may not DESCRIBE: nothing is planned for it
     MISSING_RIGHT = "missing-right"  # the principal lacks the ACL operation an action needs
     SIZES_UNKNOWN = "sizes-unknown"  # DescribeLogDirs was refused: estimates have no bytes
+    CAPACITY_UNKNOWN = "capacity-unknown"  # some broker's disk capacity is not known: said once
+    POLICY_MAX_DISK_USAGE = "policy-max-disk-usage"  # a broker's projected disk usage above (or near) the policy's limit
 
 
 def broker_refusal(error_name: str) -> str:
@@ -221,12 +223,38 @@ class TopicPreconditions(_Model):
     configs: dict[str, str | None] = Field(default_factory=dict)
 
 
+class DiskEstimate(_Model):
+    """What an action adds to the brokers' disks at steady state after it, per broker (negative:
+    what it frees); docs/capacity.md. `bytes` None: not known (`method` says why: unknown is never
+    0), or unbounded (`bytes_per_day` then says how fast it grows without end)."""
+
+    bytes: int | None = None
+    per_broker: dict[int, int] = Field(default_factory=dict)  # the brokers whose figure is known
+    method: str  # how the figure was made, or why there is none
+    bytes_per_day: int | None = Field(default=None, ge=0)  # the ingest rate it was estimated from
+    unbounded: bool = False  # no limit after the change: it grows until the disk is full
+
+
 class _Action(_Model):
     topic: str
     destructive: bool = False
     reason: str = ""  # explains, never decides
     preconditions: TopicPreconditions
     source: SourceRef | None = None
+    disk: DiskEstimate | None = None  # None: not estimated (a plan made before capacity estimates)
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _without_none(handler(self), ("disk",))
+
+
+def _without_none(data: Any, keys: tuple[str, ...]) -> Any:
+    """An action's JSON without the optional parts it does not have: older plans keep their JSON."""
+    if isinstance(data, dict):
+        for key in keys:
+            if data.get(key) is None:
+                data.pop(key, None)
+    return data
 
 
 class CreateTopic(_Action):
@@ -434,10 +462,7 @@ class AlterConfigs(_Action):
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
         # The JSON of a config change that deletes nothing stays as it was before retention estimates.
-        data = handler(self)
-        if self.retention is None and isinstance(data, dict):
-            data.pop("retention", None)
-        return data
+        return _without_none(handler(self), ("disk", "retention"))
 
 
 class PartitionTruncation(_Model):
@@ -523,6 +548,34 @@ class ManifestBinding(_Model):
     desired: dict[str, Any]
 
 
+class BrokerCapacity(_Model):
+    """One broker's disk in a plan (docs/capacity.md): its log directories' figures as read, what
+    the plan's actions add, and the share of the filesystem that makes. None: not known."""
+
+    broker: int
+    log_dirs: list[str] = Field(default_factory=list)
+    used_bytes: int | None = Field(default=None, ge=0)  # total - usable of its filesystems now
+    total_bytes: int | None = Field(default=None, ge=1)
+    added_bytes: int = 0  # what the actions add (negative: free), of the figures known
+    # Some action that may add to this broker has an unknown or unbounded figure: the projection
+    # is then a lower bound (what an unknown cut or truncation frees is left out: never counted on).
+    added_unknown: bool = False
+    unknown: str | None = None  # why capacity is unknown, where it is
+
+    @property
+    def projected_bytes(self) -> int | None:
+        return None if self.added_unknown else self.projected_at_least
+
+    @property
+    def projected_at_least(self) -> int | None:
+        return None if self.used_bytes is None else max(0, self.used_bytes + self.added_bytes)
+
+    @property
+    def projected_share(self) -> float | None:
+        projected = self.projected_bytes
+        return None if projected is None or self.total_bytes is None else projected / self.total_bytes
+
+
 class Plan(_Model):
     format_version: int = PLAN_FORMAT_VERSION
     cluster: str
@@ -536,13 +589,15 @@ class Plan(_Model):
     diagnostics: list[Diagnostic] = Field(default_factory=list)
     # Set by the use case that plans from manifests; a saved plan without it is never applied.
     manifests: ManifestBinding | None = None
+    # Per broker, what the actions do to its disk (docs/capacity.md); empty: nothing estimated.
+    capacity: list[BrokerCapacity] = Field(default_factory=list)
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
         # A plan made without manifests (the pure planner's, in tests and drift) keeps its JSON.
-        data = handler(self)
-        if self.manifests is None and isinstance(data, dict):
-            data.pop("manifests", None)
+        data = _without_none(handler(self), ("manifests",))
+        if not self.capacity and isinstance(data, dict):
+            data.pop("capacity", None)
         return data
 
     @property

@@ -50,9 +50,11 @@ def canonical_desired(desired: DesiredState) -> dict[str, Any]:
     for part, key in _SETS:
         if data[part][key] is not None:
             data[part][key] = sorted(set(data[part][key]))
-    for key in ("max_delete_fraction", "max_retention_decrease"):  # 1 and 1.0 are one limit
+    for key in ("max_delete_fraction", "max_retention_decrease", "max_disk_usage"):  # 1 and 1.0 are one limit
         if data["policy"][key] is not None:
             data["policy"][key] = float(data["policy"][key])
+    if data["policy"]["max_disk_usage"] is None:
+        del data["policy"]["max_disk_usage"]  # plans bound before the setting existed stay bound
     return data
 
 

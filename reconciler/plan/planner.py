@@ -55,6 +55,7 @@ from reconciler.models.plan import (
     ActionKind,
     AddPartitions,
     AlterConfigs,
+    BrokerCapacity,
     ConfigChange,
     CreateTopic,
     DeleteTopic,
@@ -69,7 +70,7 @@ from reconciler.models.plan import (
     TopicPreconditions,
     TruncateRecords,
 )
-from reconciler.plan import retention, rights
+from reconciler.plan import capacity, retention, rights
 from reconciler.plan.placement import PlacementError
 from reconciler.plan.policy import destructive_excess, is_protected
 from reconciler.plan.replication import ReplicaPlanner
@@ -141,6 +142,12 @@ def plan(desired: DesiredState, observed: ObservedState, options: PlanOptions = 
             _check_rights(context, desired.topics[name], topic_plan, options.validated)
         actions.extend(topic_plan.actions)
         diagnostics.extend(topic_plan.diagnostics)
+    actions = [
+        a.model_copy(update={"disk": capacity.disk_estimate(a, desired, observed, context.inherited, context.now_ms)})
+        for a in actions
+    ]
+    table = capacity.broker_table(actions, observed)
+    diagnostics += _disk_usage(desired, observed, actions, table)
     if observed.sizes_refused and any(_estimates_bytes(a) for a in actions):
         diagnostics.append(
             Diagnostic(
@@ -168,7 +175,35 @@ def plan(desired: DesiredState, observed: ObservedState, options: PlanOptions = 
         actions=actions,
         unmanaged_topics=unmanaged_topics(desired, observed, options),
         diagnostics=diagnostics,
+        capacity=table,
     )
+
+
+def _disk_usage(
+    desired: DesiredState, observed: ObservedState, actions: list[Action], table: list[BrokerCapacity]
+) -> list[Diagnostic]:
+    """The policy's max_disk_usage against each broker's projected share, and what could not be
+    checked, said once: unknown capacity never blocks."""
+    found = []
+    if observed.capacity_unknown and actions:
+        line = capacity.capacity_unknown_line(observed.capacity_unknown)
+        found.append(Diagnostic(severity=Severity.INFO, code=DiagnosticCode.CAPACITY_UNKNOWN, message=line))
+    limit = desired.policy.max_disk_usage
+    if limit is None or not actions:
+        return found
+    for error, message in capacity.usage_findings(table, actions, limit):
+        found.append(
+            Diagnostic(
+                severity=Severity.ERROR if error else Severity.WARNING,
+                code=DiagnosticCode.POLICY_MAX_DISK_USAGE,
+                message=message,
+                source=desired.policy.source,
+            )
+        )
+    unchecked = capacity.not_checked_line(table)
+    if unchecked is not None:
+        found.append(Diagnostic(severity=Severity.INFO, code=DiagnosticCode.CAPACITY_UNKNOWN, message=unchecked))
+    return found
 
 
 def unmanaged_topics(desired: DesiredState, observed: ObservedState, options: PlanOptions = PlanOptions()) -> list[str]:

@@ -26,6 +26,9 @@ testable without a cluster and keeps the adapter free of manifest knowledge.
   whether the principal may create topics: for reads that may plan creations.
 - `reassignments`: read the reassignments in progress of the scope's topics (ListPartitionReassignments,
   one request): planning a declared topic needs them, so does apply's re-read of a reassignment.
+- `capacity`: read the brokers' log directory capacity even where no partition is sized (the
+  policy's max_disk_usage, or new topics' expected traffic, need it): DescribeLogDirs of no
+  topic, one per broker. Whenever partitions are sized, the same answers carry it anyway.
 - `replicas`: declared topic -> what its replicas must be (`ReplicaWant`), with the cluster's
   `drain_brokers`. Whether a topic's replicas move shows only in Metadata, so `with_moving_sizes`
   adds those topics to `size_topics` once it is read (a reassignment shows the data it copies),
@@ -58,6 +61,7 @@ from reconciler.models.desired import (
 from reconciler.models.observed import ObservedState, ObservedTopic
 from reconciler.models.plan import ActionKind, AlterConfigs, ConfigChange, Plan, ReassignReplicas
 from reconciler.plan import retention
+from reconciler.plan.capacity import ingest_lookup
 from reconciler.units import epoch_ms
 
 
@@ -83,6 +87,7 @@ class ReadScope:
     reassignments: bool = False
     replicas: Mapping[str, ReplicaWant] = field(default_factory=dict)
     drain_brokers: frozenset[int] = frozenset()
+    capacity: bool = False
 
     def with_moving_sizes(self, replicas: Mapping[str, Sequence[Sequence[int]]]) -> ReadScope:
         """This scope, also sizing the topics whose replicas (topic -> per partition, from Metadata)
@@ -156,6 +161,14 @@ def desired_scope(desired: DesiredState, now_ms: int | None = None, every_offset
             if topic.state is TopicState.PRESENT
         },
         drain_brokers=frozenset(desired.cluster.drain_brokers),
+        capacity=needs_capacity(desired),
+    )
+
+
+def needs_capacity(desired: DesiredState) -> bool:
+    """Whether a plan of `desired` needs the brokers' capacity even where it sizes no partition."""
+    return desired.policy.max_disk_usage is not None or any(
+        t.expected_bytes_per_day is not None for t in desired.topics.values() if t.state is TopicState.PRESENT
     )
 
 
@@ -180,22 +193,26 @@ def estimate_scope(desired: DesiredState, seen: ObservedState) -> ReadScope | No
     limit = desired.policy.max_retention_decrease
     inherited, now_ms = retention.inherited_values(seen), epoch_ms(seen.taken_at)
     again: dict[str, set[int]] = {}  # topic -> the lookups its estimate needs
+    unneeded: dict[str, int] = {}  # topic -> the retention lookup a raised limit does not need
     for name, topic in desired.topics.items():
         have = seen.topics.get(name)
-        if (
-            have is None
-            or topic.state is not TopicState.PRESENT
-            or not _may_change_retention(topic)
-            or not _limits_lower(topic, have, inherited)
-        ):
+        if have is None or topic.state is not TopicState.PRESENT or not _may_change_retention(topic):
+            continue
+        lowered, raised = _limits_move(topic, have, inherited)
+        if not lowered and not raised:
             continue
         lookups = set()
         wanted = _time_limit_after(topic)
-        if wanted is not None:
+        if lowered and wanted is not None:
             lookups.add(retention.time_lookup(now_ms, wanted))
             step = _step(topic, have, inherited, wanted, limit)
             if step is not None:
                 lookups.add(retention.time_lookup(now_ms, step))
+        elif raised:
+            # What a raised limit keeps more of grows at the topic's ingest rate (docs/capacity.md).
+            lookups.add(ingest_lookup(now_ms))
+            if wanted is not None:
+                unneeded[name] = retention.time_lookup(now_ms, wanted)
         readable = [p for p in have.partitions if not p.unreadable]
         if (
             any(p.offsets_not_read for p in have.partitions)
@@ -213,7 +230,7 @@ def estimate_scope(desired: DesiredState, seen: ObservedState) -> ReadScope | No
         list_all=False,
         now_ms=now_ms,
         timestamps={
-            n: tuple(sorted({*scope.timestamps.get(n, ()), *lookups}))
+            n: tuple(sorted({*(t for t in scope.timestamps.get(n, ()) if t != unneeded.get(n)), *lookups}))
             for n, lookups in sorted(again.items())
             if lookups or n in scope.timestamps
         },
@@ -225,9 +242,10 @@ def estimate_scope(desired: DesiredState, seen: ObservedState) -> ReadScope | No
     )
 
 
-def _limits_lower(topic: DesiredTopic, have: ObservedTopic, inherited: Mapping[str, str]) -> bool:
-    """Whether the manifests lower the topic's time or size limit (or turn one on): what the
-    planner estimates. Every declared key counts as changed, as the planner's changes would be."""
+def _limits_move(topic: DesiredTopic, have: ObservedTopic, inherited: Mapping[str, str]) -> tuple[bool, bool]:
+    """Whether the manifests lower the topic's time or size limit (or turn one on), and whether
+    they raise or remove one: what the planner estimates (the bytes deleted, the disk it grows by).
+    Every declared key counts as changed, as the planner's changes would be."""
     changes = [
         ConfigChange(key=key, op="set", after=value) for key, value in topic.configs.items() if key in retention.SETTINGS_KEYS
     ]
@@ -238,9 +256,10 @@ def _limits_lower(topic: DesiredTopic, have: ObservedTopic, inherited: Mapping[s
             if key in retention.SETTINGS_KEYS and key not in topic.configs and config.set_on_topic
         ]
     if all(c.op == "set" and have.config_value(c.key) == c.after for c in changes):
-        return False  # the common case, decided without building settings
-    found = retention.classify(*retention.before_and_after(changes, have, inherited))
-    return found.retention_ms is not None or found.retention_bytes is not None
+        return False, False  # the common case, decided without building settings
+    before, after = retention.before_and_after(changes, have, inherited)
+    found = retention.classify(before, after)
+    return found.retention_ms is not None or found.retention_bytes is not None, retention.raises_a_limit(before, after)
 
 
 def _step(topic: DesiredTopic, have: ObservedTopic, inherited: Mapping[str, str], wanted: int, limit: float | None) -> int | None:
@@ -310,6 +329,7 @@ def plan_scope(plan: Plan, now_ms: int | None = None) -> ReadScope:
         size_topics=frozenset(size_topics),
         cluster_operations=any(a.kind in (ActionKind.CREATE_TOPIC, ActionKind.REASSIGN_REPLICAS) for a in plan.actions),
         reassignments=any(isinstance(a, ReassignReplicas) for a in plan.actions),
+        capacity=any(row.total_bytes is not None for row in plan.capacity),  # checked again against the policy
     )
 
 

@@ -51,6 +51,11 @@ SETTINGS_KEYS = (
 _INHERITED = (ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG, ConfigSource.STATIC_BROKER_CONFIG, ConfigSource.DEFAULT_CONFIG)
 
 
+# The recent window a partition's ingest rate is measured over (reconciler.plan.capacity): its
+# lookup is one more ListOffsets by time, in the same batched requests.
+INGEST_WINDOW_MS = 86_400_000
+
+
 def time_lookup(now_ms: int, retention_ms: int) -> int:
     """The timestamp whose ListOffsets answer bounds what a time limit deletes."""
     return now_ms - retention_ms
@@ -239,6 +244,18 @@ def classify(before: Settings, after: Settings) -> Classification:
             if now < was:
                 notes[key] = "smaller segments let retention delete closer to its limit; deletes nothing on its own"
     return Classification(tuple(effects), notes, cut_ms, cut_bytes)
+
+
+def raises_a_limit(before: Settings, after: Settings) -> bool:
+    """Whether the change lets the log hold more: a time or size limit raised or removed (delete
+    policy on both sides; compaction switched on is its own case)."""
+
+    def higher(was: int | None, now: int | None) -> bool:
+        return was is not None and (now is None or now > was)
+
+    return "delete" in after.policy and (
+        higher(before.time_limit, after.time_limit) or higher(before.size_limit, after.size_limit)
+    )
 
 
 def _lower(after: int, before: int) -> bool:

@@ -18,11 +18,15 @@ from reconciler.models.plan import (
 from reconciler.render.table import html_text, markdown_table
 from reconciler.render.text import manifests_line, summary_line
 from reconciler.render.values import (
+    CAPACITY_HEADER,
+    CAPACITY_RIGHT,
     EXPIRY_HEADER,
     EXPIRY_RIGHT,
     REASSIGNMENT_HEADER,
+    capacity_rows,
     config_value,
     count,
+    disk_figure,
     estimate_bound,
     expiry_rows,
     not_validated,
@@ -71,9 +75,16 @@ def _plan_markdown(plan: Plan, details: bool) -> str:
     ordered = destructive + [a for a in plan.actions if not a.destructive]
     if ordered:
         out += markdown_table(
-            ["", "Action", "Topic", "Change", "Manifest"],
+            ["", "Action", "Topic", "Change", "Disk", "Manifest"],
             [
-                [f"`{a.kind.facts.symbol}`", a.kind.facts.label, f"`{a.topic}`", change_summary(a), where(a.source)]
+                [
+                    f"`{a.kind.facts.symbol}`",
+                    a.kind.facts.label,
+                    f"`{a.topic}`",
+                    change_summary(a),
+                    disk_figure(a.disk) if a.disk is not None else "",
+                    where(a.source),
+                ]
                 for a in ordered
             ],
         )
@@ -82,6 +93,10 @@ def _plan_markdown(plan: Plan, details: bool) -> str:
             rows = _details(a)
             if rows:
                 out += [f"<details><summary>{html_text(_headline(a, code=False))}</summary>", "", *rows, "", "</details>", ""]
+    if plan.capacity:
+        out += ["**Disk per broker**, at steady state after this plan:", ""]
+        out += markdown_table(CAPACITY_HEADER, capacity_rows(plan), right=CAPACITY_RIGHT)
+        out.append("")
     others = [d for d in plan.diagnostics if d.severity is not Severity.ERROR]
     if others:
         out += ["<details><summary>Warnings and notes (" + str(len(others)) + ")</summary>", ""]

@@ -19,11 +19,15 @@ from reconciler.models.plan import (
 from reconciler.render.style import DESTRUCTIVE_STYLE, SEVERITY_STYLE, Style, kind_style, paint
 from reconciler.render.table import text_columns
 from reconciler.render.values import (
+    CAPACITY_HEADER,
+    CAPACITY_RIGHT,
     EXPIRY_HEADER,
     EXPIRY_RIGHT,
     REASSIGNMENT_HEADER,
+    capacity_rows,
     config_value,
     count,
+    disk_figure,
     estimate_bound,
     expiry_rows,
     more_applies,
@@ -83,6 +87,10 @@ def plan_text(plan: Plan, color: bool = False) -> str:
     if plan.unmanaged_topics:
         out.add(f"Unmanaged topics (in no manifest, never touched): {', '.join(plan.unmanaged_topics)}")
         out.add()
+    if plan.capacity:
+        out.add("Disk per broker, at steady state after this plan:")
+        out.lines += ["  " + line for line in text_columns(CAPACITY_HEADER, capacity_rows(plan), right=CAPACITY_RIGHT)]
+        out.add()
     out.add(out.paint(summary_line(plan), Style.BOLD))
     return "\n".join(out.lines) + "\n"
 
@@ -129,6 +137,8 @@ def _action(out: _Out, action: Action) -> None:
         out.add(f"      {action.reason}")
     for line in details:
         out.add("      " + line)
+    if action.disk is not None:
+        out.add(f"      disk: {disk_figure(action.disk)}")
 
 
 def _describe(action: Action) -> tuple[str, list[str]]:

@@ -6,8 +6,9 @@ from reconciler import kafka_configs, units
 from reconciler.errors import plural
 from reconciler.kafka_configs import Unit
 from reconciler.models.desired import SourceRef
-from reconciler.models.plan import PartitionMove, Plan, ReassignReplicas, RetentionCut
+from reconciler.models.plan import DiskEstimate, PartitionMove, Plan, ReassignReplicas, RetentionCut
 from reconciler.plan import retention
+from reconciler.plan.capacity import signed_bytes as signed_size
 
 UNKNOWN = "unknown"
 REDACTED = "(sensitive)"
@@ -173,3 +174,43 @@ def reassignment_headline(action: ReassignReplicas) -> str:
         f", throttled at {size(action.throttle_bytes_per_s)}/s" if action.throttle_bytes_per_s and copied != 0 else ""
     )  # removals copy nothing
     return f"{what} in {plural(len(action.partitions), 'partition')}{copy}{throttle}"
+
+
+# -- disk capacity (docs/capacity.md) ---------------------------------------------------------------
+
+
+def disk_figure(disk: DiskEstimate) -> str:
+    """An action's disk figure in one line: the bytes, per broker, and how they were estimated."""
+    if disk.bytes is None:
+        if disk.unbounded and disk.bytes_per_day is not None:
+            return f"unbounded, +{units.human_bytes(disk.bytes_per_day)}/day: {disk.method}"
+        return disk.method
+    brokers = ", ".join(f"broker {b} {signed_size(n)}" for b, n in sorted(disk.per_broker.items()))
+    rate = f", at {units.human_bytes(disk.bytes_per_day)}/day" if disk.bytes_per_day else ""
+    return f"{signed_size(disk.bytes)}" + (f" ({brokers})" if brokers else "") + f"{rate}: {disk.method}"
+
+
+CAPACITY_HEADER = ["Broker", "Log dirs", "Used now", "Capacity", "Added", "Projected", "Share"]
+CAPACITY_RIGHT = (0, 2, 3, 4, 5, 6)
+
+
+def capacity_rows(plan: Plan) -> list[list[str]]:
+    """The plan's per-broker table: used now, capacity, what the actions add, projected, share."""
+    rows = []
+    for row in plan.capacity:
+        added = signed_size(row.added_bytes) + (" + unknown" if row.added_unknown else "")
+        projected = row.projected_at_least
+        share = None if projected is None or row.total_bytes is None else projected / row.total_bytes
+        at_least = ">= " if row.added_unknown else ""
+        rows.append(
+            [
+                str(row.broker),
+                ", ".join(row.log_dirs) or "-",
+                size(row.used_bytes),
+                size(row.total_bytes),
+                added,
+                "unknown" if projected is None else at_least + size(projected),
+                "unknown" if share is None else f"{at_least}{share:.1%}",
+            ]
+        )
+    return rows

@@ -1,5 +1,6 @@
 """python -m reconciler.testing --brokers 3 --port 9092 [--topics-from SNAPSHOT.json] [--propagation-delay S]
        [--tls | --mutual-tls] [--sasl USER:PASSWORD ...] [--sasl-mechanisms A,B] [--oauth-jwks] [--kerberos]
+       [--log-dir-bytes SIZE[,SIZE...]] [--max-version API_KEY=VERSION ...]
 
 Starts a test cluster, prints its bootstrap servers on stdout and serves until SIGINT/SIGTERM.
 With TLS or SASL, what a client needs (security.protocol, the CA file, the client certificate
@@ -54,6 +55,20 @@ def main(argv: list[str] | None = None) -> int:
         help="how long after a write each broker's Metadata and DescribeConfigs show it: one value for "
         "every broker or one per broker (real Kafka 4.0: 0.1-0.5; default 0, at once)",
     )
+    parser.add_argument(
+        "--log-dir-bytes",
+        metavar="SIZE[,SIZE...]",
+        help="the size of the filesystem holding each broker's log directory (DescribeLogDirs v4+ TotalBytes): "
+        "one value for every broker or one per broker, bytes or e.g. 50GiB (default 1TiB)",
+    )
+    parser.add_argument(
+        "--max-version",
+        action="append",
+        default=[],
+        metavar="API_KEY=VERSION",
+        help="the highest version of an API the brokers speak, as an older Kafka (35=3: DescribeLogDirs "
+        "without capacity figures, before Kafka 3.3) (repeatable)",
+    )
     tls = parser.add_mutually_exclusive_group()
     tls.add_argument("--tls", action="store_true", help="serve TLS (the client checks the brokers' certificate)")
     tls.add_argument(
@@ -100,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--kerberos and GSSAPI in --sasl-mechanisms go together")
     ports = [args.port + i for i in range(args.brokers)] if args.port else None
     delays = _delays(parser, args.propagation_delay, args.brokers)
+    log_dir_bytes = _log_dir_bytes(parser, args.log_dir_bytes, args.brokers) if args.log_dir_bytes else None
+    max_versions = dict(_max_version(parser, item) for item in args.max_version)
     stop = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -108,7 +125,9 @@ def main(argv: list[str] | None = None) -> int:
         kdc = running.enter_context(TestKdc()) if args.kerberos else None
         if kdc is not None:
             _principals(kdc)
-        cluster = running.enter_context(_cluster(args, configs, ports, delays, users, mechanisms, idp, kdc))
+        cluster = running.enter_context(
+            _cluster(args, configs, ports, delays, users, mechanisms, idp, kdc, log_dir_bytes, max_versions)
+        )
         if args.topics_from:
             seed_from_snapshot(cluster, args.topics_from)
         _describe_security(cluster, mechanisms if users or idp or kdc else [], mutual=args.mutual_tls, idp=idp, kdc=kdc)
@@ -130,6 +149,8 @@ def _cluster(
     mechanisms: list[str],
     idp: OidcProvider | None,
     kdc: TestKdc | None,
+    log_dir_bytes: list[int] | None,
+    max_versions: dict[int, int],
 ) -> TestCluster:
     validator: Validator | None = None
     if idp is not None:
@@ -149,6 +170,8 @@ def _cluster(
         oauth=validator,
         kerberos=KerberosAcceptor(kdc.service_keytab, kdc.realm) if kdc else None,
         metadata_propagation_delay=delays,
+        log_dir_bytes=log_dir_bytes,
+        max_versions=max_versions,
     )
 
 
@@ -160,6 +183,29 @@ def _delays(parser: argparse.ArgumentParser, text: str, brokers: int) -> list[fl
     if len(values) not in (1, brokers) or any(v < 0 for v in values):
         parser.error(f"--propagation-delay {text!r}: one non-negative value, or one per broker ({brokers})")
     return values * brokers if len(values) == 1 else values
+
+
+_BINARY_UNITS = {"": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
+
+
+def _log_dir_bytes(parser: argparse.ArgumentParser, text: str, brokers: int) -> list[int]:
+    values = []
+    for item in text.split(","):
+        digits = item.strip().rstrip("KMGTiB")
+        unit = item.strip()[len(digits) :]
+        if not digits.isdigit() or unit not in _BINARY_UNITS:
+            parser.error(f"--log-dir-bytes {text!r}: give bytes or e.g. 512MiB, 50GiB, 1TiB")
+        values.append(int(digits) * _BINARY_UNITS[unit])
+    if len(values) not in (1, brokers) or any(v <= 0 for v in values):
+        parser.error(f"--log-dir-bytes {text!r}: one positive size, or one per broker ({brokers})")
+    return values * brokers if len(values) == 1 else values
+
+
+def _max_version(parser: argparse.ArgumentParser, item: str) -> tuple[int, int]:
+    key, equals, version = item.partition("=")
+    if not (equals and key.strip().isdigit() and version.strip().isdigit()):
+        parser.error(f"--max-version {item!r}: give API_KEY=VERSION, e.g. 35=3")
+    return int(key), int(version)
 
 
 def _user(parser: argparse.ArgumentParser, item: str) -> tuple[str, str]:

@@ -26,6 +26,24 @@ from .tls import TestCertificates, generate_certificates, server_context
 from .views import parse_delays
 
 HOST = "127.0.0.1"
+DEFAULT_LOG_DIR_BYTES = 1 << 40
+
+
+def per_broker(value: int | Mapping[int, int] | Sequence[int] | None, ids: list[int], default: int, name: str) -> dict[int, int]:
+    """One positive integer per broker from one value for all, {broker: value} or a list in broker order."""
+    if value is None:
+        found = dict.fromkeys(ids, default)
+    elif isinstance(value, int):
+        found = dict.fromkeys(ids, value)
+    elif isinstance(value, Mapping):
+        found = {b: value.get(b, default) for b in ids}
+    else:
+        if len(value) != len(ids):
+            raise ValueError(f"{name}: give one value per broker")
+        found = dict(zip(ids, value, strict=True))
+    if any(isinstance(v, bool) or not isinstance(v, int) or v <= 0 for v in found.values()):
+        raise ValueError(f"{name}: positive integers")
+    return found
 
 
 @dataclass(frozen=True)
@@ -108,6 +126,8 @@ class TestCluster:
         kerberos: KerberosAcceptor | None = None,
         racks: dict[int, str | None] | list[str | None] | None = None,
         replication_rate: float | None = None,
+        log_dir_bytes: int | Mapping[int, int] | Sequence[int] | None = None,
+        max_versions: Mapping[int, int] | None = None,
     ) -> None:
         """sasl_users={user: password} makes the listener SASL (SASL_SSL with tls=True); each user
         can log in with every mechanism in `sasl_mechanisms` (Kafka's sasl.enabled.mechanisms).
@@ -130,6 +150,12 @@ class TestCluster:
         racks: broker id -> rack (or a list, one per broker in id order); replication_rate: bytes/s
         at which a new replica copies the log when no throttle applies (None: at once).
 
+        log_dir_bytes: the size of the filesystem holding each broker's one log directory (one for
+        all, {broker: bytes}, or a list in broker order; default 1 TiB). DescribeLogDirs v4+
+        answers it as TotalBytes and, as UsableBytes, what the broker's replicas leave of it.
+        max_versions: API key -> the highest version the brokers speak, as a broker of an older
+        Kafka would ({35: 3}: DescribeLogDirs without TotalBytes/UsableBytes, before Kafka 3.3).
+
         metadata_propagation_delay: seconds after which a broker's Metadata and DescribeConfigs
         show a change made through the wire (views.py): one for all brokers, {broker: seconds},
         or a list in broker order. None takes `TestCluster.default_propagation_delay` (0, or
@@ -147,6 +173,7 @@ class TestCluster:
             metadata_propagation_delay = [default[i % len(default)] for i in range(brokers)] if default else 0.0
         self._state = ClusterState(ids, broker_configs or {}, parse_delays(metadata_propagation_delay, ids), racks)
         self._state.replication_rate = replication_rate
+        self._state.log_dir_bytes = per_broker(log_dir_bytes, ids, DEFAULT_LOG_DIR_BYTES, "log_dir_bytes")
         authorizer = None if acls is None and super_users is None else Authorizer(acls or (), super_users or ())
         if sasl_mechanisms is None:
             others = (OAUTHBEARER,) * (oauth is not None) + (GSSAPI,) * (kerberos is not None)
@@ -164,6 +191,7 @@ class TestCluster:
             sasl_mechanisms=mechanisms,
             oauth=oauth,
             kerberos=kerberos,
+            max_versions=dict(max_versions or {}),
         )
         self._tls_directory = tempfile.TemporaryDirectory(prefix="test-cluster-tls-") if tls else None
         try:
@@ -521,6 +549,18 @@ class TestCluster:
         """The dynamic configs set with IncrementalAlterConfigs on BROKER "<broker>" (None: "")."""
         with self._state.lock:
             return dict(self._state.dynamic_broker_configs.get("" if broker is None else str(broker), {}))
+
+    def set_log_dir_offline(self, broker_id: int, offline: bool = True) -> None:
+        """The broker's log directory fails (DescribeLogDirs answers KAFKA_STORAGE_ERROR for it)
+        or comes back; only DescribeLogDirs shows it."""
+        with self._state.lock:
+            (self._state.offline_log_dirs.add if offline else self._state.offline_log_dirs.discard)(broker_id)
+
+    def log_dir_used_bytes(self, broker_id: int) -> int:
+        """The bytes the broker's replicas hold: what its log directory's filesystem has in use."""
+        with self._state.lock:
+            self._catch_up()
+            return self._state.log_dir_used_bytes(broker_id)
 
     def set_broker_rack(self, broker_id: int, rack: str | None) -> None:
         with self._state.lock:

@@ -48,6 +48,9 @@ class ClusterSettings:
         """Is the listener a SASL one (SASL_PLAINTEXT or SASL_SSL)?"""
         return self.sasl_users is not None or self.oauth is not None or self.kerberos is not None
 
+    # API key -> the highest version spoken: a broker of an older Kafka (DescribeLogDirs 3: before 3.3).
+    max_versions: dict[int, int] = field(default_factory=dict)
+
     @property
     def handshake_mechanisms(self) -> list[str]:
         return handshake_mechanisms(self.sasl_mechanisms)
@@ -125,7 +128,7 @@ class Pipeline:
             return protocol.encode_response(self._api_versions_error(), correlation_id)
         if api_key not in self.settings.api_keys:
             raise CloseConnection(f"unsupported API key {api_key}")
-        low, high = protocol.accepted_versions(api_key)
+        low, high = protocol.accepted_versions(api_key, self.settings.max_versions)
         if not low <= version <= high:
             raise CloseConnection(f"unsupported version {version} of API {api_key}")
         try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import struct
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 # Importing these packages registers every ApiMessage subclass kafka-python generates.
 import kafka.protocol.admin
@@ -52,18 +52,24 @@ def api_name(api_key: int) -> str:
     return cls.name[: -len("Request")] if cls is not None else f"Api{api_key}"
 
 
-def advertised_versions(api_keys: Iterable[int]) -> dict[int, tuple[int, int]]:
-    """What ApiVersions reports for the APIs this broker implements: Kafka 4.0's ranges."""
-    return {k: KAFKA_4_0_API_VERSIONS[k] for k in sorted(api_keys) if k in KAFKA_4_0_API_VERSIONS}
+def advertised_versions(api_keys: Iterable[int], caps: Mapping[int, int] | None = None) -> dict[int, tuple[int, int]]:
+    """What ApiVersions reports for the APIs this broker implements: Kafka 4.0's ranges, each
+    capped at `caps[key]` where given (a broker of an older Kafka)."""
+    return {
+        k: (low, min(high, (caps or {}).get(k, high)))
+        for k in sorted(api_keys)
+        if k in KAFKA_4_0_API_VERSIONS
+        for low, high in (KAFKA_4_0_API_VERSIONS[k],)
+    }
 
 
-def accepted_versions(api_key: int) -> tuple[int, int]:
-    """Versions a Kafka 4.0 broker actually parses. Kafka 4.0 removed old versions (KIP-896) but
-    still advertises Produce v0 for the sake of old librdkafka; the schema's validVersions keeps
-    the real floor, which kafka-python otherwise hides."""
+def accepted_versions(api_key: int, caps: Mapping[int, int] | None = None) -> tuple[int, int]:
+    """Versions a Kafka 4.0 broker actually parses (capped as in `advertised_versions`). Kafka 4.0
+    removed old versions (KIP-896) but still advertises Produce v0 for the sake of old librdkafka;
+    the schema's validVersions keeps the real floor, which kafka-python otherwise hides."""
     low, high = KAFKA_4_0_API_VERSIONS[api_key]
     schema_low, _ = BaseField.parse_versions(request_class(api_key).json["validVersions"])
-    return max(low, schema_low), high
+    return max(low, schema_low), min(high, (caps or {}).get(api_key, high))
 
 
 def peek_header(frame: bytes) -> tuple[int, int, int]:

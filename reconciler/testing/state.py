@@ -85,6 +85,11 @@ class Partition:
         """Replicas whose log is complete enough to serve and to apply retention to."""
         return [r for r in self.replicas if r not in self.copied]
 
+    def replica_bytes(self, broker_id: int) -> int:
+        """What DescribeLogDirs reports for the replica on `broker_id`: its own segments; a replica
+        a reassignment is adding reports what it has copied so far (a new replica, not a future log)."""
+        return int(self.copied[broker_id]) if broker_id in self.copied else self.log.size_bytes(broker_id)
+
     @property
     def high_watermark(self) -> int:
         return self.log.end_offset
@@ -150,6 +155,10 @@ class ClusterState:
         # Replica catch-up (replication.py): bytes/s of an unthrottled copy (None: at once),
         # whether reassignments are stalled, and the clock catch-up is measured on.
         self.replication_rate: float | None = None
+        # Each broker's one log directory: the size of its filesystem, and the brokers whose
+        # directory has failed (DescribeLogDirs answers KAFKA_STORAGE_ERROR).
+        self.log_dir_bytes: dict[int, int] = {}
+        self.offline_log_dirs: set[int] = set()
         self.reassignments_stalled = False
         self.clock_offset = 0.0
         self.replicated_at = self.clock()
@@ -189,6 +198,12 @@ class ClusterState:
         assert key in THROTTLE_RATE_KEYS
         return throttle_rate(
             key, self.dynamic_broker_configs.get(str(broker_id), {}), self.dynamic_broker_configs.get("", {}), self.broker_configs
+        )
+
+    def log_dir_used_bytes(self, broker_id: int) -> int:
+        """The bytes of every replica the broker holds (a replica being added: what it has copied)."""
+        return sum(
+            p.replica_bytes(broker_id) for topic in self.topics.values() for p in topic.partitions if broker_id in p.replicas
         )
 
     def clock(self) -> float:

@@ -214,3 +214,26 @@ def test_a_bad_snapshot_in_a_fleet_is_refused_naming_it(good_parquet, tmp_path):
     shutil.copy(good_parquet, unknown / "eu-nowhere" / good_parquet.name)
     result = reconcile("drift", MANIFESTS, "--fleet", unknown, "--engine", "local")
     assert result.exit_code == 1 and str(unknown / "eu-nowhere" / good_parquet.name) in result.output, result.output
+
+
+def test_capacity_figures_round_trip_and_impossible_ones_are_refused_in_the_header(tmp_path):
+    state = load_snapshot(GOOD)
+    state = state.model_validate(
+        {
+            **state.model_dump(),
+            "log_dirs": {1: [{"log_dir": "/var/lib/kafka", "total_bytes": 10**12, "usable_bytes": 4 * 10**11}]},
+            "capacity_unknown": {2: "DescribeLogDirs v3 has no capacity figures (a broker before Kafka 3.3, KIP-827)"},
+        }
+    )
+    path = write_fleet_snapshot(state, tmp_path / "fleet")
+    assert read_snapshot_parquet(path) == state
+    table = pq.read_table(path)
+    meta = json.loads(table.schema.metadata[b"reconciler.snapshot"])
+    meta["log_dirs"]["1"][0]["usable_bytes"] = 2 * 10**12
+    bad = tmp_path / "bad.parquet"
+    pq.write_table(table.replace_schema_metadata({b"reconciler.snapshot": json.dumps(meta).encode()}), bad)
+    result = reconcile("plan", MANIFESTS, "--snapshot", bad)
+    assert_refused(result, bad, [])
+    assert 'header: log_dirs."1"[0].usable_bytes: more free bytes than the filesystem\'s total_bytes' in result.output, (
+        result.output
+    )

@@ -5,6 +5,7 @@ A case is `<case>/manifests/` + `<case>/observed.json`, or a `case.json` naming 
 (relative to the repository root) for both. Regenerate the expected files after an intended
 change with `UPDATE_GOLDEN=1 python -m pytest tests/golden` and review the diff.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,6 +24,7 @@ HERE = Path(__file__).parent
 ROOT = HERE.parent.parent
 # Named, so a case lost (deleted, renamed, its folder moved) fails instead of silently not running.
 CASE_NAMES = [
+    "capacity",
     "config-drift",
     "example-prod-eu",
     "example-staging-eu",

@@ -660,9 +660,13 @@ def _log_dirs_of_generic(data, version):
             LogDirResult(
                 r.error_code,
                 [((t.name, p.partition_index), p.partition_size, p.is_future_key) for t in r.topics for p in t.partitions],
+                r.log_dir,
+                r.total_bytes if version >= 4 else None,
+                r.usable_bytes if version >= 4 else None,
             )
             for r in decoded.results
         ],
+        version,
     )
 
 
@@ -672,7 +676,7 @@ LOG_DIRS_ANSWER = [
         "/var/lib/kafka/data-0",
         [(LONG_NAME, [(i, i * 1000, i % 3, i % 7 == 0) for i in range(200)]), ("orders.v1", [(0, 2**63 - 1, -1, False)])],
     ),
-    (57, "/var/lib/kafka/offline-é", []),  # KAFKA_STORAGE_ERROR: an offline log directory
+    (56, "/var/lib/kafka/offline-é", []),  # KAFKA_STORAGE_ERROR: an offline log directory
     (0, "/data-2", [("none", [])]),
 ]
 
@@ -683,6 +687,8 @@ def test_a_log_dirs_answer_decodes_to_kafka_pythons_results(version):
     answer = decode_log_dirs(data, version)
     assert answer == _log_dirs_of_generic(data, version)
     assert len(answer.results[0].replicas) == 201
+    figures = (10**12, 10**11) if version >= 4 else (None, None)
+    assert (answer.results[2].log_dir, answer.results[2].total_bytes, answer.results[2].usable_bytes) == ("/data-2", *figures)
 
 
 @pytest.mark.parametrize("missing", [1, 2, 17, 30])

@@ -548,3 +548,21 @@ overrides:
     assert len(problems) >= 18
     for p in problems:
         assert len(p.message) < 400, p.message[:1000]
+
+
+def test_expected_bytes_per_day_merges_like_other_settings_and_max_disk_usage_is_read(tmp_path):
+    (tmp_path / "clusters.yaml").write_text(
+        "kind: Cluster\nname: prod\nbootstrap_servers: [k:9092]\ndefaults: {partitions: 3, replication_factor: 3}\n"
+        "---\nkind: Cluster\nname: dev\nbootstrap_servers: [k:9092]\ndefaults: {partitions: 1, replication_factor: 1}\n"
+    )
+    (tmp_path / "topics.yaml").write_text(
+        "kind: TopicTemplate\nname: logs\nexpected_bytes_per_day: 20GiB\n---\n"
+        "kind: Topic\nname: orders.v1\ntemplate: logs\noverrides:\n  dev: {expected_bytes_per_day: 1000}\n---\n"
+        "kind: Topic\nname: audit.v1\n---\nkind: Policy\nmax_disk_usage: 0.85\nclusters: [prod]\n"
+    )
+    manifests = load_manifests(tmp_path)
+    prod, dev = manifests.desired_state("prod"), manifests.desired_state("dev")
+    assert prod.topics["orders.v1"].expected_bytes_per_day == 20 * 2**30
+    assert dev.topics["orders.v1"].expected_bytes_per_day == 1000
+    assert prod.topics["audit.v1"].expected_bytes_per_day is None
+    assert prod.policy.max_disk_usage == 0.85 and dev.policy.max_disk_usage is None

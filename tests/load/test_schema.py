@@ -30,6 +30,9 @@ OAUTH_SECURITY = CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nsecurity: {protoco
 # (document, a part of the loader's message about it)
 CASES = [
     (TOPIC + "partitions: 0\n", "partitions must be at least 1, not 0"),
+    (TOPIC + "expected_bytes_per_day: -1\n", "expected_bytes_per_day: input should be greater than or equal to 0"),
+    (TOPIC + "expected_bytes_per_day: 2 days\n", "expected_bytes_per_day: '2 days' is not a size"),
+    (POLICY + "max_disk_usage: 0\n", "max_disk_usage must be in (0, 1]"),
     (TOPIC + "partitions: -2\n", "partitions must be at least 1, not -2"),
     (TOPIC + "partitions: 3000000000\n", "partitions 3000000000 is above Kafka's limit of 2,147,483,647"),
     (TOPIC + "partitions: 3.5\n", "partitions: input should be a valid integer"),

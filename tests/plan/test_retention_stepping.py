@@ -14,6 +14,7 @@ from reconciler.models.plan import AlterConfigs, Plan, RetentionCut, RetentionSt
 from reconciler.plan import retention
 from reconciler.plan.planner import plan
 from reconciler.plan.read_scope import estimate_scope
+from reconciler.plan.retention import INGEST_WINDOW_MS
 from reconciler.render import render_plan
 from reconciler.units import epoch_ms
 from tests.factories import desired, have, observed, partition, want
@@ -263,9 +264,10 @@ def test_a_second_read_is_asked_only_for_a_step_whose_lookup_is_missing():
     assert estimate_scope(wants, _observed(have("a", partitions=1, set_on_topic={"retention.ms": str(DAY)}))) is None
 
 
-def test_a_plan_reads_lookups_and_sizes_again_only_for_topics_whose_limits_lower():
+def test_a_plan_reads_lookups_and_sizes_again_only_for_topics_whose_limits_move():
     """A plan's first read asks for no retention lookups or sizes: the configs it returns tell
-    which topics lower a time or size limit (or turn one on), and only those are read again."""
+    which topics lower a time or size limit (or turn one on), or raise one (what they keep more of
+    grows at the ingest rate: docs/capacity.md), and only those are read again."""
     names = ("lowered", "same", "bytes", "segments", "removed", "back", "raised")
     wants = desired(
         want("lowered", partitions=1, configs={"retention.ms": str(DAY)}),
@@ -283,11 +285,13 @@ def test_a_plan_reads_lookups_and_sizes_again_only_for_topics_whose_limits_lower
         )
     )
     scope = estimate_scope(wants, seen)
-    # Raising a limit, or removing an override equal to what is inherited, deletes nothing.
-    assert scope is not None and scope.topics == {"lowered", "bytes", "removed"}
+    # Removing an override equal to what is inherited changes nothing; raising a limit is read
+    # again for the last day's records (the ingest window), not for a retention lookup.
+    assert scope is not None and scope.topics == {"lowered", "bytes", "removed", "raised"}
     assert scope.size_topics == scope.topics and scope.list_all is False
     assert scope.timestamps == {
         "lowered": (NOW_MS - DAY,),
+        "raised": (NOW_MS - INGEST_WINDOW_MS,),
         "removed": (NOW_MS - 7 * DAY,),
     }  # Kafka's default, once the 30d override goes
     # A value written differently is compared as the brokers take it: nothing changes.

@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from ..views import PartitionImage, TopicImage
 
 LOG_DIR = "/tmp/kafka-logs"
-LOG_DIR_TOTAL_BYTES = 1 << 40
 
 API_VERSIONS, METADATA, FIND_COORDINATOR, DESCRIBE_LOG_DIRS, DESCRIBE_CLUSTER = 18, 3, 10, 35, 60
 
@@ -31,7 +30,7 @@ def api_versions_response(settings: ClusterSettings, version: int) -> ApiMessage
     response = protocol.new_response(API_VERSIONS, version, error_code=errors.NONE, throttle_time_ms=0)
     response.api_keys = [
         response.ApiVersion(api_key=key, min_version=low, max_version=high)
-        for key, (low, high) in protocol.advertised_versions(settings.api_keys).items()
+        for key, (low, high) in protocol.advertised_versions(settings.api_keys, settings.max_versions).items()
     ]
     return response
 
@@ -228,6 +227,11 @@ def describe_log_dirs(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
         response.error_code, response.results = errors.CLUSTER_AUTHORIZATION_FAILED, []
         return response
     R = response.DescribeLogDirsResult
+    if me in state.offline_log_dirs:
+        # ReplicaManager.describeLogDirs lists an offline directory with KAFKA_STORAGE_ERROR, no
+        # topics, and TotalBytes/UsableBytes left at their default -1.
+        response.results = [R(error_code=errors.KAFKA_STORAGE_ERROR, log_dir=LOG_DIR, topics=[], total_bytes=-1, usable_bytes=-1)]
+        return response
     T = R.DescribeLogDirsTopic
     P = T.DescribeLogDirsPartition
     wanted: dict[str, set[int] | None]
@@ -235,28 +239,28 @@ def describe_log_dirs(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
         wanted = {t.name: None for t in state.views.topics(state, me)}
     else:
         wanted = {t.topic: set(t.partitions) for t in request.topics}
-    topics, used = [], 0
+    topics = []
     for name, indexes in wanted.items():
         topic = state.visible_topic(name, me)
         if topic is None:
             continue
-        partitions = []
-        for p in topic.partitions:
-            if me in p.replicas and (indexes is None or p.index in indexes):
-                # This replica's own segments; a replica a reassignment is adding reports what it
-                # has copied so far (it is a new replica, not a future log: is_future_key false).
-                size = int(p.copied[me]) if me in p.copied else p.log.size_bytes(me)
-                used += size
-                partitions.append(P(partition_index=p.index, partition_size=size, offset_lag=0, is_future_key=False))
+        partitions = [
+            P(partition_index=p.index, partition_size=p.replica_bytes(me), offset_lag=0, is_future_key=False)
+            for p in topic.partitions
+            if me in p.replicas and (indexes is None or p.index in indexes)
+        ]
         if partitions:
             topics.append(T(name=name, partitions=partitions))
+    # Versions 4+ carry the figures (KIP-827): the whole filesystem, and what is free on it (every
+    # replica of the broker, not only those asked about); older versions leave the fields out.
+    total = state.log_dir_bytes[me]
     response.results = [
         R(
             error_code=errors.NONE,
             log_dir=LOG_DIR,
             topics=topics,
-            total_bytes=LOG_DIR_TOTAL_BYTES,
-            usable_bytes=LOG_DIR_TOTAL_BYTES - used,
+            total_bytes=total,
+            usable_bytes=max(0, total - state.log_dir_used_bytes(me)),
         )
     ]
     return response
