@@ -158,7 +158,8 @@ def run_local(
 ) -> DriftReport:
     """The local engine: one cluster at a time, so memory holds one cluster's snapshots. Parquet
     snapshots are read as columns, and most topics planned once per shape
-    (`reconciler.drift.quiet`); a cluster that pass cannot take on is read and planned whole."""
+    (`reconciler.drift.quiet`); a cluster whose snapshots that pass cannot prove good is read and
+    planned whole."""
     from reconciler.files.fleet import discover_fleet
 
     fleet_files = discover_fleet(fleet)
@@ -202,8 +203,6 @@ def _columnar_cluster(
     if before is not None and earlier is not None:
         _check_cluster(before, earlier.state, cluster)
     topics = columnar_topics(desired, now, earlier, options)
-    if topics is None:
-        return None
     return assemble_cluster(now.state, earlier.state if earlier is not None else None, topics)
 
 
