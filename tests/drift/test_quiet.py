@@ -20,6 +20,7 @@ from reconciler.models.desired import DesiredState, Policy
 from reconciler.models.observed import ObservedConfig, ObservedState
 from reconciler.models.plan import CreateTopic, ReassignReplicas
 from reconciler.plan.planner import PlanOptions, plan
+from tests.drift.moving import replicas_moving
 
 pytest.importorskip("pyarrow")
 pytest.importorskip("numpy")
@@ -77,23 +78,6 @@ def test_the_pass_equals_the_full_path_on_the_benchmark_fleets(fleet):
         assert _shared(desired[cluster], runs) > _topics(runs) // 2
 
 
-def _moving(desired: DesiredState, drain: list[int]) -> DesiredState:
-    """`desired` draining `drain`, with replication factors changed (down to 2 and up to 4) and
-    replicas pinned (as they are, and elsewhere) on some topics."""
-    topics = {}
-    for i, (name, t) in enumerate(sorted(desired.topics.items())):
-        if i % 23 == 5:
-            t = t.model_copy(update={"replication_factor": 2})
-        elif i % 23 == 11:
-            t = t.model_copy(update={"replication_factor": 4})
-        elif i % 23 == 17:
-            t = t.model_copy(update={"replica_assignment": {0: [4, 2, 1]}})
-        elif i % 23 == 19:
-            t = t.model_copy(update={"replica_assignment": {0: [1, 2, 3]}})
-        topics[name] = t
-    return desired.model_copy(update={"topics": topics, "cluster": desired.cluster.model_copy(update={"drain_brokers": drain})})
-
-
 @pytest.mark.parametrize("drain", [[], [4], [3]])
 def test_the_pass_equals_the_full_path_where_replicas_move(fleet, drain):
     """Drained brokers (4: a few topics' replicas; 3: every topic's), replication factors changed
@@ -101,7 +85,7 @@ def test_the_pass_equals_the_full_path_where_replicas_move(fleet, drain):
     plan (which weighs every topic's replicas), and the quiet topics keep their shapes."""
     root, desired = fleet
     for cluster, runs in discover_fleet(root).items():
-        want = _moving(desired[cluster], drain)
+        want = replicas_moving(desired[cluster], drain)
         for before in (runs[-2].path, None):
             _, full = _compare(want, runs[-1].path, before)
             changes = [c.summary for t in full for c in t.changes if c.kind.value == "reassign_replicas"]
@@ -117,7 +101,7 @@ def test_the_pass_equals_the_full_path_where_replicas_move(fleet, drain):
         whole = plan(want, load_snapshot(runs[-1].path))
         placed = (ReassignReplicas, CreateTopic)
         assert [a for a in part.actions if isinstance(a, placed)] == [a for a in whole.actions if isinstance(a, placed)]
-    drained = {c: _moving(d, drain) for c, d in desired.items()}
+    drained = {c: replicas_moving(d, drain) for c, d in desired.items()}
     report = run_local(root, drained.__getitem__, generated_at=WHEN)
     assert all(bool(c.counts.on_drained_brokers) == bool(drain) for c in report.clusters)
 
