@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 from reconciler.errors import noun
 from reconciler.models.desired import DesiredState, DesiredTopic, SourceRef
-from reconciler.models.observed import ConfigSource, ObservedState, ObservedTopic
+from reconciler.models.observed import Broker, ConfigSource, ObservedState, ObservedTopic
 from reconciler.models.plan import (
     ActionKind,
     ConfigChange,
@@ -47,7 +47,7 @@ from reconciler.models.plan import (
     Severity,
     TopicPreconditions,
 )
-from reconciler.plan.placement import BrokerInfo, Placement, PlacementError
+from reconciler.plan.placement import BrokerInfo, Placement, PlacementError, rack_aware
 
 MIN_INSYNC = "min.insync.replicas"
 _INHERITED = (
@@ -339,10 +339,10 @@ class ReplicaPlanner:
         place it (nothing constrains it, or the observation lists no brokers). Raises PlacementError."""
         if not self._alive:
             return {}
-        placement = self._placement_state()
-        if not (want.replica_assignment or self._drain or placement.rack_aware):
+        # Asked before the placement is built: that weighs every topic's replicas, and most new topics need none of it.
+        if not (want.replica_assignment or self._drain or rack_aware(map(_broker_info, self._observed.brokers), self._drain)):
             return {}
-        return placement.place_new(want.name, want.partitions, want.replication_factor, want.replica_assignment)
+        return self._placement_state().place_new(want.name, want.partitions, want.replication_factor, want.replica_assignment)
 
     # -- the cluster ---------------------------------------------------------------------------
 
@@ -360,7 +360,7 @@ class ReplicaPlanner:
         if self._placement is None:
             observed = self._observed
             down = sorted({b for replicas in self._all_replicas() for b in replicas} - set(self._alive))
-            brokers = [BrokerInfo(node_id=b.node_id, rack=b.rack) for b in observed.brokers]
+            brokers = [_broker_info(b) for b in observed.brokers]
             brokers += [BrokerInfo(node_id=b, rack=None, alive=False) for b in down]
             current: dict[str, Mapping[int, Sequence[int]]] = {
                 name: {p.partition: observed.target_replicas(name, p.partition) for p in topic.partitions}
@@ -369,6 +369,11 @@ class ReplicaPlanner:
             current.update(self._other_topics())
             self._placement = Placement(brokers, current, self._drain)
         return self._placement
+
+
+def _broker_info(broker: Broker) -> BrokerInfo:
+    """A broker Metadata lists, as the placement knows it (alive)."""
+    return BrokerInfo(node_id=broker.node_id, rack=broker.rack)
 
 
 class _Found:
