@@ -1,13 +1,17 @@
 """Fleet drift benchmark: synthetic fleets, local vs Spark engine, wall time and peak memory.
 
     python benchmarks/drift_fleet.py --clusters 10 50 --partitions 100000 [--engines local spark] [--check COMMIT]
+        [--drain-brokers ID ...]
 
 Each fleet is written once under --workdir (two runs per cluster, so data-loss checks run too),
 then each engine runs in its own child process (`--run ENGINE FLEET`) so that its peak memory
 (ru_maxrss of that process plus, for Spark, its JVM and Python workers) is measured alone.
 `--check COMMIT` proves the reports unchanged: the local engine runs again with that commit's
 `reconciler` package (`git archive`) and the two reports (their JSON, every field) must be equal
-byte for byte; both are generated "at" the same fixed instant.
+byte for byte; both are generated "at" the same fixed instant. `--drain-brokers` runs against
+manifests that drain those brokers (the fleet is the same): its clusters have brokers 1-4, every
+partition a replica on 1, 2 and 3 but for one topic in 20, whose third replicas are on 4, so
+draining 4 moves 5% of the topics and draining 3 all of them.
 Not a test: figures depend on the machine. The generator is also used by tests/drift.
 """
 
@@ -29,6 +33,8 @@ from reconciler.models.desired import ClusterSpec, DesiredState, DesiredTopic, K
 RUN_AT = datetime(2026, 11, 20, 9, 0, tzinfo=timezone.utc)
 GENERATED_AT = RUN_AT + timedelta(days=1)  # the reports' own time, fixed so that two runs compare
 TOPIC_SIZES = (3, 6, 12, 24)  # partitions per topic, cycled: ~11 on average
+BROKERS = (1, 2, 3, 4)
+ON_BROKER_4 = 20  # one topic in this many has its third replicas on broker 4
 
 
 def _topic_names(cluster: str, partitions: int) -> list[tuple[str, int]]:
@@ -96,6 +102,8 @@ def synthetic_rows(cluster: str, partitions: int, run: int, seed: int = 7) -> li
             hw = 10_000 + (i * 31 + p * 7) % 5000 + run * 1000
             size = hw * 180
             part = _partition(p, 0, hw, 1 + (p % 3), size)
+            if i % ON_BROKER_4 == ON_BROKER_4 - 1:
+                part["replicas"][2] = part["isr"][2] = 4
             r = rnd.random()
             if r < 0.002:
                 part["isr"] = part["replicas"][:2]
@@ -166,7 +174,7 @@ def write_run(directory: Path, cluster: str, rows: list[dict]) -> None:
         "cluster_id": f"id-{cluster}",
         "controller_id": 1,
         "taken_at": rows[0]["run"].isoformat(),
-        "brokers": [],
+        "brokers": [{"node_id": b, "host": f"{cluster}-{b}", "port": 9092, "rack": None} for b in BROKERS],
         "group_offsets": {},
     }
     schema = arrow_schema().with_metadata({METADATA_KEY: json.dumps(header).encode()})
@@ -175,9 +183,14 @@ def write_run(directory: Path, cluster: str, rows: list[dict]) -> None:
     pq.write_table(pa.Table.from_pylist(rows, schema=schema), path, compression="zstd")
 
 
-def _desired_from(directory: Path):
+def _desired_from(directory: Path, drain: tuple[int, ...]):
     data = json.loads((directory / "desired.json").read_text())
     states = {k: DesiredState.model_validate(v) for k, v in data.items()}
+    if drain:
+        states = {
+            k: v.model_copy(update={"cluster": v.cluster.model_copy(update={"drain_brokers": list(drain)})})
+            for k, v in states.items()
+        }
     return states.__getitem__
 
 
@@ -197,7 +210,7 @@ def _tree_rss_kib(pid: int) -> int:
     return total
 
 
-def _child(engine: str, fleet: str, master: str | None, report: str | None = None) -> None:
+def _child(engine: str, fleet: str, master: str | None, report: str | None = None, drain: tuple[int, ...] = ()) -> None:
     import gc
     import threading
 
@@ -216,7 +229,7 @@ def _child(engine: str, fleet: str, master: str | None, report: str | None = Non
     start, cpu_start = time.perf_counter(), time.process_time()
     result = run_fleet(
         Path(fleet) / "snapshots",
-        _desired_from(Path(fleet)),
+        _desired_from(Path(fleet), drain),
         engine=engine,
         master=master,
         tables=Path(fleet) / f"tables-{engine}",
@@ -251,11 +264,12 @@ def main() -> None:
     parser.add_argument("--master", default=None, help="Spark master (default local[*])")
     parser.add_argument("--workdir", default="/tmp/drift-bench")
     parser.add_argument("--check", metavar="COMMIT", help="require the local engine's reports to equal COMMIT's")
+    parser.add_argument("--drain-brokers", type=int, nargs="*", default=[], metavar="ID", help="manifests drain these brokers")
     parser.add_argument("--run", nargs=2, metavar=("ENGINE", "FLEET"), help=argparse.SUPPRESS)
     parser.add_argument("--report", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.run:
-        _child(args.run[0], args.run[1], args.master, args.report)
+        _child(args.run[0], args.run[1], args.master, args.report, tuple(args.drain_brokers))
         return
     results = []
     for n in args.clusters:
@@ -269,7 +283,8 @@ def main() -> None:
                 file=sys.stderr,
             )
         for engine in args.engines:
-            cmd = [sys.executable, __file__, "--run", engine, str(fleet)] + (["--master", args.master] if args.master else [])
+            cmd = [sys.executable, __file__, "--run", engine, str(fleet), "--drain-brokers", *map(str, args.drain_brokers)]
+            cmd += ["--master", args.master] if args.master else []
             out = subprocess.run(cmd, check=False, capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
             line = [x for x in out.stdout.splitlines() if x.startswith("{")]
             if out.returncode or not line:
@@ -277,7 +292,7 @@ def main() -> None:
                 raise SystemExit(f"{engine} failed on {fleet}")
             row = {"clusters": n, "partitions": n * args.partitions, **json.loads(line[-1])}
             if args.check and engine == "local":
-                row["check"] = _check(args.check, fleet)
+                row["check"] = _check(args.check, fleet, args.drain_brokers)
             results.append(row)
             print(json.dumps(row), flush=True)
     print(
@@ -297,7 +312,7 @@ def main() -> None:
         raise SystemExit(1)
 
 
-def _check(commit: str, fleet: Path) -> str:
+def _check(commit: str, fleet: Path, drain: list[int]) -> str:
     """The local engine's report on `fleet` by this package and by `commit`'s: "identical" or not."""
     import tempfile
 
@@ -312,7 +327,8 @@ def _check(commit: str, fleet: Path) -> str:
             if package is not None:
                 env["PYTHONPATH"] = str(package)
             subprocess.run(
-                [sys.executable, __file__, "--run", "local", str(fleet), "--report", str(report)],
+                [sys.executable, __file__, "--run", "local", str(fleet), "--report", str(report), "--drain-brokers"]
+                + [str(b) for b in drain],
                 check=True,
                 capture_output=True,
                 env=env,

@@ -159,7 +159,8 @@ def run_local(
 ) -> DriftReport:
     """The local engine: one cluster at a time, so memory holds one cluster's snapshots. Parquet
     snapshots are read as columns, and most topics planned once per shape
-    (`reconciler.drift.quiet`); a cluster that pass cannot take on is read and planned whole."""
+    (`reconciler.drift.quiet`); a cluster whose snapshots that pass cannot prove good is read and
+    planned whole."""
     from reconciler.files.fleet import discover_fleet
 
     fleet_files = discover_fleet(fleet)
@@ -203,8 +204,6 @@ def _columnar_cluster(
     if before is not None and earlier is not None:
         _check_cluster(before, earlier.state, cluster)
     topics = columnar_topics(desired, now, earlier, options)
-    if topics is None:
-        return None
     # The disk findings read only the topics that may have no limit (models built for those alone).
     unbounded = now.topics([i for i, c in enumerate(now.configs) if maybe_unbounded({k: v for k, v, *_ in c})])
     then = None

@@ -18,10 +18,13 @@ is read), nothing on partitions. A shape whose findings are not name-free has al
 planned in full.
 
 Every topic that is not quiet is planned in full, as are the topics that decide what a topic
-inherits (`retention.inherited_values` reads the first topics, by name, holding each setting with
-each config source: those are planned in any case, so the planner sees the same inherited values).
-A cluster where any declared topic's replicas must move is planned whole (the placement weighs
-every topic's replicas), as is one whose snapshots cannot be proven good as columns.
+inherits (the planner reads the first topics, by name, holding each key of
+`planner.READ_OFF_OTHER_TOPICS` with each config source: those are planned in any case, so the
+planner sees the same inherited values). A topic whose replicas must move (a drained broker, another
+replication factor, pinned replicas) is not quiet; the placement weighs every topic's replicas, so
+each plan here is given the replicas of the topics it leaves out (`plan`'s `elsewhere`) and places
+the moving topics, in name order, as the whole cluster's plan does. A cluster whose snapshots
+cannot be proven good as columns is read and planned whole (`engine.run_local`).
 
 tests/drift/test_quiet.py checks the pass against the full path, topic by topic, on the
 benchmark's fleets and on hand-made clusters with every kind of finding.
@@ -39,20 +42,15 @@ from reconciler.models.desired import DesiredState, DesiredTopic, TopicState
 from reconciler.models.observed import ObservedState, ObservedTopic
 from reconciler.models.plan import AlterConfigs, Plan
 from reconciler.models.trusted import trusted
-from reconciler.plan.planner import PlanOptions, plan, unmanaged_topics
+from reconciler.plan.planner import READ_OFF_OTHER_TOPICS, PlanOptions, plan, unmanaged_topics
 from reconciler.plan.policy import is_protected
-from reconciler.plan.retention import SETTINGS_KEYS
 
 
 def columnar_topics(
     desired: DesiredState, now: SnapshotColumns, earlier: SnapshotColumns | None, options: PlanOptions = PlanOptions()
-) -> list[TopicDrift] | None:
-    """Every topic's findings (as `compute.cluster_topics` gives them on the whole cluster), or
-    None when the cluster must be planned whole."""
-    found = _quiet(desired, now, earlier)
-    if found is None:
-        return None
-    shapes, full = found
+) -> list[TopicDrift]:
+    """Every topic's findings, as `compute.cluster_topics` gives them on the whole cluster."""
+    shapes, full = _quiet(desired, now, earlier)
     full |= _inheritance_witnesses(now)
     representatives = {}
     for key, rows in shapes.items():
@@ -108,8 +106,19 @@ def _planned(
         if every:
             wanted += [i for i, n in enumerate(earlier.names) if n not in read]
         before = earlier.with_topics(earlier.topics(wanted))
-    cluster_plan = plan(restricted, observed, options)
+    cluster_plan = plan(restricted, observed, options, elsewhere=lambda: _replicas(now, rows))
     return cluster_topics(restricted, observed, cluster_plan, before), cluster_plan, topics
+
+
+def _replicas(now: SnapshotColumns, planned: set[int]) -> dict[str, dict[int, list[int]]]:
+    """The current replicas of `now`'s topics but those in the rows `planned` (a partition's id is
+    its index: the snapshot rules hold)."""
+    replicas, at, starts = now.replicas.tolist(), now.replica_starts.tolist(), now.starts.tolist()
+    return {
+        name: {p - starts[row]: replicas[at[p] : at[p + 1]] for p in range(starts[row], starts[row + 1])}
+        for row, name in enumerate(now.names)
+        if row not in planned
+    }
 
 
 def _name_free(template: TopicDrift, first_plan: Plan, topic: str) -> bool:
@@ -163,8 +172,8 @@ def _retitled(finding: _Finding, topic: str) -> _Finding:
 
 def _quiet(
     desired: DesiredState, now: SnapshotColumns, earlier: SnapshotColumns | None
-) -> tuple[dict[tuple, list[int]], set[int]] | None:
-    """Quiet topics by shape, and the rows of the others; None: the cluster is planned whole."""
+) -> tuple[dict[tuple, list[int]], set[int]]:
+    """Quiet topics by shape, and the rows of the others."""
     import numpy as np
 
     names = now.names
@@ -174,13 +183,6 @@ def _quiet(
     owner = np.repeat(np.arange(len(names), dtype=np.int64), counts)
     factor_ok = _per_topic(now.replica_count == factor[owner], now.starts)
     drained_any = _per_topic(_drained(now, desired.cluster.drain_brokers), now.starts, every=False)
-    present = [w is not None and w.state is TopicState.PRESENT for w in wants]
-    # The placement weighs every topic's replicas: a cluster where one must move is planned whole.
-    if any(
-        w is not None and p and (w.replica_assignment or not ok or drained)
-        for w, p, ok, drained in zip(wants, present, factor_ok, drained_any, strict=True)
-    ):
-        return None
     first = np.full(now.leader.size, -2, dtype=np.int64)  # each partition's preferred leader (-2: no replicas)
     has = now.replica_count > 0
     first[has] = now.replicas[now.replica_starts[:-1][has]]
@@ -194,7 +196,16 @@ def _quiet(
         if (
             not healthy_topic[i]
             or drained_any[i]
-            or (want is not None and (not present[i] or want.truncate or counts[i] != want.partitions))
+            or (
+                want is not None
+                and (
+                    want.state is not TopicState.PRESENT
+                    or want.truncate
+                    or want.replica_assignment
+                    or counts[i] != want.partitions
+                    or not factor_ok[i]
+                )
+            )
         ):
             full.add(i)
             continue
@@ -288,10 +299,10 @@ def _unchanged(now: SnapshotColumns, earlier: SnapshotColumns) -> tuple[list[boo
 
 
 def _inheritance_witnesses(now: SnapshotColumns) -> set[int]:
-    """The rows holding, for each setting, config source and null-ness, the first topic by name
-    with it: among them is every topic `retention.inherited_values` could read a value from."""
+    """The rows holding, for each key the planner reads off other topics, config source and
+    null-ness, the first topic by name with it: among them is every topic it could read a value from."""
     first: dict[tuple, tuple[str, int]] = {}
-    keys = set(SETTINGS_KEYS)
+    keys = set(READ_OFF_OTHER_TOPICS)
     for row, (name, configs) in enumerate(zip(now.names, now.configs)):
         for key, value, source, _sensitive, _read_only in configs:
             if key in keys:

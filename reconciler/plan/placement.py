@@ -53,6 +53,13 @@ def _unique(replicas: Sequence[int]) -> list[int]:
     return list(dict.fromkeys(replicas))
 
 
+def rack_aware(brokers: Iterable[BrokerInfo], drain: Iterable[int]) -> bool:
+    """Whether racks decide where replicas go: every eligible broker (alive, not drained) has one."""
+    drained = frozenset(drain)
+    eligible = [b for b in brokers if b.alive and b.node_id not in drained]
+    return bool(eligible) and all(b.rack is not None for b in eligible)
+
+
 class Placement:
     """Cluster-wide placement state: current replica and preferred-leader counts per broker (all topics),
     updated as topics are placed, so several topics planned in one plan share the balance."""
@@ -73,7 +80,7 @@ class Placement:
         self._alive = frozenset(n for n, b in self._brokers.items() if b.alive)
         self._eligible = tuple(n for n in self._brokers if n in self._alive and n not in self._drain)
         rackless = [n for n in self._eligible if self._brokers[n].rack is None]
-        self.rack_aware = bool(self._eligible) and not rackless
+        self.rack_aware = rack_aware(self._brokers.values(), self._drain)
         notes = []
         if rackless and len(rackless) < len(self._eligible):
             racked = [n for n in self._eligible if n not in rackless]

@@ -73,7 +73,7 @@ from reconciler.models.plan import (
 from reconciler.plan import capacity, retention, rights
 from reconciler.plan.placement import PlacementError
 from reconciler.plan.policy import destructive_excess, is_protected
-from reconciler.plan.replication import ReplicaPlanner
+from reconciler.plan.replication import MIN_INSYNC, Elsewhere, ReplicaPlanner
 from reconciler.units import epoch_ms
 
 
@@ -116,7 +116,18 @@ class _TopicPlan:
         )
 
 
-def plan(desired: DesiredState, observed: ObservedState, options: PlanOptions = PlanOptions()) -> Plan:
+# The config keys a topic's plan reads off the cluster's other topics: what a topic inherits once
+# its override goes (`retention.inherited_values`, and min.insync.replicas under a factor change).
+READ_OFF_OTHER_TOPICS = (*retention.SETTINGS_KEYS, MIN_INSYNC)
+
+
+def plan(
+    desired: DesiredState, observed: ObservedState, options: PlanOptions = PlanOptions(), elsewhere: Elsewhere | None = None
+) -> Plan:
+    """The plan of `desired` against `observed`. `elsewhere`: when `observed` holds part of the
+    cluster, the current replicas of the topics it leaves out, which the placement weighs
+    (`replication.Elsewhere`); the topics left out must not be in `desired`, and the first topics by
+    name with each key of READ_OFF_OTHER_TOPICS and config source must be in `observed`."""
     actions: list[Action] = []
     diagnostics: list[Diagnostic] = []
     taken = observed.taken_at
@@ -125,7 +136,7 @@ def plan(desired: DesiredState, observed: ObservedState, options: PlanOptions = 
         observed,
         retention.inherited_values(observed),
         epoch_ms(taken) if taken is not None else None,
-        ReplicaPlanner(desired, observed),
+        ReplicaPlanner(desired, observed, elsewhere),
     )
     hidden = set(observed.hidden_topics)
     for name in sorted(desired.topics):

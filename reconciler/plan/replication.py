@@ -5,7 +5,9 @@ A topic gets one `ReassignReplicas` with only the partitions whose replicas chan
 replication factor differs from the manifest's, a pinned `replica_assignment` differs from what
 the cluster has, or a replica sits on a broker the cluster declares in `drain_brokers`. Where the
 replicas go is `reconciler.plan.placement`'s: one `Placement` per plan, holding the load of every topic
-in the observation, so the topics (planned in name order) share the balance.
+in the observation, so the topics (planned in name order) share the balance. A plan of part of a
+cluster (the local drift engine's) is given the current replicas of the topics it leaves out
+(`Elsewhere`), so that it places and checks as the whole cluster's plan does.
 
 Decisions worth knowing:
 - Alive brokers are the ones Metadata lists (Kafka lists only registered, unfenced brokers); a
@@ -29,12 +31,12 @@ Decisions worth knowing:
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from reconciler.errors import noun
 from reconciler.models.desired import DesiredState, DesiredTopic, SourceRef
-from reconciler.models.observed import ConfigSource, ObservedState, ObservedTopic
+from reconciler.models.observed import Broker, ConfigSource, ObservedState, ObservedTopic
 from reconciler.models.plan import (
     ActionKind,
     ConfigChange,
@@ -45,7 +47,7 @@ from reconciler.models.plan import (
     Severity,
     TopicPreconditions,
 )
-from reconciler.plan.placement import BrokerInfo, Placement, PlacementError
+from reconciler.plan.placement import BrokerInfo, Placement, PlacementError, rack_aware
 
 MIN_INSYNC = "min.insync.replicas"
 _INHERITED = (
@@ -66,6 +68,10 @@ class ReplicaPlan:
 
 _REPLICAS = operator.attrgetter("replicas")
 
+# The current replicas (topic -> partition -> brokers) of the cluster's topics that the observation
+# planned leaves out, asked for only when replicas are placed or pins checked.
+Elsewhere = Callable[[], Mapping[str, Mapping[int, Sequence[int]]]]
+
 
 def _brokers(ids: Sequence[int]) -> str:
     return ", ".join(map(str, ids))
@@ -76,10 +82,13 @@ def _listed(replicas: Sequence[int]) -> str:
 
 
 class ReplicaPlanner:
-    """One per plan. The placement (every topic's load) is built on the first topic that needs it."""
+    """One per plan. The placement (every topic's load) is built on the first topic that needs it.
+    `elsewhere`: the replicas of the cluster's topics `observed` leaves out (see `Elsewhere`)."""
 
-    def __init__(self, desired: DesiredState, observed: ObservedState):
+    def __init__(self, desired: DesiredState, observed: ObservedState, elsewhere: Elsewhere | None = None):
         self._desired, self._observed = desired, observed
+        self._elsewhere = elsewhere
+        self._others: Mapping[str, Mapping[int, Sequence[int]]] | None = None
         self._drain = frozenset(desired.cluster.drain_brokers)
         self._alive = {b.node_id: b for b in observed.brokers}
         self._placement: Placement | None = None
@@ -330,28 +339,41 @@ class ReplicaPlanner:
         place it (nothing constrains it, or the observation lists no brokers). Raises PlacementError."""
         if not self._alive:
             return {}
-        placement = self._placement_state()
-        if not (want.replica_assignment or self._drain or placement.rack_aware):
+        # Asked before the placement is built: that weighs every topic's replicas, and most new topics need none of it.
+        if not (want.replica_assignment or self._drain or rack_aware(map(_broker_info, self._observed.brokers), self._drain)):
             return {}
-        return placement.place_new(want.name, want.partitions, want.replication_factor, want.replica_assignment)
+        return self._placement_state().place_new(want.name, want.partitions, want.replication_factor, want.replica_assignment)
 
     # -- the cluster ---------------------------------------------------------------------------
 
-    def _all_replicas(self) -> list[list[int]]:
-        return [p.replicas for t in self._observed.topics.values() for p in t.partitions]
+    def _all_replicas(self) -> list[Sequence[int]]:
+        return [p.replicas for t in self._observed.topics.values() for p in t.partitions] + [
+            replicas for parts in self._other_topics().values() for replicas in parts.values()
+        ]
+
+    def _other_topics(self) -> Mapping[str, Mapping[int, Sequence[int]]]:
+        if self._others is None:
+            self._others = self._elsewhere() if self._elsewhere is not None else {}
+        return self._others
 
     def _placement_state(self) -> Placement:
         if self._placement is None:
             observed = self._observed
             down = sorted({b for replicas in self._all_replicas() for b in replicas} - set(self._alive))
-            brokers = [BrokerInfo(node_id=b.node_id, rack=b.rack) for b in observed.brokers]
+            brokers = [_broker_info(b) for b in observed.brokers]
             brokers += [BrokerInfo(node_id=b, rack=None, alive=False) for b in down]
-            current = {
+            current: dict[str, Mapping[int, Sequence[int]]] = {
                 name: {p.partition: observed.target_replicas(name, p.partition) for p in topic.partitions}
                 for name, topic in observed.topics.items()
             }
+            current.update(self._other_topics())
             self._placement = Placement(brokers, current, self._drain)
         return self._placement
+
+
+def _broker_info(broker: Broker) -> BrokerInfo:
+    """A broker Metadata lists, as the placement knows it (alive)."""
+    return BrokerInfo(node_id=broker.node_id, rack=broker.rack)
 
 
 class _Found:

@@ -16,6 +16,7 @@ from reconciler.errors import ReconcilerError
 from reconciler.files.snapshot import load_snapshot
 from reconciler.models.desired import DesiredState
 from reconciler.plan.planner import PlanOptions
+from tests.drift.moving import replicas_moving
 
 WHEN = datetime(2026, 11, 21, 6, 0, tzinfo=timezone.utc)
 
@@ -47,6 +48,24 @@ def test_spark_and_local_engines_give_identical_reports_and_tables(spark, small_
         rows = read_table_rows(tmp_path / "local", table)
         assert rows and rows == read_table_rows(tmp_path / "spark", table)
     assert len(read_table_rows(tmp_path / "local", "drift_items")) == sum(c.items for c in counts)
+
+
+@pytest.mark.parametrize("drain", [[4], [3]])
+def test_both_engines_report_moving_replicas_alike(spark, small_fleet, tmp_path, drain):
+    """A drained broker (4: a few topics' replicas; 3: every topic's), replication factors changed
+    and replicas pinned: the local engine's columnar pass and Spark's per-topic plans agree."""
+    fleet, desired = small_fleet
+    moving = {c: replicas_moving(d, drain) for c, d in desired.items()}
+    local = engine.run_fleet(fleet, moving.__getitem__, engine="local", tables=tmp_path / "local", generated_at=WHEN)
+    remote = engine.run_fleet(fleet, moving.__getitem__, engine="spark", tables=tmp_path / "spark", generated_at=WHEN)
+    assert local.report.comparable() == remote.report.comparable()
+    counts = [c.counts for c in local.report.clusters]
+    assert all(c.on_drained_brokers for c in counts)
+    moves = [c for cluster in local.report.clusters for c in cluster.changes if c.kind.value == "reassign_replicas"]
+    assert len(moves) > 5 and any("replication factor 3 -> 2" in c.summary for c in moves)
+    assert any(d.code == "replication-factor-change" for c in local.report.clusters for d in c.diagnostics)
+    for table in ("drift_items", "pending_truncations"):
+        assert read_table_rows(tmp_path / "local", table) == read_table_rows(tmp_path / "spark", table)
 
 
 def test_spark_engine_plans_one_topic_per_row_inside_arrow_batches(spark, small_fleet):

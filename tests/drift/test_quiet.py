@@ -12,13 +12,15 @@ import pytest
 
 from reconciler.drift.compute import cluster_topics
 from reconciler.drift.engine import run_local
-from reconciler.drift.quiet import _quiet, columnar_topics
+from reconciler.drift.quiet import _planned, _quiet, columnar_topics
 from reconciler.files.fleet import discover_fleet, write_fleet_snapshot
 from reconciler.files.snapshot import load_snapshot, load_snapshot_columns
 from reconciler.manifests import load_manifests
 from reconciler.models.desired import DesiredState, Policy
 from reconciler.models.observed import ObservedConfig, ObservedState
+from reconciler.models.plan import CreateTopic, ReassignReplicas
 from reconciler.plan.planner import PlanOptions, plan
+from tests.drift.moving import replicas_moving
 
 pytest.importorskip("pyarrow")
 pytest.importorskip("numpy")
@@ -27,13 +29,11 @@ WHEN = datetime(2026, 11, 21, 6, 0, tzinfo=timezone.utc)
 
 
 def _compare(desired: DesiredState, latest: Path, before: Path | None, options: PlanOptions = PlanOptions()):
-    """The pass's topics and the full path's, by name; None when the pass plans the cluster whole."""
+    """The pass's topics and the full path's, by name."""
     now = load_snapshot_columns(latest)
     earlier = load_snapshot_columns(before) if before is not None else None
     assert now is not None and (before is None or earlier is not None)
     found = columnar_topics(desired, now, earlier, options)
-    if found is None:
-        return None
     observed = load_snapshot(latest)
     was = load_snapshot(before) if before is not None else None
     full = cluster_topics(desired, observed, plan(desired, observed, options), was)
@@ -72,26 +72,52 @@ def test_the_pass_equals_the_full_path_on_the_benchmark_fleets(fleet):
     for cluster, runs in discover_fleet(root).items():
         for want, options in _variants(desired[cluster]):
             for before in (runs[-2].path, None):
-                compared = _compare(want, runs[-1].path, before, options)
-                assert compared is not None
-                _, full = compared
+                _, full = _compare(want, runs[-1].path, before, options)
                 assert sum(t.empty for t in full) < len(full) and len(full) > 200
         # Most topics are reported from their shape's representative.
-        now, earlier = load_snapshot_columns(runs[-1].path), load_snapshot_columns(runs[-2].path)
-        assert now is not None and earlier is not None
-        found = _quiet(desired[cluster], now, earlier)
-        assert found is not None
-        shapes, _ = found
-        assert sum(len(rows) - 1 for rows in shapes.values()) > len(now.names) // 2
+        assert _shared(desired[cluster], runs) > _topics(runs) // 2
 
 
-def test_a_cluster_whose_replicas_must_move_is_planned_whole(fleet):
+@pytest.mark.parametrize("drain", [[], [4], [3]])
+def test_the_pass_equals_the_full_path_where_replicas_move(fleet, drain):
+    """Drained brokers (4: a few topics' replicas; 3: every topic's), replication factors changed
+    and replicas pinned: each moving topic is planned in full, placed as in the whole cluster's
+    plan (which weighs every topic's replicas), and the quiet topics keep their shapes."""
     root, desired = fleet
-    cluster, runs = next(iter(discover_fleet(root).items()))
-    drained = desired[cluster].model_copy(update={"cluster": desired[cluster].cluster.model_copy(update={"drain_brokers": [3]})})
-    assert _compare(drained, runs[-1].path, runs[-2].path) is None
-    report = run_local(root, {**desired, cluster: drained}.__getitem__, generated_at=WHEN)
-    assert report.clusters[0].counts.on_drained_brokers
+    for cluster, runs in discover_fleet(root).items():
+        want = replicas_moving(desired[cluster], drain)
+        for before in (runs[-2].path, None):
+            _, full = _compare(want, runs[-1].path, before)
+            changes = [c.summary for t in full for c in t.changes if c.kind.value == "reassign_replicas"]
+            assert len(changes) > 10 and any("copies" in c for c in changes)
+            assert not [d.message for t in full for d in t.diagnostics if "lists no brokers" in d.message]
+        if drain != [3]:
+            assert _shared(want, runs) > _topics(runs) // 2
+        # The findings show few of the placement's choices: the pass's plan must make them all alike.
+        now, earlier = load_snapshot_columns(runs[-1].path), load_snapshot_columns(runs[-2].path)
+        assert now is not None
+        _, rows = _quiet(want, now, earlier)
+        _, part, _ = _planned(want, now, earlier, rows, PlanOptions(), every=True)
+        whole = plan(want, load_snapshot(runs[-1].path))
+        placed = (ReassignReplicas, CreateTopic)
+        assert [a for a in part.actions if isinstance(a, placed)] == [a for a in whole.actions if isinstance(a, placed)]
+    drained = {c: replicas_moving(d, drain) for c, d in desired.items()}
+    report = run_local(root, drained.__getitem__, generated_at=WHEN)
+    assert all(bool(c.counts.on_drained_brokers) == bool(drain) for c in report.clusters)
+
+
+def _topics(runs) -> int:
+    now = load_snapshot_columns(runs[-1].path)
+    assert now is not None
+    return len(now.names)
+
+
+def _shared(desired: DesiredState, runs) -> int:
+    """How many topics the pass reports from their shape's representative."""
+    now, earlier = load_snapshot_columns(runs[-1].path), load_snapshot_columns(runs[-2].path)
+    assert now is not None and earlier is not None
+    shapes, _ = _quiet(desired, now, earlier)
+    return sum(len(rows) - 1 for rows in shapes.values())
 
 
 def _moved(state: ObservedState) -> ObservedState:

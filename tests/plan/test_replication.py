@@ -185,6 +185,31 @@ def test_placement_counts_every_topic_on_the_cluster_and_topics_share_the_balanc
     assert sorted(added) == [3, 3, 4, 4]  # never onto the loaded 1 and 2, spread over a and b together
 
 
+def test_a_plan_of_part_of_the_cluster_given_the_replicas_elsewhere_places_and_checks_as_the_whole_plan():
+    # `busy` loads brokers 3 and 4, and only it holds a replica on 7 (down: not in Metadata).
+    busy = topic("busy", [[3, 4, 7], [4, 3, 7], [3, 4, 7], [4, 3, 7]])
+    moving = [topic("a", [[1], [2]]), topic("b", [[1], [2]]), topic("c", [[1, 2], [2, 1]])]
+    manifests = desired(
+        want("a", partitions=2, replication_factor=2),
+        want("b", partitions=2, replication_factor=2),
+        want("c", partitions=2, replication_factor=2, replica_assignment={0: [1, 7]}),
+    )
+    whole = plan(
+        manifests.model_copy(update={"topics": {**manifests.topics, "busy": want("busy")}}),
+        cluster(busy, *moving, alive=(1, 2, 3, 4)),
+    )
+    part = cluster(*moving, alive=(1, 2, 3, 4))
+    given = plan(manifests, part, elsewhere=lambda: {"busy": {p.partition: p.replicas for p in busy.partitions}})
+    mine = {"a", "b", "c"}
+    assert [a for a in whole.actions if a.topic in mine] == given.actions
+    assert [d for d in whole.diagnostics if d.topic in mine] == given.diagnostics
+    assert "adds broker 7, which is down" in given.diagnostics[0].message
+    # Without them, the plan would place onto the brokers `busy` loads and call 7 unknown.
+    blind = plan(manifests, part)
+    assert blind.actions != given.actions
+    assert "broker 7, which is not in the cluster" in blind.diagnostics[0].message
+
+
 def test_the_plan_is_the_same_for_the_same_input():
     def once():
         return plan(
