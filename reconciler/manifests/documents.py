@@ -11,6 +11,7 @@ this, by the modules of reconciler.manifests.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from typing import Annotated, Any, Literal
 
@@ -112,20 +113,17 @@ def _ids_once(what: str) -> AfterValidator:
     return AfterValidator(check)
 
 
-def _wait_duration(text: str) -> str:
-    try:
-        parse_duration_ms(text)
-    except ValueError as e:
-        raise refusal(f"reassignment.wait: {e}") from None
-    return text
+def _parsed_by(parse: Callable[[str], object], setting: str) -> AfterValidator:
+    """The text, kept as written, when `parse` reads it; else `parse`'s reason, naming `setting`."""
 
+    def check(text: str) -> str:
+        try:
+            parse(text)
+        except ValueError as e:
+            raise refusal(f"{setting}: {e}") from None
+        return text
 
-def _byte_size(text: str) -> str:
-    try:
-        parse_bytes(text)
-    except ValueError as e:
-        raise refusal(f"expected_bytes_per_day: {e}") from None
-    return text
+    return AfterValidator(check)
 
 
 def _is_true(value: bool) -> bool:
@@ -243,7 +241,9 @@ ByteRate = Annotated[int, Field(ge=1, le=LONG_MAX)] | Annotated[str, Field(patte
 ByteSize = (
     Annotated[int, Field(ge=0, le=LONG_MAX)]
     | Annotated[
-        str, AfterValidator(_byte_size), Field(json_schema_extra={"pattern": r"^\s*[0-9]+\s*([bB]|[kKmMgGtT][iI]?[bB])?\s*$"})
+        str,
+        _parsed_by(parse_bytes, "expected_bytes_per_day"),
+        Field(json_schema_extra={"pattern": r"^\s*[0-9]+\s*([bB]|[kKmMgGtT][iI]?[bB])?\s*$"}),
     ]
 )
 _EXPECTED = (
@@ -253,7 +253,11 @@ _EXPECTED = (
 # Checked by parsing (the loader's message says what to write); the pattern is for the schema.
 WaitDuration = (
     Annotated[int, Field(ge=0, le=LONG_MAX)]
-    | Annotated[str, AfterValidator(_wait_duration), Field(json_schema_extra={"pattern": r"^\s*(?:[0-9]+(?:ms|s|m|h|d|w))+\s*$"})]
+    | Annotated[
+        str,
+        _parsed_by(parse_duration_ms, "reassignment.wait"),
+        Field(json_schema_extra={"pattern": r"^\s*(?:[0-9]+(?:ms|s|m|h|d|w))+\s*$"}),
+    ]
 )
 _ASSIGNMENT = (
     "Pinned replicas per partition ({partition: [broker, ...]}; the first broker is the preferred leader). "

@@ -24,11 +24,13 @@ HOUR = 3_600_000
 class Repo:
     """A manifest directory for cluster `lab` on the test cluster, driven through the CLI."""
 
-    def __init__(self, tmp_path: Path, cluster, topics_yaml: str):
+    def __init__(self, tmp_path: Path, cluster, topics_yaml: str, drain: list[int] | None = None, extra: str = ""):
         self.dir, self.cluster = tmp_path, cluster
         (tmp_path / "manifests").mkdir()
+        drained = f"drain_brokers: {drain}\n" if drain else ""
         (tmp_path / "manifests" / "cluster.yaml").write_text(
-            "kind: Cluster\nname: lab\nbootstrap_servers: [127.0.0.1:9]\ndefaults: {partitions: 2, replication_factor: 3}\n"
+            "kind: Cluster\nname: lab\nbootstrap_servers: [127.0.0.1:9]\n"
+            f"defaults: {{partitions: 2, replication_factor: 3}}\n{drained}{extra}"
         )
         (tmp_path / "manifests" / "topics.yaml").write_text(topics_yaml)
 

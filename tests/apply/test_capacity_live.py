@@ -10,7 +10,8 @@ from __future__ import annotations
 import time
 
 from reconciler.testing import TestCluster
-from tests.apply.test_capacity_helpers import GIB, Repo, observed_ms, used
+from tests.apply.test_apply_live import Repo
+from tests.apply.test_capacity_helpers import GIB, observed_ms, used
 
 HOUR = 3_600_000
 DAY = 24 * HOUR

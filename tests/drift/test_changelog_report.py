@@ -5,17 +5,16 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 
 from click.testing import CliRunner
 
 from reconciler.cli import main
-from reconciler.drift import engine
 from reconciler.drift.engine import drift_for_cluster, report_of
 from reconciler.drift.render import render_report
 from reconciler.drift.tables import read_table_rows, write_tables_local
 from reconciler.files.fleet import write_fleet_snapshot
 from reconciler.models.observed import ConfigSource, ObservedConfig, ObservedState, ObservedTopic
+from tests.drift.test_engines import both_engines
 from tests.factories import desired, have, observed, want
 
 WHEN = datetime(2026, 11, 21, 6, 0, tzinfo=timezone.utc)
@@ -208,13 +207,11 @@ def test_both_engines_give_the_same_change_log_for_a_fleet(spark, tmp_path):
         write_fleet_snapshot(now.model_copy(update={"cluster": "quiet", "taken_at": state.taken_at}), fleet)
     d = desired(want("orders", partitions=4, configs={"segment.ms": TAG}))
     states = {"test": d, "quiet": d.model_copy(update={"cluster": d.cluster.model_copy(update={"name": "quiet"})})}
-    local = engine.run_fleet(fleet, states.__getitem__, engine="local", tables=tmp_path / "l", generated_at=WHEN)
-    remote = engine.run_fleet(fleet, states.__getitem__, engine="spark", tables=tmp_path / "s", generated_at=WHEN)
-    assert local.report.comparable() == remote.report.comparable()
+    local = both_engines(fleet, states.__getitem__, tmp_path)
     quiet, test = local.report.clusters
     assert quiet.change_log == [] and quiet.since == WHEN - timedelta(days=1)
     assert [(e.topic, e.kind, e.partition if e.kind == "replicas" else e.key) for e in test.change_log] == _expected("new.topic")
-    rows = read_table_rows(tmp_path / "l", "changes")
-    assert len(rows) == 8 and rows == read_table_rows(tmp_path / "s", "changes")
+    rows = read_table_rows(tmp_path / "local", "changes")
+    assert len(rows) == 8 and rows == read_table_rows(tmp_path / "spark", "changes")
     assert SECRET not in json.dumps(rows, default=str)
-    assert (tmp_path / "l" / "drift_items").is_dir() and Path(tmp_path / "s" / "changes").is_dir()
+    assert (tmp_path / "local" / "drift_items").is_dir() and (tmp_path / "spark" / "changes").is_dir()

@@ -15,6 +15,7 @@ from reconciler.drift.tables import read_table_rows
 from reconciler.files.fleet import write_fleet_snapshot
 from reconciler.models.desired import Policy
 from reconciler.models.observed import LogDirCapacity
+from tests.drift.test_engines import both_engines
 from tests.factories import desired, have, observed, want
 
 WHEN = datetime(2026, 11, 21, 6, 0, tzinfo=timezone.utc)
@@ -54,13 +55,7 @@ def test_without_an_earlier_observation_growth_is_not_said():
 
 def test_both_engines_report_disk_findings_alike(spark, tmp_path):
     d = _fleet(tmp_path)
-    local = engine.run_fleet(
-        tmp_path / "fleet", {"test": d}.__getitem__, engine="local", tables=tmp_path / "l", generated_at=WHEN
-    )
-    remote = engine.run_fleet(
-        tmp_path / "fleet", {"test": d}.__getitem__, engine="spark", tables=tmp_path / "s", generated_at=WHEN
-    )
-    assert local.report.comparable() == remote.report.comparable()
+    local = both_engines(tmp_path / "fleet", {"test": d}.__getitem__, tmp_path)
     [c] = local.report.clusters
     above, growing = c.disk
     assert (above.kind, above.broker, above.used_bytes) == ("disk-above-limit", 1, 90 * GIB)
@@ -70,12 +65,14 @@ def test_both_engines_report_disk_findings_alike(spark, tmp_path):
     assert growing.broker_bytes_per_day == 300 << 20 and growing.days_until_full == 34.1
     assert (c.counts.disk_above_limit, c.counts.unbounded_growth) == (1, 1)
     assert local.report.has_drift  # above the limit is drift; growth alone is health
-    items = [r for r in read_table_rows(tmp_path / "l", "drift_items") if r["kind"] in ("disk-above-limit", "unbounded-growth")]
+    items = [
+        r for r in read_table_rows(tmp_path / "local", "drift_items") if r["kind"] in ("disk-above-limit", "unbounded-growth")
+    ]
     assert [(r["kind"], r["topic"], r["key"]) for r in items] == [
         ("disk-above-limit", "", "broker 1"),
         ("unbounded-growth", "forever", "broker 1"),
     ]
-    assert read_table_rows(tmp_path / "l", "drift_items") == read_table_rows(tmp_path / "s", "drift_items")
+    assert read_table_rows(tmp_path / "local", "drift_items") == read_table_rows(tmp_path / "spark", "drift_items")
     text = render_report(local.report, "text")
     assert "broker 1 (/data) uses 90.0 GiB of 100.0 GiB (90.0%), above the policy's max_disk_usage of 80%" in text
     assert "broker 1 (/data) is full in 34.1 days at this rate" in text

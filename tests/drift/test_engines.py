@@ -25,25 +25,26 @@ def _never_asked(cluster: str) -> DesiredState:
     raise AssertionError(f"the fleet is refused before {cluster}'s manifests are asked for")
 
 
+def both_engines(fleet, desired_of, tables: Path, options: PlanOptions = PlanOptions()) -> engine.FleetResult:
+    """The fleet's drift from the local engine (tables under `tables`/local) after checking that the
+    Spark engine reports the same (tables under `tables`/spark)."""
+    local = engine.run_fleet(fleet, desired_of, engine="local", tables=tables / "local", options=options, generated_at=WHEN)
+    remote = engine.run_fleet(fleet, desired_of, engine="spark", tables=tables / "spark", options=options, generated_at=WHEN)
+    assert (local.engine, remote.engine) == ("local", "spark")
+    assert local.report.comparable() == remote.report.comparable()
+    return local
+
+
 def test_spark_and_local_engines_give_identical_reports_and_tables(spark, small_fleet, tmp_path):
     fleet, desired = small_fleet
     options = PlanOptions(ignore_topics=("^svc0[0-2]\\.",))
-    local = engine.run_fleet(
-        fleet, desired.__getitem__, engine="local", tables=tmp_path / "local", options=options, generated_at=WHEN
-    )
-    remote = engine.run_fleet(
-        fleet, desired.__getitem__, engine="spark", tables=tmp_path / "spark", options=options, generated_at=WHEN
-    )
-    assert (local.engine, remote.engine) == ("local", "spark")
-    a, b = local.report, remote.report
-    assert a.comparable() == b.comparable()
+    a = both_engines(fleet, desired.__getitem__, tmp_path, options).report
     assert [c.cluster for c in a.clusters] == ["cluster-000", "cluster-001", "cluster-002"]
     # The fleet has every kind of finding, so the comparison covers them all.
     counts = [c.counts for c in a.clusters]
     assert all(c.pending_changes and c.unmanaged_topics and c.config_drift and c.pending_truncations for c in counts)
     assert sum(c.data_loss for c in counts) and sum(c.under_replicated + c.offline for c in counts)
     assert all(c.since is not None and c.observed_at is not None and c.since < c.observed_at for c in a.clusters)
-    assert a.clusters[0].unmanaged_topics == b.clusters[0].unmanaged_topics
     for table in ("drift_items", "pending_truncations"):
         rows = read_table_rows(tmp_path / "local", table)
         assert rows and rows == read_table_rows(tmp_path / "spark", table)
@@ -56,9 +57,7 @@ def test_both_engines_report_moving_replicas_alike(spark, small_fleet, tmp_path,
     and replicas pinned: the local engine's columnar pass and Spark's per-topic plans agree."""
     fleet, desired = small_fleet
     moving = {c: replicas_moving(d, drain) for c, d in desired.items()}
-    local = engine.run_fleet(fleet, moving.__getitem__, engine="local", tables=tmp_path / "local", generated_at=WHEN)
-    remote = engine.run_fleet(fleet, moving.__getitem__, engine="spark", tables=tmp_path / "spark", generated_at=WHEN)
-    assert local.report.comparable() == remote.report.comparable()
+    local = both_engines(fleet, moving.__getitem__, tmp_path)
     counts = [c.counts for c in local.report.clusters]
     assert all(c.on_drained_brokers for c in counts)
     moves = [c for cluster in local.report.clusters for c in cluster.changes if c.kind.value == "reassign_replicas"]
@@ -158,13 +157,7 @@ def test_both_engines_report_retention_lowered_out_of_band_alike(spark, tmp_path
     for state, when in ((observed(cut, unread, sized_before), earlier_at), (observed(cut, unread, sized_now), now_at)):
         write_fleet_snapshot(state.model_copy(update={"taken_at": when}), tmp_path / "fleet")
 
-    local = engine.run_fleet(
-        tmp_path / "fleet", {"test": d}.__getitem__, engine="local", tables=tmp_path / "l", generated_at=WHEN
-    )
-    remote = engine.run_fleet(
-        tmp_path / "fleet", {"test": d}.__getitem__, engine="spark", tables=tmp_path / "s", generated_at=WHEN
-    )
-    assert local.report.comparable() == remote.report.comparable()
+    local = both_engines(tmp_path / "fleet", {"test": d}.__getitem__, tmp_path)
     [c] = local.report.clusters
     assert [(r.topic, r.against, r.records_since) for r in c.retention] == [
         ("cut", ["manifests"], None),
@@ -172,9 +165,9 @@ def test_both_engines_report_retention_lowered_out_of_band_alike(spark, tmp_path
         ("unread", ["manifests"], None),
     ]
     assert c.retention[0].cut.known_records == 60 and c.counts.retention_lowered == 3
-    rows = read_table_rows(tmp_path / "l", "retention_lowered")
-    assert len(rows) == 9 and rows == read_table_rows(tmp_path / "s", "retention_lowered")
-    assert read_table_rows(tmp_path / "l", "drift_items") == read_table_rows(tmp_path / "s", "drift_items")
+    rows = read_table_rows(tmp_path / "local", "retention_lowered")
+    assert len(rows) == 9 and rows == read_table_rows(tmp_path / "spark", "retention_lowered")
+    assert read_table_rows(tmp_path / "local", "drift_items") == read_table_rows(tmp_path / "spark", "drift_items")
 
 
 @pytest.mark.parametrize(

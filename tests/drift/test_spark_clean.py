@@ -9,12 +9,13 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from reconciler.drift import engine, spark_clean, spark_job
+from reconciler.drift import spark_clean, spark_job
 from reconciler.drift.tables import read_table_rows
 from reconciler.files.fleet import write_fleet_snapshot
 from reconciler.models.desired import ClusterSpec, DesiredState, KeepLast, TopicState
 from reconciler.models.observed import Broker, ConfigSource, ObservedConfig, PartitionReassignment
 from reconciler.plan.planner import PlanOptions
+from tests.drift.test_engines import both_engines
 from tests.factories import have, observed, want
 
 WHEN = datetime(2026, 11, 21, 6, 0, tzinfo=timezone.utc)
@@ -254,17 +255,10 @@ def test_engines_agree_on_generated_fleets_where_most_topics_are_clean(spark, tm
     found = _clean_and_planned(spark, fleet, desired)
     assert not [t for t, (clean, empty) in found.items() if clean and not empty]
     assert sum(clean for clean, _ in found.values()) > 150
-    local = engine.run_fleet(
-        fleet, desired.__getitem__, engine="local", tables=tmp_path / "l", options=OPTIONS, generated_at=WHEN
-    )
-    remote = engine.run_fleet(
-        fleet, desired.__getitem__, engine="spark", tables=tmp_path / "s", options=OPTIONS, generated_at=WHEN
-    )
-    assert local.report.comparable() == remote.report.comparable()
-    main = local.report.clusters[0]
+    main = both_engines(fleet, desired.__getitem__, tmp_path, OPTIONS).report.clusters[0]
     assert main.topics_observed > 200 and main.counts.items and main.counts.change_log
     for table in ("drift_items", "pending_truncations", "retention_lowered", "changes"):
-        assert read_table_rows(tmp_path / "l", table) == read_table_rows(tmp_path / "s", table)
+        assert read_table_rows(tmp_path / "local", table) == read_table_rows(tmp_path / "spark", table)
 
 
 def test_literal_ignore_patterns_and_the_rest():
