@@ -11,7 +11,7 @@ from datetime import datetime
 from enum import Enum
 from typing import Annotated, Any, Literal, NoReturn
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from reconciler.models.desired import SourceRef
 
@@ -235,26 +235,22 @@ class DiskEstimate(_Model):
     unbounded: bool = False  # no limit after the change: it grows until the disk is full
 
 
+def _absent(value: object) -> bool:
+    """An optional part a plan does not have, left out of its JSON: plans made before the part
+    existed (or without it: the pure planner's, in tests and drift) keep their JSON. A field rule,
+    not a model serializer, so that pydantic-core dumps a plan without calling back into Python
+    for every action."""
+    return value is None or value == []
+
+
 class _Action(_Model):
     topic: str
     destructive: bool = False
     reason: str = ""  # explains, never decides
     preconditions: TopicPreconditions
     source: SourceRef | None = None
-    disk: DiskEstimate | None = None  # None: not estimated (a plan made before capacity estimates)
-
-    @model_serializer(mode="wrap")
-    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
-        return _without_none(handler(self), ("disk",))
-
-
-def _without_none(data: Any, keys: tuple[str, ...]) -> Any:
-    """An action's JSON without the optional parts it does not have: older plans keep their JSON."""
-    if isinstance(data, dict):
-        for key in keys:
-            if data.get(key) is None:
-                data.pop(key, None)
-    return data
+    # None: not estimated (a plan made before capacity estimates)
+    disk: DiskEstimate | None = Field(default=None, exclude_if=_absent)
 
 
 class CreateTopic(_Action):
@@ -406,15 +402,8 @@ class RetentionCut(_Model):
     # Per partition, when a time or size limit cuts; compaction alone is not counted.
     partitions: list[PartitionExpiry] = Field(default_factory=list)
     # Keys lowered one allowed step this apply rather than to the declared value (stepping).
-    steps: list[RetentionStep] = Field(default_factory=list)
-
-    @model_serializer(mode="wrap")
-    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
-        # A cut taken in one apply keeps the JSON it had before stepping existed.
-        data = handler(self)
-        if not self.steps and isinstance(data, dict):
-            data.pop("steps", None)
-        return data
+    # Empty (a cut taken in one apply): left out, as before stepping existed.
+    steps: list[RetentionStep] = Field(default_factory=list, exclude_if=_absent)
 
     @property
     def remaining_applies(self) -> int:
@@ -450,7 +439,7 @@ class AlterConfigs(_Action):
 
     kind: Literal[ActionKind.ALTER_CONFIGS] = ActionKind.ALTER_CONFIGS
     changes: list[ConfigChange]
-    retention: RetentionCut | None = None
+    retention: RetentionCut | None = Field(default=None, exclude_if=_absent)  # a change that deletes nothing: left out
 
     @model_validator(mode="after")
     def _destructive_when_it_deletes(self) -> AlterConfigs:
@@ -458,11 +447,6 @@ class AlterConfigs(_Action):
         if self.destructive != (self.retention is not None):
             raise ValueError("a config change is destructive exactly when it carries a retention estimate")
         return self
-
-    @model_serializer(mode="wrap")
-    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
-        # The JSON of a config change that deletes nothing stays as it was before retention estimates.
-        return _without_none(handler(self), ("disk", "retention"))
 
 
 class PartitionTruncation(_Model):
@@ -588,17 +572,9 @@ class Plan(_Model):
     unmanaged_topics: list[str] = Field(default_factory=list)
     diagnostics: list[Diagnostic] = Field(default_factory=list)
     # Set by the use case that plans from manifests; a saved plan without it is never applied.
-    manifests: ManifestBinding | None = None
+    manifests: ManifestBinding | None = Field(default=None, exclude_if=_absent)
     # Per broker, what the actions do to its disk (docs/capacity.md); empty: nothing estimated.
-    capacity: list[BrokerCapacity] = Field(default_factory=list)
-
-    @model_serializer(mode="wrap")
-    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
-        # A plan made without manifests (the pure planner's, in tests and drift) keeps its JSON.
-        data = _without_none(handler(self), ("manifests",))
-        if not self.capacity and isinstance(data, dict):
-            data.pop("capacity", None)
-        return data
+    capacity: list[BrokerCapacity] = Field(default_factory=list, exclude_if=_absent)
 
     @property
     def has_changes(self) -> bool:
