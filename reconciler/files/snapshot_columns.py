@@ -336,7 +336,7 @@ def _configs(read: Any, pa: Any, pc: Any) -> list[Configs]:
     flat = list(zip(*(fields[n].to_pylist() for n in ("key", "value", "source", "sensitive", "read_only")), strict=True))
     bounds = starts.tolist()
     out = [tuple(flat[a:b]) for a, b in pairwise(bounds)]
-    _require(all(len({entry[0] for entry in entries}) == len(entries) for entries in out))  # a key listed twice
+    _require(all(len({entry[0] for entry in entries}) == len(entries) for entries in out if len(entries) > 1))  # a key twice
     return out
 
 

@@ -137,7 +137,7 @@ REPEATED_KEY = "listed more than once in the row's configs"
 def repeated_config_keys(entries: Any) -> list[Any]:
     """The keys of a row's config entries that more than one entry has (a list of structs in the
     file; the models hold a mapping)."""
-    if not isinstance(entries, list):
+    if not isinstance(entries, list) or len(entries) < 2:  # most rows: a call per row of a fleet
         return []
     keys = Counter(e.get("key") if isinstance(e, dict) else None for e in entries)
     return sorted((k for k, n in keys.items() if n > 1), key=repr)
