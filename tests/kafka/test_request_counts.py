@@ -36,7 +36,9 @@ def requests_to_observe(tmp_path, topics: int) -> dict:
             c.commit_offsets(group, {(name, 0): 3 for name in names})
         root = write_manifests(tmp_path / str(topics), c.bootstrap_servers, "---\n".join(TOPIC.format(name=n) for n in names))
         desired = load_manifests(root).desired_state(CLUSTER)
-        with kafka_of(c) as kafka:
+        # A timeout long enough for the in-process cluster under coverage and a loaded machine: a
+        # request that timed out is sent again, and those retries are not what this test counts.
+        with kafka_of(c, request_timeout_s=120.0) as kafka:
             kafka.supports_epoch_fencing()  # connects to every broker, so no ApiVersions below
             c.clear_request_log()
             observed = kafka.observe_desired(desired, sizes=True)
