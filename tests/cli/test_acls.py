@@ -51,14 +51,26 @@ def test_json_lists_the_same_bindings_as_the_text():
     assert document["bindings"][-1]["resource_type"] == "CLUSTER"
 
 
-def test_the_principal_comes_from_a_literal_sasl_username(tmp_path):
+@pytest.mark.parametrize(
+    ("security", "principal"),
+    [
+        # a literal SASL username
+        ("{protocol: SASL_SSL, sasl_mechanism: PLAIN, username: ops, password: '${PW}'}", "User:ops"),
+        # a Kerberos login: its short name
+        (
+            "{protocol: SASL_SSL, sasl_mechanism: GSSAPI, kerberos_principal: svc-kafka/ci-runner@CORP.EXAMPLE.COM,"
+            " kerberos_keytab: /k.keytab}",
+            "User:svc-kafka",
+        ),
+    ],
+)
+def test_the_principal_comes_from_the_security_settings(tmp_path, security, principal):
     (tmp_path / "c.yaml").write_text(
-        "kind: Cluster\nname: c\nbootstrap_servers: [k:9092]\n"
-        "security: {protocol: SASL_SSL, sasl_mechanism: PLAIN, username: ops, password: '${PW}'}\n"
+        f"kind: Cluster\nname: c\nbootstrap_servers: [k:9092]\nsecurity: {security}\n"
         "---\nkind: Topic\nname: t\npartitions: 1\nreplication_factor: 1\n"
     )
     printed = reconcile("acls", tmp_path, "--cluster", "c", "--role", "reader")
-    assert printed.exit_code == 0 and "--allow-principal User:ops --operation Describe --topic t" in printed.stdout
+    assert printed.exit_code == 0 and f"--allow-principal {principal} --operation Describe --topic t" in printed.stdout
 
 
 @pytest.mark.parametrize(
@@ -73,17 +85,6 @@ def test_the_principal_comes_from_a_literal_sasl_username(tmp_path):
 def test_bad_input_is_one_paragraph_and_exit_1(args, message):
     result = reconcile("acls", ROOT / "manifests", *args)
     assert result.exit_code == 1 and message in result.stderr and not result.stdout, result.output
-
-
-def test_the_principal_of_a_kerberos_login_is_its_short_name(tmp_path):
-    (tmp_path / "c.yaml").write_text(
-        "kind: Cluster\nname: c\nbootstrap_servers: [k:9092]\n"
-        "security: {protocol: SASL_SSL, sasl_mechanism: GSSAPI, kerberos_principal: svc-kafka/ci-runner@CORP.EXAMPLE.COM,"
-        " kerberos_keytab: /k.keytab}\n"
-        "---\nkind: Topic\nname: t\npartitions: 1\nreplication_factor: 1\n"
-    )
-    printed = reconcile("acls", tmp_path, "--cluster", "c", "--role", "reader")
-    assert printed.exit_code == 0 and "--allow-principal User:svc-kafka --operation Describe --topic t" in printed.stdout
 
 
 @pytest.mark.parametrize(
