@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reconciler.models.plan import ReassignReplicas
+from reconciler.models.plan import ActionKind, AlterConfigs, ReassignReplicas
 from reconciler.models.result import ActionOutcome, ApplyResult, PartitionOutcome, Status
 from reconciler.render.style import STATUS_STYLE, paint
 from reconciler.render.table import markdown_table
@@ -103,6 +103,8 @@ def _totals(result: ApplyResult) -> str:
 
 
 def _convergence(result: ApplyResult) -> str:
+    if result.convergence_unknown:
+        return f"Convergence unknown: {result.convergence_unknown}. Plan again to see what the cluster holds now."
     if result.follow_up is None:
         return "Convergence not checked."
     if result.converged:
@@ -120,13 +122,23 @@ def _convergence(result: ApplyResult) -> str:
             f"Not converged: {len(waiting)} partition(s) offline wait for the next apply "
             f"({', '.join(waiting[:5])}{' ...' if len(waiting) > 5 else ''})."
         )
-    if result.follow_up.stepping_applies:
+    if _stepping(result):
         # The next plan's own step, and those it says follow it.
         return (
             f"Not converged: stepping: {more_applies(result.follow_up.stepping_applies + 1)} to reach the declared "
-            f"retention, one allowed step each (the next plan: {summary_line(result.follow_up)})"
+            f"retention, one allowed step per apply (the next plan: {summary_line(result.follow_up)})"
         )
     return f"Not converged: planning again still finds changes ({summary_line(result.follow_up)})"
+
+
+def _stepping(result: ApplyResult) -> bool:
+    """Whether the plan after applying lowers retention a step further: a step of its own, or the
+    last one (within the policy's limit, a plain cut) on a topic whose retention this apply lowered."""
+    lowered = {o.topic for o in result.outcomes if o.kind is ActionKind.ALTER_CONFIGS and o.status is Status.APPLIED}
+    return result.follow_up is not None and any(
+        isinstance(a, AlterConfigs) and a.retention is not None and (a.retention.steps or a.topic in lowered)
+        for a in result.follow_up.actions
+    )
 
 
 def _still_moving(result: ApplyResult) -> list[str]:
