@@ -66,6 +66,17 @@ class ClusterError(ReconcilerError):
         self.retriable = retriable
 
 
+class NotAuthorised(ClusterError):
+    """The brokers refused a read for want of a right (an *_AUTHORIZATION_FAILED answer)."""
+
+
+def failure_text(error: Exception) -> str:
+    """An error as a sentence inside a report that goes on (an apply's result after its writes)."""
+    if isinstance(error, ReconcilerError):
+        return str(error).rstrip(".")
+    return f"internal error ({type(error).__name__}: {error}); this is a bug in the reconciler, please report it"
+
+
 class PlanRejected(ReconcilerError):
     """A plan that must not be applied (errors in it, or the cluster moved away from it)."""
 

@@ -7,13 +7,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from reconciler.app.cluster_access import Connect
+from reconciler.app.cluster_access import Connect, LiveCluster
 from reconciler.app.inputs import manifests_commit, require_cluster
 from reconciler.app.outcome import Outcome
 from reconciler.apply.executor import ApplyOptions, apply_plan
 from reconciler.apply.reassignment import cancel, sweep
-from reconciler.errors import PlanRejected, ReconcilerError, shown
+from reconciler.errors import PlanRejected, ReconcilerError, failure_text, shown
 from reconciler.manifests import load_manifests
+from reconciler.models.desired import DesiredState
 from reconciler.models.observed import ObservedState
 from reconciler.models.plan import Plan
 from reconciler.models.result import ApplyResult
@@ -43,7 +44,7 @@ class ApplyOutcome:
     def kind(self) -> Outcome:
         if self.result is None:
             return Outcome.FAILED if self.plan.has_errors else Outcome.DONE
-        return Outcome.DONE if self.result.succeeded else Outcome.FAILED
+        return Outcome.DONE if self.result.finished else Outcome.FAILED
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ class CancelOutcome:
 
     @property
     def kind(self) -> Outcome:
-        return Outcome.DONE if self.result.succeeded else Outcome.FAILED
+        return Outcome.DONE if self.result.finished else Outcome.FAILED
 
 
 def apply_changes(
@@ -103,21 +104,37 @@ def apply_changes(
             review.show(to_apply)
             if not to_apply.has_changes or to_apply.has_errors:
                 if not to_apply.has_errors:
-                    _sweep(observed, kafka, options, progress)
+                    _sweep(observed, kafka, desired, options, progress)
                 return ApplyOutcome(result=None, plan=to_apply)
             review.approve(to_apply, desired.cluster.name)
-        result = apply_plan(to_apply, kafka, desired, options, progress=progress)
+        result, observed_after = _plan_again(apply_plan(to_apply, kafka, desired, options, progress), kafka, desired)
+        if observed_after is not None:
+            _sweep(observed_after, kafka, desired, options, progress)
+    return ApplyOutcome(result=result, plan=to_apply)
+
+
+def _plan_again(result: ApplyResult, kafka: LiveCluster, desired: DesiredState) -> tuple[ApplyResult, ObservedState | None]:
+    """The result with the plan made after it, and the read it was made from. The writes are done:
+    what fails now is reported with their outcomes (convergence unknown), never instead of them."""
+    try:
         # Every write was confirmed on every broker (or reported as not), so this read sees them.
         observed = kafka.observe_desired(desired, every_offset=False)
         follow_up = make_plan(desired, observed)
-        _sweep(observed, kafka, options, progress)
-    return ApplyOutcome(result=result.model_copy(update={"follow_up": follow_up}), plan=to_apply)
+    except Exception as e:  # noqa: BLE001 - whatever it is, the outcomes of the writes must reach the user
+        why = f"reading the cluster again after the writes failed: {failure_text(e)}"
+        return result.model_copy(update={"convergence_unknown": why}), None
+    return result.model_copy(update={"follow_up": follow_up}), observed
 
 
-def _sweep(observed: ObservedState, kafka: ClusterPort, options: ApplyOptions, progress: Progress) -> None:
+def _sweep(observed: ObservedState, kafka: ClusterPort, desired: DesiredState, options: ApplyOptions, progress: Progress) -> None:
     """A reassignment that finished between two runs leaves the broker rates this tool set: remove
-    them (reconciler.apply.reassignment.sweep); what could not be removed is told on progress."""
-    for problem in sweep(observed, kafka, progress, options.confirm_timeout_s):
+    them (reconciler.apply.reassignment.sweep). A clean-up: what it could not check or remove is
+    told on progress, and never fails the apply."""
+    try:
+        problems = sweep(observed, kafka, desired.cluster, progress, options.confirm_timeout_s)
+    except Exception as e:  # noqa: BLE001 - a broker gone, say: the next apply sweeps again
+        problems = [f"the replication throttle rates an earlier apply may have left were not checked: {failure_text(e)}"]
+    for problem in problems:
         progress(problem)
 
 
@@ -137,5 +154,5 @@ def cancel_reassignments(
     desired = manifests.desired_state(require_cluster(manifests, cluster))
     with connect(desired.cluster) as kafka:
         outcomes = cancel(sorted(desired.topics), kafka, progress, confirm_timeout_s)
-        follow_up = make_plan(desired, kafka.observe_desired(desired, every_offset=False))
-    return CancelOutcome(ApplyResult(cluster=desired.cluster.name, outcomes=outcomes, follow_up=follow_up))
+        result, _ = _plan_again(ApplyResult(cluster=desired.cluster.name, outcomes=outcomes), kafka, desired)
+    return CancelOutcome(result)

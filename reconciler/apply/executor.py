@@ -42,7 +42,7 @@ from reconciler.apply.preconditions import (
     truncation_partition_problems,
 )
 from reconciler.apply.reassignment import ReassignOptions, reassign
-from reconciler.errors import PlanRejected
+from reconciler.errors import PlanRejected, failure_text
 from reconciler.models.desired import ClusterSpec, DesiredState
 from reconciler.models.observed import ObservedState
 from reconciler.models.plan import (
@@ -142,7 +142,17 @@ def apply_plan(
     if refusals:
         return run.refuse_all(refusals)
 
+    try:
+        _write(run, now, cluster, desired, options)
+    except Exception as e:  # noqa: BLE001 - after a write, what was written must still be reported
+        run.stop(failure_text(e))
+    return run.result()
+
+
+def _write(run: _Run, now: ObservedState, cluster: ClusterPort, desired: DesiredState, options: ApplyOptions) -> None:
+    progress = run.progress
     for kind in ActionKind:  # in apply order
+        run.sending = kind
         if kind is ActionKind.REASSIGN_REPLICAS:  # started together, waited for together
             items = run.pending(kind)
             if items:
@@ -169,7 +179,6 @@ def apply_plan(
                 run.settle(index, _truncate(action, now, cluster, options, delete_fraction_problems(action, desired)))
         else:
             run.each(kind, lambda actions: _send(cluster, actions, options))
-    return run.result()
 
 
 def _send(cluster: ClusterPort, actions: list[Action], options: ApplyOptions) -> Answers:
@@ -198,6 +207,7 @@ class _Run:
         self.plan, self.progress, self.spec = plan, progress, spec
         self.outcomes: dict[int, ActionOutcome] = {}
         self.stopped: dict[str, str] = {}  # topic -> why its later actions are not sent
+        self.sending: ActionKind | None = None  # the kind of write under way
 
     def refuse(self, index: int, message: str) -> None:
         action = self.plan.actions[index]
@@ -259,6 +269,18 @@ class _Run:
             if index not in self.outcomes:
                 self.refuse(index, why.get((action.kind, action.topic), summary))
         return self.result()
+
+    def stop(self, error: str) -> None:
+        """Apply stopped on an error (a broker gone, say): the actions of the kind being written
+        failed, and whether the brokers took them is unknown; the later ones were not sent."""
+        for index, action in enumerate(self.plan.actions):
+            if index in self.outcomes:
+                continue
+            if action.kind is self.sending:
+                message = f"apply stopped while writing this ({error}); whether the brokers took it is unknown"
+                self.settle(index, ActionOutcome(kind=action.kind, topic=action.topic, status=Status.FAILED, message=message))
+            else:
+                self.refuse(index, f"not sent: apply stopped before it ({error})")
 
     def result(self) -> ApplyResult:
         return ApplyResult(cluster=self.plan.cluster, outcomes=[self.outcomes[i] for i in range(len(self.plan.actions))])

@@ -37,6 +37,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from reconciler import kafka_configs, units
+from reconciler.errors import NotAuthorised
 from reconciler.models.desired import ClusterSpec
 from reconciler.models.observed import ObservedState
 from reconciler.models.plan import ActionKind, ReassignReplicas
@@ -252,11 +253,11 @@ def cancel(topics: list[str], cluster: ClusterPort, progress: Progress, confirm_
     ]
 
 
-def sweep(now: ObservedState, cluster: ClusterPort, progress: Progress, confirm_s: float = 10.0) -> list[str]:
+def sweep(now: ObservedState, cluster: ClusterPort, spec: ClusterSpec, progress: Progress, confirm_s: float = 10.0) -> list[str]:
     """Remove the broker rates this tool set (found by their markers) on every live broker that no
     reassignment in progress (as `now`, a fresh read, shows them) involves: a reassignment that
     finished between two runs leaves them, and no later apply would find it to finish. What could
-    not be removed."""
+    not be checked or removed."""
     if not rights.may_send("DescribeConfigs(broker)", now):
         return []  # a principal that may not read broker configs set no rate here (setting one implies reading)
     busy = {
@@ -268,7 +269,16 @@ def sweep(now: ObservedState, cluster: ClusterPort, progress: Progress, confirm_
         for b in p.replicas
     }
     throttles = Throttles(cluster, None, {b.node_id for b in now.brokers}, confirm_s)
-    throttles.adopt(sorted(throttles.live - busy))
+    try:
+        throttles.adopt(sorted(throttles.live - busy))
+    except NotAuthorised as e:
+        # The principal's cluster operations were unknown (no DESCRIBE on the cluster), so this was
+        # tried: a clean-up that cannot read is skipped, never the failure of an apply that wrote.
+        grant = rights.grant(spec, "DESCRIBE_CONFIGS", None)
+        return [
+            f"the replication throttle rates an earlier apply may have left on the brokers were not checked: {e}. "
+            f"To let apply check and remove them, grant DESCRIBE_CONFIGS on the cluster ({grant})"
+        ]
     if not throttles.markers:
         return []
     brokers = ", ".join(map(str, sorted(throttles.markers)))

@@ -28,13 +28,22 @@ from kafka.protocol.admin import (
 )
 from kafka.protocol.api_message import ApiMessage
 
-from reconciler.errors import ClusterError
+from reconciler.errors import ClusterError, NotAuthorised
 from reconciler.kafka import errors as codes
 from reconciler.kafka import metadata
 from reconciler.kafka.client import NoAnswer
 from reconciler.kafka.confirm import SET_HERE, confirm
 from reconciler.kafka.write import Writer
-from reconciler.ports import BrokerError, ConfigChangeOp, ConfigOp, ConfigResource, Reassignment, TopicPartition, Visible
+from reconciler.ports import (
+    BrokerError,
+    ConfigChangeOp,
+    ConfigOp,
+    ConfigResource,
+    ErrorKind,
+    Reassignment,
+    TopicPartition,
+    Visible,
+)
 
 REASSIGN_CHUNK = 1000
 LIST_ROUNDS = 4
@@ -212,9 +221,10 @@ class Reassigner(Writer):
                 for result in answer.results:
                     resource = _resource(result.resource_type, result.resource_name)
                     if result.error_code:
-                        raise ClusterError(
-                            f"{self._client.name}: DescribeConfigs of {resource.kind} {resource.name} "
-                            f"failed with {codes.broker_error(result.error_code, result.error_message)}"
+                        error = codes.broker_error(result.error_code, result.error_message)
+                        refused = NotAuthorised if error.kind is ErrorKind.NOT_AUTHORISED else ClusterError
+                        raise refused(
+                            f"{self._client.name}: DescribeConfigs of {resource.kind} {resource.name} failed with {error}"
                         )
                     # Only values set there count: an inherited default is nobody's throttle.
                     out[resource] = {

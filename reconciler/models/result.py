@@ -59,12 +59,20 @@ class ApplyResult(BaseModel):
     outcomes: list[ActionOutcome] = Field(default_factory=list)
     # The plan made after applying: empty when the cluster converged on the manifests.
     follow_up: Plan | None = None
+    # Why there is no follow-up plan after writing (the read after the writes failed): whether
+    # the cluster converged is unknown. Left out of the JSON when it was checked.
+    convergence_unknown: str | None = Field(default=None, exclude_if=lambda v: v is None)
 
     @property
     def succeeded(self) -> bool:
         """Nothing refused or failed. A reassignment still in progress is no failure: Kafka took
         it and is copying; the convergence line says it is not done, and a later apply waits for it."""
         return all(o.status in (Status.APPLIED, Status.ALREADY_SATISFIED, Status.IN_PROGRESS) for o in self.outcomes)
+
+    @property
+    def finished(self) -> bool:
+        """Succeeded, and the cluster was read again after it (a command that could not is an error)."""
+        return self.succeeded and self.convergence_unknown is None
 
     @property
     def in_progress(self) -> list[str]:

@@ -1,0 +1,143 @@
+"""What fails after apply's first write (the read again, the throttle sweep, a cluster gone) never
+hides what was written: the result (one outcome per action) is printed and saved in every format,
+convergence is unknown with the reason, and the command exits 1. On the test cluster with Kafka's
+authorizer, over real sockets."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import pytest
+
+from reconciler.testing import Acl, TestCluster
+from tests.apply.test_apply_live import Repo, outcome
+
+ME = "ANONYMOUS"
+DELETE_RECORDS = 21
+# Every kind of irreversible write, and a truncation by a consumer group's committed offsets.
+EVERYTHING = """\
+kind: Topic
+name: fresh
+partitions: 1
+replication_factor: 1
+---
+kind: Topic
+name: orders
+partitions: 2
+replication_factor: 1
+configs: {retention.ms: 2d}
+truncate: [{consumed_by: [billing]}]
+---
+kind: Topic
+name: old
+state: absent
+"""
+APPLIER = [
+    *(Acl(ME, "topic", name, "ALL") for name in ("fresh", "orders", "old")),
+    Acl(ME, "cluster", "kafka-cluster", "ALL"),
+    Acl(ME, "group", "billing", "DESCRIBE"),
+]
+
+
+def seeded(cluster: TestCluster) -> TestCluster:
+    cluster.create_topic("orders", partitions=1, replication_factor=1)
+    cluster.create_topic("old", partitions=1, replication_factor=1)
+    cluster.produce_many({("orders", 0): 20}, timestamp_ms=1_790_000_000_000, step_ms=1000)
+    cluster.commit_offsets("billing", {("orders", 0): 12})
+    return cluster
+
+
+def applied_everything(result: dict) -> None:
+    for kind, topic in [
+        ("create_topic", "fresh"),
+        ("add_partitions", "orders"),
+        ("alter_configs", "orders"),
+        ("truncate", "orders"),
+        ("delete_topic", "old"),
+    ]:
+        assert outcome(result, kind, topic)["status"] == "applied", result
+
+
+@pytest.mark.parametrize("fmt", ["json", "markdown", "text"])
+def test_a_read_again_refused_after_every_write_still_reports_every_outcome(tmp_path, fmt):
+    with seeded(TestCluster(brokers=1, acls=APPLIER)) as c:
+        repo = Repo(tmp_path, c, EVERYTHING)
+        code, _, output = repo.plan()
+        assert code == 2, output
+        # The applier lacks what the planner had: the read after the writes is refused
+        # (FindCoordinator: GROUP_AUTHORIZATION_FAILED); the apply itself needs no group right.
+        c.deny(ME, "group", "billing", "DESCRIBE")
+        saved = tmp_path / f"result.{fmt}"
+        run = repo.run(
+            "apply", str(tmp_path / "plan.json"), "--manifests", str(tmp_path / "manifests"), "--format", fmt, "-o", str(saved)
+        )
+        assert run.exit_code == 1, run.output
+        assert "Error:" not in run.output
+        assert (
+            c.topic_names()[-2:] == ["fresh", "orders"]
+            and "old" not in c.topic_names()
+            and c.partition("orders", 0).log_start_offset == 12
+        )
+        for report in (run.stdout, saved.read_text()):  # the text on stdout, and FILE in --format
+            assert "Convergence unknown: reading the cluster again after the writes failed" in report or fmt == "json"
+            assert "GROUP_AUTHORIZATION_FAILED" in report, report
+            assert report.count("applied") >= 5
+        if fmt == "json":
+            result = json.loads(saved.read_text())
+            applied_everything(result)
+            assert result["succeeded"] is True and result["converged"] is None and result["follow_up"] is None
+            assert "GROUP_AUTHORIZATION_FAILED" in result["convergence_unknown"]
+
+
+def test_the_throttle_sweep_that_may_not_read_broker_configs_is_skipped_and_said_once(tmp_path):
+    # Without ALTER (so without DESCRIBE) on the cluster the principal's cluster operations are
+    # unknown: the sweep is tried, and DescribeConfigs of a broker is refused.
+    acls = [a for a in APPLIER if a.resource_type != "cluster"]
+    with seeded(TestCluster(brokers=1, acls=acls)) as c:
+        repo = Repo(tmp_path, c, EVERYTHING)
+        assert repo.plan()[0] == 2
+        saved = tmp_path / "result.json"
+        run = repo.run(
+            "apply", str(tmp_path / "plan.json"), "--manifests", str(tmp_path / "manifests"), "--format", "json", "-o", str(saved)
+        )
+        result = json.loads(saved.read_text())
+        applied_everything(result)
+        assert run.exit_code == 0 and result["converged"] is True, run.output
+        line = "the replication throttle rates an earlier apply may have left on the brokers were not checked: "
+        assert run.stderr.count(line) == 1, run.stderr
+        assert "DescribeConfigs of broker 1 failed with CLUSTER_AUTHORIZATION_FAILED" in run.stderr
+        assert (
+            "To let apply check and remove them, grant DESCRIBE_CONFIGS on the cluster (kafka-acls --add "
+            "--allow-principal <principal> --operation DescribeConfigs --cluster)"
+        ) in run.stderr
+        assert "Error:" not in run.output
+
+
+def test_a_cluster_gone_while_truncating_reports_what_was_written_and_what_was_not(tmp_path):
+    with seeded(TestCluster(brokers=1, acls=APPLIER)) as c:
+        repo = Repo(tmp_path, c, EVERYTHING)
+        assert repo.plan()[0] == 2
+        c.delay(api_key=DELETE_RECORDS, seconds=1.0)
+
+        def stop_when_truncating() -> None:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                if any(r.api_name == "DeleteRecords" for r in c.request_log):
+                    c.stop_broker(1)
+                    return
+                time.sleep(0.01)
+
+        stopper = threading.Thread(target=stop_when_truncating)
+        stopper.start()
+        code, result = repo.apply()
+        stopper.join()
+        assert code == 1
+        for kind, topic in [("create_topic", "fresh"), ("add_partitions", "orders"), ("alter_configs", "orders")]:
+            assert outcome(result, kind, topic)["status"] == "applied", result
+        cut = outcome(result, "truncate", "orders")
+        assert cut["status"] == "failed" and "whether the brokers took it is unknown" in json.dumps(cut), cut
+        deleted = outcome(result, "delete_topic", "old")
+        assert deleted["status"] == "refused" and deleted["message"].startswith("not sent: apply stopped before it ("), deleted
+        assert result["converged"] is None and result["convergence_unknown"], result
