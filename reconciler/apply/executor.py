@@ -20,7 +20,8 @@ Safety rules, in the order they act:
    as written but not confirmed, and nothing else touches its topic. When an action fails, the
    later actions on its topic are not sent; nor while a reassignment is still in progress when
    apply stops waiting (reconciler.apply.reassignment).
-5. Truncation targets are the offsets fixed in the plan, never recomputed and never -1. Right
+5. Truncation targets are the offsets fixed in the plan, never recomputed and never -1. The
+   truncations of every topic go together: one DeleteRecords per leader broker per round. Right
    before DeleteRecords each partition's current leader is asked OffsetForLeaderEpoch for the
    planned epoch; if that epoch now ends below the target, the log diverged after the plan and
    the partition is refused. After a timeout the log start offset is read again before the
@@ -60,7 +61,7 @@ from reconciler.models.result import ActionOutcome, ApplyResult, PartitionOutcom
 from reconciler.plan import rights
 from reconciler.plan.policy import destructive_excess
 from reconciler.plan.validate_only import broker_refusals, send_topic_requests
-from reconciler.ports import BrokerError, ClusterPort, EpochCheck, ErrorKind, Progress
+from reconciler.ports import BrokerError, ClusterPort, EpochCheck, ErrorKind, Progress, TopicPartition
 
 # Bounded rounds for DeleteRecords partitions whose leader moved or whose request timed out.
 LEADER_MOVE_ROUNDS = 3
@@ -172,11 +173,12 @@ def _write(run: _Run, now: ObservedState, cluster: ClusterPort, desired: Desired
                 outcomes = reassign(moving, now, cluster, settings, progress, desired.cluster)
                 for index, action in items:
                     run.settle(index, outcomes[action.topic])
-        elif kind is ActionKind.TRUNCATE:  # one topic at a time, each partition fenced
-            for index, action in run.pending(kind):
-                assert isinstance(action, TruncateRecords)
-                progress(f"truncating {action.topic}: {len(action.partitions)} partition(s)")
-                run.settle(index, _truncate(action, now, cluster, options, delete_fraction_problems(action, desired)))
+        elif kind is ActionKind.TRUNCATE:  # all topics together, each partition fenced
+            items = run.pending(kind)
+            cuts = [a for _, a in items if isinstance(a, TruncateRecords)]
+            outcomes = _truncate(cuts, now, cluster, options, desired, progress) if cuts else {}
+            for index, action in items:
+                run.settle(index, outcomes[action.topic])
         else:
             run.each(kind, lambda actions: _send(cluster, actions, options))
 
@@ -287,77 +289,94 @@ class _Run:
 
 
 def _truncate(
-    action: TruncateRecords, now: ObservedState, cluster: ClusterPort, options: ApplyOptions, forbidden: dict[int, str]
-) -> ActionOutcome:
-    results: dict[int, PartitionOutcome] = {}
-    targets = {t.partition: t for t in action.partitions}
-    current = {p.partition: p for p in now.topics[action.topic].partitions}
+    actions: list[TruncateRecords],
+    now: ObservedState,
+    cluster: ClusterPort,
+    options: ApplyOptions,
+    desired: DesiredState,
+    progress: Progress,
+) -> dict[str, ActionOutcome]:
+    """Every truncation of the apply together: each round asks the leaders OffsetForLeaderEpoch and
+    sends DeleteRecords for every partition still to do, one request per leader broker, all in
+    flight together (the adapter groups them). Per topic, its outcome with one per partition."""
+    targets = {(a.topic, t.partition): t for a in actions for t in a.partitions}
+    results: dict[TopicPartition, PartitionOutcome] = {}
 
-    def settle(p: int, status: Status, message: str, low_watermark: int | None = None) -> None:
-        results[p] = PartitionOutcome(
-            partition=p, status=status, target_offset=targets[p].target_offset, low_watermark=low_watermark, message=message
+    def settle(tp: TopicPartition, status: Status, message: str, low_watermark: int | None = None) -> None:
+        results[tp] = PartitionOutcome(
+            partition=tp[1], status=status, target_offset=targets[tp].target_offset, low_watermark=low_watermark, message=message
         )
 
-    for p, problem in {**truncation_partition_problems(action, now), **forbidden}.items():
-        settle(p, Status.REFUSED, problem)
-    for p, t in targets.items():
-        if p not in results and current[p].log_start_offset >= t.target_offset:
-            settle(
-                p, Status.ALREADY_SATISFIED, f"log start is already {current[p].log_start_offset}", current[p].log_start_offset
-            )
+    for action in actions:
+        current = {p.partition: p for p in now.topics[action.topic].partitions}
+        problems = {**truncation_partition_problems(action, now), **delete_fraction_problems(action, desired)}
+        for p, problem in problems.items():
+            settle((action.topic, p), Status.REFUSED, problem)
+        for t in action.partitions:
+            tp = (action.topic, t.partition)
+            if tp not in results and current[t.partition].log_start_offset >= t.target_offset:
+                start = current[t.partition].log_start_offset
+                settle(tp, Status.ALREADY_SATISFIED, f"log start is already {start}", start)
     fenced = cluster.supports_epoch_fencing()
     if not fenced and not options.allow_unfenced_truncation:
-        for p in targets:
-            if p not in results:
+        for tp in targets:
+            if tp not in results:
                 settle(
-                    p,
+                    tp,
                     Status.REFUSED,
                     "the brokers do not support OffsetForLeaderEpoch, so a diverged log "
                     "cannot be detected; pass --allow-unfenced-truncation to accept that risk",
                 )
 
+    pending = [tp for tp in targets if tp not in results]
+    if pending:
+        topics = len({t for t, _ in pending})
+        progress(f"truncating {topics} topic(s): {len(pending)} partition(s)")
     for _ in range(LEADER_MOVE_ROUNDS):
-        pending = [p for p in targets if p not in results]
+        pending = [tp for tp in targets if tp not in results]
         if not pending:
             break
         if fenced:
-            checks = cluster.epoch_end_offsets({(action.topic, p): targets[p].leader_epoch for p in pending})
-            for p in pending:
-                refusal = _divergence(targets[p], checks.get((action.topic, p)))
+            checks = cluster.epoch_end_offsets({tp: targets[tp].leader_epoch for tp in pending})
+            for tp in pending:
+                refusal = _divergence(targets[tp], checks.get(tp))
                 if refusal:
-                    settle(p, Status.REFUSED, refusal)
-            pending = [p for p in pending if p not in results]
-        sent = {(action.topic, p): targets[p].target_offset for p in pending}
+                    settle(tp, Status.REFUSED, refusal)
+            pending = [tp for tp in pending if tp not in results]
+        sent = {tp: targets[tp].target_offset for tp in pending}
         if any(offset < 0 for offset in sent.values()):  # the planner never makes one; never send one
-            raise PlanRejected(f"{action.topic}: refusing a negative truncation offset {sent}")
+            raise PlanRejected(f"refusing a negative truncation offset {sent}")
         answers = cluster.delete_records(sent) if sent else {}
         timed_out = []
-        for p in pending:
-            answer = answers.get((action.topic, p))
+        for tp in pending:
+            answer = answers.get(tp)
             if answer is None or (answer.error and answer.error.kind is ErrorKind.TIMED_OUT):
-                timed_out.append(p)
+                timed_out.append(tp)
             elif answer.error is None:
-                settle(p, Status.APPLIED, "records deleted", answer.low_watermark)
+                settle(tp, Status.APPLIED, "records deleted", answer.low_watermark)
             elif answer.error.kind is not ErrorKind.LEADER_MOVED:
-                settle(p, Status.FAILED, f"the broker refused: {answer.error}")
+                settle(tp, Status.FAILED, f"the broker refused: {answer.error}")
         if timed_out:
-            starts = cluster.log_start_offsets([(action.topic, p) for p in timed_out])
-            for p in timed_out:
-                start = starts.get((action.topic, p), -1)
-                if start >= targets[p].target_offset:
-                    settle(p, Status.APPLIED, "records deleted (confirmed by reading the log start after a timeout)", start)
+            starts = cluster.log_start_offsets(timed_out)
+            for tp in timed_out:
+                start = starts.get(tp, -1)
+                if start >= targets[tp].target_offset:
+                    settle(tp, Status.APPLIED, "records deleted (confirmed by reading the log start after a timeout)", start)
                 # Otherwise the next round sends it again, fenced again: DeleteRecords to a fixed
                 # offset is idempotent (the log start becomes max(current, requested)).
-    for p in targets:
-        if p not in results:
+    for tp in targets:
+        if tp not in results:
             settle(
-                p,
+                tp,
                 Status.FAILED,
                 f"DeleteRecords was not confirmed in {LEADER_MOVE_ROUNDS} rounds (the leader "
                 "kept moving or requests timed out); plan again and retry",
             )
+    return {a.topic: _truncation_outcome(a, [results[(a.topic, t.partition)] for t in a.partitions]) for a in actions}
 
-    partitions = [results[p] for p in sorted(results)]
+
+def _truncation_outcome(action: TruncateRecords, results: list[PartitionOutcome]) -> ActionOutcome:
+    partitions = sorted(results, key=lambda r: r.partition)
     # The action is as bad as its worst partition (a partly refused truncation is refused).
     status = worst(r.status for r in partitions)
     counts = ", ".join(

@@ -68,6 +68,36 @@ def test_requests_per_api_are_the_same_for_1_and_1000_managed_topics(tmp_path):
     assert one["OffsetFetch"] in (1, 2)
 
 
+def requests_to_truncate(tmp_path, topics: int) -> dict:
+    """Per-API request counts of applying the truncations of `topics` topics, 3 partitions each
+    (one led by each of the 3 brokers), from the first request after the plan to the result."""
+    with TestCluster(brokers=3) as c:
+        names = [f"cut-{i:03d}" for i in range(topics)]
+        for name in names:
+            c.create_topic(name, partitions=3, replication_factor=1)
+        c.produce_many({(name, p): 10 for name in names for p in range(3)}, timestamp_ms=1_700_000_000_000, step_ms=1000)
+        root = write_manifests(
+            tmp_path / f"cut{topics}",
+            c.bootstrap_servers,
+            "---\n".join(f"kind: Topic\nname: {n}\npartitions: 3\ntruncate: [{{keep_last: 4}}]\n" for n in names),
+        )
+        desired = load_manifests(root).desired_state(CLUSTER)
+        with kafka_of(c, request_timeout_s=120.0) as kafka:
+            plan = make_plan(desired, kafka.observe_desired(desired))
+            c.clear_request_log()
+            result = apply_plan(plan, kafka, desired)
+        assert [o.status.value for o in result.outcomes] == ["applied"] * topics
+        assert {c.partition(n, p).log_start_offset for n in names for p in range(3)} == {6}
+        return dict(api_counts(c))
+
+
+def test_truncations_of_1_and_20_topics_send_the_same_requests(tmp_path):
+    one = requests_to_truncate(tmp_path, 1)
+    assert requests_to_truncate(tmp_path, 20) == one
+    # Fenced, then deleted: one request per leader broker for every truncation of the apply.
+    assert one["OffsetForLeaderEpoch"] == 3 + 3 and one["DeleteRecords"] == 3  # the re-read's, then the fence's
+
+
 def test_versions_are_the_highest_the_brokers_advertise_and_the_client_speaks(test_cluster, desired_for):
     test_cluster.create_topic("versioned", partitions=2)
     test_cluster.produce_many({("versioned", 0): 5})
