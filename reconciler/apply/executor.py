@@ -50,6 +50,7 @@ from reconciler.models.plan import (
     Action,
     ActionKind,
     AlterConfigs,
+    CreateTopic,
     Diagnostic,
     PartitionTruncation,
     Plan,
@@ -63,6 +64,10 @@ from reconciler.plan.policy import destructive_excess
 from reconciler.plan.validate_only import broker_refusals, send_topic_requests
 from reconciler.ports import BrokerError, ClusterPort, EpochCheck, ErrorKind, Progress, TopicPartition
 
+ALREADY_CREATED = (
+    "the topic exists exactly as the plan creates it (created since the plan was made; an interrupted apply "
+    "of this plan may have made it)"
+)
 # Bounded rounds for DeleteRecords partitions whose leader moved or whose request timed out.
 LEADER_MOVE_ROUNDS = 3
 
@@ -127,6 +132,11 @@ def apply_plan(
         moved = topic_changes(action, now)
         if forbidden:
             run.refuse(index, "the manifests no longer allow it: " + "; ".join(forbidden) + ". Plan again")
+        elif isinstance(action, CreateTopic) and action.topic in now.topics and not moved:
+            run.settle(
+                index,
+                ActionOutcome(kind=action.kind, topic=action.topic, status=Status.ALREADY_SATISFIED, message=ALREADY_CREATED),
+            )
         elif denied:
             run.refuse(index, denied)
         elif moved:
@@ -399,7 +409,7 @@ def _divergence(planned: PartitionTruncation, check: EpochCheck | None) -> str |
     if check.end_offset < planned.target_offset:
         return (
             f"the log diverged after the plan: epoch {planned.leader_epoch} now ends at offset "
-            f"{check.end_offset}, below the target {planned.target_offset} (an unclean leader election?). "
+            f"{check.end_offset}, below the target {planned.target_offset}, so records the plan saw are gone. "
             "Nothing was deleted; plan again"
         )
     return None

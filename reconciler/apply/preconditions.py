@@ -18,7 +18,12 @@ toward and still opt into stepping, and the policy's current max_retention_decre
 A replica reassignment must still start from the replicas the plan saw: each partition's replicas
 are its `before` with no reassignment in progress (or already its `after`: nothing left to do).
 A partition the plan found moving toward its target (`in_progress`) must still be moving there, or
-have arrived. Otherwise someone else moved it, and the whole action is refused, naming the partitions.
+have arrived. Otherwise it moved since the plan (who moved it, the tool cannot know), and the whole
+action is refused, naming the partitions.
+
+A create whose topic exists now is already satisfied when the topic is exactly what it would
+create (an interrupted apply of the same plan made it, say); otherwise it is refused, saying how
+the topic differs and never guessing who made it.
 
 A retention cut's estimate is made again from the fresh read: the brokers apply the new limit to
 the log as it is at apply time, which may hold older records than at plan time. It is refused when
@@ -33,10 +38,9 @@ from __future__ import annotations
 from reconciler import kafka_configs
 from reconciler.kafka_configs import same_config_value
 from reconciler.models.desired import DesiredState, DesiredTopic, RetentionStepping, TopicState, UndeclaredConfigs
-from reconciler.models.observed import ObservedState
+from reconciler.models.observed import ObservedState, ObservedTopic
 from reconciler.models.plan import (
     Action,
-    ActionKind,
     AddPartitions,
     AlterConfigs,
     ConfigChange,
@@ -57,8 +61,17 @@ def topic_changes(action: Action, now: ObservedState) -> list[str]:
     """What moved since the plan for this action's topic; empty when the action still fits."""
     want = action.preconditions
     topic = now.topics.get(action.topic)
-    if action.kind is ActionKind.CREATE_TOPIC:
-        return [f"{action.topic} now exists (id {topic.topic_id}): it was created outside this plan"] if topic else []
+    if isinstance(action, CreateTopic):
+        differences = creation_differences(action, topic) if topic is not None else []
+        # The tool cannot tell who made it: it says what it sees, and what may explain it.
+        return (
+            [
+                f"{action.topic} was created since the plan was made (id {topic.topic_id}; an interrupted apply of "
+                f"this plan may have made it), and it differs from what the plan creates: {'; '.join(differences)}"
+            ]
+            if topic is not None and differences
+            else []
+        )
     if topic is None:
         return [f"{action.topic} no longer exists"]
     moved = []
@@ -88,6 +101,27 @@ def topic_changes(action: Action, now: ObservedState) -> list[str]:
     return moved
 
 
+def creation_differences(action: CreateTopic, topic: ObservedTopic) -> list[str]:
+    """How an existing topic differs from what `action` would create; empty when it is exactly
+    that (an interrupted apply of the same plan made it, say): the create is already satisfied."""
+    found = []
+    if len(topic.partitions) != action.partitions:
+        found.append(f"it has {len(topic.partitions)} partitions, the plan creates {action.partitions}")
+    factors = sorted({len(p.replicas) for p in topic.partitions})
+    if factors != [action.replication_factor]:
+        found.append(f"its replication factor is {'/'.join(map(str, factors))}, the plan creates {action.replication_factor}")
+    for p in topic.partitions:
+        planned = action.assignments.get(p.partition)
+        if planned is not None and p.replicas != planned:
+            found.append(f"partition {p.partition} has replicas {p.replicas}, the plan places it on {planned}")
+    set_here = {key: c.value for key, c in topic.configs.items() if c.set_on_topic}
+    for key in sorted(action.configs.keys() | set_here.keys()):
+        planned_value, current = action.configs.get(key), set_here.get(key)
+        if planned_value is None or current is None or not same_config_value(key, planned_value, current):
+            found.append(f"{key} is {_shown(current)} on the topic, the plan creates it with {_shown(planned_value)}")
+    return found
+
+
 def replica_changes(action: ReassignReplicas, now: ObservedState) -> list[str]:
     """The partitions of a reassignment whose replicas moved since the plan."""
     topic = now.topics[action.topic]
@@ -106,8 +140,8 @@ def replica_changes(action: ReassignReplicas, now: ObservedState) -> list[str]:
         if move.in_progress:
             if running is None:
                 found.append(
-                    f"{where}: the reassignment to {move.after} that the plan saw running has ended with "
-                    f"replicas {replicas} (cancelled?)"
+                    f"{where}: the reassignment to {move.after} that the plan saw running has ended, and the "
+                    f"partition has replicas {replicas}, not its target"
                 )
             elif target != move.after:
                 found.append(f"{where} is now being reassigned to {target}, not to {move.after} as the plan saw")

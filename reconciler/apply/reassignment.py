@@ -179,7 +179,7 @@ def reassign(
                 Status.FAILED,
                 None,
                 f"the reassignment left the in-progress list, but the brokers do not all show replicas "
-                f"{list(m.target)}: {unseen[m.topic]} (cancelled outside this apply?)",
+                f"{list(m.target)}: {unseen[m.topic]}; the next plan shows where it ended",
             )
         else:
             settled[m.tp] = _partition(m.partition, Status.APPLIED, list(m.target), "")
@@ -449,9 +449,9 @@ class Throttles:
         notes: list[Note] = [
             (
                 r.name if r.kind == "topic" else None,
-                f"the throttle on {r.kind} {r.name} could not be removed ({error}): remove "
+                f"the throttle on {r.kind} {r.name} could not be removed ({error}): "
                 + ", ".join(c.key for c in changes[r])
-                + " by hand",
+                + f"; {_NEXT_REMOVES[r.kind]}",
             )
             for r, error in sorted(answers.items())
             if error
@@ -462,6 +462,13 @@ class Throttles:
                 for r, why in expected.confirm(self.cluster, self.confirm_s)
             ]
         return notes
+
+
+# Who removes a throttle that could not be removed: nobody need do it by hand.
+_NEXT_REMOVES = {
+    "broker": "the next apply removes the rates this tool set (it finds them by their markers)",
+    "topic": "the next plan removes them (a throttled-replica list the manifests do not declare is a change)",
+}
 
 
 # A rate this tool set is recorded on the broker's own config entity by a marker key that names the

@@ -718,8 +718,8 @@ def _partition_target(want: DesiredTopic, partition: ObservedPartition, observed
             continue
         if target > hw:
             advice = (
-                "the group committed past the end of the log, which happens after the log was truncated "
-                "(an unclean leader election?); check the group before truncating"
+                "the group committed past the end of the log, so the log no longer holds records the group "
+                "consumed (an unclean leader election can do that); check the group before truncating"
                 if isinstance(rule, ConsumedBy)
                 else "records that do not exist yet cannot be deleted. Lower the offset"
             )
