@@ -21,7 +21,8 @@ testable without a cluster and keeps the adapter free of manifest knowledge.
   for an estimate. The others' partitions keep their leader and -1 offsets ("not read",
   `ObservedPartition.offsets_not_read`); a retention change reads its topic again, whole.
 - `size_topics`: topics whose partition sizes (DescribeLogDirs) an estimate needs (the bytes a
-  truncation or a retention cut deletes), read even when sizes were not asked for.
+  truncation or a retention cut deletes, a topic deletion frees), read even when sizes were not
+  asked for.
 - `cluster_operations`: read the cluster's authorized operations (DescribeCluster), which tell
   whether the principal may create topics: for reads that may plan creations.
 - `reassignments`: read the reassignments in progress of the scope's topics (ListPartitionReassignments,
@@ -126,7 +127,7 @@ def desired_scope(desired: DesiredState, now_ms: int | None = None, every_offset
     absent = set()
     for name, topic in desired.topics.items():
         if topic.state is not TopicState.PRESENT:
-            absent.add(name)
+            absent.add(name)  # a deletion shows the records and the bytes it frees
             continue
         if now_ms is not None and _may_change_retention(topic):
             size_topics.add(name)
@@ -151,7 +152,7 @@ def desired_scope(desired: DesiredState, now_ms: int | None = None, every_offset
         epoch_topics=frozenset(epoch_topics),
         groups={g: frozenset(t) for g, t in sorted(groups.items())},
         now_ms=now_ms,
-        size_topics=frozenset(size_topics),
+        size_topics=frozenset(size_topics | absent),
         offset_topics=None if every_offset else frozenset(epoch_topics | size_topics | absent),
         cluster_operations=any(t.state is TopicState.PRESENT for t in desired.topics.values()),
         reassignments=True,

@@ -62,6 +62,23 @@ def test_a_raised_retention_adds_what_the_extra_days_at_the_measured_rate_hold(t
         assert sum(disk["per_broker"].values()) == disk["bytes"] > 0
 
 
+def test_a_topic_deletion_frees_what_its_replicas_hold_on_each_broker(tmp_path):
+    with TestCluster(brokers=3, log_dir_bytes=GIB) as c:
+        c.create_topic("events", partitions=2, replication_factor=2)
+        _produce(c, 1_000, 10)
+        repo = Repo(tmp_path, c, "kind: Topic\nname: events\nstate: absent\n")
+        before = used(c)
+        code, plan, output = repo.plan()  # a live plan, as a snapshot's says it
+        assert code == 2, output
+        [action] = plan["actions"]
+        assert action["kind"] == "delete_topic" and "unknown" not in action["disk"]["method"], action["disk"]
+        assert repo.apply()[0] == 0
+        after = used(c)
+        figures = {int(b): n for b, n in action["disk"]["per_broker"].items()}
+        assert figures == {b: after[b] - before[b] for b in (1, 2, 3) if after[b] != before[b]}
+        assert sum(figures.values()) == action["disk"]["bytes"] == -2 * 2 * 10 * PER_HOUR * VALUE_SIZE
+
+
 def test_a_replication_factor_increase_lands_the_partition_size_on_each_new_broker(tmp_path):
     with TestCluster(brokers=3, log_dir_bytes=GIB) as c:
         c.create_topic("events", partitions=2, replication_factor=1)

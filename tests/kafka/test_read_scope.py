@@ -53,8 +53,9 @@ def test_desired_scope_lists_everything_and_collects_what_the_rules_need():
     assert scope.wants("gone") and not scope.wants("unmanaged")
     assert scope.timestamps == {"timed": (int(T1.timestamp() * 1000),)}
     # Rules of a topic declared absent never become truncations, so they need no epochs; a
-    # truncation shows the bytes it deletes, so its topic is sized.
-    assert scope.epoch_topics == scope.size_topics == {"timed", "consumed", "also-billing"}
+    # truncation shows the bytes it deletes, and a deletion those it frees: their topics are sized.
+    assert scope.epoch_topics == {"timed", "consumed", "also-billing"}
+    assert scope.size_topics == {"timed", "consumed", "also-billing", "gone"}
     assert scope.groups == {"audit": {"consumed"}, "billing": {"consumed", "also-billing"}}
     assert scope.offset_topics is None and scope.reads_offsets("unmanaged")
     # A plan's read asks for the offsets its plan shows: truncations, and the records a deletion deletes.
