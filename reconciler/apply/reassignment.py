@@ -37,7 +37,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from reconciler import kafka_configs, units
-from reconciler.errors import NotAuthorised
+from reconciler.errors import NotAuthorised, failure_text
 from reconciler.models.desired import ClusterSpec
 from reconciler.models.observed import ObservedState
 from reconciler.models.plan import ActionKind, ReassignReplicas
@@ -413,7 +413,14 @@ class Throttles:
 
     def release(self, still_running: list[Move]) -> list[Note]:
         """Remove what this apply owns, except what `still_running` still needs; what could not
-        be removed, to tell."""
+        be removed, to tell. A clean-up after the writes: whatever fails is a note, never an error
+        that would hide what the writes did."""
+        try:
+            return self._release(still_running)
+        except Exception as e:  # noqa: BLE001 - a broker gone, a read refused: the next run removes them
+            return [(None, f"the replication throttles could not all be removed ({failure_text(e)}); {_NEXT_REMOVES['both']}")]
+
+    def _release(self, still_running: list[Move]) -> list[Note]:
         busy_topics = {m.topic for m in still_running}
         busy_tps = {m.tp for m in still_running}
         topics = [t for t in sorted(self.entries) if t not in busy_topics]
@@ -468,6 +475,8 @@ class Throttles:
 _NEXT_REMOVES = {
     "broker": "the next apply removes the rates this tool set (it finds them by their markers)",
     "topic": "the next plan removes them (a throttled-replica list the manifests do not declare is a change)",
+    "both": "the next apply removes the broker rates this tool set (found by their markers), and the next plan "
+    "the topics' throttled-replica lists",
 }
 
 

@@ -11,11 +11,16 @@ import time
 
 import pytest
 
+from reconciler.app.apply_plan import cancel_reassignments
+from reconciler.kafka.connection import connect
+from reconciler.manifests import load_manifests
 from reconciler.testing import Acl, TestCluster
+from tests.apply import test_reassign_live as moves
 from tests.apply.test_apply_live import Repo, outcome
+from tests.kafka.helpers import CLUSTER, write_manifests
 
 ME = "ANONYMOUS"
-DELETE_RECORDS = 21
+DELETE_RECORDS, ALTER_PARTITION_REASSIGNMENTS, DESCRIBE_CONFIGS, POLICY_VIOLATION = 21, 45, 32, 44
 # Every kind of irreversible write, and a truncation by a consumer group's committed offsets.
 EVERYTHING = """\
 kind: Topic
@@ -141,3 +146,37 @@ def test_a_cluster_gone_while_truncating_reports_what_was_written_and_what_was_n
         deleted = outcome(result, "delete_topic", "old")
         assert deleted["status"] == "refused" and deleted["message"].startswith("not sent: apply stopped before it ("), deleted
         assert result["converged"] is None and result["convergence_unknown"], result
+
+
+def test_a_cancel_whose_throttle_clean_up_fails_still_reports_the_cancel(test_cluster, tmp_path):
+    c = test_cluster
+    moves.seeded(c, "managed", [[1], [2]])
+    root = write_manifests(tmp_path / "m", c.bootstrap_servers, moves.topics_yaml("managed"))
+    desired = load_manifests(root).desired_state(CLUSTER)
+    c.stall_reassignments(True)
+    plan = moves.move_plan(c, "managed", {0: [1, 2, 3], 1: [2, 3, 1]}, throttle=moves.MiB)
+    moves.apply(c, desired, plan, reassignment_wait_s=0)
+    # Once the cancel is sent, every DescribeConfigs fails: the clean-up cannot read what to remove.
+    c.delay(api_key=ALTER_PARTITION_REASSIGNMENTS, seconds=0.5, times=1)
+
+    def refuse_reads_once_cancelling() -> None:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if any(r.api_name == "AlterPartitionReassignments" for r in c.request_log):
+                c.inject_error(api_key=DESCRIBE_CONFIGS, error_code=POLICY_VIOLATION, times=None)
+                return
+            time.sleep(0.01)
+
+    c.clear_request_log()
+    injector = threading.Thread(target=refuse_reads_once_cancelling)
+    injector.start()
+    outcome = cancel_reassignments(str(root), CLUSTER, lambda spec: connect(spec, request_timeout_s=5.0))
+    injector.join()
+    [cancelled] = outcome.result.outcomes
+    assert [p.message for p in cancelled.partitions] == [
+        "reverted to [1] (it was moving to [1, 2, 3])",
+        "reverted to [2] (it was moving to [2, 3, 1])",
+    ]
+    assert c.replicas("managed") == {0: [1], 1: [2]} and moves.throttles(c, "managed")["brokers"]
+    assert "the replication throttles could not all be removed (" in cancelled.message, cancelled.message
+    assert "the next apply removes the broker rates this tool set" in cancelled.message
