@@ -211,7 +211,10 @@ def cancel(topics: list[str], cluster: ClusterPort, progress: Progress, confirm_
     finished = {m.tp for m in moves if (e := answers.get(m.tp)) is not None and e.kind is ErrorKind.NOTHING_IN_PROGRESS}
     refused = {m.tp: e for m in moves if (e := answers.get(m.tp)) is not None and m.tp not in finished}
     expected = {m.tp: (m.target if m.tp in finished else m.original,) for m in moves if m.tp not in refused}
-    unseen = _confirm_replicas(cluster, expected, confirm_s)
+    try:
+        unseen = _confirm_replicas(cluster, expected, confirm_s)
+    except Exception as e:  # noqa: BLE001 - the cancel was sent: its outcomes must still be reported
+        unseen = {m.topic: f"they could not be asked ({failure_text(e)})" for m in moves}
     notes = throttles.release([])
     by_topic: dict[str, list[PartitionOutcome]] = {}
     for m in moves:
