@@ -5,12 +5,14 @@ Over real sockets, on the test cluster."""
 from __future__ import annotations
 
 from reconciler.apply.reassignment import sweep
+from reconciler.manifests import load_manifests
 from reconciler.models.plan import AlterConfigs
 from reconciler.models.result import Status
 from reconciler.plan.planner import plan as make_plan
+from reconciler.testing import TestCluster
 from tests.apply.test_apply_live import Repo, outcome
 from tests.apply.test_reassign_live import MiB, apply, move_plan, seeded, throttles, topics_yaml
-from tests.kafka.helpers import kafka_of
+from tests.kafka.helpers import CLUSTER, kafka_of, write_manifests
 
 CREATES = """\
 kind: Topic
@@ -93,3 +95,35 @@ def test_a_throttle_that_could_not_be_removed_is_left_to_the_next_apply_not_to_t
         assert {k.key for k in change.changes} >= {"leader.replication.throttled.replicas"}
         assert sweep(observed, kafka, desired.cluster, lines.append) == []
     assert throttles(c, "moved")["brokers"] == {}
+
+
+def test_a_finished_reassignment_a_lagging_broker_does_not_show_yet_says_so_without_a_guess(tmp_path):
+    # Broker 3 shows changes 5 s late (as a broker restarting, or cut off for a while, would):
+    # longer than apply is told to wait for every broker to show the result.
+    with TestCluster(brokers=3, metadata_propagation_delay=(0, 0, 5)) as c:
+        seeded(c, "moved", [[1], [2]])
+        desired = load_manifests(write_manifests(tmp_path / "m", c.bootstrap_servers, topics_yaml("moved", rf=2))).desired_state(
+            CLUSTER
+        )
+        result = apply(c, desired, move_plan(c, "moved", {0: [1, 2], 1: [2, 1]}), confirm_timeout_s=0.5)
+        [moved] = result.outcomes
+        assert moved.status is Status.FAILED and c.replicas("moved") == {0: [1, 2], 1: [2, 1]}
+        for p in moved.partitions:
+            assert p.message.startswith("the reassignment left the in-progress list, but the brokers do not all show replicas ")
+            assert p.message.endswith("; the next plan shows where it ended") and "?" not in p.message, p.message
+
+
+def test_a_reassignment_the_plan_saw_running_that_ended_elsewhere_is_refused_stating_where_it_is(test_cluster, desired_for):
+    c = test_cluster
+    seeded(c, "moving", [[1], [2]])
+    c.stall_reassignments(True)
+    c.reassign("moving", {0: [1, 2]})  # an earlier apply's, still copying when the plan was made
+    plan = move_plan(c, "moving", {0: [1, 2]}, in_progress={0: [1]})
+    c.reassign("moving", {0: None})  # then cancelled: the partition is back on [1]
+    result = apply(c, desired_for(topics_yaml("moving", rf=2)), plan)
+    [refused] = result.outcomes
+    assert refused.status is Status.REFUSED
+    assert refused.message == (
+        "the cluster moved since the plan: moving-0: the reassignment to [1, 2] that the plan saw running has ended, "
+        "and the partition has replicas [1], not its target"
+    )
