@@ -55,3 +55,30 @@ def test_a_failed_write_stops_the_later_actions_on_its_topic_and_no_other(test_c
     assert outcomes[(ActionKind.TRUNCATE, "other")].status is Status.APPLIED
     assert test_cluster.partition("conf", 0).log_start_offset == 0
     assert test_cluster.partition("other", 0).log_start_offset == 15
+
+
+def test_truncations_of_many_topics_go_together_and_a_brokers_refusal_stays_on_its_partitions(test_cluster, desired_for):
+    """One DeleteRecords per leader broker for every topic's truncation; broker 2 refuses its own
+    (POLICY_VIOLATION), and just the partitions it leads, of every topic, fail."""
+    POLICY_VIOLATION = 44
+    names = ("a", "b", "c")
+    for name in names:
+        test_cluster.create_topic(name, partitions=3, replication_factor=1)
+        test_cluster.produce_many({(name, p): 20 for p in range(3)})
+    desired = desired_for("".join(f"---\nkind: Topic\nname: {n}\npartitions: 3\ntruncate: [{{keep_last: 5}}]\n" for n in names))
+    led_by_2 = {(n, p) for n in names for p in range(3) if test_cluster.partition(n, p).leader == 2}
+    assert led_by_2 and len(led_by_2) < 9
+    with kafka_of(test_cluster) as kafka:
+        made = plan(desired, kafka.observe_desired(desired))
+        test_cluster.inject_error(DELETE_RECORDS, POLICY_VIOLATION, broker=2)
+        test_cluster.clear_request_log()
+        outcomes = apply_plan(made, kafka, desired).outcomes
+    assert [r.broker_id for r in test_cluster.request_log if r.api_name == "DeleteRecords"].count(2) == 1
+    assert len([r for r in test_cluster.request_log if r.api_name == "DeleteRecords"]) == 3
+    for o in outcomes:
+        for p in o.partitions:
+            if (o.topic, p.partition) in led_by_2:
+                assert p.status is Status.FAILED and p.message.startswith("the broker refused: POLICY_VIOLATION"), p
+                assert test_cluster.partition(o.topic, p.partition).log_start_offset == 0
+            else:
+                assert p.status is Status.APPLIED and p.low_watermark == 15, p
