@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 from reconciler.apply.expected_writes import confirm_written
 from reconciler.apply.preconditions import (
+    already_done,
     delete_fraction_problems,
     disk_usage_refusal,
     manifest_refusals,
@@ -49,8 +50,8 @@ from reconciler.models.observed import ObservedState
 from reconciler.models.plan import (
     Action,
     ActionKind,
+    AddPartitions,
     AlterConfigs,
-    CreateTopic,
     Diagnostic,
     PartitionTruncation,
     Plan,
@@ -64,10 +65,6 @@ from reconciler.plan.policy import destructive_excess
 from reconciler.plan.validate_only import broker_refusals, send_topic_requests
 from reconciler.ports import BrokerError, ClusterPort, EpochCheck, ErrorKind, Progress, TopicPartition
 
-ALREADY_CREATED = (
-    "the topic exists exactly as the plan creates it (created since the plan was made; an interrupted apply "
-    "of this plan may have made it)"
-)
 # Bounded rounds for DeleteRecords partitions whose leader moved or whose request timed out.
 LEADER_MOVE_ROUNDS = 3
 
@@ -125,27 +122,25 @@ def apply_plan(
         raise PlanRejected(full)
 
     run = _Run(plan, progress, desired.cluster)
+    grown = {a.topic: a.after for a in plan.actions if isinstance(a, AddPartitions)}
     for index, action in enumerate(plan.actions):
         forbidden = manifest_refusals(action, desired)
         throttled = isinstance(action, ReassignReplicas) and action.throttle_bytes_per_s is not None
         denied = rights.refusal(action.kind, action.topic, now, desired.cluster, throttled)
-        moved = topic_changes(action, now)
+        moved = topic_changes(action, now, grown)
         if forbidden:
             run.refuse(index, "the manifests no longer allow it: " + "; ".join(forbidden) + ". Plan again")
-        elif isinstance(action, CreateTopic) and action.topic in now.topics and not moved:
-            run.settle(
-                index,
-                ActionOutcome(kind=action.kind, topic=action.topic, status=Status.ALREADY_SATISFIED, message=ALREADY_CREATED),
-            )
         elif denied:
             run.refuse(index, denied)
+        elif done := already_done(action, now):
+            run.settle(index, ActionOutcome(kind=action.kind, topic=action.topic, status=Status.ALREADY_SATISFIED, message=done))
         elif moved:
             run.refuse(index, "the cluster moved since the plan: " + "; ".join(moved))
-        elif isinstance(action, AlterConfigs) and (grown := retention_problems(action, now, desired)):
+        elif isinstance(action, AlterConfigs) and (deletes := retention_problems(action, now, desired)):
             run.refuse(
                 index,
                 "the retention change would now delete more than the policy allows: "
-                + "; ".join(grown)
+                + "; ".join(deletes)
                 + ". Nothing was changed; plan again",
             )
     progress("validating the plan on the brokers (validate_only)")

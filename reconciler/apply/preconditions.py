@@ -21,9 +21,11 @@ A partition the plan found moving toward its target (`in_progress`) must still b
 have arrived. Otherwise it moved since the plan (who moved it, the tool cannot know), and the whole
 action is refused, naming the partitions.
 
-A create whose topic exists now is already satisfied when the topic is exactly what it would
-create (an interrupted apply of the same plan made it, say); otherwise it is refused, saying how
-the topic differs and never guessing who made it.
+An action whose effect the cluster already shows is already satisfied (a saved plan applied again
+after an interrupted apply of it): a create whose topic exists exactly as it would create it, a
+deletion whose topic is gone, a partition increase to the count the topic has, a config change
+whose every key has its value. A create whose topic exists otherwise is refused, saying how the
+topic differs; no message guesses who made a change.
 
 A retention cut's estimate is made again from the fresh read: the brokers apply the new limit to
 the log as it is at apply time, which may hold older records than at plan time. It is refused when
@@ -34,6 +36,8 @@ to what the disks hold now must stay within the policy's max_disk_usage (docs/ca
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from reconciler import kafka_configs
 from reconciler.kafka_configs import same_config_value
@@ -57,8 +61,10 @@ from reconciler.plan.policy import is_protected
 from reconciler.units import epoch_ms
 
 
-def topic_changes(action: Action, now: ObservedState) -> list[str]:
-    """What moved since the plan for this action's topic; empty when the action still fits."""
+def topic_changes(action: Action, now: ObservedState, grown: Mapping[str, int] | None = None) -> list[str]:
+    """What moved since the plan for this action's topic; empty when the action still fits.
+    `grown`: topic -> the partition count the plan's own increase makes, which is no move (an
+    earlier run of the same plan made it)."""
     want = action.preconditions
     topic = now.topics.get(action.topic)
     if isinstance(action, CreateTopic):
@@ -77,7 +83,7 @@ def topic_changes(action: Action, now: ObservedState) -> list[str]:
     moved = []
     if want.topic_id and topic.topic_id and want.topic_id != topic.topic_id:
         moved.append(f"{action.topic} was deleted and recreated (topic id {want.topic_id} is now {topic.topic_id})")
-    if want.partition_count is not None and want.partition_count != len(topic.partitions):
+    if want.partition_count is not None and len(topic.partitions) not in (want.partition_count, (grown or {}).get(action.topic)):
         moved.append(f"{action.topic} has {len(topic.partitions)} partitions, the plan saw {want.partition_count}")
     for key, planned in want.configs.items():
         config = topic.configs.get(key)
@@ -99,6 +105,34 @@ def topic_changes(action: Action, now: ObservedState) -> list[str]:
                     "next step"
                 )
     return moved
+
+
+def already_done(action: Action, now: ObservedState) -> str | None:
+    """Why `action` needs no write: the cluster already shows what it makes (a saved plan applied
+    again after an interrupted or finished apply of it, say); None when it does not. Who made it
+    the tool cannot know: it says what it sees, and what may explain it."""
+    topic = now.topics.get(action.topic)
+    same = topic is not None and not (action.preconditions.topic_id and action.preconditions.topic_id != topic.topic_id)
+    match action:
+        case CreateTopic() if topic is not None and not creation_differences(action, topic):
+            seen = "the topic exists exactly as the plan creates it (created since the plan was made"
+        case DeleteTopic() if topic is None and action.topic not in now.hidden_topics:
+            seen = "the topic no longer exists (deleted since the plan was made"
+        case AddPartitions() if same and topic is not None and len(topic.partitions) == action.after:
+            seen = f"the topic has {action.after} partitions already (since the plan was made"
+        case AlterConfigs() if same and topic is not None and all(_has(topic, c) for c in action.changes):
+            seen = "every config already has the value the plan sets (since the plan was made"
+        case _:
+            return None
+    return f"{seen}; an interrupted apply of this plan may have made it so)"
+
+
+def _has(topic: ObservedTopic, change: ConfigChange) -> bool:
+    config = topic.configs.get(change.key)
+    current = config.value if config is not None and config.set_on_topic else None
+    if change.op == "delete":
+        return config is None or not config.set_on_topic
+    return current is not None and change.after is not None and same_config_value(change.key, change.after, current)
 
 
 def creation_differences(action: CreateTopic, topic: ObservedTopic) -> list[str]:

@@ -202,7 +202,7 @@ def test_a_retention_step_that_still_follows_goes_ahead():
 
 def test_a_saved_step_applied_after_the_value_moved_is_refused_with_why():
     action, _, _ = _retention_step()
-    # The step was applied already (or someone set 15d by hand): applying it again would not follow.
+    # Someone set 15d (apply calls it already satisfied first: `already_done`): the step would not follow.
     moved = topic_changes(action, observed(have("t", partitions=2, set_on_topic={"retention.ms": "1296000000"})))
     assert moved == [
         "t: retention.ms is '1296000000' on the topic, the plan saw '2592000000'",

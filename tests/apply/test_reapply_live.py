@@ -47,7 +47,7 @@ def test_a_topic_created_exactly_as_planned_is_already_satisfied_and_one_that_di
     assert before["status"] == "already_satisfied", before
     assert before["message"] == (
         "the topic exists exactly as the plan creates it (created since the plan was made; an interrupted apply of "
-        "this plan may have made it)"
+        "this plan may have made it so)"
     )
     other = outcome(result, "create_topic", "made.other")
     assert other["status"] == "refused" and "outside" not in other["message"], other
@@ -66,6 +66,55 @@ def test_a_topic_created_exactly_as_planned_is_already_satisfied_and_one_that_di
         ("made.other", "refused"),
         ("not.yet", "already_satisfied"),
     ]
+
+
+EVERY_KIND = """\
+kind: Topic
+name: fresh
+partitions: 2
+configs: {retention.ms: 2d}
+---
+kind: Topic
+name: grown
+partitions: 4
+configs: {retention.ms: 1d}
+truncate: [{keep_last: 10}]
+---
+kind: Topic
+name: gone
+state: absent
+"""
+
+
+def test_a_saved_plan_applied_again_after_it_ran_finds_every_action_already_satisfied(tmp_path, test_cluster):
+    c = test_cluster
+    for name in ("grown", "gone"):
+        c.create_topic(name, partitions=2, replication_factor=3, configs={"retention.ms": "604800000"})
+        c.produce_many({(name, p): 50 for p in range(2)}, timestamp_ms=1_790_000_000_000, step_ms=1000)
+    repo = Repo(tmp_path, c, EVERY_KIND)
+    code, plan, output = repo.plan()
+    assert code == 2, output
+    kinds = [(a["kind"], a["topic"]) for a in plan["actions"]]
+    assert kinds == [
+        ("create_topic", "fresh"),
+        ("add_partitions", "grown"),
+        ("alter_configs", "grown"),
+        ("truncate", "grown"),
+        ("delete_topic", "gone"),
+    ]
+    code, first = repo.apply()
+    assert code == 0 and {o["status"] for o in first["outcomes"]} == {"applied"}, first
+    c.clear_request_log()
+    code, again = repo.apply()  # CI ran the job twice, or re-ran one it killed after the last write
+    assert [(o["kind"], o["topic"], o["status"]) for o in again["outcomes"]] == [(*k, "already_satisfied") for k in kinds]
+    assert code == 0 and again["converged"] is True, again
+    messages = [o["message"] for o in again["outcomes"]]
+    assert messages[1] == (
+        "the topic has 4 partitions already (since the plan was made; an interrupted apply of this plan may have made it so)"
+    )
+    assert messages[4].startswith("the topic no longer exists (deleted since the plan was made;")
+    sent = [r.api_name for r in c.request_log if not getattr(r.request, "validate_only", False)]
+    assert not {"CreateTopics", "CreatePartitions", "DeleteRecords", "DeleteTopics"} & set(sent)
 
 
 def test_a_throttle_that_could_not_be_removed_is_left_to_the_next_apply_not_to_the_user(test_cluster, desired_for):

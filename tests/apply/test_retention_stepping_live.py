@@ -80,10 +80,16 @@ def test_a_saved_step_applied_after_the_value_moved_is_refused(tmp_path, test_cl
     repo = Repo(tmp_path, test_cluster, MANIFESTS.format(stepping="gradual"))
     code, _, output = repo.plan()
     assert code == 2, output
-    test_cluster.set_topic_configs("events", {"retention.ms": str(4 * DAY)})  # stepped by someone else
+    test_cluster.set_topic_configs("events", {"retention.ms": str(6 * DAY)})  # moved, not to the step's value
     code, result = repo.apply()
     assert code == 1, result
     refused = outcome(result, "alter_configs", "events")
     assert refused["status"] == "refused" and refused["message"].startswith("the cluster moved since the plan")
     assert "the step retention.ms 8d (691200000) -> 4d (345600000) was planned from 691200000" in refused["message"]
-    assert test_cluster.topic_configs("events") == {"retention.ms": str(4 * DAY)}
+    assert test_cluster.topic_configs("events") == {"retention.ms": str(6 * DAY)}
+    # At the step's value (this plan applied already, say), there is nothing to write.
+    test_cluster.set_topic_configs("events", {"retention.ms": str(4 * DAY)})
+    code, result = repo.apply()
+    done = outcome(result, "alter_configs", "events")
+    assert code == 0 and done["status"] == "already_satisfied", result
+    assert done["message"].startswith("every config already has the value the plan sets")
