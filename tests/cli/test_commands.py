@@ -102,6 +102,12 @@ def test_usage_errors_exit_1_never_2_which_means_changes():
         assert "Error:" in result.output and "Traceback" not in result.output
 
 
+def test_a_duration_option_beyond_a_long_is_refused():
+    result = run("drift", MANIFESTS, "--snapshot", PROD, "--executor-wait", "99999999999999w")
+    assert result.exit_code == 1, result.output
+    assert "--executor-wait" in result.output and "is above the largest value Kafka takes" in result.output
+
+
 def test_output_into_a_missing_directory_is_refused_before_anything_runs(tmp_path):
     missing = tmp_path / "no-such-dir" / "plan.md"
     for command in (["plan", MANIFESTS, "--snapshot", PROD], ["drift", MANIFESTS, "--snapshot", PROD]):
