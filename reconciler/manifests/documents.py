@@ -239,7 +239,7 @@ ReplicaAssignment = Annotated[
     dict[PartitionNumber, ReplicaList], Field(min_length=1, json_schema_extra={"propertyNames": {"pattern": "^[0-9]+$"}})
 ]
 BrokerIds = Annotated[list[BrokerId], Field(json_schema_extra={"uniqueItems": True}), _ids_once("drain_brokers")]
-# A size per second (1 at least: a zero rate would stop replication) or a duration.
+# Bytes per second, 1 at least (a zero rate would stop replication), or a size with its unit ("50MiB").
 _STOPS_REPLICATION = "0 would stop replication; leave it out for no throttle"
 ByteRate = (
     Annotated[int, Field(ge=1, le=LONG_MAX)]
