@@ -104,6 +104,7 @@ def cluster_policies(
             max_disk_usage=model.max_disk_usage,
             protected_topic_patterns=protected,
             source=doc.ref(("kind",)),
+            sources={name: doc.ref((name,)) for name in model.model_fields_set - {"kind", "clusters"}},
         )
         for name in dict.fromkeys(model.clusters or list(clusters)):
             if name in result:

@@ -192,6 +192,11 @@ class Policy(_Model):
     max_disk_usage: float | None = None
     protected_topic_patterns: list[str] = Field(default_factory=list)
     source: SourceRef | None = None
+    # setting -> where its value is written: a plan error about a limit points at that limit
+    sources: dict[str, SourceRef] = Field(default_factory=dict)
+
+    def source_of(self, setting: str) -> SourceRef | None:
+        return self.sources.get(setting) or self.source
 
 
 _UNSUPPORTED_MECHANISMS = {

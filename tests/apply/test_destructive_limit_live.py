@@ -45,6 +45,7 @@ def test_a_plan_over_the_limit_is_an_error_and_is_never_applied(tmp_path, test_c
     assert code == 1, output
     [error] = [d for d in plan["diagnostics"] if d["code"] == "policy-max-destructive-actions"]
     assert error["severity"] == "error" and error["source"]["file"] == "topics.yaml"
+    assert error["source"]["line"] == 2  # at the Policy's max_destructive_actions, not its `kind` line
     assert error["message"].startswith(
         "the plan has 3 destructive actions (delete topic 1, truncate 2), more than the policy's max_destructive_actions 2;"
     )
