@@ -10,6 +10,7 @@ import functools
 import gc
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -120,8 +121,6 @@ def _parsed(value: str | None, parse: Callable[[str], int]) -> int | None:
 
 def _regexes(ctx: click.Context, param: click.Parameter, value: str | tuple[str, ...] | None) -> str | tuple[str, ...] | None:
     """REGEX options (Python's re): checked before anything is read, so a typo is not found after connecting."""
-    import re
-
     for pattern in (value,) if isinstance(value, str) else value or ():
         try:
             re.compile(pattern)
