@@ -10,6 +10,7 @@ import functools
 import gc
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -74,13 +75,20 @@ def use_color(flag: bool | None) -> bool:
 
 def _output_file(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """Checked before anything is read or changed: an apply must not finish with nowhere to report."""
+    problem = _output_problem(value)
+    if problem:
+        raise click.BadParameter(problem)
+    return value
+
+
+def _output_problem(value: str | None) -> str | None:
     if value is not None:
         path = Path(value)
         if path.is_dir():
-            raise click.BadParameter(f"{value} is a directory; give a file name.")
+            return f"{value} is a directory; give a file name."
         if not path.parent.is_dir():
-            raise click.BadParameter(f"directory {path.parent} does not exist; create it first.")
-    return value
+            return f"directory {path.parent} does not exist; create it first."
+    return None
 
 
 def _byte_rate(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
@@ -109,6 +117,16 @@ def _parsed(value: str | None, parse: Callable[[str], int]) -> int | None:
         return parse(value)
     except ValueError as e:
         raise click.BadParameter(str(e)) from None
+
+
+def _regexes(ctx: click.Context, param: click.Parameter, value: str | tuple[str, ...] | None) -> str | tuple[str, ...] | None:
+    """REGEX options (Python's re): checked before anything is read, so a typo is not found after connecting."""
+    for pattern in (value,) if isinstance(value, str) else value or ():
+        try:
+            re.compile(pattern)
+        except re.error as e:
+            raise click.BadParameter(f"{pattern!r} is not a valid regular expression: {e}.") from None
+    return value
 
 
 def _spark_settings(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict[str, str]:
@@ -315,6 +333,10 @@ def snapshot(
     """Save what the cluster looks like, for offline planning (`plan --snapshot`) and drift reports."""
     from reconciler.app.take_snapshot import take_snapshot
 
+    problem = _output_problem(output) if snapshot_format == "json" else None  # parquet: a directory, made if missing
+    if problem:  # before connecting: a read must not end with nowhere to write it
+        raise click.BadParameter(problem, param_hint="'-o' / '--output'")
+
     outcome = take_snapshot(
         manifests_dir, cluster, output, _connector(bootstrap_servers), parquet=snapshot_format == "parquet", sizes=sizes
     )
@@ -517,6 +539,7 @@ def apply(
     "ignore_topics",
     multiple=True,
     metavar="REGEX",
+    callback=_regexes,
     help="Never report topics matching REGEX as unmanaged (besides internal `__*` ones); repeatable.",
 )
 @click.option("--format", "fmt", type=click.Choice(DRIFT_FORMATS), default="text", show_default=True)
@@ -612,12 +635,14 @@ def acls(manifests_dir: str, cluster: str, role: str, principal: str | None, fmt
     "--topics",
     "topics_regex",
     metavar="REGEX",
+    callback=_regexes,
     help="Import only topics whose name matches REGEX (searched in the name; anchor with ^...$).",
 )
 @click.option(
     "--exclude",
     multiple=True,
     metavar="REGEX",
+    callback=_regexes,
     help="Never import topics matching REGEX; repeatable. Internal __* topics and the Cluster "
     "document's ignore_topics are always left out.",
 )

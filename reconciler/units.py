@@ -2,7 +2,9 @@
 
 Parsing accepts what people write in manifests; formatting produces the shortest exact form, so
 that `format_duration_ms(parse_duration_ms(x))` never changes a value's meaning. `-1` (Kafka's
-"unlimited") passes through unchanged in both directions.
+"unlimited") passes through unchanged in both directions. Every parsed value is within Kafka's
+long (int64), as a number written without a unit must be: this is the one place that says so for
+text, whatever setting it is written for.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import re
 from datetime import datetime, timedelta, timezone
 
 from reconciler.errors import shown
+from reconciler.kafka_configs import LONG_RANGE
 
 _DURATION_UNITS = {"ms": 1, "s": 1_000, "m": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_800_000}
 _DURATION_PART = re.compile(r"([0-9]+)(ms|s|m|h|d|w)")
@@ -32,16 +35,25 @@ _BYTE_UNITS = {
 _SIZE = re.compile(r"([0-9]+)\s*([a-z]+)?", re.IGNORECASE)
 
 
+def _in_long_range(text: str, value: int, unit: str) -> int:
+    low, high = LONG_RANGE
+    if value > high:
+        raise ValueError(f"{shown(text)} is above the largest value Kafka takes ({high:,} {unit}, a long); write a smaller one")
+    if value < low:
+        raise ValueError(f"{shown(text)} is below the smallest value Kafka takes ({low:,} {unit}, a long)")
+    return value
+
+
 def parse_duration_ms(text: str) -> int:
     """`"7d"` -> 604800000; `"1h30m"`, `"500ms"`, a bare integer (milliseconds) and `"-1"` too."""
     s = text.strip().replace(" ", "")
     if len(s) > _LONGEST:
         raise ValueError(f"{shown(text)} is too long to be a duration; write milliseconds or e.g. 500ms, 7d")
     if _INTEGER.fullmatch(s):
-        return int(s)
+        return _in_long_range(text, int(s), "ms")
     if not _DURATION.fullmatch(s):
         raise ValueError(f"{shown(text)} is not a duration; write milliseconds or e.g. 500ms, 30s, 15m, 12h, 7d, 2w, 1h30m")
-    return sum(int(n) * _DURATION_UNITS[unit] for n, unit in _DURATION_PART.findall(s))
+    return _in_long_range(text, sum(int(n) * _DURATION_UNITS[unit] for n, unit in _DURATION_PART.findall(s)), "ms")
 
 
 def parse_bytes(text: str) -> int:
@@ -50,12 +62,12 @@ def parse_bytes(text: str) -> int:
     if len(s) > _LONGEST:
         raise ValueError(f"{shown(text)} is too long to be a size; write bytes or e.g. 512KiB, 50GiB")
     if _INTEGER.fullmatch(s):
-        return int(s)
+        return _in_long_range(text, int(s), "bytes")
     match = _SIZE.fullmatch(s)
     unit = (match.group(2) or "b").lower() if match else None
     if match is None or unit not in _BYTE_UNITS:
         raise ValueError(f"{shown(text)} is not a size; write bytes or e.g. 512KiB, 100MiB, 50GiB, 1TiB (or KB/MB/GB/TB)")
-    return int(match.group(1)) * _BYTE_UNITS[unit]
+    return _in_long_range(text, int(match.group(1)) * _BYTE_UNITS[unit], "bytes")
 
 
 def format_duration_ms(ms: int) -> str:

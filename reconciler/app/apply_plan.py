@@ -10,7 +10,7 @@ from typing import Protocol
 from reconciler.app.cluster_access import Connect, LiveCluster
 from reconciler.app.inputs import manifests_commit, require_cluster
 from reconciler.app.outcome import Outcome
-from reconciler.apply.executor import ApplyOptions, apply_plan
+from reconciler.apply.executor import ApplyOptions, apply_plan, refusal_without_cluster
 from reconciler.apply.reassignment import cancel, sweep
 from reconciler.errors import PlanRejected, ReconcilerError, failure_text, shown
 from reconciler.manifests import load_manifests
@@ -90,8 +90,10 @@ def apply_changes(
         cluster = saved.cluster
     desired = manifests.desired_state(require_cluster(manifests, cluster))
     if saved is not None and plan_file:
-        # Before connecting: a plan is applied only with the manifests it was reviewed with.
+        # Before connecting: a plan is applied only with the manifests it was reviewed with, and
+        # what refuses it whole without reading the cluster is said before an unreachable cluster could hide it.
         refusal = binding_refusal(saved, plan_file, desired, manifests_dir, manifests_commit(manifests_dir))
+        refusal = refusal or refusal_without_cluster(saved, desired)
         if refusal:
             raise PlanRejected(refusal)
     with connect(desired.cluster) as kafka:

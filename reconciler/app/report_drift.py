@@ -68,16 +68,16 @@ def drift_report(
     if snapshot:
         observed = snapshot_for(manifests, snapshot, cluster)
         desired = manifests.desired_state(observed.cluster)
-        _check_since(earlier, observed, since)
+        _check_since(earlier, observed.cluster, since)
         cluster_plan = plan(desired, observed, options)
     else:
         assert cluster is not None  # one of the three, checked above
         desired = manifests.desired_state(cluster)
+        _check_since(earlier, cluster, since)  # before connecting: an unreachable cluster must not hide it
         with connect(desired.cluster) as kafka:
             from reconciler.drift.live import epoch_evidence, retention_reads
 
             observed = kafka.observe_desired(desired, sizes=sizes)
-            _check_since(earlier, observed, since)
             cluster_plan = plan(desired, observed, options)
             missing = retention_reads(desired, observed, earlier, cluster_plan)
             if missing is not None:
@@ -101,6 +101,6 @@ def drift_report(
     return DriftOutcome(report)
 
 
-def _check_since(earlier: ObservedState | None, observed: ObservedState, since: str | None) -> None:
-    if earlier is not None and earlier.cluster != observed.cluster:
-        raise ReconcilerError(f"--since {since} is a snapshot of {shown(earlier.cluster)}, not {shown(observed.cluster)}.")
+def _check_since(earlier: ObservedState | None, cluster: str, since: str | None) -> None:
+    if earlier is not None and earlier.cluster != cluster:
+        raise ReconcilerError(f"--since {since} is a snapshot of {shown(earlier.cluster)}, not {shown(cluster)}.")

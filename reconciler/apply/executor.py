@@ -2,7 +2,9 @@
 
 Safety rules, in the order they act:
 1. A plan with error diagnostics is refused whole, and so is one with more destructive actions
-   than the policy's max_destructive_actions (the planner made that an error; checked again here).
+   than the policy's max_destructive_actions (the planner made that an error; checked again here)
+   or one planned against another cluster id than the manifests pin: `refusal_without_cluster`,
+   which `reconcile apply` asks before it connects.
 2. The cluster is read again before anything is written, and every action's preconditions are
    checked against it and against the current manifests (reconciler.apply.preconditions). An action
    the cluster moved away from, that the manifests no longer ask for or allow (protection,
@@ -95,20 +97,9 @@ def apply_plan(
     progress: Progress = lambda _: None,
 ) -> ApplyResult:
     """Apply `plan` as far as the cluster as it is now and the manifests as they are now (`desired`) allow."""
-    if plan.has_errors:
-        raise PlanRejected(
-            f"the plan for {plan.cluster} has {plan.summary().errors} error(s) and cannot be applied; "
-            "fix them (see `reconcile plan`) and plan again."
-        )
-    excess = destructive_excess(plan.actions, desired.policy)
-    if excess is not None:
-        raise PlanRejected(
-            f"the plan for {plan.cluster} cannot be applied under the policy now in the manifests: {excess}. Nothing was changed."
-        )
-    if desired.cluster.name != plan.cluster:
-        raise PlanRejected(
-            f"the plan is for cluster {plan.cluster}, the manifests given are {desired.cluster.name}'s; nothing was changed."
-        )
+    refused = refusal_without_cluster(plan, desired)
+    if refused:
+        raise PlanRejected(refused)
     progress(f"reading {plan.cluster} again to check the plan's preconditions")
     now = cluster.observe_for_plan(plan)  # with the reassignments in progress, when the plan has any
     if plan.cluster_id and now.cluster_id and plan.cluster_id != now.cluster_id:
@@ -186,6 +177,32 @@ def _write(run: _Run, now: ObservedState, cluster: ClusterPort, desired: Desired
                 run.settle(index, outcomes[action.topic])
         else:
             run.each(kind, lambda actions: _send(cluster, actions, options))
+
+
+def refusal_without_cluster(plan: Plan, desired: DesiredState) -> str | None:
+    """Why `plan` is refused whole on what it and the manifests say, before the cluster is read
+    (`reconcile apply` asks before it connects: an unreachable cluster must not hide it), or None."""
+    if plan.has_errors:
+        return (
+            f"the plan for {plan.cluster} has {plan.summary().errors} error(s) and cannot be applied; "
+            "fix them (see `reconcile plan`) and plan again."
+        )
+    excess = destructive_excess(plan.actions, desired.policy)
+    if excess is not None:
+        return (
+            f"the plan for {plan.cluster} cannot be applied under the policy now in the manifests: {excess}. Nothing was changed."
+        )
+    if desired.cluster.name != plan.cluster:
+        return f"the plan is for cluster {plan.cluster}, the manifests given are {desired.cluster.name}'s; nothing was changed."
+    pinned = desired.cluster.cluster_id
+    if plan.cluster_id and pinned and plan.cluster_id != pinned:
+        where = f" ({desired.cluster.source})" if desired.cluster.source else ""
+        return (
+            f"the plan was made for cluster id {plan.cluster_id}, but the Cluster document{where} pins cluster_id "
+            f"{pinned}: it was planned against another cluster (a snapshot of it); nothing was changed. Plan again "
+            "against the pinned cluster."
+        )
+    return None
 
 
 def _send(cluster: ClusterPort, actions: list[Action], options: ApplyOptions) -> Answers:

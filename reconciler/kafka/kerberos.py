@@ -6,14 +6,16 @@ as `kerberos_principal` into a private in-memory cache (KRB5CCNAME of this proce
 user's own tickets are not touched) and MIT's client keytab (KRB5_CLIENT_KTNAME) renews the
 ticket; without one, the ticket cache a `kinit` filled is used. Before any Kafka connection the
 login and a service ticket for the first broker are got once, so each Kerberos failure is said
-by its cause: the keytab, no ticket, the KDC unreachable, clock skew, an unknown principal, the
-brokers' service principal not in the KDC.
+by its cause: the keytab (missing, not one, or holding no key of the principal: then the
+principals it does hold are listed, as `klist -k` would, never a key), no ticket, the KDC
+unreachable, clock skew, an unknown principal, the brokers' service principal not in the KDC.
 """
 
 from __future__ import annotations
 
 import os
 import secrets
+import struct
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -43,11 +45,76 @@ def keytab_problem(path: str) -> str | None:
     return None
 
 
+def keytab_principals(path: str) -> list[str]:
+    """The principals a keytab holds keys of, in the order first written (`klist -k`), read from
+    MIT's keytab format; no key is kept. An entry cut short ends the list (what came before stands)."""
+    data = Path(path).read_bytes()
+    version = data[1:2]
+    order = ">" if version == b"\x02" else "="  # version 1 was written in the host's byte order
+    found: dict[str, None] = {}
+    at = 2
+    while at + 4 <= len(data):
+        (size,) = struct.unpack_from(f"{order}i", data, at)
+        at += 4
+        if size <= 0:  # a hole left by a removed entry: its length, negated
+            at += -size
+            continue
+        entry = data[at : at + size]
+        at += size
+        name = _entry_principal(entry, order, version == b"\x01")
+        if name is None:
+            break
+        found.setdefault(name)
+    return list(found)
+
+
+def _entry_principal(entry: bytes, order: str, counts_realm: bool) -> str | None:
+    """An entry's principal: a component count (version 1 counts the realm too), then the realm
+    and each component as a 16-bit length and its bytes. None when the entry is cut short."""
+    try:
+        (count,) = struct.unpack_from(f"{order}H", entry, 0)
+        at, parts = 2, []
+        for _ in range(count if counts_realm else count + 1):  # the realm, then each component
+            (length,) = struct.unpack_from(f"{order}H", entry, at)
+            if at + 2 + length > len(entry):
+                return None
+            parts.append(entry[at + 2 : at + 2 + length].decode("utf-8", "replace"))
+            at += 2 + length
+    except struct.error:
+        return None
+    realm, components = parts[0], parts[1:]
+    return "/".join(components) + "@" + realm if components else None
+
+
+def _holds(principals: list[str], principal: str) -> bool:
+    """Whether `principal` is among them; one written without a realm is in the default realm,
+    which is not known here, so any realm will do."""
+    if "@" in principal:
+        return principal in principals
+    return any(p.rpartition("@")[0] == principal for p in principals)
+
+
+def _held(principals: list[str]) -> str:
+    return f"it holds keys of {', '.join(principals)}" if principals else "it holds no keys at all"
+
+
+def _not_in_keytab(keytab: str, principal: str, principals: list[str]) -> str:
+    return (
+        f"security.kerberos_keytab ({keytab}) holds no key of security.kerberos_principal {principal}; {_held(principals)} "
+        f"(klist -k {keytab} lists them). Correct kerberos_principal, or add the principal's keys to the keytab "
+        "(kadmin: ktadd -k KEYTAB PRINCIPAL)"
+    )
+
+
 def login(cluster: str, settings: Mapping[str, Any], principal: str | None, keytab: str | None, host: str) -> None:
     """Log in (from the keytab, or check the ticket cache) and get a ticket for the service on
     `host`, or raise the error that names the cause."""
     if keytab is not None:
         problem = keytab_problem(keytab)
+        if problem is None and principal is not None:
+            principals = keytab_principals(keytab)
+            if not _holds(principals, principal):
+                problem = _not_in_keytab(keytab, principal, principals)
         if problem:
             raise ReconcilerError(f"cluster {cluster}: {problem}. Nothing was sent.")
     try:
@@ -103,12 +170,17 @@ def _explained(cluster: str, error: Any, principal: str | None, keytab: str | No
             f"cluster {cluster}: the Kerberos KDC refused the keys of {who} ({said}): the keytab "
             f"{keytab or ''} holds old keys (a new kvno since it was written); export it again."
         )
-    if code == KT_NOTFOUND:
+    if keytab is not None and code in (KT_NOTFOUND, CC_NOTFOUND, FCC_NOFILE):
+        # MIT says "no credentials cache" (the private in-memory one stayed empty) when the keytab
+        # gave no key: the principal is checked against the keytab before, so what is left is a
+        # principal written without its realm, or keys of types krb5.conf does not permit.
         return ReconcilerError(
-            f"cluster {cluster}: security.kerberos_keytab ({keytab}) holds no keys of {who} ({said}); check the "
-            "principal (klist -kt KEYTAB lists those it holds)."
+            f"cluster {cluster}: security.kerberos_keytab ({keytab}) gave no usable key of {who} ({said}); "
+            f"{_held(keytab_principals(keytab))} "
+            f"(klist -ke {keytab} lists them with their key types). Write kerberos_principal with its realm as the "
+            "keytab has it, and check that krb5.conf permits the key types."
         )
-    if code in (CC_NOTFOUND, FCC_NOFILE) or (keytab is None and "credentials" in said.lower()):
+    if keytab is None and (code in (CC_NOTFOUND, FCC_NOFILE) or "credentials" in said.lower()):
         return ReconcilerError(
             f"cluster {cluster}: no Kerberos ticket ({said}). Run kinit (KRB5CCNAME names the cache), or give "
             "security.kerberos_keytab and kerberos_principal to log in from a keytab."

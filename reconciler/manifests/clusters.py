@@ -34,32 +34,21 @@ def cluster_spec(entry: Entry[ClusterDoc], problems: Problems) -> ClusterSpec:
         labels=model.labels,
         ignore_topics=ignore,
         drain_brokers=sorted(model.drain_brokers),
-        reassignment=_reassignment(entry, problems),
+        reassignment=_reassignment(entry),
         source=doc.ref(("name",)),
     )
 
 
-def _reassignment(entry: Entry[ClusterDoc], problems: Problems) -> ReassignmentSettings:
+def _reassignment(entry: Entry[ClusterDoc]) -> ReassignmentSettings:
+    """The settings as numbers: the model has refused (and left out) every value out of range."""
     given = entry.model.reassignment
     if given is None:
         return ReassignmentSettings()
     settings: dict[str, int] = {}
     for name, field, parse in (("throttle", "throttle_bytes_per_s", parse_bytes), ("wait", "wait_ms", parse_duration_ms)):
         value = getattr(given, name)
-        if value is None:
-            continue
-        try:
-            number = value if isinstance(value, int) else parse(value)
-        except ValueError as e:
-            problems.add(entry.doc.ref(("reassignment", name)), f"reassignment.{name}: {e}")
-            continue
-        if name == "throttle" and number < 1:
-            problems.add(
-                entry.doc.ref(("reassignment", name)),
-                "reassignment.throttle: 0 would stop replication; leave it out for no throttle",
-            )
-            continue
-        settings[field] = number
+        if value is not None:
+            settings[field] = value if isinstance(value, int) else parse(value)
     return ReassignmentSettings(**settings)
 
 
@@ -115,6 +104,7 @@ def cluster_policies(
             max_disk_usage=model.max_disk_usage,
             protected_topic_patterns=protected,
             source=doc.ref(("kind",)),
+            sources={name: doc.ref((name,)) for name in model.model_fields_set - {"kind", "clusters"}},
         )
         for name in dict.fromkeys(model.clusters or list(clusters)):
             if name in result:

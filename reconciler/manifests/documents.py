@@ -113,14 +113,18 @@ def _ids_once(what: str) -> AfterValidator:
     return AfterValidator(check)
 
 
-def _parsed_by(parse: Callable[[str], object], setting: str) -> AfterValidator:
-    """The text, kept as written, when `parse` reads it; else `parse`'s reason, naming `setting`."""
+def _parsed_by(parse: Callable[[str], int], setting: str, minimum: int = 0, below: str = "") -> AfterValidator:
+    """The text, kept as written, when `parse` reads it to `minimum` or more (a number written
+    without a unit has the same range: Field(ge=minimum, le=LONG_MAX)); else why not, naming
+    `setting`. `below` says why a smaller value is refused."""
 
     def check(text: str) -> str:
         try:
-            parse(text)
+            value = parse(text)
         except ValueError as e:
             raise refusal(f"{setting}: {e}") from None
+        if value < minimum:
+            raise refusal(f"{setting}: {below or f'input should be greater than or equal to {minimum}'} (got {shown(text)})")
         return text
 
     return AfterValidator(check)
@@ -235,8 +239,16 @@ ReplicaAssignment = Annotated[
     dict[PartitionNumber, ReplicaList], Field(min_length=1, json_schema_extra={"propertyNames": {"pattern": "^[0-9]+$"}})
 ]
 BrokerIds = Annotated[list[BrokerId], Field(json_schema_extra={"uniqueItems": True}), _ids_once("drain_brokers")]
-# A size per second (1 at least: a zero rate would stop replication) or a duration.
-ByteRate = Annotated[int, Field(ge=1, le=LONG_MAX)] | Annotated[str, Field(pattern=r"^\s*[0-9]+\s*[A-Za-z]*\s*$")]
+# Bytes per second, 1 at least (a zero rate would stop replication), or a size with its unit ("50MiB").
+_STOPS_REPLICATION = "0 would stop replication; leave it out for no throttle"
+ByteRate = (
+    Annotated[int, Field(ge=1, le=LONG_MAX)]
+    | Annotated[
+        str,
+        _parsed_by(parse_bytes, "reassignment.throttle", 1, _STOPS_REPLICATION),
+        Field(json_schema_extra={"pattern": r"^\s*[0-9]+\s*([bB]|[kKmMgGtT][iI]?[bB])?\s*$"}),
+    ]
+)
 # Bytes, or a size with its unit ("20GiB"): checked by parsing, as WaitDuration is.
 ByteSize = (
     Annotated[int, Field(ge=0, le=LONG_MAX)]

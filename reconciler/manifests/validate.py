@@ -28,7 +28,7 @@ from reconciler.manifests.documents import (
 )
 from reconciler.manifests.problems import SECRET_FIELDS, Problems, contains_secret, is_secret
 from reconciler.manifests.yaml_source import Path_, YamlDocument
-from reconciler.models.desired import ENV_REFERENCE, HOST_PORT_OR_REFERENCE
+from reconciler.models.desired import ENV_REFERENCE, HOST_PORT_OR_REFERENCE, SettingError
 
 # What people write for an environment variable outside ${NAME}: $NAME, $(cmd), %NAME%, {NAME}, ${NAME.
 _ENV_LOOKALIKE = re.compile(r"\$[A-Za-z_({]|%[A-Za-z_][A-Za-z0-9_]*%|^\{[A-Za-z_][A-Za-z0-9_]*\}$")
@@ -161,7 +161,11 @@ def _report(
     wrong: dict[tuple[Path_, bool], list[ErrorDetails]] = {}
     keys_of: dict = {}
     for e in error_list:
-        loc = yaml_path(doc.data, e["loc"], missing=e["type"] == "missing", keys_of=keys_of)
+        setting = (e.get("ctx") or {}).get("error")
+        if isinstance(setting, SettingError):  # a check of settings that go together, about one of them
+            loc = yaml_path(doc.data, (*e["loc"], setting.key), keys_of=keys_of)
+        else:
+            loc = yaml_path(doc.data, e["loc"], missing=e["type"] == "missing", keys_of=keys_of)
         if doc.is_refused(loc) and e["type"] in ("extra_forbidden", "missing"):
             continue  # reported when the YAML was read
         if any(len(place) > len(loc) and place[: len(loc)] == loc for place in refused):
@@ -210,7 +214,7 @@ def _in_manifest_words(loc: Path_, error: ErrorDetails, value: Any, is_key: bool
     kind, ctx = error["type"], error.get("ctx") or {}
     if kind == MANIFEST_ERROR:
         return [ctx["message"]]
-    if loc == ("security",) and kind == "value_error":  # ClientSecurity's check of settings that go together
+    if kind == "value_error" and isinstance(ctx.get("error"), SettingError):  # worded for the manifest already
         return [str(ctx["error"])]
     name = loc[-1] if loc else None
     if len(loc) >= 2 and loc[-2] == "before_offset" and isinstance(name, int):  # {partition: offset}

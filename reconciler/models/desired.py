@@ -192,6 +192,11 @@ class Policy(_Model):
     max_disk_usage: float | None = None
     protected_topic_patterns: list[str] = Field(default_factory=list)
     source: SourceRef | None = None
+    # setting -> where its value is written: a plan error about a limit points at that limit
+    sources: dict[str, SourceRef] = Field(default_factory=dict)
+
+    def source_of(self, setting: str) -> SourceRef | None:
+        return self.sources.get(setting) or self.source
 
 
 _UNSUPPORTED_MECHANISMS = {
@@ -220,6 +225,15 @@ OAUTH_ENDPOINT_SETTINGS = ("oauth_client_id", "oauth_client_secret", "oauth_scop
 AWS_SETTINGS = ("aws_region", "aws_profile")
 # An AWS region's name (us-east-1, us-gov-west-1, cn-north-1, eusc-de-east-1, us-isob-east-1).
 AWS_REGION = re.compile(r"^[a-z]{2,4}(?:-[a-z]+)+-[0-9]{1,2}$")
+
+
+class SettingError(ValueError):
+    """A check of settings that go together, failed for the value of one of them, `key`: the
+    manifest error points at that key, not at the block that holds it."""
+
+    def __init__(self, key: str, message: str):
+        super().__init__(message)
+        self.key = key
 
 
 def token_endpoint_problem(url: str, allow_http: bool) -> str | None:
@@ -275,14 +289,16 @@ class ClientSecurity(_Model):
     def _kerberos_settings_fit(self) -> ClientSecurity:
         given = [name for name in KERBEROS_SETTINGS if getattr(self, name)]
         if given and self.sasl_mechanism != "GSSAPI":
-            raise ValueError(
+            raise SettingError(
+                given[0],
                 f"security.{given[0]} is a GSSAPI setting, but sasl_mechanism is {self.sasl_mechanism or 'not set'}; "
-                "set sasl_mechanism: GSSAPI or remove it"
+                "set sasl_mechanism: GSSAPI or remove it",
             )
         if self.kerberos_keytab and not self.kerberos_principal:
-            raise ValueError(
+            raise SettingError(
+                "kerberos_keytab",
                 "security.kerberos_keytab needs kerberos_principal, the principal to log in as with its keys "
-                "(e.g. kafka-reconciler@EXAMPLE.COM)"
+                "(e.g. kafka-reconciler@EXAMPLE.COM)",
             )
         return self
 
@@ -291,40 +307,46 @@ class ClientSecurity(_Model):
         given = [name for name in (*OAUTH_SOURCES, *OAUTH_ENDPOINT_SETTINGS, *AWS_SETTINGS) if getattr(self, name)]
         if self.sasl_mechanism != "OAUTHBEARER":
             if given:
-                raise ValueError(
+                raise SettingError(
+                    given[0],
                     f"security.{given[0]} is an OAUTHBEARER setting, but sasl_mechanism is "
-                    f"{self.sasl_mechanism or 'not set'}; set sasl_mechanism: OAUTHBEARER or remove it"
+                    f"{self.sasl_mechanism or 'not set'}; set sasl_mechanism: OAUTHBEARER or remove it",
                 )
             return self
         sources = [name for name in OAUTH_SOURCES if getattr(self, name)]
         if len(sources) != 1:
-            raise ValueError(
+            raise SettingError(
+                sources[1] if sources else "sasl_mechanism",  # the second source, or the mechanism that needs one
                 "SASL OAUTHBEARER needs exactly one source of tokens: security.oauth_token_endpoint_url (with "
                 "oauth_client_id and oauth_client_secret), oauth_token_file, oauth_token or aws_msk_iam: true"
-                + (f"; not {' and '.join(sources)} together" if sources else "")
+                + (f"; not {' and '.join(sources)} together" if sources else ""),
             )
         aws_only = [name for name in AWS_SETTINGS if getattr(self, name)]
         if aws_only and not self.aws_msk_iam:
-            raise ValueError(f"security.{aws_only[0]} only applies to aws_msk_iam: true; remove it")
+            raise SettingError(aws_only[0], f"security.{aws_only[0]} only applies to aws_msk_iam: true; remove it")
         if self.aws_region and not ENV_REFERENCE.search(self.aws_region) and not AWS_REGION.match(self.aws_region):
-            raise ValueError(f"security.aws_region ({self.aws_region}) is not an AWS region's name, such as eu-west-1")
+            raise SettingError(
+                "aws_region", f"security.aws_region ({self.aws_region}) is not an AWS region's name, such as eu-west-1"
+            )
         url = self.oauth_token_endpoint_url
         if url is None:
             endpoint_only = [name for name in OAUTH_ENDPOINT_SETTINGS if getattr(self, name)]
             if endpoint_only:
-                raise ValueError(
+                raise SettingError(
+                    endpoint_only[0],
                     f"security.{endpoint_only[0]} only applies to a token endpoint, and {sources[0]} is the "
-                    "source of tokens; remove it"
+                    "source of tokens; remove it",
                 )
             return self
         if not (self.oauth_client_id and self.oauth_client_secret):
-            raise ValueError(
+            raise SettingError(
+                "oauth_token_endpoint_url",
                 "security.oauth_token_endpoint_url needs oauth_client_id and oauth_client_secret (the secret as a "
-                "${ENV_VAR} reference) for the client credentials grant"
+                "${ENV_VAR} reference) for the client credentials grant",
             )
         problem = None if ENV_REFERENCE.search(url) else token_endpoint_problem(url, self.oauth_allow_http)
         if problem:
-            raise ValueError(problem)
+            raise SettingError("oauth_token_endpoint_url", problem)
         return self
 
 

@@ -40,7 +40,7 @@ def canonical_desired(desired: DesiredState) -> dict[str, Any]:
     topics = list(desired.topics.values())
     data: dict[str, Any] = {
         "cluster": desired.cluster.model_dump(mode="json", exclude=_NOT_MEANING),
-        "policy": desired.policy.model_dump(mode="json", exclude={"source"}),
+        "policy": desired.policy.model_dump(mode="json", exclude={"source", "sources"}),
         "topics": dict(zip(desired.topics, _TOPICS.dump_python(topics, mode="json", **_TOPIC_DUMP), strict=True)),
     }
     for topic, dumped in zip(topics, data["topics"].values(), strict=True):

@@ -174,7 +174,7 @@ def plan(
                 severity=Severity.ERROR,
                 code=DiagnosticCode.POLICY_MAX_DESTRUCTIVE_ACTIONS,
                 message=excess,
-                source=desired.policy.source,
+                source=desired.policy.source_of("max_destructive_actions"),
             )
         )
     actions.sort(key=lambda a: (a.kind.order, a.topic))
@@ -208,7 +208,7 @@ def _disk_usage(
                 severity=Severity.ERROR if error else Severity.WARNING,
                 code=DiagnosticCode.POLICY_MAX_DISK_USAGE,
                 message=message,
-                source=desired.policy.source,
+                source=desired.policy.source_of("max_disk_usage"),
             )
         )
     unchecked = capacity.not_checked_line(table)
@@ -443,7 +443,7 @@ def _within_retention_decrease(
             f"the largest allowed step is to {_limit(key, path[0])}. Lower it in {len(path)} steps (one per "
             "apply), or set `retention_stepping: gradual` on the topic to have each apply take the next step",
             want,
-            source=context.desired.policy.source or want.source,
+            source=context.desired.policy.source_of("max_retention_decrease") or want.source,
             action=ActionKind.ALTER_CONFIGS,
             key=key,
         )
@@ -481,7 +481,7 @@ def _check_cut_from_no_limit(
         f"it deletes nothing, and {what}. Declare first a {key} that deletes nothing yet (its plan shows the "
         "estimate), apply it, then lower it from there",
         want,
-        source=context.desired.policy.source or want.source,
+        source=context.desired.policy.source_of("max_retention_decrease") or want.source,
         action=ActionKind.ALTER_CONFIGS,
         key=key,
     )
@@ -544,7 +544,7 @@ def _check_retention_cut(
                 "lower retention in smaller steps or raise max_delete_fraction",
                 want,
                 expiry.partition,
-                desired.policy.source or want.source,
+                desired.policy.source_of("max_delete_fraction") or want.source,
                 action=ActionKind.ALTER_CONFIGS,
             )
 
@@ -772,7 +772,7 @@ def _check_delete_fraction(
                 "smaller steps or raise max_delete_fraction",
                 want,
                 t.partition,
-                desired.policy.source or want.source,
+                desired.policy.source_of("max_delete_fraction") or want.source,
                 action=ActionKind.TRUNCATE,
             )
 

@@ -245,7 +245,7 @@ class ReplicaPlanner:
                 DiagnosticCode.POLICY_REPLICATION_FACTOR,
                 f"{want.name}: replication factor {rf_before} -> {rf}, and the policy allows only "
                 f"{_brokers(sorted(allowed))}; declare one of them",
-                source=policy.source or want.source,
+                source=policy.source_of("allowed_replication_factors") or want.source,
             )
         min_insync = self._min_insync_after(have, changes)
         if min_insync is not None and min_insync > rf:

@@ -185,6 +185,7 @@ def _delays(parser: argparse.ArgumentParser, text: str, brokers: int) -> list[fl
     return values * brokers if len(values) == 1 else values
 
 
+_LONG_MAX = 2**63 - 1  # DescribeLogDirs reports sizes as int64
 _BINARY_UNITS = {"": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
 
 
@@ -196,8 +197,10 @@ def _log_dir_bytes(parser: argparse.ArgumentParser, text: str, brokers: int) -> 
         if not digits.isdigit() or unit not in _BINARY_UNITS:
             parser.error(f"--log-dir-bytes {text!r}: give bytes or e.g. 512MiB, 50GiB, 1TiB")
         values.append(int(digits) * _BINARY_UNITS[unit])
-    if len(values) not in (1, brokers) or any(v <= 0 for v in values):
-        parser.error(f"--log-dir-bytes {text!r}: one positive size, or one per broker ({brokers})")
+    if len(values) not in (1, brokers) or any(not 0 < v <= _LONG_MAX for v in values):
+        parser.error(
+            f"--log-dir-bytes {text!r}: one positive size up to {_LONG_MAX} bytes (a long), or one per broker ({brokers})"
+        )
     return values * brokers if len(values) == 1 else values
 
 

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from . import controller, errors, reassignment, replication
 from .authorizer import Acl, Authorizer
-from .dispatch import ClusterSettings, Pipeline
+from .context import ClusterSettings
+from .dispatch import Pipeline
 from .errors import KafkaApiError
 from .faults import Faults, RequestLog, RequestRecord, delay_rule, drop_rule, error_rule
 from .gssapi_server import GSSAPI, KerberosAcceptor
@@ -420,13 +421,15 @@ class TestCluster:
         once when it is made."""
         with self._state.lock:
             yield
-            self._state.views.publish(self._state, at_once=True, names=None if topic is None else [topic])
+            self._state.views.publish(
+                self._state.topics, self._state.dynamic_broker_configs, at_once=True, names=None if topic is None else [topic]
+            )
 
     def _catch_up(self) -> None:
         """Replication up to now; what it changed (a reassignment completed) reaches the
         brokers' views after their delays, as a controller's change does."""
         replication.catch_up(self._state)
-        self._state.views.publish(self._state)
+        self._state.views.publish(self._state.topics, self._state.dynamic_broker_configs)
 
     def _topic(self, name: str) -> Topic:
         topic = self._state.topics.get(name)

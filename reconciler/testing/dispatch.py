@@ -5,19 +5,14 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass, field
 
 from kafka.protocol.api_message import ApiMessage
 
 from . import errors, protocol, replication
-from .authorizer import SUPPORTED_OPERATIONS, Authorizer
+from .context import ClusterSettings, RequestContext
 from .faults import Faults, RequestLog, inject_error
-from .gssapi_server import KerberosAcceptor
 from .handlers import HANDLERS
 from .handlers.cluster import api_versions_response
-from .oauthbearer import Validator
-from .sasl_mechanisms import SUPPORTED as SASL_MECHANISMS
-from .sasl_mechanisms import handshake_mechanisms
 from .server import CloseConnection, Connection
 from .state import ClusterState
 
@@ -27,76 +22,6 @@ SASL_HANDSHAKE, SASL_AUTHENTICATE = 17, 36
 # Requests a SASL listener answers before the client has authenticated.
 FAILED_AUTHENTICATION_DELAY_S = 0.1
 _PRE_AUTH_APIS = {protocol.API_VERSIONS_KEY, SASL_HANDSHAKE, SASL_AUTHENTICATE}
-
-
-@dataclass
-class ClusterSettings:
-    disabled_apis: frozenset[int] = frozenset()
-    sasl_users: dict[str, str] | None = None
-    # None: no authorizer configured, every request is allowed (Kafka without authorizer.class.name).
-    authorizer: Authorizer | None = None
-    # sasl.enabled.mechanisms of the listener (used when sasl_users or oauth is set).
-    sasl_mechanisms: tuple[str, ...] = SASL_MECHANISMS
-    # OAUTHBEARER's validator callback handler; the SASL extensions of each accepted login.
-    oauth: Validator | None = None
-    oauth_extensions_seen: list[dict[str, str]] = field(default_factory=list)
-    # GSSAPI's acceptor (the brokers' keytab)
-    kerberos: KerberosAcceptor | None = None
-
-    @property
-    def sasl(self) -> bool:
-        """Is the listener a SASL one (SASL_PLAINTEXT or SASL_SSL)?"""
-        return self.sasl_users is not None or self.oauth is not None or self.kerberos is not None
-
-    # API key -> the highest version spoken: a broker of an older Kafka (DescribeLogDirs 3: before 3.3).
-    max_versions: dict[int, int] = field(default_factory=dict)
-
-    @property
-    def handshake_mechanisms(self) -> list[str]:
-        return handshake_mechanisms(self.sasl_mechanisms)
-
-    @property
-    def api_keys(self) -> list[int]:
-        # Every listener lists the SASL APIs: KafkaApis answers them where no SASL authenticator did.
-        return sorted(set(HANDLERS) - set(self.disabled_apis))
-
-
-@dataclass
-class RequestContext:
-    """What a handler may use besides the request itself."""
-
-    state: ClusterState
-    settings: ClusterSettings
-    connection: Connection
-    broker_id: int
-    api_key: int
-    version: int
-    # False when an injected error must keep the operation from taking effect.
-    apply: bool = True
-    # Set by a handler that wants the connection closed after its answer (failed SASL).
-    close_after: bool = field(default=False)
-
-    def allowed(self, operation: int, resource_type: int, name: str) -> bool:
-        """AuthHelper.authorize: may this connection's principal do `operation` on the resource?"""
-        authorizer = self.settings.authorizer
-        return authorizer is None or authorizer.authorize(self.connection.principal, self._host(), operation, resource_type, name)
-
-    def authorized_operations(self, resource_type: int, name: str) -> set[int]:
-        """KIP-430's bitfield as a set: every supported operation when there is no authorizer."""
-        authorizer = self.settings.authorizer
-        if authorizer is None:
-            return set(SUPPORTED_OPERATIONS[resource_type])
-        return authorizer.authorized_operations(self.connection.principal, self._host(), resource_type, name)
-
-    def may_write_some_topic(self) -> bool:
-        authorizer = self.settings.authorizer
-        return authorizer is None or authorizer.may_write_some_topic(self.connection.principal, self._host())
-
-    def _host(self) -> str:
-        try:
-            return str(self.connection.sock.getpeername()[0])
-        except OSError:
-            return ""
 
 
 # CreateTopics, DeleteTopics, AlterConfigs, CreatePartitions, ElectLeaders, IncrementalAlterConfigs,
@@ -120,13 +45,15 @@ class Pipeline:
         self.request_log = request_log
         self.broker_id = broker_id
         self._stopped = stopped
+        # Every listener lists the SASL APIs: KafkaApis answers them where no SASL authenticator did.
+        self.api_keys = sorted(set(HANDLERS) - set(settings.disabled_apis))
 
     def __call__(self, conn: Connection, frame: bytes) -> bytes | None:
         api_key, version, correlation_id = protocol.peek_header(frame)
         if api_key == protocol.API_VERSIONS_KEY and version > protocol.KAFKA_4_0_API_VERSIONS[api_key][1]:
             # KIP-511: an unknown ApiVersions version gets a v0 answer listing what we support.
             return protocol.encode_response(self._api_versions_error(), correlation_id)
-        if api_key not in self.settings.api_keys:
+        if api_key not in self.api_keys:
             raise CloseConnection(f"unsupported API key {api_key}")
         low, high = protocol.accepted_versions(api_key, self.settings.max_versions)
         if not low <= version <= high:
@@ -143,7 +70,7 @@ class Pipeline:
         if plan.delay is not None and self._stopped.wait(plan.delay.seconds):
             raise CloseConnection("broker stopped")
 
-        ctx = RequestContext(self.state, self.settings, conn, self.broker_id, api_key, version, apply=plan.apply)
+        ctx = RequestContext(self.state, self.settings, conn, self.broker_id, api_key, version, self.api_keys, apply=plan.apply)
         with self.state.lock:
             if not self.state.alive(self.broker_id):
                 raise CloseConnection("broker stopped")
@@ -161,7 +88,7 @@ class Pipeline:
             # What this request (or the catch-up before it: a reassignment completing) changed
             # reaches the brokers' views later; other requests change no metadata.
             if copying or api_key in METADATA_WRITES:
-                self.state.views.publish(self.state)
+                self.state.views.publish(self.state.topics, self.state.dynamic_broker_configs)
         if response is None or plan.drop is not None:
             return None
         if plan.error is not None:
@@ -178,6 +105,6 @@ class Pipeline:
         return answer
 
     def _api_versions_error(self) -> ApiMessage:
-        response = api_versions_response(self.settings, 0)
+        response = api_versions_response(self.api_keys, self.settings.max_versions, 0)
         response.error_code = errors.UNSUPPORTED_VERSION
         return response

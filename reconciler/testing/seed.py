@@ -79,4 +79,4 @@ def _seed_topic(state: ClusterState, topic: dict, now_ms: int) -> None:
         state.append_uniform(created, p, count, now_ms - count * 1000, 1000, size)
         p.leader_epoch = seen.get("leader_epoch", 0)
         p.history.entries = [(p.leader_epoch, seen["log_start_offset"])]
-    state.views.publish(state, at_once=True)
+    state.views.publish(state.topics, state.dynamic_broker_configs, at_once=True)

@@ -216,7 +216,7 @@ class ClusterState:
         """The topic, if `broker` knows it already (and still): a broker answers requests only
         for topics its metadata cache holds (see views.py)."""
         topic = self.topics.get(name)
-        if topic is None or not self.views.knows(self, broker, name):
+        if topic is None or not self.views.knows(self.topics, broker, name):
             return None
         return topic
 
@@ -226,7 +226,7 @@ class ClusterState:
         topic = self.visible_topic(name, broker)
         if topic is None or not 0 <= index < len(topic.partitions):
             return None
-        seen = self.views.topic(self, broker, name)
+        seen = self.views.topic(self.topics, broker, name)
         if seen is None or index >= len(seen.partitions):
             return None
         return topic.partitions[index]
@@ -493,7 +493,7 @@ class ClusterState:
             topic = self.add_topic(
                 OFFSETS_TOPIC, self.place_replicas(0, partitions, max(rf, 1)), OFFSETS_TOPIC_CONFIGS, internal=True
             )
-            self.views.publish(self, at_once=True)
+            self.views.publish(self.topics, self.dynamic_broker_configs, at_once=True)
         return topic
 
     def coordinator(self, group_id: str) -> int:

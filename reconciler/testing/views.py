@@ -19,18 +19,49 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
-
-if TYPE_CHECKING:
-    from .state import ClusterState, Topic
+from typing import Protocol, TypeVar
 
 # Published by a test's own seeding: visible on every broker at once.
 _AT_ONCE = float("-inf")
 
 
 _V = TypeVar("_V")
+
+
+class _Partition(Protocol):
+    """What a partition's image is taken of (the controller's Partition)."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def leader(self) -> int: ...
+    @property
+    def leader_epoch(self) -> int: ...
+    @property
+    def replicas(self) -> Sequence[int]: ...
+    @property
+    def isr(self) -> Sequence[int]: ...
+
+
+class _Topic(Protocol):
+    """What a topic's image is taken of (the controller's Topic): views know the controller's state
+    only by these attributes, so that it can hold its views without the two importing each other."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def id(self) -> uuid.UUID: ...
+    @property
+    def internal(self) -> bool: ...
+    @property
+    def configs(self) -> Mapping[str, str]: ...
+    @property
+    def partitions(self) -> Sequence[_Partition]: ...
+
+
+_T = TypeVar("_T", bound=_Topic)
 
 
 @dataclass(frozen=True)
@@ -53,7 +84,7 @@ class TopicImage:
     partitions: tuple[PartitionImage, ...]
 
 
-def image_of(topic: Topic) -> TopicImage:
+def image_of(topic: _Topic) -> TopicImage:
     return TopicImage(
         topic.name,
         topic.id,
@@ -91,14 +122,20 @@ class MetadataViews:
         self._topics: dict[str, list[tuple[float, TopicImage | None]]] = {}
         self._broker_configs: list[tuple[float, dict[str, dict[str, str]]]] = []
 
-    def publish(self, state: ClusterState, at_once: bool = False, names: Iterable[str] | None = None) -> None:
+    def publish(
+        self,
+        topics: Mapping[str, _Topic],
+        broker_configs: Mapping[str, Mapping[str, str]],
+        at_once: bool = False,
+        names: Iterable[str] | None = None,
+    ) -> None:
         """Record every topic (or those named) and the dynamic broker configs that changed since
         the last publication, as of now (or visible at once)."""
         if not self.lagging:
             return
         at = _AT_ONCE if at_once else time.monotonic()
-        for name in state.topics.keys() | self._topics.keys() if names is None else names:
-            topic = state.topics.get(name)
+        for name in topics.keys() | self._topics.keys() if names is None else names:
+            topic = topics.get(name)
             image = image_of(topic) if topic is not None else None
             history = self._topics.setdefault(name, [])
             if image is None and not history:
@@ -109,28 +146,28 @@ class MetadataViews:
             self._prune(history)
             if history[-1][1] is None and self._everywhere(history[-1][0]):
                 del self._topics[name]
-        configs = {entity: dict(values) for entity, values in state.dynamic_broker_configs.items()}
+        configs = {entity: dict(values) for entity, values in broker_configs.items()}
         if not self._broker_configs or self._broker_configs[-1][1] != configs:
             self._broker_configs.append((at, configs))
         self._prune(self._broker_configs)
 
-    def topic(self, state: ClusterState, broker: int, name: str) -> Topic | TopicImage | None:
+    def topic(self, topics: Mapping[str, _T], broker: int, name: str) -> _T | TopicImage | None:
         """The topic as `broker` shows it now, or None when it does not know it (yet, or any more)."""
         if not self.lagging:
-            return state.topics.get(name)
+            return topics.get(name)
         return self._seen(self._topics.get(name, []), broker)
 
-    def topics(self, state: ClusterState, broker: int) -> list[Topic] | list[TopicImage]:
+    def topics(self, topics: Mapping[str, _T], broker: int) -> list[_T] | list[TopicImage]:
         if not self.lagging:
-            return list(state.topics.values())
+            return list(topics.values())
         return [image for history in self._topics.values() if (image := self._seen(history, broker)) is not None]
 
-    def knows(self, state: ClusterState, broker: int, name: str) -> bool:
-        return self.topic(state, broker, name) is not None
+    def knows(self, topics: Mapping[str, _Topic], broker: int, name: str) -> bool:
+        return self.topic(topics, broker, name) is not None
 
-    def broker_configs(self, state: ClusterState, broker: int) -> dict[str, dict[str, str]]:
+    def broker_configs(self, current: dict[str, dict[str, str]], broker: int) -> dict[str, dict[str, str]]:
         if not self.lagging:
-            return state.dynamic_broker_configs
+            return current
         return self._seen(self._broker_configs, broker) or {}
 
     def _seen(self, history: list[tuple[float, _V]], broker: int) -> _V | None:

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import json
 
+from click.testing import CliRunner
+
+from reconciler.cli import main
 from tests.apply.test_apply_live import Repo, log_starts, seed
 
 TOPICS = """\
@@ -42,24 +45,29 @@ def test_a_plan_over_the_limit_is_an_error_and_is_never_applied(tmp_path, test_c
     assert code == 1, output
     [error] = [d for d in plan["diagnostics"] if d["code"] == "policy-max-destructive-actions"]
     assert error["severity"] == "error" and error["source"]["file"] == "topics.yaml"
+    assert error["source"]["line"] == 2  # at the Policy's max_destructive_actions, not its `kind` line
     assert error["message"].startswith(
         "the plan has 3 destructive actions (delete topic 1, truncate 2), more than the policy's max_destructive_actions 2;"
     )
     assert "error[policy-max-destructive-actions] the plan has 3 destructive actions" in output
 
     saved = repo.dir / "plan.json"
-    result = repo.run("apply", str(saved), "--manifests", str(repo.dir / "manifests"))
+    apply_saved = ("apply", str(saved), "--manifests", str(repo.dir / "manifests"))
+    result = repo.run(*apply_saved)
     assert result.exit_code == 1 and "has 1 error(s) and cannot be applied" in result.output
+    # Said before connecting: the manifests' own bootstrap server (127.0.0.1:9) answers nothing.
+    unreachable = CliRunner().invoke(main, list(apply_saved))
+    assert unreachable.exit_code == 1 and "has 1 error(s) and cannot be applied" in unreachable.output, unreachable.output
     # The error edited out of the saved plan (the manifests, and so its digest, unchanged): apply counts again.
     plan["diagnostics"] = [d for d in plan["diagnostics"] if d["code"] != "policy-max-destructive-actions"]
     saved.write_text(json.dumps(plan))
-    result = repo.run("apply", str(saved), "--manifests", str(repo.dir / "manifests"))
-    assert result.exit_code == 1
-    assert result.output.startswith(
-        "Error: the plan for lab cannot be applied under the policy now in the manifests: the plan has 3 destructive "
-        "actions (delete topic 1, truncate 2), more than the policy's max_destructive_actions 2;"
-    ), result.output
-    assert result.output.rstrip().endswith("Nothing was changed.")
+    for result in (repo.run(*apply_saved), CliRunner().invoke(main, list(apply_saved))):  # reachable or not
+        assert result.exit_code == 1
+        assert result.output.startswith(
+            "Error: the plan for lab cannot be applied under the policy now in the manifests: the plan has 3 destructive "
+            "actions (delete topic 1, truncate 2), more than the policy's max_destructive_actions 2;"
+        ), result.output
+        assert result.output.rstrip().endswith("Nothing was changed.")
     # Nor without a plan file: the fresh plan has the error, is shown, and nothing is asked or applied.
     result = repo.run("apply", "--manifests", str(repo.dir / "manifests"), "--cluster", "lab", "--auto-approve")
     assert result.exit_code == 1 and "max_destructive_actions 2" in result.output

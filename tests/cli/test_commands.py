@@ -102,6 +102,12 @@ def test_usage_errors_exit_1_never_2_which_means_changes():
         assert "Error:" in result.output and "Traceback" not in result.output
 
 
+def test_a_duration_option_beyond_a_long_is_refused():
+    result = run("drift", MANIFESTS, "--snapshot", PROD, "--executor-wait", "99999999999999w")
+    assert result.exit_code == 1, result.output
+    assert "--executor-wait" in result.output and "is above the largest value Kafka takes" in result.output
+
+
 def test_output_into_a_missing_directory_is_refused_before_anything_runs(tmp_path):
     missing = tmp_path / "no-such-dir" / "plan.md"
     for command in (["plan", MANIFESTS, "--snapshot", PROD], ["drift", MANIFESTS, "--snapshot", PROD]):
@@ -112,6 +118,16 @@ def test_output_into_a_missing_directory_is_refused_before_anything_runs(tmp_pat
     result = run("plan", MANIFESTS, "--snapshot", PROD, "-o", str(tmp_path))
     assert result.exit_code == 1 and "is a directory; give a file name" in result.output
     assert not missing.parent.exists()
+
+
+def test_a_snapshot_into_a_missing_directory_is_refused_before_connecting(tmp_path, monkeypatch):
+    """Said before the cluster is reached: here nothing answers at 127.0.0.1:1."""
+    for name in ("KAFKA_PROD_EU_USER", "KAFKA_PROD_EU_PASSWORD"):  # prod-eu's ${...} credentials
+        monkeypatch.setenv(name, "x")
+    missing = tmp_path / "no-such-dir" / "prod-eu.json"
+    for output, message in ((missing, f"directory {missing.parent} does not exist"), (tmp_path, "is a directory")):
+        result = run("snapshot", MANIFESTS, "--cluster", "prod-eu", "--bootstrap-servers", "127.0.0.1:1", "-o", str(output))
+        assert result.exit_code == 1 and message in result.output and "cannot reach" not in result.output, result.output
 
 
 def test_a_saved_plan_edited_to_delete_outside_the_log_is_refused_on_load(tmp_path):
@@ -139,3 +155,22 @@ def test_every_command_that_reports_takes_the_same_output_options(tmp_path):
     saved = tmp_path / "plan.json"
     run("plan", MANIFESTS, "--snapshot", PROD, "--format", "json", "-o", str(saved), "--color")
     assert "\033[" not in saved.read_text()  # files never carry colour
+
+
+def test_what_needs_no_cluster_is_refused_before_connecting(tmp_path, monkeypatch):
+    """A bad REGEX option or a --since snapshot of another cluster is said first: here nothing
+    answers at 127.0.0.1:1, and that must not hide it."""
+    for name in ("KAFKA_PROD_EU_USER", "KAFKA_PROD_EU_PASSWORD"):  # prod-eu's ${...} credentials
+        monkeypatch.setenv(name, "x")
+    live = ("--cluster", "prod-eu", "--bootstrap-servers", "127.0.0.1:1")
+    staging = str(ROOT / "manifests" / "snapshots" / "staging-eu.json")
+    for args, message in (
+        (("drift", MANIFESTS, *live, "--ignore-topic", "(tmp"), "'(tmp' is not a valid regular expression"),
+        (("drift", MANIFESTS, "--snapshot", PROD, "--ignore-topic", "(tmp"), "'(tmp' is not a valid regular expression"),
+        (("import", str(tmp_path / "m"), *live, "--topics", "[a-"), "'[a-' is not a valid regular expression"),
+        (("import", str(tmp_path / "m"), *live, "--exclude", "ok", "--exclude", "*x"), "'*x' is not a valid regular"),
+        (("drift", MANIFESTS, *live, "--since", staging), "is a snapshot of 'staging-eu', not 'prod-eu'"),
+    ):
+        result = run(*args)
+        assert result.exit_code == 1 and message in result.output, (args, result.output)
+        assert "cannot reach" not in result.output and "internal error" not in result.output, result.output

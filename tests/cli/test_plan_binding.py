@@ -73,3 +73,23 @@ def test_the_plan_records_the_commit_and_apply_names_both_when_refusing(tmp_path
         "below). Nothing was written. Plan again and have the new plan reviewed."
     )
     assert listed == ["  policy, max_delete_fraction: reviewed 0.9, now 0.8"]
+
+
+def test_a_plan_made_for_another_cluster_id_than_the_pin_is_refused_before_connecting(tmp_path, monkeypatch):
+    """A plan against a snapshot of another cluster (the snapshot's id is not the Cluster document's
+    pin) is refused on what the plan and the manifests say: an unreachable cluster does not hide it."""
+    snapshot = json.loads((ROOT / "manifests" / "snapshots" / "prod-eu.json").read_text())
+    assert snapshot["cluster_id"] == "q7Yc0eZ2T9ii5dXk3Lw0Aw"  # the pin of prod-eu in the example manifests
+    snapshot["cluster_id"] = "Zr1m3b0aQ1Gm3bRk2mSx9g"
+    other, saved = tmp_path / "other.json", tmp_path / "plan.json"
+    other.write_text(json.dumps(snapshot))
+    manifests = str(ROOT / "manifests")
+    assert _run("plan", manifests, "--snapshot", str(other), "--format", "json", "-o", str(saved)).exit_code == 2
+    for name in ("KAFKA_PROD_EU_USER", "KAFKA_PROD_EU_PASSWORD"):  # prod-eu's ${...} credentials
+        monkeypatch.setenv(name, "x")
+    result = _run("apply", str(saved), "--manifests", manifests, "--bootstrap-servers", "127.0.0.1:1")
+    assert result.exit_code == 1
+    assert result.output.startswith(
+        "Error: the plan was made for cluster id Zr1m3b0aQ1Gm3bRk2mSx9g, but the Cluster document (clusters.yaml:"
+    ), result.output
+    assert "pins cluster_id q7Yc0eZ2T9ii5dXk3Lw0Aw" in result.output and "nothing was changed" in result.output

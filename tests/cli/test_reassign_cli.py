@@ -144,6 +144,9 @@ def test_bad_options_are_one_error_each(tmp_path):
         (["--throttle", "0"], "0 would stop replication"),
         (["--throttle", "fast"], "is not a size"),
         (["--reassignment-wait", "soon"], "is not a duration"),
+        # beyond a long (int64), as a number without a unit would be: refused before connecting
+        (["--throttle", "99999999TiB"], "'99999999TiB' is above the largest value Kafka takes"),
+        (["--reassignment-wait", "99999999999999w"], "'99999999999999w' is above the largest value Kafka takes"),
         (["plan.json", "--cancel-reassignments"], "--cancel-reassignments takes no plan file"),
     ):
         result = CliRunner().invoke(main, ["apply", "--manifests", str(root), "--cluster", CLUSTER, *args])

@@ -231,3 +231,42 @@ def test_mutated_saved_plans(tmp_path_factory, monkeypatch, data):
     )
     assert result.exit_code == 1 and not out.exists()
     assert str(saved) in result.output or "cannot reach" in result.output or "127.0.0.1:1" in result.output, result.output
+
+
+LONG_MAX = 2**63 - 1
+_DURATIONS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_800_000}
+_SIZES = {"B": 1, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3, "TiB": 1024**4, "KB": 1000, "MB": 1000**2, "TB": 1000**4}
+_CLUSTER = "kind: Cluster\nname: prod\nbootstrap_servers: [kafka-1:9092]\ndefaults: {partitions: 3, replication_factor: 3}\n"
+_TOPIC = "kind: Topic\nname: orders.v1\n"
+# Every setting whose value may be written as text with a unit: (file, its text before the value
+# on the value's own line, the units, the smallest value allowed).
+_UNIT_SETTINGS = [
+    ("topics.yaml", _TOPIC + "expected_bytes_per_day: ", _SIZES, 0),
+    ("topics.yaml", _TOPIC + "configs:\n  retention.ms: ", _DURATIONS, -1),
+    ("topics.yaml", _TOPIC + "configs:\n  retention.bytes: ", _SIZES, -1),
+    ("topics.yaml", _TOPIC + "overrides:\n  prod:\n    configs: {}\n    expected_bytes_per_day: ", _SIZES, 0),
+    ("clusters.yaml", _CLUSTER + "reassignment:\n  throttle: ", _SIZES, 1),
+    ("clusters.yaml", _CLUSTER + "reassignment:\n  wait: ", _DURATIONS, 0),
+]
+
+
+@FUZZ
+@given(data=st.data())
+def test_sizes_and_durations_written_as_text_have_the_range_of_a_long(tmp_path_factory, data):
+    """As a number without a unit is: within Kafka's int64 it is read, beyond it refused at its key."""
+    file, before, unit_sizes, minimum = data.draw(st.sampled_from(_UNIT_SETTINGS))
+    unit = data.draw(st.sampled_from(sorted(unit_sizes)))
+    factor = unit_sizes[unit]
+    number = data.draw(st.one_of(st.integers(0, 10**25), st.integers(-1, 1).map(lambda d: LONG_MAX // factor + d)))
+    tree = tmp_path_factory.mktemp("u")
+    text = f"{number}{unit}"
+    (tree / "clusters.yaml").write_text(_CLUSTER)
+    (tree / "topics.yaml").write_text(_TOPIC)
+    (tree / file).write_text(before + text + "\n")
+    result = _run(["validate", str(tree)])
+    if minimum <= number * factor <= LONG_MAX:
+        assert result.exit_code == 0, (text, result.output)
+    else:
+        line, column = before.count("\n") + 1, len(before.rsplit("\n", 1)[-1]) + 1
+        assert result.exit_code == 1 and f"{file}:{line}:{column}: " in result.output, (text, result.output)
+        assert f"'{text}'" in result.output, result.output

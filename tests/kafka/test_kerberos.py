@@ -9,11 +9,12 @@ import subprocess
 import pytest
 
 from reconciler.errors import ClusterError, ReconcilerError
+from reconciler.kafka.kerberos import keytab_principals
 from reconciler.models.desired import ClientSecurity
 from reconciler.testing import TestCluster
 from reconciler.testing.gssapi_server import KerberosAcceptor, short_name
 from reconciler.testing.kdc import TestKdc
-from tests.kafka.helpers import kafka_of
+from tests.kafka.helpers import CLUSTER, kafka_of
 from tests.testing_cluster.test_tls_sasl import _product_sees, _served
 
 pytestmark = pytest.mark.live
@@ -91,6 +92,69 @@ def test_a_keytab_that_cannot_be_used_is_said_before_anything_is_sent(kdc, tmp_p
         message = _failure(cluster, _gssapi(kdc, kerberos_keytab=str(path)))
         assert cluster.request_log == []
     assert f"security.kerberos_keytab ({path})" in message and ("does not exist" in message or "is not a keytab" in message)
+
+
+@pytest.mark.parametrize("mistake", ["another principal's keytab", "a typo in the principal"])
+def test_a_keytab_without_the_principals_key_names_the_keytab_and_what_it_holds(kdc, tmp_path, mistake):
+    """Not "no ticket ... give kerberos_keytab": the keytab was given. The principals it holds are
+    listed (klist -k), no key."""
+    if mistake == "another principal's keytab":
+        keytab = tmp_path / "other.keytab"
+        kdc.add_user("other", keytab=keytab)
+        principal, held = f"reconciler@{kdc.realm}", f"other@{kdc.realm}"
+    else:
+        keytab, principal, held = kdc.client_keytab, f"reconciller@{kdc.realm}", f"reconciler@{kdc.realm}"
+    with _cluster(kdc) as cluster:
+        message = _failure(cluster, _gssapi(kerberos_principal=principal, kerberos_keytab=str(keytab)))
+        assert cluster.request_log == []
+    assert message.startswith(
+        f"cluster {CLUSTER}: security.kerberos_keytab ({keytab}) holds no key of security.kerberos_principal {principal}; "
+        f"it holds keys of {held} (klist -k {keytab} lists them)."
+    ), message
+    assert "no Kerberos ticket" not in message and "give security.kerberos_keytab" not in message
+    assert "Nothing was sent." in message
+
+
+def test_a_principal_without_its_realm_whose_keys_are_of_another_realm(kdc, tmp_path):
+    """`reconciler` is reconciler@ the default realm to MIT; the keytab holds reconciler@OTHER.REALM:
+    MIT's "no credentials cache" is said as what the keytab holds, never as a missing keytab."""
+    keytab = tmp_path / "other-realm.keytab"
+    subprocess.run(
+        ["ktutil"],
+        input=f"addent -password -p reconciler@OTHER.REALM -k 1 -e aes256-cts-hmac-sha1-96\nsecret\nwkt {keytab}\nquit\n",
+        capture_output=True,
+        text=True,
+        check=True,
+        env=kdc.env,
+    )
+    with _cluster(kdc) as cluster:
+        message = _failure(cluster, _gssapi(kerberos_principal="reconciler", kerberos_keytab=str(keytab)))
+        assert cluster.request_log == []
+    assert f"security.kerberos_keytab ({keytab}) gave no usable key of security.kerberos_principal reconciler (" in message
+    assert "it holds keys of reconciler@OTHER.REALM" in message and "with its realm" in message
+    assert "no Kerberos ticket" not in message and "give security.kerberos_keytab" not in message
+
+
+def test_the_principals_of_a_keytab_are_those_klist_lists(kdc, tmp_path):
+    keytab = tmp_path / "several.keytab"
+    for name in ("reconciler/ci.example.com", "other", "third"):
+        kdc.add_user(name, keytab=keytab)
+    kdc.rekey(f"other@{kdc.realm}", keytab)  # a second kvno of one principal: listed once
+    listed = subprocess.run(["klist", "-k", str(keytab)], capture_output=True, text=True, check=True, env=kdc.env).stdout
+    expected = list(dict.fromkeys(line.split()[-1] for line in listed.splitlines()[3:] if line.strip()))
+    assert (
+        keytab_principals(str(keytab))
+        == expected
+        == [
+            f"reconciler/ci.example.com@{kdc.realm}",
+            f"other@{kdc.realm}",
+            f"third@{kdc.realm}",
+        ]
+    )
+    assert keytab.read_bytes()[:2] == b"\x05\x02"
+    cut = tmp_path / "cut.keytab"
+    cut.write_bytes(keytab.read_bytes()[:-7])  # the last entry cut short: the others still read
+    assert keytab_principals(str(cut))[:2] == expected[:2]
 
 
 def test_an_unknown_principal(kdc):

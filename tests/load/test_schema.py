@@ -171,6 +171,9 @@ CASES = [
 LOADER_ONLY = [
     (TOPIC + "truncate: [{before_time: '2026-02-30T00:00:00Z'}]\n", "is not an RFC 3339 time (day is out of range"),
     (TOPIC + "configs: {segment.index.bytes: 3B}\n", "segment.index.bytes must be at least 4"),  # a range of a text
+    (TOPIC + "expected_bytes_per_day: 99999999TiB\n", "'99999999TiB' is above the largest value Kafka takes"),
+    (CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nreassignment: {throttle: 8388608TiB}\n", "is above the largest value"),
+    (CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nreassignment: {wait: 15250284453w}\n", "is above the largest value"),
     (TOPIC + "configs: {min.cleanable.dirty.ratio: .nan}\n", "is not a value Kafka reads"),  # JSON has no NaN
     (TOPIC + "partitions: 1.0\n", "partitions: input should be a valid integer"),  # JSON: 1.0 is an integer
     (CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nignore_topics: ['(unclosed']\n", "is not a valid regex"),

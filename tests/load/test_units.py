@@ -81,3 +81,30 @@ def test_human_forms_are_for_reading():
     assert units.human_duration(-1) == "unlimited"
     assert units.human_bytes(53_687_091_200) == "50.0 GiB"
     assert units.human_bytes(512) == "512 B"
+
+
+LONG_MAX = 2**63 - 1
+
+
+@pytest.mark.parametrize("parse", [units.parse_duration_ms, units.parse_bytes])
+def test_text_has_the_range_of_a_long_like_a_number(parse):
+    """Kafka's long (int64) bounds a value written with a unit as it bounds a bare number."""
+    assert parse(str(LONG_MAX)) == LONG_MAX and parse(str(-(2**63))) == -(2**63)
+    for text in (str(LONG_MAX + 1), str(-(2**63) - 1)):
+        with pytest.raises(ValueError, match=r"the (largest|smallest) value Kafka takes"):
+            parse(text)
+
+
+@pytest.mark.parametrize(
+    ("parse", "largest", "beyond"),
+    [
+        (units.parse_duration_ms, "15250284452w", "15250284453w"),
+        (units.parse_duration_ms, "106751991167d", "106751991168d"),
+        (units.parse_bytes, "8388607TiB", "8388608TiB"),
+        (units.parse_bytes, "9223372036854775807 B", "99999999TiB"),
+    ],
+)
+def test_a_unit_cannot_carry_a_value_beyond_a_long(parse, largest, beyond):
+    assert 0 < parse(largest) <= LONG_MAX
+    with pytest.raises(ValueError, match=rf"'{beyond}' is above the largest value Kafka takes \(9,223,372,036,854,775,807"):
+        parse(beyond)

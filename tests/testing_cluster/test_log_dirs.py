@@ -107,11 +107,12 @@ def test_the_command_line_takes_capacities_and_version_caps():
     )
     done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=60)
     assert done.stderr.strip().endswith(f"([{512 << 20}, {2 * GIB}], {{35: 3}})")
-    bad = subprocess.run(
-        [sys.executable, "-m", "reconciler.testing", "--log-dir-bytes", "lots"],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert bad.returncode == 2 and "--log-dir-bytes 'lots': give bytes or e.g. 512MiB" in bad.stderr
+    for value, message in (("lots", "give bytes or e.g. 512MiB"), ("99999999TiB", "one positive size up to 9223372036854775807")):
+        bad = subprocess.run(
+            [sys.executable, "-m", "reconciler.testing", "--log-dir-bytes", value],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert bad.returncode == 2 and f"--log-dir-bytes '{value}': {message}" in bad.stderr

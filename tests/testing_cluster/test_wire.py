@@ -8,13 +8,13 @@ import threading
 import pytest
 
 from reconciler.testing import TestCluster
-from reconciler.testing.dispatch import ClusterSettings
+from reconciler.testing.handlers import HANDLERS
 from reconciler.testing.protocol import accepted_versions, request_class
 
 SASL_APIS = {17, 36}
 CASES = [
     (key, version)
-    for key in ClusterSettings().api_keys
+    for key in sorted(HANDLERS)
     if key not in SASL_APIS
     for version in range(accepted_versions(key)[0], accepted_versions(key)[1] + 1)
 ]

@@ -14,10 +14,11 @@ from ..protocol import ZERO_UUID
 
 if TYPE_CHECKING:
     import uuid
+    from collections.abc import Iterable, Mapping
 
     from kafka.protocol.data_container import DataContainer
 
-    from ..dispatch import ClusterSettings, RequestContext
+    from ..context import RequestContext
     from ..state import ClusterState, Partition, Topic
     from ..views import PartitionImage, TopicImage
 
@@ -26,17 +27,17 @@ LOG_DIR = "/tmp/kafka-logs"
 API_VERSIONS, METADATA, FIND_COORDINATOR, DESCRIBE_LOG_DIRS, DESCRIBE_CLUSTER = 18, 3, 10, 35, 60
 
 
-def api_versions_response(settings: ClusterSettings, version: int) -> ApiMessage:
+def api_versions_response(api_keys: Iterable[int], max_versions: Mapping[int, int], version: int) -> ApiMessage:
     response = protocol.new_response(API_VERSIONS, version, error_code=errors.NONE, throttle_time_ms=0)
     response.api_keys = [
         response.ApiVersion(api_key=key, min_version=low, max_version=high)
-        for key, (low, high) in protocol.advertised_versions(settings.api_keys, settings.max_versions).items()
+        for key, (low, high) in protocol.advertised_versions(api_keys, max_versions).items()
     ]
     return response
 
 
 def api_versions(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
-    return api_versions_response(ctx.settings, ctx.version)
+    return api_versions_response(ctx.api_keys, ctx.settings.max_versions, ctx.version)
 
 
 def _broker_list(state: ClusterState, struct: type[DataContainer], **extra: object) -> list[DataContainer]:
@@ -117,13 +118,13 @@ def metadata(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
 
     # v0 has no way to say "all topics" but an empty list; v1+ use null for that.
     if request.topics is None or (version == 0 and not request.topics):
-        response.topics = [found(t) for t in state.views.topics(state, ctx.broker_id) if describable(t.name)]
+        response.topics = [found(t) for t in state.views.topics(state.topics, ctx.broker_id) if describable(t.name)]
         return response
     topics, hidden = [], []
     for wanted in request.topics:
         if wanted.name is None:
             known = state.topics_by_id.get(wanted.topic_id)
-            topic = state.views.topic(state, ctx.broker_id, known.name) if known is not None else None
+            topic = state.views.topic(state.topics, ctx.broker_id, known.name) if known is not None else None
             topic = topic if topic is not None and topic.id == wanted.topic_id else None
             if topic is None:
                 topics.append(missing(errors.UNKNOWN_TOPIC_ID, topic_id=wanted.topic_id))
@@ -137,7 +138,7 @@ def metadata(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
         elif topic_name_error(wanted.name):
             topics.append(missing(errors.INVALID_TOPIC_EXCEPTION, wanted.name, authorized_operations=ops(wanted.name)))
         else:
-            topic = state.views.topic(state, ctx.broker_id, wanted.name)
+            topic = state.views.topic(state.topics, ctx.broker_id, wanted.name)
             topics.append(
                 found(topic)
                 if topic
@@ -236,7 +237,7 @@ def describe_log_dirs(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
     P = T.DescribeLogDirsPartition
     wanted: dict[str, set[int] | None]
     if request.topics is None:
-        wanted = {t.name: None for t in state.views.topics(state, me)}
+        wanted = {t.name: None for t in state.views.topics(state.topics, me)}
     else:
         wanted = {t.topic: set(t.partitions) for t in request.topics}
     topics = []

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from kafka.protocol.data_container import DataContainer
 
     from ..configs import ConfigValue
-    from ..dispatch import RequestContext
+    from ..context import RequestContext
 
 DESCRIBE_CONFIGS, ALTER_CONFIGS, INCREMENTAL_ALTER_CONFIGS = 32, 33, 44
 TOPIC, BROKER = 2, 4
@@ -86,14 +86,14 @@ def describe_configs(ctx: RequestContext, request: ApiMessage) -> ApiMessage | N
 def _resource_configs(ctx: RequestContext, resource_type: int, name: str) -> list[ConfigValue]:
     state = ctx.state
     if resource_type == TOPIC:
-        topic = state.views.topic(state, ctx.broker_id, name)
+        topic = state.views.topic(state.topics, ctx.broker_id, name)
         if topic is None:
             raise KafkaApiError(errors.UNKNOWN_TOPIC_OR_PARTITION, f"Topic {name} does not exist.")
         return effective_topic_configs(topic.configs, state.broker_configs)
     if resource_type == BROKER:
         if name not in ("", str(ctx.broker_id)):
             raise KafkaApiError(errors.INVALID_REQUEST, f"Unexpected broker id, expected {ctx.broker_id} but received {name}")
-        dynamic = state.views.broker_configs(state, ctx.broker_id)
+        dynamic = state.views.broker_configs(state.dynamic_broker_configs, ctx.broker_id)
         return describe_broker(state.broker_configs, dynamic.get("", {}), dynamic.get(name, {}) if name else {})
     raise KafkaApiError(errors.INVALID_REQUEST, f"Unsupported resource type {resource_type}")
 

@@ -17,7 +17,7 @@ from ..state import CommittedOffset
 if TYPE_CHECKING:
     from kafka.protocol.data_container import DataContainer
 
-    from ..dispatch import RequestContext
+    from ..context import RequestContext
 
 OFFSET_COMMIT, OFFSET_FETCH, LIST_GROUPS, DESCRIBE_GROUPS, DELETE_GROUPS = 8, 9, 16, 15, 42
 ILLEGAL_GENERATION = 22

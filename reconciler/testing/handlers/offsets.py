@@ -12,7 +12,7 @@ from ..configs import deletes_records
 from .routing import leader_partition
 
 if TYPE_CHECKING:
-    from ..dispatch import RequestContext
+    from ..context import RequestContext
     from ..state import Partition
 
 LIST_OFFSETS, DELETE_RECORDS, OFFSET_FOR_LEADER_EPOCH = 2, 21, 23

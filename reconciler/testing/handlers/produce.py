@@ -15,7 +15,7 @@ from ..configs import effective, effective_int
 from .routing import leader_partition
 
 if TYPE_CHECKING:
-    from ..dispatch import RequestContext
+    from ..context import RequestContext
     from ..state import ClusterState
 
 PRODUCE, INIT_PRODUCER_ID = 0, 22

@@ -16,7 +16,7 @@ from ..authorizer import ALTER, CLUSTER, CLUSTER_NAME, DESCRIBE
 from ..errors import KafkaApiError
 
 if TYPE_CHECKING:
-    from ..dispatch import RequestContext
+    from ..context import RequestContext
 
 ELECT_LEADERS, ALTER_PARTITION_REASSIGNMENTS, LIST_PARTITION_REASSIGNMENTS = 43, 45, 46
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from .. import errors
 
 if TYPE_CHECKING:
-    from ..dispatch import RequestContext
+    from ..context import RequestContext
     from ..state import Partition
 
 

@@ -17,7 +17,7 @@ from ..sasl_mechanisms import AuthenticationRefused, InvalidCredentials, generic
 from ..server import CloseConnection
 
 if TYPE_CHECKING:
-    from ..dispatch import RequestContext
+    from ..context import RequestContext
 
 SASL_HANDSHAKE, SASL_AUTHENTICATE = 17, 36
 

@@ -18,7 +18,7 @@ from ..protocol import ZERO_UUID
 if TYPE_CHECKING:
     import uuid
 
-    from ..dispatch import RequestContext
+    from ..context import RequestContext
 
 CREATE_TOPICS, DELETE_TOPICS, CREATE_PARTITIONS = 19, 20, 37
 _DUPLICATE = "Duplicate topic name."
