@@ -203,13 +203,21 @@ def main() -> None:
     parser.add_argument("--check", metavar="COMMIT")
     parser.add_argument("--phases", action="store_true")
     parser.add_argument("--child-phases", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--child-write", help=argparse.SUPPRESS)
     parser.add_argument("--traced", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_phases:
         phases(*args.child_phases, traced=args.traced)
         return
+    if args.child_write:
+        write_case(Path(args.child_write), args.topics, args.partitions)
+        return
     root = Path(args.workdir) / f"{args.topics}x{args.partitions}"
-    snap, manifests = write_case(root, args.topics, args.partitions)
+    # Written by a child: a process's peak RSS passes to the children it starts (Linux counts the
+    # memory of the process a child was forked from), and writing 1M partitions takes 4 GB.
+    write = [sys.executable, __file__, "--child-write", str(root), "--topics", str(args.topics)]
+    subprocess.run([*write, "--partitions", str(args.partitions)], check=True, env=with_package(ROOT))
+    snap, manifests = root / "snapshot.json", root / "manifests"
     plan_file = root / "plan.json"
     argv = [
         sys.executable,

@@ -9,10 +9,11 @@ Each is refused here with a one-paragraph error naming the file and the place.
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
-from collections.abc import Mapping
-from typing import Any, NoReturn
+from collections.abc import Callable, Mapping
+from typing import Any, BinaryIO, NoReturn
 
 from pydantic_core import PydanticSerializationError, to_json
 
@@ -115,6 +116,129 @@ def read_json_document(
     if _SURROGATE_ESCAPE.search(text):
         _refuse_lone_surrogates(data, origin, what, redo, keyed)
     return data
+
+
+def read_json_file(
+    file: BinaryIO,
+    origin: str,
+    what: str = "snapshot",
+    keyed: Mapping[str, int] | None = None,
+    each: Mapping[str, Callable[[Any], Any]] | None = None,
+) -> Any:
+    """`read_json_document` of the whole of `file` (binary, at its start): the same value, or the
+    same error. A document that is an object is read a member at a time, and the members of
+    its object members one at a time too (a snapshot's topics), from a window of the text: a
+    snapshot of a million partitions is 500 MB of text, which need not be held beside its
+    values. Whatever the window cannot take (an error anywhere, a key twice, an escaped
+    surrogate, a document that is not an object) is read again whole by `read_json_document`,
+    whose place and words for it are the only ones.
+
+    `each`: for a member of the document, a function its own members' values are replaced by as
+    they are read (a snapshot's topics by their models), where the window reads them; it must
+    take the values `read_json_document` gives too, and leave what it does not take as it is."""
+    try:
+        return _Window(file, each or {}).document()
+    except _Whole:
+        pass
+    file.seek(0)
+    return read_json_document(file.read(), origin, what, keyed)
+
+
+class _Whole(Exception):
+    """The document is read whole after all (see `read_json_file`)."""
+
+
+# The json module's scanner of one value (json.scanner), as `read_json_document` parses with.
+_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder(
+    parse_constant=_no_constants, object_pairs_hook=_unique_keys
+).scan_once  # type: ignore[attr-defined]
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+class _Window:
+    """A JSON object read from a binary file through a window of its text, two levels deep; each
+    value below that parsed whole by the json module's scanner, as `json.loads` parses it."""
+
+    CHUNK = 1 << 20
+
+    def __init__(self, file: BinaryIO, each: Mapping[str, Callable[[Any], Any]]):
+        self.file = file
+        self.each = each
+        self.decode = codecs.getincrementaldecoder("utf-8-sig")().decode  # a byte order mark, as some editors write
+        self.text = ""  # the window: the file's text from the part not yet parsed
+        self.at = 0  # the next character to parse, in `text`
+        self.ended = False  # `text` runs to the end of the file
+
+    def document(self) -> dict:
+        if self._next() != "{":
+            raise _Whole
+        document = self._members(top=True)
+        if self._next() != "":  # more than one document
+            raise _Whole
+        return document
+
+    def _members(self, top: bool, each: Callable[[Any], Any] | None = None) -> dict:
+        self.at += 1  # the "{"
+        members: dict = {}
+        if self._next() == "}":
+            self.at += 1
+            return members
+        while True:
+            if self._next() != '"':
+                raise _Whole
+            key = self._value()
+            if key in members or self._next() != ":":
+                raise _Whole
+            self.at += 1
+            if self._next() == "{" and top:
+                members[key] = self._members(top=False, each=self.each.get(key))
+            else:
+                members[key] = self._value() if each is None else each(self._value())
+            found = self._next()
+            self.at += 1
+            if found == "}":
+                return members
+            if found != ",":
+                raise _Whole
+
+    def _next(self) -> str:
+        """The next character that is not whitespace ("" at the end of the file), not consumed."""
+        while True:
+            self.at = _SPACE.match(self.text, self.at).end()  # type: ignore[union-attr]  # matches anywhere
+            if self.at < len(self.text):
+                return self.text[self.at]
+            if not self._more():
+                return ""
+
+    def _value(self) -> Any:
+        """The value at `at`, parsed whole: read on while the window ends within it."""
+        while True:
+            try:
+                value, end = _SCAN(self.text, self.at)
+            except (StopIteration, ValueError, RecursionError):  # JSONDecodeError is a ValueError
+                if not self._more():
+                    raise _Whole from None
+                continue
+            if end < len(self.text) or self.ended:  # a number ends only where something follows it
+                if _SURROGATE_ESCAPE.search(self.text, self.at, end):
+                    raise _Whole
+                self.at = end
+                return value
+            self._more()
+
+    def _more(self) -> bool:
+        """More of the file in the window (the parsed text dropped), at least as much again as it
+        holds unparsed, so a value larger than a chunk is parsed a few times, not once per chunk."""
+        if self.ended:
+            return False
+        unparsed = len(self.text) - self.at
+        chunk = self.file.read(max(self.CHUNK, unparsed))
+        try:
+            more = self.decode(chunk, final=not chunk)
+        except UnicodeDecodeError:
+            raise _Whole from None
+        self.text, self.at, self.ended = self.text[self.at :] + more, 0, not chunk
+        return True
 
 
 # -- places, looked for only once a document is refused --------------------------------------------

@@ -10,8 +10,10 @@ level that is not an object) get a one-paragraph error naming the file, never a 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from reconciler.errors import SnapshotError
 from reconciler.files.snapshot_json import read_snapshot_json
@@ -25,27 +27,31 @@ PARQUET_MAGIC = b"PAR1"
 
 def load_snapshot(path: str | Path) -> ObservedState:
     """The snapshot in `path`, JSON or Parquet, checked; SnapshotError naming the file otherwise."""
-    if _read(path, 4) == PARQUET_MAGIC:
-        from reconciler.files.snapshot_parquet import read_snapshot_parquet
+    with _opened(path) as file:
+        if file.read(4) != PARQUET_MAGIC:
+            file.seek(0)
+            return read_snapshot_json(file, path)
+    from reconciler.files.snapshot_parquet import read_snapshot_parquet
 
-        return read_snapshot_parquet(path)
-    return read_snapshot_json(_read(path), path)
+    return read_snapshot_parquet(path)
 
 
 def load_snapshot_columns(path: str | Path) -> SnapshotColumns | None:
     """The snapshot in `path` as columns when it is a Parquet file proven good that way
     (`reconciler.files.snapshot_columns`); None otherwise: `load_snapshot` reads and checks it."""
-    if _read(path, 4) != PARQUET_MAGIC:
-        return None
+    with _opened(path) as file:
+        if file.read(4) != PARQUET_MAGIC:
+            return None
     from reconciler.files.snapshot_columns import read_columns
 
     return read_columns(path)
 
 
-def _read(path: str | Path, size: int = -1) -> bytes:
+@contextmanager
+def _opened(path: str | Path) -> Iterator[BinaryIO]:
     try:
         with open(path, "rb") as f:
-            return f.read(size)
+            yield f
     except IsADirectoryError as e:
         raise SnapshotError(
             f"{path} is a directory, not a snapshot file; give a file written by "

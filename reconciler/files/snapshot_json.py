@@ -4,19 +4,22 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from pydantic import ValidationError
 
 from reconciler.errors import MAX_PROBLEMS, SnapshotError, validation_problems
-from reconciler.files.json_document import read_json_document
+from reconciler.files.json_document import read_json_file
 from reconciler.files.snapshot_problems import SNAPSHOT_KEYS, TAKE_A_NEW_ONE, explain, invalid_snapshot
-from reconciler.models.observed import ObservedState
+from reconciler.models.observed import ObservedConfig, ObservedState, topic_from_file
 
 
-def read_snapshot_json(raw: bytes, path: str | Path) -> ObservedState:
-    """The snapshot in `raw` (the bytes of the file at `path`), checked; SnapshotError naming the file otherwise."""
-    data = read_json_document(raw, str(path), "snapshot", SNAPSHOT_KEYS)
+def read_snapshot_json(file: BinaryIO, path: str | Path) -> ObservedState:
+    """The snapshot in `file` (the file at `path`, opened binary), checked; SnapshotError naming the file otherwise."""
+    shared: dict[tuple, ObservedConfig] = {}
+    data = read_json_file(
+        file, str(path), "snapshot", SNAPSHOT_KEYS, each={"topics": lambda topic: topic_from_file(topic, shared) or topic}
+    )
     if not isinstance(data, dict):
         hint = (
             " (a .parquet name, but the file does not start with Parquet's magic bytes PAR1)"

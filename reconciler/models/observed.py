@@ -460,7 +460,7 @@ def topic_from_file(values: dict[str, Any], configs: dict[tuple, ObservedConfig]
     if built is None:
         return None
     good_replicas, order, order_and_offsets_hold = _GOOD_REPLICAS, _PARTITION_ORDER, _ORDER_AND_OFFSETS_HOLD
-    ready, times = [], []
+    ready, times, lists = [], [], []
     broker_lists: list[list[Any]] = []  # every replica, ISR and offline list, for one check of their types
     for index, p in enumerate(partitions):
         if type(p) is not dict:
@@ -494,17 +494,19 @@ def topic_from_file(values: dict[str, Any], configs: dict[tuple, ObservedConfig]
         if good is None:
             if not set(map(type, itertools.chain(replicas, isr, offline))) <= {int}:
                 return None  # and no verdict kept: those of ints only are, under the values they equal
-            good = good_replicas[key] = (
+            holds = (
                 _LEADER_LOW <= leader <= _LEADER_HIGH
                 and _EPOCH_LOW <= epoch <= _EPOCH_HIGH
                 and _replicas_hold(leader, replicas, isr, offline)
             )
+            good = good_replicas[key] = (replicas, isr, offline) if holds else ()
             if len(good_replicas) > 100_000:
                 good_replicas.clear()
         if not good:
             return None
         broker_lists += (replicas, isr, offline)
         ready.append(p)
+        lists.append(good)
         if by_time:
             converted = _times_from_file(by_time)
             if converted is None:
@@ -513,7 +515,14 @@ def topic_from_file(values: dict[str, Any], configs: dict[tuple, ObservedConfig]
     # The verdicts above are keyed by value, where True and 1.0 equal 1: every broker id must be an int.
     if not set(map(type, itertools.chain.from_iterable(broker_lists))) <= {int}:
         return None
-    for p, converted in times:  # only now that every partition passed: a refused topic is left as it came
+    # Only now that every partition passed (a refused topic is left as it came): the lists of
+    # broker ids become the equal ones of the verdict, shared, as are empty lookups. A cluster
+    # has few replica lists, and a million partitions holding their own copies take 300 MB.
+    for p, (replicas, isr, offline) in zip(ready, lists, strict=True):
+        p["replicas"], p["isr"], p["offline_replicas"] = replicas, isr, offline
+        if not p["offsets_by_timestamp"]:
+            p["offsets_by_timestamp"] = _NO_TIMES
+    for p, converted in times:
         p["offsets_by_timestamp"] = converted
     return trusted(
         ObservedTopic,
@@ -534,8 +543,11 @@ def _int_in(value: Any, low: int, high: int) -> bool:
 
 # Leaders, epochs and replica lists seen in files, and whether they hold: a cluster has few
 # combinations. Keyed by value (lists as tuples), so a list holding True or 1.0 where 1 is meant
-# finds the verdict of the ints: topic_from_file checks the types of every broker id apart.
-_GOOD_REPLICAS: dict[tuple, bool] = {}
+# finds the verdict of the ints: topic_from_file checks the types of every broker id apart. A
+# verdict is the lists first seen (ints only), shared by the partitions holding equal ones (the
+# models are frozen and nothing changes a list of theirs), or () where the rules do not hold.
+_GOOD_REPLICAS: dict[tuple, tuple[list[int], list[int], list[int]] | tuple[()]] = {}
+_NO_TIMES: dict[int, int] = {}  # every partition's empty offsets_by_timestamp
 
 
 def _replicas_hold(leader: int, replicas: list, isr: list, offline: list) -> bool:
@@ -622,6 +634,10 @@ class ObservedState(_Model):
 
     @model_validator(mode="after")
     def _check(self) -> ObservedState:
+        return self._checked()
+
+    def _checked(self) -> ObservedState:
+        """The state, if the rules between its fields hold; ValidationError listing where not."""
         problems: list[tuple[tuple, str, Any]] = []
         for name, topic in self.topics.items():
             if name != topic.name:
@@ -705,11 +721,22 @@ class ObservedState(_Model):
     def from_file(cls, data: dict[str, Any]) -> ObservedState:
         """A snapshot file's state (`data` as JSON gives it), checked by every rule: each topic
         that holds them all is built at once (`topic_from_file`), the rest by the models, which
-        raise ValidationError with the problems as always. `data`'s topics are handed over."""
+        raise ValidationError with the problems as always. `data`'s topics are handed over.
+
+        When every topic was built at once, the rest is validated without them, and the rules
+        between the topics and the rest checked after: pydantic would run each built topic's
+        own check again (an after-validator runs on instances too), a second per 100,000 topics.
+        A problem found then is reported by validating `data` whole, as always."""
         topics = data.get("topics")
         if type(topics) is dict:
             shared: dict[tuple, ObservedConfig] = {}
             data = {**data, "topics": {name: topic_from_file(topic, shared) or topic for name, topic in topics.items()}}
+            if all(type(name) is str and type(topic) is ObservedTopic for name, topic in data["topics"].items()):
+                try:
+                    rest = cls.model_validate({**data, "topics": {}}, context=FILE_CONTEXT)
+                    return rest.model_copy(update={"topics": data["topics"]})._checked()
+                except ValidationError:
+                    pass
         return cls.model_validate(data, context=FILE_CONTEXT)
 
     def with_topics(self, reread: ObservedState) -> ObservedState:

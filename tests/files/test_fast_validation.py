@@ -155,6 +155,36 @@ def test_a_whole_file_reads_as_the_models_read_it():
     assert fast == full and fast.to_json() == full.to_json()
 
 
+def _cross_broken(breaks: str) -> dict:
+    data = copy.deepcopy(GOOD)
+    name = next(iter(data["topics"]))
+    if breaks == "a name other than its key":
+        data["topics"][name]["name"] = name + ".other"
+    elif breaks == "a read topic hidden":
+        data["hidden_topics"] = [name]
+    elif breaks == "a read topic absent":
+        data["absent_topic_operations"] = {name: ["READ"]}
+    else:
+        data["reassignments"] = {name: {"999": {"adding_replicas": [], "removing_replicas": []}}}
+    return data
+
+
+@pytest.mark.parametrize(
+    "breaks", ["a name other than its key", "a read topic hidden", "a read topic absent", "a reassignment of no partition"]
+)
+def test_the_rules_between_built_topics_and_the_rest_refuse_as_the_models_do(breaks: str):
+    """Every topic built at once, the rest is validated without them and the rules across checked
+    after (ObservedState.from_file): a break is refused with the models' own errors."""
+    data = _cross_broken(breaks)
+    assert all(topic_from_file(copy.deepcopy(t), {}) is not None for t in data["topics"].values())
+    with pytest.raises(ValidationError) as whole:
+        ObservedState.model_validate(copy.deepcopy(data), context=FILE_CONTEXT)
+    with pytest.raises(ValidationError) as fast:
+        ObservedState.from_file(copy.deepcopy(data))
+    assert fast.value.errors() == whole.value.errors()
+    assert str(fast.value) == str(whole.value)
+
+
 def test_every_field_of_the_models_is_mutated_above():
     """A field added to a model gets the ODD values above without a line here, once TOPIC holds it."""
     from reconciler.models.observed import ObservedConfig, ObservedPartition
