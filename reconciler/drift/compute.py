@@ -94,7 +94,7 @@ def restrict_observed(observed: ObservedState, topic: str) -> ObservedState:
 
 def plan_one_topic(desired: DesiredState, observed: ObservedState, topic: str, options: PlanOptions = PlanOptions()) -> Plan:
     """The planner on a cluster restricted to one topic."""
-    return plan(restrict_desired(desired, topic), restrict_observed(observed, topic), options)
+    return plan(restrict_desired(desired, topic), restrict_observed(observed, topic), options, disk=False)
 
 
 def drift_one_topic(

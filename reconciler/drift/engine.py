@@ -54,7 +54,9 @@ def drift_for_cluster(
 
     `epoch_end_offsets` and `epoch_unanswered`: leader-epoch evidence from a live cluster
     (`reconciler.drift.live.epoch_evidence`)."""
-    return cluster_drift(desired, observed, plan(desired, observed, options), earlier, epoch_end_offsets, epoch_unanswered)
+    return cluster_drift(
+        desired, observed, plan(desired, observed, options, disk=False), earlier, epoch_end_offsets, epoch_unanswered
+    )
 
 
 def report_of(clusters: list[ClusterDrift], engine: str, generated_at: datetime | None = None) -> DriftReport:

@@ -106,7 +106,7 @@ def _planned(
         if every:
             wanted += [i for i, n in enumerate(earlier.names) if n not in read]
         before = earlier.with_topics(earlier.topics(wanted))
-    cluster_plan = plan(restricted, observed, options, elsewhere=lambda: _replicas(now, rows))
+    cluster_plan = plan(restricted, observed, options, elsewhere=lambda: _replicas(now, rows), disk=False)
     return cluster_topics(restricted, observed, cluster_plan, before), cluster_plan, topics
 
 
