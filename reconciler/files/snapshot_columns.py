@@ -166,17 +166,24 @@ def _proven(path: Path, table: Any, header: dict[str, Any]) -> SnapshotColumns:
     # Everything but the topics' own columns, through the file reader's code and the models:
     # the columns it reads of every row (partitions: only whether there are any), and all of the first.
     lengths = pc.list_value_length(table.column("partitions"))
-    listed = [c for c in _ROW_COLUMNS if c in table.column_names]
-    rows = [
-        dict(zip(listed + ["partitions"], values, strict=True))
-        for values in zip(*(table.column(c).to_pylist() for c in listed), lengths.to_pylist(), strict=True)
-    ]
-    if rows:
-        first = table.slice(0, 1).drop_columns([c for c in ("configs", "partitions") if c in table.column_names])
-        rows[0] = {**first.to_pylist()[0], **rows[0]}
+    first = table.slice(0, 1).drop_columns([c for c in ("configs", "partitions") if c in table.column_names]).to_pylist()
+    if first and _plain_rows(table, header.get("cluster", first[0].get("cluster")), pc):
+        # All the file reader does with such a row but the first is to list its topic's name.
+        rows = [{**first[0], "partitions": lengths[0].as_py()}]
+        names = table.column("topic").to_pylist()
+        _require(len(set(names)) == len(names))  # the reader's "also in row" problem
+    else:
+        listed = [c for c in _ROW_COLUMNS if c in table.column_names]
+        rows = [
+            dict(zip(listed + ["partitions"], values, strict=True))
+            for values in zip(*(table.column(c).to_pylist() for c in listed), lengths.to_pylist(), strict=True)
+        ]
+        if rows:
+            rows[0] = {**first[0], **rows[0]}
+        names = []
     data, problems, _ = state_data(path, header, rows, lambda row: None)
     _require(not problems)
-    names = list(data["topics"])
+    names = names or list(data["topics"])
     data["topics"] = {}
     state = ObservedState.from_file(data)  # ValidationError: not proven
     _require(not (set(names) & set(state.hidden_topics)))
@@ -215,6 +222,21 @@ def _proven(path: Path, table: Any, header: dict[str, Any]) -> SnapshotColumns:
         replica_starts=replica_starts,
         replicas=replicas,
     )
+
+
+def _plain_rows(table: Any, cluster: Any, pc: Any) -> bool:
+    """Whether every row is a topic read (status null) of `cluster`, without group offsets."""
+    columns = table.column_names
+    if not isinstance(cluster, str):
+        return False
+    if "status" in columns and table.column("status").null_count != table.num_rows:
+        return False
+    if "group_offsets" in columns and pc.sum(pc.list_value_length(table.column("group_offsets"))).as_py():
+        return False
+    if "cluster" in columns:
+        column = table.column("cluster")
+        return column.null_count == 0 and pc.all(pc.equal(column, cluster)).as_py() is True
+    return True
 
 
 def _proven_partitions(starts: Any, parts: Any) -> tuple[Any, ...]:
