@@ -350,17 +350,18 @@ class _ReplicaTable:
     broker ids against them at once: each list holds an id once, and only ids among its
     partition's replicas. Lists are short (a replication factor), so rows are narrow."""
 
-    def __init__(self, rows: Any):
+    def __init__(self, rows: Any, ids: Any = None):
         self.rows = rows
+        self.ids = ids  # the replica ids the rows were made of
 
     @classmethod
     def of(cls, starts: Any, ids: Any) -> _ReplicaTable:
-        return cls(_matrix(starts, ids))
+        return cls(_matrix(starts, ids), ids)
 
     def distinct(self, starts: Any, ids: Any) -> bool:
         import numpy as np
 
-        rows = np.sort(_matrix(starts, ids), axis=1)
+        rows = np.sort(self.rows if ids is self.ids else _matrix(starts, ids), axis=1)
         return bool(rows.shape[1] < 2 or not ((rows[:, 1:] == rows[:, :-1]) & (rows[:, 1:] >= 0)).any())
 
     def distinct_replicas(self, starts: Any, ids: Any) -> bool:
@@ -392,6 +393,8 @@ def _matrix(starts: Any, ids: Any) -> Any:
     counts = np.diff(starts)
     width = int(counts.max()) if counts.size else 0
     _require(width <= 64)  # wider lists are no replica lists Kafka reports: the file reader decides
+    if width and int(counts.min()) == width:  # lists of one length (one replication factor): no padding
+        return ids.reshape(counts.size, width).astype(np.int64)
     rows = np.full((counts.size, max(width, 1)), -1, dtype=np.int64)
     owner = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
     rows[owner, np.arange(ids.size, dtype=np.int64) - starts[owner]] = ids
