@@ -330,7 +330,7 @@ def _replica_problems(observed: ObservedTopic) -> list[ReplicaProblem]:
     for p in observed.partitions:
         if p.leader < 0:
             state = "offline"
-        elif len(set(p.isr)) < len(set(p.replicas)):
+        elif p.isr != p.replicas and len(set(p.isr)) < len(set(p.replicas)):  # most partitions: in sync, as listed
             state = "under-replicated"
         else:
             continue
