@@ -207,7 +207,9 @@ def _columnar_cluster(
         _check_cluster(before, earlier.state, cluster)
     topics = columnar_topics(desired, now, earlier, options)
     # The disk findings read only the topics that may have no limit (models built for those alone).
-    unbounded = now.topics([i for i, c in enumerate(now.configs) if maybe_unbounded({k: v for k, v, *_ in c})])
+    # Decided once per distinct configs: most topics of a cluster list equal ones.
+    verdicts = {c: maybe_unbounded({k: v for k, v, *_ in c}) for c in set(now.configs)}
+    unbounded = now.topics([i for i, c in enumerate(now.configs) if verdicts[c]])
     then = None
     if earlier is not None:
         then = earlier.with_topics(earlier.topics([i for i, name in enumerate(earlier.names) if name in unbounded]))
