@@ -33,6 +33,7 @@ benchmark's fleets and on hand-made clusters with every kind of finding.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from operator import itemgetter
 from typing import Any, TypeVar
 
 from reconciler.drift.compute import cluster_topics
@@ -232,13 +233,15 @@ def _quiet(
     return shapes, full
 
 
+# A manifest topic's values but what names it (its name and source), in field order.
+_SHAPE_VALUES = itemgetter(*(k for k in DesiredTopic.model_fields if k not in ("name", "source")))
+
+
 def _frozen(want: DesiredTopic) -> tuple:
     """The manifest's topic as a hashable value, without what names it (its name and source).
     A quiet topic has no truncation rules or pinned replicas: its values are plain or a dict of strings."""
     return tuple(
-        (k, tuple(v.items()) if type(v) is dict else tuple(v) if type(v) is list else v)
-        for k, v in want.__dict__.items()
-        if k not in ("name", "source")
+        tuple(v.items()) if type(v) is dict else tuple(v) if type(v) is list else v for v in _SHAPE_VALUES(want.__dict__)
     )
 
 
