@@ -34,15 +34,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from operator import itemgetter
-from typing import Any, TypeVar
+from typing import Any
 
 from reconciler.drift.compute import cluster_topics
-from reconciler.drift.model import ConfigDrift, PendingChange, TopicDrift
+from reconciler.drift.model import TopicDrift
 from reconciler.files.snapshot_columns import SnapshotColumns
 from reconciler.models.desired import DesiredState, DesiredTopic, TopicState
 from reconciler.models.observed import ObservedState, ObservedTopic
 from reconciler.models.plan import AlterConfigs, Plan
-from reconciler.models.trusted import trusted
+from reconciler.models.trusted import trusted_copy
 from reconciler.plan.planner import READ_OFF_OTHER_TOPICS, PlanOptions, plan, unmanaged_topics
 from reconciler.plan.policy import is_protected
 
@@ -151,24 +151,16 @@ def _renamed(template: TopicDrift, name: str, partitions: int, unmanaged: bool) 
     """The template's findings for another topic of its shape: what `model_copy(update=...)` gives
     (each model's other values shared, its set of given fields the template's), built as trusted
     models since every value is the template's own or of its type."""
-    return trusted(
-        TopicDrift,
+    return trusted_copy(
+        template,
         {
-            **template.__dict__,
             "topic": name,
             "partitions": partitions,
             "unmanaged": unmanaged,
-            "changes": [_retitled(c, name) for c in template.changes],
-            "config": [_retitled(c, name) for c in template.config],
+            "changes": [trusted_copy(c, {"topic": name}) for c in template.changes],
+            "config": [trusted_copy(c, {"topic": name}) for c in template.config],
         },
     )
-
-
-_Finding = TypeVar("_Finding", PendingChange, ConfigDrift)
-
-
-def _retitled(finding: _Finding, topic: str) -> _Finding:
-    return trusted(type(finding), {**finding.__dict__, "topic": topic}, fields_set=finding.__pydantic_fields_set__)
 
 
 def _quiet(
