@@ -693,14 +693,12 @@ def estimate_text(r: RetentionLowered) -> str:
     return text
 
 
+_WHERE = {"topic": "set on the topic", "default": "Kafka's default", "absent": "not reported"}
+
+
 def _config_detail(c: ConfigDrift) -> str:
     current = "(sensitive)" if c.sensitive else c.current
-    where = {
-        "topic": "set on the topic",
-        "broker": f"inherited from the broker ({c.source})",
-        "default": "Kafka's default",
-        "absent": "not reported",
-    }[c.origin]
+    where = f"inherited from the broker ({c.source})" if c.origin == "broker" else _WHERE[c.origin]
     if c.drift == "undeclared":
         return f"{current} {where}, not declared" + ("; will be removed" if c.will_remove else "")
     if c.drift == "not-pinned":
