@@ -52,7 +52,8 @@ def columnar_topics(
 ) -> list[TopicDrift]:
     """Every topic's findings, as `compute.cluster_topics` gives them on the whole cluster."""
     shapes, full = _quiet(desired, now, earlier)
-    full |= _inheritance_witnesses(now)
+    witnesses = _inheritance_witnesses(now)
+    full |= witnesses
     representatives = {}
     for key, rows in shapes.items():
         shapes[key] = rows = [r for r in rows if r not in full]
@@ -79,7 +80,7 @@ def columnar_topics(
         ]
     if again:
         wanted = {now.names[r] for r in again}
-        rest, _, _ = _planned(desired, now, earlier, again | _inheritance_witnesses(now), options, every=False)
+        rest, _, _ = _planned(desired, now, earlier, again | witnesses, options, every=False)
         topics += [t for t in rest if t.topic in wanted]
     return topics
 
