@@ -94,7 +94,7 @@ def restrict_observed(observed: ObservedState, topic: str) -> ObservedState:
 
 def plan_one_topic(desired: DesiredState, observed: ObservedState, topic: str, options: PlanOptions = PlanOptions()) -> Plan:
     """The planner on a cluster restricted to one topic."""
-    return plan(restrict_desired(desired, topic), restrict_observed(observed, topic), options)
+    return plan(restrict_desired(desired, topic), restrict_observed(observed, topic), options, disk=False)
 
 
 def drift_one_topic(
@@ -330,7 +330,7 @@ def _replica_problems(observed: ObservedTopic) -> list[ReplicaProblem]:
     for p in observed.partitions:
         if p.leader < 0:
             state = "offline"
-        elif len(set(p.isr)) < len(set(p.replicas)):
+        elif p.isr != p.replicas and len(set(p.isr)) < len(set(p.replicas)):  # most partitions: in sync, as listed
             state = "under-replicated"
         else:
             continue
@@ -693,14 +693,12 @@ def estimate_text(r: RetentionLowered) -> str:
     return text
 
 
+_WHERE = {"topic": "set on the topic", "default": "Kafka's default", "absent": "not reported"}
+
+
 def _config_detail(c: ConfigDrift) -> str:
     current = "(sensitive)" if c.sensitive else c.current
-    where = {
-        "topic": "set on the topic",
-        "broker": f"inherited from the broker ({c.source})",
-        "default": "Kafka's default",
-        "absent": "not reported",
-    }[c.origin]
+    where = f"inherited from the broker ({c.source})" if c.origin == "broker" else _WHERE[c.origin]
     if c.drift == "undeclared":
         return f"{current} {where}, not declared" + ("; will be removed" if c.will_remove else "")
     if c.drift == "not-pinned":

@@ -54,7 +54,9 @@ def drift_for_cluster(
 
     `epoch_end_offsets` and `epoch_unanswered`: leader-epoch evidence from a live cluster
     (`reconciler.drift.live.epoch_evidence`)."""
-    return cluster_drift(desired, observed, plan(desired, observed, options), earlier, epoch_end_offsets, epoch_unanswered)
+    return cluster_drift(
+        desired, observed, plan(desired, observed, options, disk=False), earlier, epoch_end_offsets, epoch_unanswered
+    )
 
 
 def report_of(clusters: list[ClusterDrift], engine: str, generated_at: datetime | None = None) -> DriftReport:
@@ -205,7 +207,9 @@ def _columnar_cluster(
         _check_cluster(before, earlier.state, cluster)
     topics = columnar_topics(desired, now, earlier, options)
     # The disk findings read only the topics that may have no limit (models built for those alone).
-    unbounded = now.topics([i for i, c in enumerate(now.configs) if maybe_unbounded({k: v for k, v, *_ in c})])
+    # Decided once per distinct configs: most topics of a cluster list equal ones.
+    verdicts = {c: maybe_unbounded({k: v for k, v, *_ in c}) for c in set(now.configs)}
+    unbounded = now.topics([i for i, c in enumerate(now.configs) if verdicts[c]])
     then = None
     if earlier is not None:
         then = earlier.with_topics(earlier.topics([i for i, name in enumerate(earlier.names) if name in unbounded]))

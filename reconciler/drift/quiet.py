@@ -33,15 +33,16 @@ benchmark's fleets and on hand-made clusters with every kind of finding.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, TypeVar
+from operator import itemgetter
+from typing import Any
 
 from reconciler.drift.compute import cluster_topics
-from reconciler.drift.model import ConfigDrift, PendingChange, TopicDrift
+from reconciler.drift.model import TopicDrift
 from reconciler.files.snapshot_columns import SnapshotColumns
 from reconciler.models.desired import DesiredState, DesiredTopic, TopicState
 from reconciler.models.observed import ObservedState, ObservedTopic
 from reconciler.models.plan import AlterConfigs, Plan
-from reconciler.models.trusted import trusted
+from reconciler.models.trusted import trusted_copy
 from reconciler.plan.planner import READ_OFF_OTHER_TOPICS, PlanOptions, plan, unmanaged_topics
 from reconciler.plan.policy import is_protected
 
@@ -51,7 +52,8 @@ def columnar_topics(
 ) -> list[TopicDrift]:
     """Every topic's findings, as `compute.cluster_topics` gives them on the whole cluster."""
     shapes, full = _quiet(desired, now, earlier)
-    full |= _inheritance_witnesses(now)
+    witnesses = _inheritance_witnesses(now)
+    full |= witnesses
     representatives = {}
     for key, rows in shapes.items():
         shapes[key] = rows = [r for r in rows if r not in full]
@@ -78,7 +80,7 @@ def columnar_topics(
         ]
     if again:
         wanted = {now.names[r] for r in again}
-        rest, _, _ = _planned(desired, now, earlier, again | _inheritance_witnesses(now), options, every=False)
+        rest, _, _ = _planned(desired, now, earlier, again | witnesses, options, every=False)
         topics += [t for t in rest if t.topic in wanted]
     return topics
 
@@ -106,7 +108,7 @@ def _planned(
         if every:
             wanted += [i for i, n in enumerate(earlier.names) if n not in read]
         before = earlier.with_topics(earlier.topics(wanted))
-    cluster_plan = plan(restricted, observed, options, elsewhere=lambda: _replicas(now, rows))
+    cluster_plan = plan(restricted, observed, options, elsewhere=lambda: _replicas(now, rows), disk=False)
     return cluster_topics(restricted, observed, cluster_plan, before), cluster_plan, topics
 
 
@@ -150,24 +152,16 @@ def _renamed(template: TopicDrift, name: str, partitions: int, unmanaged: bool) 
     """The template's findings for another topic of its shape: what `model_copy(update=...)` gives
     (each model's other values shared, its set of given fields the template's), built as trusted
     models since every value is the template's own or of its type."""
-    return trusted(
-        TopicDrift,
+    return trusted_copy(
+        template,
         {
-            **template.__dict__,
             "topic": name,
             "partitions": partitions,
             "unmanaged": unmanaged,
-            "changes": [_retitled(c, name) for c in template.changes],
-            "config": [_retitled(c, name) for c in template.config],
+            "changes": [trusted_copy(c, {"topic": name}) for c in template.changes],
+            "config": [trusted_copy(c, {"topic": name}) for c in template.config],
         },
     )
-
-
-_Finding = TypeVar("_Finding", PendingChange, ConfigDrift)
-
-
-def _retitled(finding: _Finding, topic: str) -> _Finding:
-    return trusted(type(finding), {**finding.__dict__, "topic": topic}, fields_set=finding.__pydantic_fields_set__)
 
 
 def _quiet(
@@ -232,13 +226,15 @@ def _quiet(
     return shapes, full
 
 
+# A manifest topic's values but what names it (its name and source), in field order.
+_SHAPE_VALUES = itemgetter(*(k for k in DesiredTopic.model_fields if k not in ("name", "source")))
+
+
 def _frozen(want: DesiredTopic) -> tuple:
     """The manifest's topic as a hashable value, without what names it (its name and source).
     A quiet topic has no truncation rules or pinned replicas: its values are plain or a dict of strings."""
     return tuple(
-        (k, tuple(v.items()) if type(v) is dict else tuple(v) if type(v) is list else v)
-        for k, v in want.__dict__.items()
-        if k not in ("name", "source")
+        tuple(v.items()) if type(v) is dict else tuple(v) if type(v) is list else v for v in _SHAPE_VALUES(want.__dict__)
     )
 
 

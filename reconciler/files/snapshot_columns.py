@@ -26,14 +26,23 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, get_args
 
-from reconciler.files.snapshot_parquet import arrow_schema, state_data, table_header, topic_from_row
+from reconciler.files.snapshot_parquet import arrow_schema, state_data, table_header
 from reconciler.kafka_configs import is_topic_name
-from reconciler.models.observed import AclOperation, ConfigSource, ObservedPartition, ObservedState, ObservedTopic
+from reconciler.models.observed import (
+    AclOperation,
+    ConfigSource,
+    ObservedConfig,
+    ObservedPartition,
+    ObservedState,
+    ObservedTopic,
+)
 from reconciler.models.partition_rules import PARTITION_RULES, value_ranges
+from reconciler.models.trusted import trusted, trusted_each
 
 _ACL_OPERATIONS = get_args(AclOperation)
 _RANGES = value_ranges(ObservedPartition)
 _SOURCES = [int(s) for s in ConfigSource]
+_SOURCE_OF = {int(s): s for s in ConfigSource}
 
 # What `state_data` reads of each row but the first.
 _ROW_COLUMNS = ["cluster", "topic", "status", "authorized_operations", "group_offsets"]
@@ -67,14 +76,57 @@ class SnapshotColumns:
         return int(self.starts[-1])
 
     def topics(self, rows: list[int]) -> dict[str, ObservedTopic]:
-        """The models of the topics in `rows` (indices into `names`), as the file reader builds them."""
+        """The models of the topics in `rows` (indices into `names`), as the file reader builds them.
+        Built as trusted models: `read_columns` proved every value good, so the file reader's
+        per-topic checks would only repeat that proof."""
         if not rows:
             return {}
-        return {row["topic"]: topic_from_row(row) for row in self.table.take(sorted(rows)).to_pylist()}
+        rows = sorted(rows)
+        shared: dict[tuple, ObservedConfig] = {}
+        out = {}
+        for row, partitions in zip(rows, _partition_dicts(self.table.column("partitions").take(rows)), strict=True):
+            configs = {}
+            for key, value, source, sensitive, read_only in self.configs[row]:
+                shape = (value, source, sensitive, read_only)
+                found = shared.get(shape)
+                if found is None:
+                    found = shared[shape] = trusted(
+                        ObservedConfig,
+                        {"value": value, "source": _SOURCE_OF[source], "sensitive": sensitive, "read_only": read_only},
+                    )
+                configs[key] = found
+            operations = self.operations[row]
+            out[self.names[row]] = trusted(
+                ObservedTopic,
+                {
+                    "name": self.names[row],
+                    "topic_id": self.topic_ids[row],
+                    "internal": self.internal[row],
+                    "partitions": trusted_each(ObservedPartition, partitions),
+                    "configs": configs,
+                    "authorized_operations": None if operations is None else list(operations),
+                },
+            )
+        return out
 
     def with_topics(self, topics: dict[str, ObservedTopic]) -> ObservedState:
         """The snapshot with only `topics` read: for planning and reporting on part of it."""
         return self.state.model_copy(update={"topics": topics})
+
+
+def _partition_dicts(column: Any) -> list[list[dict[str, Any]]]:
+    """Each row's partitions as dicts of ObservedPartition's fields (in its order, as the file
+    holds them), offsets_by_timestamp made a mapping: built field by field, which pyarrow does
+    faster than struct by struct."""
+    array = column.combine_chunks()
+    structs = array.flatten()
+    fields = [structs.type.field(i).name for i in range(structs.type.num_fields)]
+    values = [field.to_pylist() for field in structs.flatten()]
+    at = fields.index("offsets_by_timestamp")
+    values[at] = [{e["timestamp"]: e["offset"] for e in times} if times else {} for times in values[at]]
+    flat = [dict(zip(fields, partition, strict=True)) for partition in zip(*values, strict=True)]
+    offsets = array.offsets.to_pylist()
+    return [flat[a - offsets[0] : b - offsets[0]] for a, b in pairwise(offsets)]
 
 
 def read_columns(path: str | Path) -> SnapshotColumns | None:
@@ -114,17 +166,24 @@ def _proven(path: Path, table: Any, header: dict[str, Any]) -> SnapshotColumns:
     # Everything but the topics' own columns, through the file reader's code and the models:
     # the columns it reads of every row (partitions: only whether there are any), and all of the first.
     lengths = pc.list_value_length(table.column("partitions"))
-    listed = [c for c in _ROW_COLUMNS if c in table.column_names]
-    rows = [
-        dict(zip(listed + ["partitions"], values, strict=True))
-        for values in zip(*(table.column(c).to_pylist() for c in listed), lengths.to_pylist(), strict=True)
-    ]
-    if rows:
-        first = table.slice(0, 1).drop_columns([c for c in ("configs", "partitions") if c in table.column_names])
-        rows[0] = {**first.to_pylist()[0], **rows[0]}
+    first = table.slice(0, 1).drop_columns([c for c in ("configs", "partitions") if c in table.column_names]).to_pylist()
+    if first and _plain_rows(table, header.get("cluster", first[0].get("cluster")), pc):
+        # All the file reader does with such a row but the first is to list its topic's name.
+        rows = [{**first[0], "partitions": lengths[0].as_py()}]
+        names = table.column("topic").to_pylist()
+        _require(len(set(names)) == len(names))  # the reader's "also in row" problem
+    else:
+        listed = [c for c in _ROW_COLUMNS if c in table.column_names]
+        rows = [
+            dict(zip(listed + ["partitions"], values, strict=True))
+            for values in zip(*(table.column(c).to_pylist() for c in listed), lengths.to_pylist(), strict=True)
+        ]
+        if rows:
+            rows[0] = {**first[0], **rows[0]}
+        names = []
     data, problems, _ = state_data(path, header, rows, lambda row: None)
     _require(not problems)
-    names = list(data["topics"])
+    names = names or list(data["topics"])
     data["topics"] = {}
     state = ObservedState.from_file(data)  # ValidationError: not proven
     _require(not (set(names) & set(state.hidden_topics)))
@@ -163,6 +222,21 @@ def _proven(path: Path, table: Any, header: dict[str, Any]) -> SnapshotColumns:
         replica_starts=replica_starts,
         replicas=replicas,
     )
+
+
+def _plain_rows(table: Any, cluster: Any, pc: Any) -> bool:
+    """Whether every row is a topic read (status null) of `cluster`, without group offsets."""
+    columns = table.column_names
+    if not isinstance(cluster, str):
+        return False
+    if "status" in columns and table.column("status").null_count != table.num_rows:
+        return False
+    if "group_offsets" in columns and pc.sum(pc.list_value_length(table.column("group_offsets"))).as_py():
+        return False
+    if "cluster" in columns:
+        column = table.column("cluster")
+        return column.null_count == 0 and pc.all(pc.equal(column, cluster)).as_py() is True
+    return True
 
 
 def _proven_partitions(starts: Any, parts: Any) -> tuple[Any, ...]:
@@ -276,17 +350,18 @@ class _ReplicaTable:
     broker ids against them at once: each list holds an id once, and only ids among its
     partition's replicas. Lists are short (a replication factor), so rows are narrow."""
 
-    def __init__(self, rows: Any):
+    def __init__(self, rows: Any, ids: Any = None):
         self.rows = rows
+        self.ids = ids  # the replica ids the rows were made of
 
     @classmethod
     def of(cls, starts: Any, ids: Any) -> _ReplicaTable:
-        return cls(_matrix(starts, ids))
+        return cls(_matrix(starts, ids), ids)
 
     def distinct(self, starts: Any, ids: Any) -> bool:
         import numpy as np
 
-        rows = np.sort(_matrix(starts, ids), axis=1)
+        rows = np.sort(self.rows if ids is self.ids else _matrix(starts, ids), axis=1)
         return bool(rows.shape[1] < 2 or not ((rows[:, 1:] == rows[:, :-1]) & (rows[:, 1:] >= 0)).any())
 
     def distinct_replicas(self, starts: Any, ids: Any) -> bool:
@@ -318,6 +393,8 @@ def _matrix(starts: Any, ids: Any) -> Any:
     counts = np.diff(starts)
     width = int(counts.max()) if counts.size else 0
     _require(width <= 64)  # wider lists are no replica lists Kafka reports: the file reader decides
+    if width and int(counts.min()) == width:  # lists of one length (one replication factor): no padding
+        return ids.reshape(counts.size, width).astype(np.int64)
     rows = np.full((counts.size, max(width, 1)), -1, dtype=np.int64)
     owner = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
     rows[owner, np.arange(ids.size, dtype=np.int64) - starts[owner]] = ids

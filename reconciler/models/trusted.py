@@ -73,6 +73,23 @@ def trusted(model: type[M], values: dict[str, Any], fields_set: set[str] | None 
     return instance
 
 
+def trusted_copy(instance: M, update: dict[str, Any]) -> M:
+    """`instance.model_copy(update=update)`, the updated values of the fields' types (the caller's
+    promise), without its per-call work: the other values shared, the set of given fields the
+    instance's own (`update` must name fields it holds as given). For findings copied to many
+    topics (`reconciler.drift.quiet`)."""
+    model = type(instance)
+    given = instance.__pydantic_fields_set__
+    if not update.keys() <= given:
+        raise TypeError(f"{model.__name__}: not fields given to the instance: {sorted(update.keys() - given)}")
+    copy = model.__new__(model)
+    object.__setattr__(copy, "__dict__", {**instance.__dict__, **update})
+    object.__setattr__(copy, "__pydantic_fields_set__", given)
+    object.__setattr__(copy, "__pydantic_extra__", None)
+    object.__setattr__(copy, "__pydantic_private__", None)
+    return copy
+
+
 _Fill = tuple[set[str], tuple[tuple[str, "Callable[[], Any] | None"], ...]]
 _FILLS: dict[tuple[type[BaseModel], frozenset[str]], _Fill] = {}
 

@@ -122,12 +122,18 @@ READ_OFF_OTHER_TOPICS = (*retention.SETTINGS_KEYS, MIN_INSYNC)
 
 
 def plan(
-    desired: DesiredState, observed: ObservedState, options: PlanOptions = PlanOptions(), elsewhere: Elsewhere | None = None
+    desired: DesiredState,
+    observed: ObservedState,
+    options: PlanOptions = PlanOptions(),
+    elsewhere: Elsewhere | None = None,
+    disk: bool = True,
 ) -> Plan:
     """The plan of `desired` against `observed`. `elsewhere`: when `observed` holds part of the
     cluster, the current replicas of the topics it leaves out, which the placement weighs
     (`replication.Elsewhere`); the topics left out must not be in `desired`, and the first topics by
-    name with each key of READ_OFF_OTHER_TOPICS and config source must be in `observed`."""
+    name with each key of READ_OFF_OTHER_TOPICS and config source must be in `observed`. `disk`
+    False: no disk figures (each action's `disk`, the capacity table and its cluster-wide
+    diagnostics), for a caller that shows none of them (a drift report)."""
     actions: list[Action] = []
     diagnostics: list[Diagnostic] = []
     taken = observed.taken_at
@@ -153,12 +159,14 @@ def plan(
             _check_rights(context, desired.topics[name], topic_plan, options.validated)
         actions.extend(topic_plan.actions)
         diagnostics.extend(topic_plan.diagnostics)
-    actions = [
-        a.model_copy(update={"disk": capacity.disk_estimate(a, desired, observed, context.inherited, context.now_ms)})
-        for a in actions
-    ]
-    table = capacity.broker_table(actions, observed)
-    diagnostics += _disk_usage(desired, observed, actions, table)
+    table: list[BrokerCapacity] = []
+    if disk:
+        actions = [
+            a.model_copy(update={"disk": capacity.disk_estimate(a, desired, observed, context.inherited, context.now_ms)})
+            for a in actions
+        ]
+        table = capacity.broker_table(actions, observed)
+        diagnostics += _disk_usage(desired, observed, actions, table)
     if observed.sizes_refused and any(_estimates_bytes(a) for a in actions):
         diagnostics.append(
             Diagnostic(

@@ -247,17 +247,18 @@ def _limits_move(topic: DesiredTopic, have: ObservedTopic, inherited: Mapping[st
     """Whether the manifests lower the topic's time or size limit (or turn one on), and whether
     they raise or remove one: what the planner estimates (the bytes deleted, the disk it grows by).
     Every declared key counts as changed, as the planner's changes would be."""
-    changes = [
-        ConfigChange(key=key, op="set", after=value) for key, value in topic.configs.items() if key in retention.SETTINGS_KEYS
-    ]
+    declared = [(key, value) for key, value in topic.configs.items() if key in retention.SETTINGS_KEYS]
+    removed = []
     if topic.undeclared_configs is UndeclaredConfigs.REMOVE:
-        changes += [
-            ConfigChange(key=key, op="delete")
+        removed = [
+            key
             for key, config in have.configs.items()
             if key in retention.SETTINGS_KEYS and key not in topic.configs and config.set_on_topic
         ]
-    if all(c.op == "set" and have.config_value(c.key) == c.after for c in changes):
-        return False, False  # the common case, decided without building settings
+    if not removed and all(have.config_value(key) == value for key, value in declared):
+        return False, False  # the common case (every topic of a large cluster, each plan), decided without building models
+    changes = [ConfigChange(key=key, op="set", after=value) for key, value in declared]
+    changes += [ConfigChange(key=key, op="delete") for key in removed]
     before, after = retention.before_and_after(changes, have, inherited)
     found = retention.classify(before, after)
     return found.retention_ms is not None or found.retention_bytes is not None, retention.raises_a_limit(before, after)

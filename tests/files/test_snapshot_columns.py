@@ -85,7 +85,25 @@ COLUMN_CASES = {
     "other-cluster-in-a-row": lambda rows: _rows_by_topic(rows)["orders.v1"].update(cluster="elsewhere"),
     "unknown-status": lambda rows: _rows_by_topic(rows)["orders.v1"].update(status="gone"),
     "dot-topic": lambda rows: _rows_by_topic(rows)["orders.v1"].update(topic=".."),
+    "null-cluster-in-a-row": lambda rows: _rows_by_topic(rows)["orders.v1"].update(cluster=None),
+    # Without group offsets every row is a plain topic read: the columns list the names themselves.
+    "topic-twice-without-group-offsets": lambda rows: (_no_group_offsets(rows), rows.append(dict(rows[0]))),
+    "other-cluster-without-group-offsets": lambda rows: (
+        _no_group_offsets(rows),
+        _rows_by_topic(rows)["orders.v1"].update(cluster="elsewhere"),
+    ),
 }
+
+
+def _no_group_offsets(rows):
+    for row in rows:
+        row["group_offsets"] = []
+
+
+def test_a_file_of_plain_topic_rows_gives_the_file_readers_models(good_parquet, tmp_path):
+    path = corrupt(good_parquet, tmp_path / "plain.parquet", _no_group_offsets)
+    assert _whole(path) == read_snapshot_parquet(path)
+    assert not read_snapshot_parquet(path).group_offsets
 
 
 @pytest.mark.parametrize("case", sorted(set(COLUMN_CASES) | set(PARQUET_CASES)))

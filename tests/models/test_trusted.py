@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from reconciler.models.desired import DesiredTopic, SourceRef
 from reconciler.models.observed import ObservedPartition, ObservedState
-from reconciler.models.trusted import trusted, trusted_each
+from reconciler.models.trusted import trusted, trusted_copy, trusted_each
 
 
 def test_fields_left_out_get_their_defaults_as_model_construct_gives_them() -> None:
@@ -46,3 +48,18 @@ def test_a_batch_of_rows_not_of_the_model_s_fields_is_refused() -> None:
     row = dict.fromkeys(ObservedPartition.model_fields)
     with pytest.raises(TypeError, match="each row must hold every field"):
         trusted_each(ObservedPartition, [{**row, "leadr": 1}, row])
+
+
+def test_a_trusted_copy_is_what_model_copy_gives() -> None:
+    topic = DesiredTopic(name="t", partitions=3, replication_factor=2, configs={"retention.ms": "1000"})
+    copied, expected = trusted_copy(topic, {"name": "u"}), topic.model_copy(update={"name": "u"})
+    assert copied == expected and repr(copied) == repr(expected)
+    assert copied.model_fields_set == expected.model_fields_set and list(copied.__dict__) == list(DesiredTopic.model_fields)
+    assert copied.configs is topic.configs and topic.name == "t"  # the other values shared, the original unchanged
+
+
+def test_a_trusted_copy_updates_only_fields_the_instance_was_given() -> None:
+    topic = DesiredTopic(name="t", partitions=3, replication_factor=2)
+    for update, said in (({"nam": "u"}, "['nam']"), ({"protected": True}, "['protected']")):
+        with pytest.raises(TypeError, match=re.escape(said)):
+            trusted_copy(topic, update)
