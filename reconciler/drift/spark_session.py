@@ -36,6 +36,22 @@ PROBE_S = 10.0  # one TCP connection to a master
 PROGRESS_EVERY_S = 30.0
 LOG_LEVELS = ("OFF", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE", "ALL")
 
+# A drift job is short: a few queries over the fleet, then done. Spark's defaults are for long ones:
+# the web UI and its listeners (--conf spark.ui.enabled=true brings it back), 200 shuffle
+# partitions (the job sizes its own: spark_job).
+SHORT_JOB = {
+    "spark.sql.session.timeZone": "UTC",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.ui.enabled": "false",
+    "spark.sql.adaptive.enabled": "true",
+}
+# The JVM this process starts (driver and executors at once) runs for a minute or two: the JIT's
+# optimising tier (C2) spent about a third of its CPU compiling code the job left before it paid
+# off (docs/performance.md, "The Spark engine, stage by stage"), and the default collector's
+# concurrent threads compete with the tasks for the cores. A given spark.driver.extraJavaOptions
+# replaces this.
+IN_PROCESS_JVM = {"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseParallelGC"}
+
 _session: SparkSession | None = None
 spark_log: str | None = None  # the file the JVM we started writes its log to
 
@@ -68,12 +84,14 @@ def session(master: str | None = None, conf: Mapping[str, str] | None = None, lo
         return active
     conf = dict(conf or {})
     master = master or conf.get("spark.master")
-    settings = {"spark.app.name": "reconcile-drift", "spark.sql.session.timeZone": "UTC", "spark.ui.showConsoleProgress": "false"}
+    settings = {"spark.app.name": "reconcile-drift", **SHORT_JOB}
     in_process = not launched_by_spark_submit() and (master is None or master.startswith("local"))
     if in_process and "spark.driver.memory" not in conf and "SPARK_DRIVER_MEMORY" not in os.environ:
         # The JVM we start is driver and executor at once; Spark's 1 GiB default loses task results
         # of multi-million-partition fleets in its block manager, so it gets a quarter of the RAM.
         settings["spark.driver.memory"] = _local_driver_memory()
+    if in_process:
+        settings.update(IN_PROCESS_JVM)
     settings.update(conf)
     if master:
         settings["spark.master"] = master
