@@ -94,15 +94,8 @@ def run(
         spark = spark_session.session(master, conf, log_level)
         with spark_session.ExecutorWatch(spark, executor_wait_s) as watch:
             found = fleet_inputs(spark, fleet, desired_for, options)
-            # Each cluster's desired state without its topics: a row brings its own topic (column `want`).
-            shared = spark.sparkContext.broadcast(
-                {
-                    "desired": {c: d.model_dump_json(exclude={"topics"}) for c, d in found.desired.items()},
-                    "ignore": list(options.ignore_topics),
-                    "meta": found.whole,
-                }
-            )
-            results = _for_the_planner(found).mapInArrow(_drift_batches(shared), _OUT_FIELDS)
+            shared = spark.sparkContext.broadcast(for_the_executors(found, options))
+            results = for_the_planner(found).mapInArrow(_drift_batches(shared), _OUT_FIELDS)
             if tables:
                 results = results.persist()  # read twice: for the report, then for the tables
             try:
@@ -116,6 +109,16 @@ def run(
         if os.environ.get("RECONCILER_DEBUG"):
             raise
         raise _spark_failure(fleet, e, _executors_python()) from None
+
+
+def for_the_executors(found: FleetInputs, options: PlanOptions) -> dict[str, Any]:
+    """What every task reads (broadcast once): each cluster's desired state without its topics (a
+    row brings its own topic, column `want`), the options' ignore patterns, each cluster's `whole`."""
+    return {
+        "desired": {c: d.model_dump_json(exclude={"topics"}) for c, d in found.desired.items()},
+        "ignore": list(options.ignore_topics),
+        "meta": found.whole,
+    }
 
 
 def _executors_python() -> str:
@@ -249,7 +252,11 @@ def fleet_inputs(
     ]
     topics = sum(r["count"] for r in counted if utc(r["run"]) == meta[r["cluster"]].run)
     return FleetInputs(
-        rows=_inputs(spark, snapshots, desired, meta, facts), meta=meta, whole=whole, desired=desired, topics=topics
+        rows=_inputs(spark, snapshots, desired, meta, facts, _parallelism(spark, topics)),
+        meta=meta,
+        whole=whole,
+        desired=desired,
+        topics=topics,
     )
 
 
@@ -421,39 +428,47 @@ def _inputs(
     desired: Mapping[str, DesiredState],
     meta: Mapping[str, _ClusterRun],
     facts: list[tuple],
+    parallelism: int,
 ) -> DataFrame:
-    """One row per (cluster, topic): the latest run's topic row, the previous run's (a topic only
-    that run has gets a row of its own: deleted since), and a row for every declared topic the
-    cluster has in neither; `clean` when Spark SQL proves it has no finding (`spark_clean`)."""
+    """One row per (cluster, topic), in `parallelism` partitions by it: the latest run's topic row,
+    the previous run's (a topic only that run has gets a row of its own: deleted since), and a row
+    for every declared topic the cluster has in neither; `clean` when Spark SQL proves it has no
+    finding (`spark_clean`)."""
     latest = spark.createDataFrame([(c, m.run) for c, m in meta.items()], "cluster string, run timestamp")
     earlier_runs = [(c, m.since) for c, m in meta.items() if m.since is not None]
-    current = snapshots.join(F.broadcast(latest), ["cluster", "run"])
+    parts = [snapshots.join(F.broadcast(latest), ["cluster", "run"]).drop("run")]
     if earlier_runs:
-        before = snapshots.join(
-            F.broadcast(spark.createDataFrame(earlier_runs, "cluster string, run timestamp")), ["cluster", "run"]
-        ).select(
-            "cluster",
-            "topic",
-            F.col("topic_id").alias("earlier_topic_id"),
-            F.col("configs").alias("earlier_configs"),
-            F.transform("partitions", _earlier_partition).alias("earlier_partitions"),
+        parts.append(
+            snapshots.join(
+                F.broadcast(spark.createDataFrame(earlier_runs, "cluster string, run timestamp")), ["cluster", "run"]
+            ).select(
+                "cluster",
+                "topic",
+                F.col("topic_id").alias("earlier_topic_id"),
+                F.col("configs").alias("earlier_configs"),
+                F.transform("partitions", _earlier_partition).alias("earlier_partitions"),
+            )
         )
-        current = current.join(before, ["cluster", "topic"], "full")
-    else:
+    # The declared topics the cluster has in neither run get rows of their own (nulls but for the names).
+    # Handed to the JVM a cluster at a time: the driver holds one cluster's rows, not the fleet's.
+    parts += [spark.createDataFrame(spark_clean.desired_rows(c, d), spark_clean.DESIRED_SCHEMA) for c, d in desired.items()]
+    # The runs' and the manifests' rows of a topic meet in one shuffle, into the partitions the
+    # planner's tasks read (a full outer join per source shuffled the wide rows once per join);
+    # each column comes from one source, the others hold null there.
+    rows = functools.reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), parts)
+    keys = ("cluster", "topic")
+    current = (
+        rows.repartition(parallelism, *keys)
+        .groupBy(*keys)
+        .agg(*[F.first(c, ignorenulls=True).alias(c) for c in rows.columns if c not in keys])
+    )
+    if not earlier_runs:
         current = (
             current.withColumn("earlier_topic_id", F.lit(None).cast("string"))
             .withColumn("earlier_configs", F.lit(None).cast(snapshots.schema["configs"].dataType))
             .withColumn("earlier_partitions", F.lit(None).cast(snapshots.schema["partitions"].dataType))
         )
-    # The declared topics the cluster has in neither run get rows of their own (nulls but for the names).
-    # Handed to the JVM a cluster at a time: the driver holds one cluster's rows, not the fleet's.
-    declared = functools.reduce(
-        DataFrame.unionByName,
-        [spark.createDataFrame(spark_clean.desired_rows(c, d), spark_clean.DESIRED_SCHEMA) for c, d in desired.items()],
-    )
-    current = current.join(declared, ["cluster", "topic"], "full").join(
-        F.broadcast(spark.createDataFrame(facts, spark_clean.CLUSTER_SCHEMA)), "cluster", "left"
-    )
+    current = current.join(F.broadcast(spark.createDataFrame(facts, spark_clean.CLUSTER_SCHEMA)), "cluster", "left")
     return current.withColumn("clean", spark_clean.clean())
 
 
@@ -476,14 +491,10 @@ def _earlier_partition(p: Column) -> Column:
     )
 
 
-def _for_the_planner(found: FleetInputs) -> DataFrame:
+def for_the_planner(found: FleetInputs) -> DataFrame:
     """The rows as the Python side reads them: of a clean topic only what the totals count (its
-    other columns stay out of the Arrow batches, but for a topic the disk findings read), spread
-    over tasks of bounded size."""
-    spark, clean = found.rows.sparkSession, F.col("clean")
-    # Each task's findings reach the driver as one result (toLocalIterator): with a few huge tasks
-    # a fleet of millions of partitions loses results in the block manager, so tasks stay bounded.
-    parallelism = max(spark.sparkContext.defaultParallelism, -(-found.topics // TOPICS_PER_TASK))
+    other columns stay out of the Arrow batches, but for a topic the disk findings read)."""
+    clean = F.col("clean")
     read = F.col("partitions").isNotNull() & F.col("status").isNull()  # as the planner's input is built
     unbounded = read & F.expr(MAYBE_UNBOUNDED_SQL)
     return found.rows.select(
@@ -495,7 +506,14 @@ def _for_the_planner(found: FleetInputs) -> DataFrame:
         F.coalesce("declared", F.lit(False)).alias("declared"),
         F.when(read, F.size("partitions")).otherwise(0).alias("partition_count"),
         *[F.when(~clean | unbounded, F.col(c)).alias(c) for c in _PLANNED_COLUMNS],
-    ).repartition(parallelism, "cluster", "topic")
+    )
+
+
+def _parallelism(spark: SparkSession, topics: int) -> int:
+    """The planner's tasks: each task's findings reach the driver as one result (toLocalIterator),
+    and with a few huge tasks a fleet of millions of partitions loses results in the block
+    manager, so tasks stay bounded."""
+    return max(spark.sparkContext.defaultParallelism, -(-topics // TOPICS_PER_TASK))
 
 
 _PLANNED_COLUMNS = (
@@ -528,7 +546,7 @@ def _drift_batches(shared: Broadcast[dict[str, Any]]) -> Callable[[Iterator[pa.R
     """The function Spark runs on each partition's Arrow batches (on the executors)."""
 
     def run_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        task = _TaskDrift(shared.value)
+        task = TaskDrift(shared.value)
         schema = _arrow_out_schema()
         for batch in batches:
             yield pa.RecordBatch.from_pylist(task.batch(batch), schema=schema)
@@ -559,7 +577,7 @@ class _Shape:
     name_free: bool
 
 
-class _TaskDrift:
+class TaskDrift:
     """One task's work on its Arrow batches: the clean topics tallied, the others' findings (a quiet
     shape planned once per task, the rest each on its own), the disk's topics as models."""
 

@@ -36,21 +36,23 @@ PROBE_S = 10.0  # one TCP connection to a master
 PROGRESS_EVERY_S = 30.0
 LOG_LEVELS = ("OFF", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE", "ALL")
 
-# A drift job is short: a few queries over the fleet, then done. Spark's defaults are for long ones:
-# the web UI and its listeners (--conf spark.ui.enabled=true brings it back), 200 shuffle
-# partitions (the job sizes its own: spark_job).
+# A drift job is short: one query over the fleet, then done. Spark's defaults are for long ones:
+# the web UI and its listeners (--conf spark.ui.enabled=true brings it back), and whole-stage code
+# generation, which compiles each stage's Java before it runs: the job's heavy expressions
+# (spark_clean's) are higher-order functions that run interpreted anyway, and compiling the rest
+# cost more CPU than it saved (docs/performance.md, "The Spark engine, stage by stage").
 SHORT_JOB = {
     "spark.sql.session.timeZone": "UTC",
     "spark.ui.showConsoleProgress": "false",
     "spark.ui.enabled": "false",
     "spark.sql.adaptive.enabled": "true",
+    "spark.sql.codegen.wholeStage": "false",
 }
 # The JVM this process starts (driver and executors at once) runs for a minute or two: the JIT's
 # optimising tier (C2) spent about a third of its CPU compiling code the job left before it paid
-# off (docs/performance.md, "The Spark engine, stage by stage"), and the default collector's
-# concurrent threads compete with the tasks for the cores. A given spark.driver.extraJavaOptions
-# replaces this.
-IN_PROCESS_JVM = {"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseParallelGC"}
+# off, and the default collector's concurrent threads compete with the tasks for the cores (the
+# serial one also keeps the heap smaller). A given spark.driver.extraJavaOptions replaces this.
+IN_PROCESS_JVM = {"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"}
 
 _session: SparkSession | None = None
 spark_log: str | None = None  # the file the JVM we started writes its log to
