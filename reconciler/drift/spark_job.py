@@ -87,11 +87,13 @@ def run(
     conf: Mapping[str, str] | None = None,
     log_level: str | None = None,
     executor_wait_s: float = EXECUTOR_WAIT_S,
+    partitions: int | None = None,
 ) -> DriftReport:
+    """`partitions`: the fleet's latest runs' when known (a local fleet), for the session's settings."""
     generated_at = generated_at or datetime.now(timezone.utc)
     watch = None
     try:
-        spark = spark_session.session(master, conf, log_level)
+        spark = spark_session.session(master, conf, log_level, partitions)
         with spark_session.ExecutorWatch(spark, executor_wait_s) as watch:
             found = fleet_inputs(spark, fleet, desired_for, options)
             shared = spark.sparkContext.broadcast(for_the_executors(found, options))

@@ -41,18 +41,17 @@ LOG_LEVELS = ("OFF", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE", "ALL")
 # generation, which compiles each stage's Java before it runs: the job's heavy expressions
 # (spark_clean's) are higher-order functions that run interpreted anyway, and compiling the rest
 # cost more CPU than it saved (docs/performance.md, "The Spark engine, stage by stage").
-SHORT_JOB = {
-    "spark.sql.session.timeZone": "UTC",
-    "spark.ui.showConsoleProgress": "false",
-    "spark.ui.enabled": "false",
-    "spark.sql.adaptive.enabled": "true",
-    "spark.sql.codegen.wholeStage": "false",
-}
-# The JVM this process starts (driver and executors at once) runs for a minute or two: the JIT's
-# optimising tier (C2) spent about a third of its CPU compiling code the job left before it paid
-# off, and the default collector's concurrent threads compete with the tasks for the cores (the
-# serial one also keeps the heap smaller). A given spark.driver.extraJavaOptions replaces this.
-IN_PROCESS_JVM = {"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"}
+# Each applies unless given (--conf, spark-submit's settings, spark-defaults.conf).
+SHORT_JOB = {"spark.ui.enabled": "false", "spark.sql.adaptive.enabled": "true", "spark.sql.codegen.wholeStage": "false"}
+# The JVM this process starts (driver and executors at once): the serial collector (the default
+# one's concurrent threads compete with the tasks for the cores, and keep a larger heap). For a
+# fleet known to be small, also the JIT's first tier only: C2 spent about a third of the JVM's CPU
+# at 400,000 partitions compiling code the job left before it paid off, and saved more than that
+# at 4,000,000 (docs/performance.md, "The Spark engine, stage by stage"). A given
+# spark.driver.extraJavaOptions replaces this.
+IN_PROCESS_JVM = "-XX:+UseSerialGC"
+SHORT_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+SHORT_JVM_PARTITIONS = 1_500_000  # where C1 alone and C2 cost alike, between the two sizes measured
 
 _session: SparkSession | None = None
 spark_log: str | None = None  # the file the JVM we started writes its log to
@@ -75,9 +74,12 @@ def jvm_stderr() -> Any:
     return jvm.System.err
 
 
-def session(master: str | None = None, conf: Mapping[str, str] | None = None, log_level: str | None = None) -> SparkSession:
+def session(
+    master: str | None = None, conf: Mapping[str, str] | None = None, log_level: str | None = None, partitions: int | None = None
+) -> SparkSession:
     """The SparkSession: the active one if any (spark-submit, tests), else a new one. Without a
-    master, Spark's own default applies (`local[*]`, or what spark-submit was given)."""
+    master, Spark's own default applies (`local[*]`, or what spark-submit was given). `partitions`:
+    the fleet's, when known, for the JVM's settings."""
     global _session  # noqa: PLW0603 - one Spark session per process, made on first use
     active = SparkSession.getActiveSession() or _session
     if active is not None:
@@ -86,20 +88,24 @@ def session(master: str | None = None, conf: Mapping[str, str] | None = None, lo
         return active
     conf = dict(conf or {})
     master = master or conf.get("spark.master")
-    settings = {"spark.app.name": "reconcile-drift", **SHORT_JOB}
+    settings = {"spark.app.name": "reconcile-drift", "spark.sql.session.timeZone": "UTC", "spark.ui.showConsoleProgress": "false"}
     in_process = not launched_by_spark_submit() and (master is None or master.startswith("local"))
     if in_process and "spark.driver.memory" not in conf and "SPARK_DRIVER_MEMORY" not in os.environ:
         # The JVM we start is driver and executor at once; Spark's 1 GiB default loses task results
         # of multi-million-partition fleets in its block manager, so it gets a quarter of the RAM.
         settings["spark.driver.memory"] = _local_driver_memory()
     if in_process:
-        settings.update(IN_PROCESS_JVM)
+        short = partitions is not None and partitions < SHORT_JVM_PARTITIONS
+        settings["spark.driver.extraJavaOptions"] = SHORT_JVM if short else IN_PROCESS_JVM
     settings.update(conf)
     if master:
         settings["spark.master"] = master
         probe_master(master)
     if not launched_by_spark_submit() and SparkContext._gateway is None:
         _start_jvm(settings, quiet=not log_level and not debugging())
+    if launched_by_spark_submit():
+        SparkContext._ensure_initialized()  # the JVM spark-submit started, to read its settings
+    settings = {**{k: v for k, v in SHORT_JOB.items() if _jvm_setting(k) is None}, **settings}
     _executors_python(settings, in_process)
     builder = SparkSession.builder
     for key, value in settings.items():
