@@ -244,9 +244,9 @@ CLEAN_SQL = (
 )
 
 # A topic whose findings, if any, follow from its configs alone (`reconciler.drift.quiet`'s quiet
-# topics): the clauses above but those on configs. Its report is that of any other quiet topic of its
-# cluster with the same manifest entry (but the name), configs, rights and earlier configs, renamed:
-# the executors plan one topic of each such shape (`spark_job`).
+# topics): the clauses above but those on configs. Quiet topics of a cluster alike in manifest entry
+# (but the name), protection, configs, rights and earlier configs are one shape: the executors plan
+# its first topic and give the others its findings renamed, when those name no topic (`spark_job`).
 QUIET_SQL = f"coalesce(({_ROW_CLEAN}) AND (NOT coalesce(declared, false) OR ({_DECLARED_SHAPE})) AND ({_SAME_PARTITIONS}), false)"
 
 # The clauses above, and for each finding a drift report can hold for a topic (TopicDrift.FINDINGS)

@@ -43,15 +43,16 @@ LOG_LEVELS = ("OFF", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE", "ALL")
 # cost more CPU than it saved (docs/performance.md, "The Spark engine, stage by stage").
 # Each applies unless given (--conf, spark-submit's settings, spark-defaults.conf).
 SHORT_JOB = {"spark.ui.enabled": "false", "spark.sql.adaptive.enabled": "true", "spark.sql.codegen.wholeStage": "false"}
-# The JVM this process starts (driver and executors at once): the serial collector (the default
-# one's concurrent threads compete with the tasks for the cores, and keep a larger heap). For a
-# fleet known to be small, also the JIT's first tier only: C2 spent about a third of the JVM's CPU
-# at 400,000 partitions compiling code the job left before it paid off, and saved more than that
-# at 4,000,000 (docs/performance.md, "The Spark engine, stage by stage"). A given
-# spark.driver.extraJavaOptions replaces this.
+# The JVM this process starts: the serial collector (the default one's concurrent threads compete
+# with the tasks for the cores, and keep a larger heap), and the JIT's first tier only where C2
+# would compile code the job leaves before it pays off: a driver whose tasks run on a cluster (at
+# 400,000 partitions on a standalone cluster, 34 -> 17 CPU-s), or driver and executors at once
+# (`local[*]`) on a fleet known to be small (400,000 partitions: C2 was about a third of the JVM's
+# CPU; at 4,000,000 it saved more than it cost: docs/performance.md, "The Spark engine, stage by
+# stage"). A given spark.driver.extraJavaOptions replaces this.
 IN_PROCESS_JVM = "-XX:+UseSerialGC"
 SHORT_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
-SHORT_JVM_PARTITIONS = 1_500_000  # where C1 alone and C2 cost alike, between the two sizes measured
+SHORT_JVM_PARTITIONS = 1_500_000  # where C1 alone and C2 cost alike in local[*], between the two sizes measured
 
 _session: SparkSession | None = None
 spark_log: str | None = None  # the file the JVM we started writes its log to
@@ -94,8 +95,8 @@ def session(
         # The JVM we start is driver and executor at once; Spark's 1 GiB default loses task results
         # of multi-million-partition fleets in its block manager, so it gets a quarter of the RAM.
         settings["spark.driver.memory"] = _local_driver_memory()
-    if in_process:
-        short = partitions is not None and partitions < SHORT_JVM_PARTITIONS
+    if not launched_by_spark_submit():
+        short = not in_process or (partitions is not None and partitions < SHORT_JVM_PARTITIONS)
         settings["spark.driver.extraJavaOptions"] = SHORT_JVM if short else IN_PROCESS_JVM
     settings.update(conf)
     if master:
