@@ -150,8 +150,7 @@ def breakdown(directory: Path, started: float, driver_cpu: dict[str, float]) -> 
     """The event log's figures as lines: start, first task, each job's wall and its tasks' times."""
     log = max((f for f in directory.iterdir() if f.is_file() and f.suffix != ".txt"), key=lambda f: f.stat().st_mtime)
     events = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
-    kind = {e["Event"] for e in events}
-    assert "SparkListenerTaskEnd" in kind, f"no task in {log}"
+    assert any(e["Event"] == "SparkListenerTaskEnd" for e in events), f"no task in {log}"
     app = next(e["Timestamp"] for e in events if e["Event"] == "SparkListenerApplicationStart") / 1000
     jobs: dict[int, dict] = {}
     stage_job: dict[int, int] = {}
@@ -211,7 +210,7 @@ def _python_profile(spark: object, directory: Path) -> list[str]:
     out = io.StringIO()
     stats = pstats.Stats(*map(str, dumps), stream=out)
     stats.sort_stats("tottime").print_stats(25)
-    return [f"Python workers, mapInArrow (profiled; {sum(1 for _ in dumps)} dump(s)):", *out.getvalue().splitlines()[:60]]
+    return [f"Python workers, mapInArrow (profiled; {len(dumps)} dump(s)):", *out.getvalue().splitlines()[:60]]
 
 
 def _child(
