@@ -16,6 +16,14 @@ process tree (the driver, Spark's JVM and its Python workers, from /proc at the 
 children reaped included), peak RSS of the Python driver and of the tree (sampled every 0.25 s).
 `--check` requires the engines' reports (JSON, every field but the engine's name) to be equal.
 Not a test: figures depend on the machine and its load.
+
+`--profile DIR` breaks Spark's run down (figures under DIR/<fleet>/): Spark's event log gives the
+time from the command's start to the session and to the first task, and per job (named by the
+line of the engine that ran it) its wall time and its tasks' run and CPU time; the process tree's
+CPU is split between the driver's Python, the JVM and the Python workers; and the workers'
+`mapInArrow` calls run under Spark's own profiler (spark.sql.pyspark.udf.profiler=perf), whose
+top functions are printed and dumped as pstats. The profiler slows the Python side: compare
+CPU figures with a run without `--profile`.
 """
 
 from __future__ import annotations
@@ -101,7 +109,113 @@ def _tree(pid: int) -> tuple[int, float]:
     return rss, cpu
 
 
-def _child(engine: str, fleet: Path, report: Path, master: str | None = None, conf: list[str] | None = None) -> None:
+def _started_at() -> float:
+    """This process's start (epoch seconds), from /proc: the command's start, not this module's."""
+    boot = next(float(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines() if line.startswith("btime"))
+    ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
+    return boot + ticks / TICKS
+
+
+def _cpu_by_kind(pid: int) -> dict[str, float]:
+    """CPU seconds of the process tree by kind: the driver's Python, the JVM, the Python workers
+    (children reaped count to their parent)."""
+    out: dict[str, float] = {}
+    stack = [(pid, "driver")]
+    while stack:
+        p, kind = stack.pop()
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            name = Path(f"/proc/{p}/comm").read_text().strip()
+            kind = "jvm" if name == "java" else kind if kind != "jvm" else "python workers"
+            out[kind] = out.get(kind, 0.0) + sum(int(f) for f in fields[11:15]) / TICKS
+            for task in Path(f"/proc/{p}/task").iterdir():
+                stack += [(int(c), kind) for c in (task / "children").read_text().split()]
+        except (OSError, ValueError, IndexError):
+            continue
+    return {k: round(v, 1) for k, v in out.items()}
+
+
+def profile_conf(directory: Path) -> dict[str, str]:
+    directory.mkdir(parents=True, exist_ok=True)
+    return {
+        "spark.eventLog.enabled": "true",
+        "spark.eventLog.dir": directory.resolve().as_uri(),
+        "spark.eventLog.rolling.enabled": "false",  # one plain JSON-lines file
+        "spark.eventLog.compress": "false",
+        "spark.sql.pyspark.udf.profiler": "perf",
+    }
+
+
+def breakdown(directory: Path, started: float, driver_cpu: dict[str, float]) -> list[str]:
+    """The event log's figures as lines: start, first task, each job's wall and its tasks' times."""
+    log = max((f for f in directory.iterdir() if f.is_file() and f.suffix != ".txt"), key=lambda f: f.stat().st_mtime)
+    events = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    assert any(e["Event"] == "SparkListenerTaskEnd" for e in events), f"no task in {log}"
+    app = next(e["Timestamp"] for e in events if e["Event"] == "SparkListenerApplicationStart") / 1000
+    jobs: dict[int, dict] = {}
+    stage_job: dict[int, int] = {}
+    for e in events:
+        if e["Event"] == "SparkListenerJobStart":
+            props = e.get("Properties") or {}
+            site = props.get("callSite.short") or ""
+            jobs[e["Job ID"]] = {
+                "site": site,
+                "start": e["Submission Time"],
+                "end": None,
+                "tasks": 0,
+                "run": 0,
+                "cpu": 0,
+                "gc": 0,
+                "stages": len(e["Stage IDs"]),
+            }
+            for s in e["Stage IDs"]:
+                stage_job[s] = e["Job ID"]
+        elif e["Event"] == "SparkListenerJobEnd":
+            jobs[e["Job ID"]]["end"] = e["Completion Time"]
+    first_task = None
+    for e in events:
+        if e["Event"] == "SparkListenerTaskEnd" and e.get("Task Metrics"):
+            job = jobs.get(stage_job.get(e["Stage ID"], -1))
+            launch = e["Task Info"]["Launch Time"] / 1000
+            first_task = launch if first_task is None else min(first_task, launch)
+            if job is not None:
+                m = e["Task Metrics"]
+                job["tasks"] += 1
+                job["run"] += m["Executor Run Time"] / 1000
+                job["cpu"] += m["Executor CPU Time"] / 1e9
+                job["gc"] += m["JVM GC Time"] / 1000
+    lines = [
+        f"command start -> SparkContext up: {app - started:.1f} s; -> first task: {(first_task or app) - started:.1f} s",
+        f"CPU by process: {driver_cpu}",
+        "| job | call site | wall (s) | stages | tasks | task run (s) | task JVM CPU (s) | GC (s) |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for i, j in sorted(jobs.items()):
+        wall = ((j["end"] or j["start"]) - j["start"]) / 1000
+        lines.append(
+            f"| {i} | {j['site']} | {wall:.1f} | {j['stages']} | {j['tasks']} | {j['run']:.1f} | {j['cpu']:.1f} | {j['gc']:.1f} |"
+        )
+    return lines
+
+
+def _python_profile(spark: object, directory: Path) -> list[str]:
+    """The executors' Python, from Spark's UDF profiler: its top functions by own time."""
+    import io
+    import pstats
+
+    spark.profile.dump(str(directory))  # type: ignore[attr-defined]
+    dumps = list(directory.rglob("*.pstats"))
+    if not dumps:
+        return ["(no Python profile: no mapInArrow call ran)"]
+    out = io.StringIO()
+    stats = pstats.Stats(*map(str, dumps), stream=out)
+    stats.sort_stats("tottime").print_stats(25)
+    return [f"Python workers, mapInArrow (profiled; {len(dumps)} dump(s)):", *out.getvalue().splitlines()[:60]]
+
+
+def _child(
+    engine: str, fleet: Path, report: Path, master: str | None = None, conf: list[str] | None = None, profile: Path | None = None
+) -> None:
     import gc
 
     from reconciler.drift.engine import run_fleet
@@ -119,7 +233,10 @@ def _child(engine: str, fleet: Path, report: Path, master: str | None = None, co
 
     threading.Thread(target=sample, daemon=True).start()
     cpu_before, start = _tree(os.getpid())[1], time.perf_counter()
-    spark = SparkOptions(dict(c.split("=", 1) for c in conf or [])) if engine == "spark" else SparkOptions()
+    settings = dict(c.split("=", 1) for c in conf or [])
+    if profile is not None and engine == "spark":
+        settings |= profile_conf(profile)
+    spark = SparkOptions(settings) if engine == "spark" else SparkOptions()
     result = run_fleet(
         fleet / "snapshots",
         states.__getitem__,
@@ -132,6 +249,16 @@ def _child(engine: str, fleet: Path, report: Path, master: str | None = None, co
     wall, cpu = time.perf_counter() - start, _tree(os.getpid())[1] - cpu_before
     done.set()
     report.write_text(json.dumps(result.report.comparable(), sort_keys=True))
+    if profile is not None and engine == "spark":
+        from reconciler.drift import spark_session
+
+        spark_now = spark_session.session()
+        python = _python_profile(spark_now, profile / "python")
+        cpu_by_kind = _cpu_by_kind(os.getpid())
+        spark_now.stop()  # the event log complete
+        lines = [*breakdown(profile, _started_at(), cpu_by_kind), *python]
+        (profile / "breakdown.txt").write_text("\n".join(lines) + "\n")
+        print("\n".join(lines), file=sys.stderr)
     self_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(
         json.dumps(
@@ -159,10 +286,18 @@ def main() -> None:
     parser.add_argument("--master", help="Spark master (default local[*]), e.g. spark://127.0.0.1:7077")
     parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting; repeatable")
     parser.add_argument("--rounds", type=int, default=1, help="run the engines this many times, alternately")
+    parser.add_argument("--profile", metavar="DIR", help="Spark's event log, CPU by process and Python profile under DIR")
     parser.add_argument("--run", nargs=3, metavar=("ENGINE", "FLEET", "REPORT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.run:
-        _child(args.run[0], Path(args.run[1]), Path(args.run[2]), args.master, args.conf)
+        _child(
+            args.run[0],
+            Path(args.run[1]),
+            Path(args.run[2]),
+            args.master,
+            args.conf,
+            Path(args.profile) if args.profile else None,
+        )
         return
     results = []
     for n in args.clusters:
@@ -177,11 +312,16 @@ def main() -> None:
             )
         reports = {}
         spark_args = [*(["--master", args.master] if args.master else []), *(f"--conf={c}" for c in args.conf)]
-        for engine in args.engines * args.rounds:  # alternately: a load that drifts weighs on both
+        for round_, engine in enumerate(args.engines * args.rounds):  # alternately: a load that drifts weighs on both
+            if args.profile:
+                shown = Path(args.profile) / f"{fleet.name}-{engine}-{round_}"
+                spark_args = [a for a in spark_args if not a.startswith("--profile=")] + [f"--profile={shown}"]
             reports[engine] = fleet / f"report-{engine}.json"
             cmd = [sys.executable, __file__, "--run", engine, str(fleet), str(reports[engine]), *spark_args]
             out = subprocess.run(cmd, check=False, capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
             line = [x for x in out.stdout.splitlines() if x.startswith("{")]
+            if args.profile and engine == "spark":
+                print(out.stderr[out.stderr.find("command start") :], file=sys.stderr)
             if out.returncode or not line:
                 print(out.stderr[-3000:], file=sys.stderr)
                 raise SystemExit(f"{engine} failed on {fleet}")

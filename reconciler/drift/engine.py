@@ -27,13 +27,15 @@ ENGINES = ("local", "spark", "auto")
 
 # --engine auto, without a master: Spark in local[*] when it would finish first on this machine's
 # cores. The local engine plans on one core; Spark spends a fixed time starting and planning its
-# jobs, then adds partitions at a rate per core. The rates below are the lower ends of what
-# benchmarks/drift_fleet.py and benchmarks/drift_spark.py measured (docs/performance.md, "Fleet
-# drift"): on few cores Spark never catches up; with more cores its rate grows, the local one's
-# does not. Memory does not decide it: both drivers hold the manifests and the fleet's findings.
+# jobs, then adds partitions at a rate per core. The rates below are what benchmarks/drift_fleet.py
+# and benchmarks/drift_spark.py measured (docs/performance.md, "The Spark engine, stage by stage"):
+# Spark's marginal rate from its CPU at 400,000 and 4,000,000 partitions (each with the JVM settings
+# it gets at that size), its start the wall time at 400,000 less that work on 2 cores. On few cores
+# Spark never catches up; with more cores its rate grows, the local one's does not. Memory does not
+# decide it: both drivers hold the manifests and the fleet's findings.
 LOCAL_PARTITIONS_PER_S = 120_000
-SPARK_PARTITIONS_PER_S_PER_CORE = 21_500
-SPARK_START_S = 45.0
+SPARK_PARTITIONS_PER_S_PER_CORE = 29_000
+SPARK_START_S = 25.0
 
 
 def spark_pays_off(partitions: int, cores: int) -> bool:
@@ -120,13 +122,19 @@ def run_fleet(
                 f"{f' and {len(found) - 1} more' if len(found) > 1 else ''}): write them with `reconcile snapshot "
                 "--format parquet`, or use --engine local."
             )
+        partitions = None
         if not _is_uri(fleet):  # a plain path: the local engine's checks of the directory first
-            from reconciler.files.fleet import discover_fleet
+            from reconciler.files.fleet import count_partitions, discover_fleet
             from reconciler.files.snapshot_parquet import check_column_types
 
-            for runs in discover_fleet(fleet).values():
+            fleet_files = discover_fleet(fleet)
+            for runs in fleet_files.values():
                 for snapshot in reversed(runs):  # the latest first, as the local engine reads them
                     check_column_types(snapshot.path)  # Spark would misread or fail on them without naming the file
+            try:
+                partitions = sum(count_partitions(runs[-1].path) for runs in fleet_files.values())
+            except (ReconcilerError, OSError):
+                partitions = None  # a file Spark will refuse, in its words
         try:
             from reconciler.drift import spark_job
         except ImportError as e:
@@ -143,6 +151,7 @@ def run_fleet(
             conf=spark.conf,
             log_level=spark.log_level,
             executor_wait_s=spark.executor_wait_s,
+            partitions=partitions,
         )
     else:
         report = run_local(fleet, desired_for, options, generated_at)

@@ -47,7 +47,7 @@ from reconciler.models.plan import ActionKind
 # One row per declared topic: what a clean topic must match, and the topic's JSON for the planner.
 DESIRED_SCHEMA = (
     "cluster string, topic string, declared boolean, want_plain boolean, want_partitions int, "
-    "want_replication_factor int, want_configs array<struct<key:string,value:string>>, want string"
+    "want_replication_factor int, want_configs array<struct<key:string,value:string>>, want string, want_shape string"
 )
 # One row per cluster: what its topics are checked against.
 CLUSTER_SCHEMA = (
@@ -78,6 +78,8 @@ def desired_rows(cluster: str, state: DesiredState) -> list[tuple]:
                 topic.replication_factor,
                 sorted(topic.configs.items()),
                 json.dumps(dumped[name]),
+                # What the topic's quiet shape reads of its manifest entry (QUIET_SQL): all but its name and source.
+                json.dumps({k: v for k, v in dumped[name].items() if k not in ("name", "source")}),
             )
         )
     return rows
@@ -207,12 +209,14 @@ _ROW_CLEAN = f"""
 
 # planner._plan_topic finds nothing to do: partitions, replication factor (replication.ReplicaPlanner)
 # and _config_changes (each declared key set on the topic with its value; no undeclared key set on it).
-_DECLARED_IN_SYNC = f"""
+_DECLARED_SHAPE = """
     want_plain AND want_partitions = size(partitions)
-    AND forall(partitions, p -> size(p.replicas) = want_replication_factor)
-    AND forall(want_configs, w -> exists(coalesce(configs, array()),
-                                         c -> c.key = w.key AND c.source = {_TOPIC_SOURCE} AND c.value = w.value))
+    AND forall(partitions, p -> size(p.replicas) = want_replication_factor)"""
+_DECLARED_CONFIGS = f"""
+    forall(want_configs, w -> exists(coalesce(configs, array()),
+                                     c -> c.key = w.key AND c.source = {_TOPIC_SOURCE} AND c.value = w.value))
     AND forall(coalesce(configs, array()), c -> c.source <> {_TOPIC_SOURCE} OR exists(want_configs, w -> w.key = c.key))"""
+_DECLARED_IN_SYNC = f"{_DECLARED_SHAPE} AND {_DECLARED_CONFIGS}"
 
 # planner.unmanaged_topics leaves it out.
 _NEVER_UNMANAGED = f"""
@@ -222,9 +226,9 @@ _NEVER_UNMANAGED = f"""
 # Against the earlier run: changelog.topic_changes lists nothing, compute._data_loss finds nothing
 # (high watermarks seen then are still reached), lowered_retention has no earlier settings to cut
 # against (equal configs, or unread on one side, which it and the change log skip alike).
-_UNCHANGED = f"""
-    (coalesce(size(configs), 0) <= 0 OR coalesce(size(earlier_configs), 0) <= 0 OR configs = earlier_configs)
-    AND (NOT compare OR (
+_SAME_CONFIGS = "(coalesce(size(configs), 0) <= 0 OR coalesce(size(earlier_configs), 0) <= 0 OR configs = earlier_configs)"
+_SAME_PARTITIONS = f"""
+    (NOT compare OR (
         earlier_partitions IS NOT NULL
         AND (coalesce(topic_id, '') = '' OR coalesce(earlier_topic_id, '') = '' OR topic_id = earlier_topic_id)
         AND transform(partitions, p -> p.replicas) = transform(earlier_partitions, p -> p.replicas)
@@ -232,11 +236,18 @@ _UNCHANGED = f"""
         AND {
     _every("earlier_partitions", "p.high_watermark <= 0 OR try_element_at(partitions, i + 1).high_watermark >= p.high_watermark")
 }))"""
+_UNCHANGED = f"{_SAME_CONFIGS} AND {_SAME_PARTITIONS}"
 
 CLEAN_SQL = (
     f"coalesce(({_ROW_CLEAN}) AND (CASE WHEN coalesce(declared, false) THEN ({_DECLARED_IN_SYNC}) "
     f"ELSE ({_NEVER_UNMANAGED}) END) AND ({_UNCHANGED}), false)"
 )
+
+# A topic whose findings, if any, follow from its configs alone (`reconciler.drift.quiet`'s quiet
+# topics): the clauses above but those on configs. Quiet topics of a cluster alike in manifest entry
+# (but the name), protection, configs, rights and earlier configs are one shape: the executors plan
+# its first topic and give the others its findings renamed, when those name no topic (`spark_job`).
+QUIET_SQL = f"coalesce(({_ROW_CLEAN}) AND (NOT coalesce(declared, false) OR ({_DECLARED_SHAPE})) AND ({_SAME_PARTITIONS}), false)"
 
 # The clauses above, and for each finding a drift report can hold for a topic (TopicDrift.FINDINGS)
 # and each action a plan can take (ActionKind), the clauses that prove there is none: a finding or

@@ -23,6 +23,7 @@ interpreter.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import sys
 
@@ -55,10 +56,12 @@ from reconciler.files.snapshot_parquet import ABSENT, HIDDEN, METADATA_KEY, head
 from reconciler.files.snapshot_problems import SNAPSHOT_KEYS, explain, invalid_snapshot
 from reconciler.models.desired import DesiredState, DesiredTopic
 from reconciler.models.observed import LogDirCapacity, ObservedState, ObservedTopic
+from reconciler.models.plan import Plan
 from reconciler.plan.planner import PlanOptions
 
 # A topic with findings, or (topic null) a batch's tally of a cluster's other topics: how many
-# were read, how many declared, their partitions; or a topic whose row the models refuse (`refused`).
+# were read, how many declared, their partitions; or a topic whose row the models refuse (`refused`);
+# or (`disk`) a topic that may have no retention limit, as the disk findings read it.
 _OUT_FIELDS = (
     "cluster string, topic string, observed int, managed int, partitions bigint, empty boolean, "
     "drift string, items array<struct<kind:string,topic:string,partition:int,key:string,detail:string,"
@@ -68,7 +71,7 @@ _OUT_FIELDS = (
     "log_start_offset:bigint,high_watermark:bigint,keep_from_offset:bigint,records:bigint,bytes:bigint,"
     "unknown:string>>, changes array<struct<kind:string,topic:string,partition:int,key:string,old:string,"
     "new:string,source:string,count:int,sensitive:boolean>>, "
-    "refused struct<file:string,count:int,problems:array<string>>"
+    "refused struct<file:string,count:int,problems:array<string>>, disk string"
 )
 
 TOPICS_PER_TASK = 20_000  # ~200k partitions: one task's rows and findings stay in the tens of MiB
@@ -84,24 +87,21 @@ def run(
     conf: Mapping[str, str] | None = None,
     log_level: str | None = None,
     executor_wait_s: float = EXECUTOR_WAIT_S,
+    partitions: int | None = None,
 ) -> DriftReport:
+    """`partitions`: the fleet's latest runs' when known (a local fleet), for the session's settings."""
     generated_at = generated_at or datetime.now(timezone.utc)
     watch = None
     try:
-        spark = spark_session.session(master, conf, log_level)
+        spark = spark_session.session(master, conf, log_level, partitions)
         with spark_session.ExecutorWatch(spark, executor_wait_s) as watch:
             found = fleet_inputs(spark, fleet, desired_for, options)
-            # Each cluster's desired state without its topics: a row brings its own topic (column `want`).
-            shared = spark.sparkContext.broadcast(
-                {
-                    "desired": {c: d.model_dump_json(exclude={"topics"}) for c, d in found.desired.items()},
-                    "ignore": list(options.ignore_topics),
-                    "meta": found.whole,
-                }
-            )
-            results = _for_the_planner(found).mapInArrow(_drift_batches(shared), _OUT_FIELDS).persist()
+            shared = spark.sparkContext.broadcast(for_the_executors(found, options))
+            results = for_the_planner(found).mapInArrow(_drift_batches(shared), _OUT_FIELDS)
+            if tables:
+                results = results.persist()  # read twice: for the report, then for the tables
             try:
-                return _collect(results, found.meta, tables, generated_at, _disk(found))
+                return _collect(results, found, tables, generated_at)
             finally:
                 results.unpersist()
                 shared.unpersist()
@@ -111,6 +111,16 @@ def run(
         if os.environ.get("RECONCILER_DEBUG"):
             raise
         raise _spark_failure(fleet, e, _executors_python()) from None
+
+
+def for_the_executors(found: FleetInputs, options: PlanOptions) -> dict[str, Any]:
+    """What every task reads (broadcast once): each cluster's desired state without its topics (a
+    row brings its own topic, column `want`), the options' ignore patterns, each cluster's `whole`."""
+    return {
+        "desired": {c: d.model_dump_json(exclude={"topics"}) for c, d in found.desired.items()},
+        "ignore": list(options.ignore_topics),
+        "meta": found.whole,
+    }
 
 
 def _executors_python() -> str:
@@ -244,7 +254,11 @@ def fleet_inputs(
     ]
     topics = sum(r["count"] for r in counted if utc(r["run"]) == meta[r["cluster"]].run)
     return FleetInputs(
-        rows=_inputs(spark, snapshots, desired, meta, facts), meta=meta, whole=whole, desired=desired, topics=topics
+        rows=_inputs(spark, snapshots, desired, meta, facts, _parallelism(spark, topics)),
+        meta=meta,
+        whole=whole,
+        desired=desired,
+        topics=topics,
     )
 
 
@@ -346,69 +360,64 @@ def _cluster_checks(cluster: str, whole: Mapping[str, Any]) -> bool:
     return True
 
 
-def _disk(found: FleetInputs) -> dict[str, list[DiskFinding]]:
+def _disk(found: FleetInputs, rows: Mapping[str, list[str]]) -> dict[str, list[DiskFinding]]:
     """Each cluster's disk findings (`reconciler.drift.disk`), on the driver: the header's log
-    directories, and the topics Spark SQL finds may have no limit (few), as models."""
-    picked = (
-        found.rows.filter(F.col("partitions").isNotNull() & F.col("status").isNull() & F.expr(MAYBE_UNBOUNDED_SQL))
-        .select("cluster", "topic", "topic_id", "internal", "configs", "partitions", "earlier_topic_id", "earlier_partitions")
-        .collect()
-    )
-    now: dict[str, list[ObservedTopic]] = {c: [] for c in found.meta}
-    before: dict[str, dict[str, ObservedTopic]] = {c: {} for c in found.meta}
-    for r in picked:
-        row = r.asDict(recursive=True)
-        now[row["cluster"]].append(topic_from_row(dict(row)))
-        if row["earlier_partitions"]:
-            earlier = {"topic": row["topic"], "topic_id": row["earlier_topic_id"], "partitions": row["earlier_partitions"]}
-            before[row["cluster"]][row["topic"]] = topic_from_row(earlier)
+    directories, and the topics that may have no limit (few; `rows`: each as the executors gave it,
+    the topic now and in the earlier run, as JSON)."""
     out = {}
     for cluster, m in found.meta.items():
+        now, before = [], {}
+        for text in rows.get(cluster, []):
+            topic, earlier = json.loads(text)
+            now.append(ObservedTopic.model_validate(topic))
+            if earlier is not None:
+                before[topic["name"]] = ObservedTopic.model_validate(earlier)
         log_dirs = {
             int(b): [LogDirCapacity.model_validate(d) for d in dirs] for b, dirs in found.whole[cluster]["log_dirs"].items()
         }
         limit = found.desired[cluster].policy.max_disk_usage
-        out[cluster] = disk_findings(log_dirs, limit, m.run, now[cluster], before[cluster], m.since)
+        out[cluster] = disk_findings(log_dirs, limit, m.run, now, before, m.since)
     return out
 
 
-def _collect(
-    results: DataFrame,
-    meta: Mapping[str, _ClusterRun],
-    tables: str | Path | None,
-    generated_at: datetime,
-    disk: Mapping[str, list[DiskFinding]],
-) -> DriftReport:
-    """The driver's part: totals and the topics with findings, assembled per cluster; or, when
-    the models refused a row, the error the local engine gives for that snapshot."""
-    refused = results.filter(F.col("refused").isNotNull()).select("refused.*")
-    # One file's problems (the first by name), as the local engine reports the first bad snapshot it reads.
-    first = refused.groupBy("file").agg(F.sum("count").alias("count")).orderBy("file").first()
-    if first is not None:
-        rows = refused.filter(F.col("file") == first["file"]).orderBy("problems").limit(MAX_PROBLEMS).collect()
-        problems = sorted(p for r in rows for p in r["problems"])[:MAX_PROBLEMS]
-        raise invalid_snapshot(_shown_path(first["file"]), int(first["count"]), problems)
-    totals = {
-        r["cluster"]: r
-        for r in results.groupBy("cluster")
-        .agg(F.sum("observed").alias("observed"), F.sum("managed").alias("managed"), F.sum("partitions").alias("partitions"))
-        .collect()
-    }
-    found: dict[str, list[TopicDrift]] = {c: [] for c in meta}
-    for r in results.filter(~F.col("empty")).select("cluster", "drift").toLocalIterator():
-        found[r["cluster"]].append(TopicDrift.model_validate_json(r["drift"]))
+def _collect(results: DataFrame, found: FleetInputs, tables: str | Path | None, generated_at: datetime) -> DriftReport:
+    """The driver's part, one pass over the executors' rows (findings, tallies, refusals, the
+    disk's few topics: never a row per clean topic): totals and the topics with findings,
+    assembled per cluster; or, when the models refused a row, the error the local engine gives
+    for that snapshot."""
+    meta = found.meta
+    totals: dict[str, list[int]] = {c: [0, 0, 0] for c in meta}
+    drifted: dict[str, list[TopicDrift]] = {c: [] for c in meta}
+    disk_rows: dict[str, list[str]] = {}
+    refused: dict[str, list[tuple[list[str], int]]] = {}
+    columns = ("cluster", "observed", "managed", "partitions", "empty", "drift", "refused", "disk")
+    for r in results.select(*columns).toLocalIterator():
+        cluster = r["cluster"]
+        if r["refused"] is not None:
+            refused.setdefault(r["refused"]["file"], []).append((list(r["refused"]["problems"]), r["refused"]["count"]))
+            continue
+        if r["disk"] is not None:
+            disk_rows.setdefault(cluster, []).append(r["disk"])
+            continue
+        counts = totals[cluster]
+        counts[0] += r["observed"]
+        counts[1] += r["managed"]
+        counts[2] += r["partitions"]
+        if not r["empty"]:
+            drifted[cluster].append(TopicDrift.model_validate_json(r["drift"]))
+    if refused:
+        # One file's problems (the first by name), as the local engine reports the first bad snapshot it reads.
+        file = min(refused)
+        rows = sorted(refused[file])[:MAX_PROBLEMS]
+        problems = sorted(p for problems, _ in rows for p in problems)[:MAX_PROBLEMS]
+        raise invalid_snapshot(_shown_path(file), sum(count for _, count in refused[file]), problems)
+    disk = _disk(found, disk_rows)
     clusters = []
     for cluster, m in sorted(meta.items()):
-        report = assemble(cluster, m.cluster_id, m.run, m.since, found[cluster], m.sizes_refused, disk.get(cluster, []))
-        t = totals.get(cluster)
+        report = assemble(cluster, m.cluster_id, m.run, m.since, drifted[cluster], m.sizes_refused, disk.get(cluster, []))
+        observed, managed, partitions = totals[cluster]
         clusters.append(
-            report.model_copy(
-                update={
-                    "topics_observed": int(t["observed"] or 0) if t else 0,
-                    "topics_managed": int(t["managed"] or 0) if t else 0,
-                    "partitions_observed": int(t["partitions"] or 0) if t else 0,
-                }
-            )
+            report.model_copy(update={"topics_observed": observed, "topics_managed": managed, "partitions_observed": partitions})
         )
     if tables:
         _write_tables(results, str(tables), generated_at, meta, [i for c in clusters for i in disk_items(c.cluster, c.disk)])
@@ -421,39 +430,47 @@ def _inputs(
     desired: Mapping[str, DesiredState],
     meta: Mapping[str, _ClusterRun],
     facts: list[tuple],
+    parallelism: int,
 ) -> DataFrame:
-    """One row per (cluster, topic): the latest run's topic row, the previous run's (a topic only
-    that run has gets a row of its own: deleted since), and a row for every declared topic the
-    cluster has in neither; `clean` when Spark SQL proves it has no finding (`spark_clean`)."""
+    """One row per (cluster, topic), in `parallelism` partitions by it: the latest run's topic row,
+    the previous run's (a topic only that run has gets a row of its own: deleted since), and a row
+    for every declared topic the cluster has in neither; `clean` when Spark SQL proves it has no
+    finding (`spark_clean`)."""
     latest = spark.createDataFrame([(c, m.run) for c, m in meta.items()], "cluster string, run timestamp")
     earlier_runs = [(c, m.since) for c, m in meta.items() if m.since is not None]
-    current = snapshots.join(F.broadcast(latest), ["cluster", "run"])
+    parts = [snapshots.join(F.broadcast(latest), ["cluster", "run"]).drop("run")]
     if earlier_runs:
-        before = snapshots.join(
-            F.broadcast(spark.createDataFrame(earlier_runs, "cluster string, run timestamp")), ["cluster", "run"]
-        ).select(
-            "cluster",
-            "topic",
-            F.col("topic_id").alias("earlier_topic_id"),
-            F.col("configs").alias("earlier_configs"),
-            F.transform("partitions", _earlier_partition).alias("earlier_partitions"),
+        parts.append(
+            snapshots.join(
+                F.broadcast(spark.createDataFrame(earlier_runs, "cluster string, run timestamp")), ["cluster", "run"]
+            ).select(
+                "cluster",
+                "topic",
+                F.col("topic_id").alias("earlier_topic_id"),
+                F.col("configs").alias("earlier_configs"),
+                F.transform("partitions", _earlier_partition).alias("earlier_partitions"),
+            )
         )
-        current = current.join(before, ["cluster", "topic"], "full")
-    else:
+    # The declared topics the cluster has in neither run get rows of their own (nulls but for the names).
+    # Handed to the JVM a cluster at a time: the driver holds one cluster's rows, not the fleet's.
+    parts += [spark.createDataFrame(spark_clean.desired_rows(c, d), spark_clean.DESIRED_SCHEMA) for c, d in desired.items()]
+    # The runs' and the manifests' rows of a topic meet in one shuffle, into the partitions the
+    # planner's tasks read (a full outer join per source shuffled the wide rows once per join);
+    # each column comes from one source, the others hold null there.
+    rows = functools.reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), parts)
+    keys = ("cluster", "topic")
+    current = (
+        rows.repartition(parallelism, *keys)
+        .groupBy(*keys)
+        .agg(*[F.first(c, ignorenulls=True).alias(c) for c in rows.columns if c not in keys])
+    )
+    if not earlier_runs:
         current = (
             current.withColumn("earlier_topic_id", F.lit(None).cast("string"))
             .withColumn("earlier_configs", F.lit(None).cast(snapshots.schema["configs"].dataType))
             .withColumn("earlier_partitions", F.lit(None).cast(snapshots.schema["partitions"].dataType))
         )
-    # The declared topics the cluster has in neither run get rows of their own (nulls but for the names).
-    # Handed to the JVM a cluster at a time: the driver holds one cluster's rows, not the fleet's.
-    declared = functools.reduce(
-        DataFrame.unionByName,
-        [spark.createDataFrame(spark_clean.desired_rows(c, d), spark_clean.DESIRED_SCHEMA) for c, d in desired.items()],
-    )
-    current = current.join(declared, ["cluster", "topic"], "full").join(
-        F.broadcast(spark.createDataFrame(facts, spark_clean.CLUSTER_SCHEMA)), "cluster", "left"
-    )
+    current = current.join(F.broadcast(spark.createDataFrame(facts, spark_clean.CLUSTER_SCHEMA)), "cluster", "left")
     return current.withColumn("clean", spark_clean.clean())
 
 
@@ -476,24 +493,29 @@ def _earlier_partition(p: Column) -> Column:
     )
 
 
-def _for_the_planner(found: FleetInputs) -> DataFrame:
+def for_the_planner(found: FleetInputs) -> DataFrame:
     """The rows as the Python side reads them: of a clean topic only what the totals count (its
-    other columns stay out of the Arrow batches), spread over tasks of bounded size."""
-    spark, clean = found.rows.sparkSession, F.col("clean")
-    # Each task's findings reach the driver as one result (toLocalIterator): with a few huge tasks
-    # a fleet of millions of partitions loses results in the block manager, so tasks stay bounded.
-    parallelism = max(spark.sparkContext.defaultParallelism * 2, 2, -(-found.topics // TOPICS_PER_TASK))
+    other columns stay out of the Arrow batches, but for a topic the disk findings read)."""
+    clean = F.col("clean")
+    read = F.col("partitions").isNotNull() & F.col("status").isNull()  # as the planner's input is built
+    unbounded = read & F.expr(MAYBE_UNBOUNDED_SQL)
     return found.rows.select(
         "cluster",
         "topic",
         "clean",
+        F.coalesce(unbounded, F.lit(False)).alias("unbounded"),
+        F.when(~clean, F.expr(spark_clean.QUIET_SQL)).alias("quiet"),
         F.coalesce("declared", F.lit(False)).alias("declared"),
-        # A topic is read when its row has partitions and no status (as the planner's input is built).
-        F.when(F.col("partitions").isNotNull() & F.col("status").isNull(), F.size("partitions"))
-        .otherwise(0)
-        .alias("partition_count"),
-        *[F.when(~clean, F.col(c)).alias(c) for c in _PLANNED_COLUMNS],
-    ).repartition(parallelism, "cluster", "topic")
+        F.when(read, F.size("partitions")).otherwise(0).alias("partition_count"),
+        *[F.when(~clean | unbounded, F.col(c)).alias(c) for c in _PLANNED_COLUMNS],
+    )
+
+
+def _parallelism(spark: SparkSession, topics: int) -> int:
+    """The planner's tasks: each task's findings reach the driver as one result (toLocalIterator),
+    and with a few huge tasks a fleet of millions of partitions loses results in the block
+    manager, so tasks stay bounded."""
+    return max(spark.sparkContext.defaultParallelism, -(-topics // TOPICS_PER_TASK))
 
 
 _PLANNED_COLUMNS = (
@@ -507,6 +529,7 @@ _PLANNED_COLUMNS = (
     "earlier_configs",
     "earlier_partitions",
     "want",
+    "want_shape",
 )
 
 
@@ -525,105 +548,224 @@ def _drift_batches(shared: Broadcast[dict[str, Any]]) -> Callable[[Iterator[pa.R
     """The function Spark runs on each partition's Arrow batches (on the executors)."""
 
     def run_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        import pyarrow.compute as pc
-
-        from reconciler.drift.tables import change_dict, item_dict, retention_dicts, truncation_dict
-
-        value = shared.value
-        options = PlanOptions(ignore_topics=tuple(value["ignore"]))
-        desired_cache: dict[str, DesiredState] = {}
+        task = TaskDrift(shared.value)
         schema = _arrow_out_schema()
         for batch in batches:
-            # cluster -> [topics read, topics declared, partitions] of the topics without findings
-            tally: dict[str, list[int]] = {}
-            proven = pa.Table.from_batches([batch.filter(batch.column("clean"))])
-            for r in (
-                proven.group_by("cluster")
-                .aggregate([("topic", "count"), ("declared", "sum"), ("partition_count", "sum")])
-                .to_pylist()
-            ):
-                tally[r["cluster"]] = [r["topic_count"], r["declared_sum"] or 0, r["partition_count_sum"] or 0]
-            out = []
-            for row in batch.filter(pc.invert(batch.column("clean"))).to_pylist():
-                cluster = row["cluster"]
-                desired = desired_cache.get(cluster)
-                if desired is None:
-                    desired = desired_cache[cluster] = DesiredState.model_validate_json(value["desired"][cluster])
-                try:
-                    drift = row_drift(row, desired, value["meta"][cluster], options)
-                except RowRefused as e:
-                    out.append(
-                        {
-                            "cluster": cluster,
-                            "topic": row["topic"],
-                            "observed": 0,
-                            "managed": 0,
-                            "partitions": 0,
-                            "empty": False,
-                            "drift": "",
-                            "items": [],
-                            "truncations": [],
-                            "retention": [],
-                            "changes": [],
-                            "refused": {"file": e.file, "count": e.count, "problems": e.problems},
-                        }
-                    )
-                    continue
-                if drift.empty:
-                    counts = tally.setdefault(cluster, [0, 0, 0])
-                    counts[0] += drift.observed
-                    counts[1] += drift.managed
-                    counts[2] += drift.partitions
-                    continue
-                items = _items(
-                    cluster,
-                    drift.changes,
-                    [drift.topic] if drift.unmanaged else [],
-                    drift.config,
-                    [drift.truncation] if drift.truncation else [],
-                    drift.replicas,
-                    drift.data_loss,
-                    drift.diagnostics,
-                    [drift.retention] if drift.retention else [],
-                    [drift.topic] if drift.hidden else [],
-                    [drift.health] if drift.health else [],
-                )
-                out.append(
-                    {
-                        "cluster": cluster,
-                        "topic": drift.topic,
-                        "observed": int(drift.observed),
-                        "managed": int(drift.managed),
-                        "partitions": drift.partitions,
-                        "empty": False,
-                        "drift": drift.model_dump_json(),
-                        "items": [item_dict(i) for i in items],
-                        "truncations": [truncation_dict(r) for r in drift.truncation_rows],
-                        "retention": retention_dicts(drift.retention) if drift.retention else [],
-                        "changes": [change_dict(e) for e in drift.change_log],
-                        "refused": None,
-                    }
-                )
-            out += [
-                {
-                    "cluster": c,
-                    "topic": None,
-                    "observed": n[0],
-                    "managed": n[1],
-                    "partitions": n[2],
-                    "empty": True,
-                    "drift": "",
-                    "items": [],
-                    "truncations": [],
-                    "retention": [],
-                    "changes": [],
-                    "refused": None,
-                }
-                for c, n in tally.items()
-            ]
-            yield pa.RecordBatch.from_pylist(out, schema=schema)
+            yield pa.RecordBatch.from_pylist(task.batch(batch), schema=schema)
 
     return run_batches
+
+
+# What a quiet topic's findings follow from, besides its cluster (spark_clean.QUIET_SQL): these
+# columns of its row and whether the manifests protect it (by its name).
+_SHAPE_COLUMNS = (
+    "want_shape",
+    "internal",
+    "configs",
+    "authorized_operations",
+    "earlier_configs",
+    "cluster_authorized_operations",
+    "sizes_refused",
+)
+
+
+@dataclass
+class _Shape:
+    """A quiet shape's findings, planned on its first topic (`topic`, as a model), which hold for
+    every topic of the shape renamed when `name_free` (`reconciler.drift.quiet`)."""
+
+    drift: TopicDrift | None
+    topic: ObservedTopic | None
+    name_free: bool
+
+
+class TaskDrift:
+    """One task's work on its Arrow batches: the clean topics tallied, the others' findings (a quiet
+    shape planned once per task, the rest each on its own), the disk's topics as models."""
+
+    def __init__(self, value: Mapping[str, Any]):
+        self.value = value
+        self.options = PlanOptions(ignore_topics=tuple(value["ignore"]))
+        self.desired: dict[str, DesiredState] = {}
+        self.shapes: dict[tuple, _Shape] = {}
+
+    def cluster(self, cluster: str) -> DesiredState:
+        desired = self.desired.get(cluster)
+        if desired is None:
+            desired = self.desired[cluster] = DesiredState.model_validate_json(self.value["desired"][cluster])
+        return desired
+
+    def batch(self, batch: pa.RecordBatch) -> list[dict[str, Any]]:
+        import pyarrow.compute as pc
+
+        # cluster -> [topics read, topics declared, partitions] of the topics without findings
+        tally: dict[str, list[int]] = {}
+        proven = pa.Table.from_batches([batch.filter(batch.column("clean"))])
+        for r in (
+            proven.group_by("cluster")
+            .aggregate([("topic", "count"), ("declared", "sum"), ("partition_count", "sum")])
+            .to_pylist()
+        ):
+            tally[r["cluster"]] = [r["topic_count"], r["declared_sum"] or 0, r["partition_count_sum"] or 0]
+        meta = self.value["meta"]
+        disk = (_disk_row(row, meta[row["cluster"]]) for row in batch.filter(batch.column("unbounded")).to_pylist())
+        out = [row for row in disk if row is not None]
+        rest = batch.filter(pc.invert(batch.column("clean")))
+        found = [self.row(row) for row in rest.filter(pc.invert(rest.column("quiet"))).to_pylist()]
+        found += self.quiet(rest.filter(rest.column("quiet")))
+        for cluster, drift in found:
+            if isinstance(drift, RowRefused):
+                out.append(_refused_row(cluster, drift))
+            elif drift.empty:
+                counts = tally.setdefault(cluster, [0, 0, 0])
+                counts[0] += drift.observed
+                counts[1] += drift.managed
+                counts[2] += drift.partitions
+            else:
+                out.append(_finding_row(cluster, drift))
+        out += [_row(c, None, observed=n[0], managed=n[1], partitions=n[2], empty=True) for c, n in tally.items()]
+        return out
+
+    def row(self, row: Mapping[str, Any]) -> tuple[str, TopicDrift | RowRefused]:
+        """One topic through the planner on its own."""
+        cluster = row["cluster"]
+        try:
+            return cluster, row_drift(row, self.cluster(cluster), self.value["meta"][cluster], self.options)
+        except RowRefused as e:
+            return cluster, e
+
+    def quiet(self, rows: pa.RecordBatch) -> list[tuple[str, TopicDrift | RowRefused]]:
+        """The quiet topics' findings: each shape's first topic planned (once per task), its findings
+        renamed for the others of the shape when they are name-free, else each planned on its own."""
+        from reconciler.drift.quiet import _name_free, _renamed
+        from reconciler.plan.planner import unmanaged_topics
+        from reconciler.plan.policy import is_protected
+
+        light = rows.select(["cluster", "topic", "partition_count", *_SHAPE_COLUMNS]).to_pylist()
+        keys = [_shape_key(r, is_protected(self.cluster(r["cluster"]), r["topic"])) for r in light]
+        first: dict[tuple, int] = {}
+        for i, key in enumerate(keys):
+            if key not in self.shapes:
+                first.setdefault(key, i)
+        if first:
+            for key, row in zip(first, rows.take(list(first.values())).to_pylist()):
+                self.shapes[key] = self.shape(row, _name_free)
+        out: list[tuple[str, TopicDrift | RowRefused]] = []
+        alone = []
+        members: dict[tuple, list[dict[str, Any]]] = {}
+        for i, (r, key) in enumerate(zip(light, keys)):
+            if self.shapes[key].name_free:
+                members.setdefault(key, []).append(r)
+            else:
+                alone.append(i)
+        for key, rs in members.items():
+            shape, cluster = self.shapes[key], rs[0]["cluster"]
+            assert shape.drift is not None and shape.topic is not None  # name-free: planned
+            # Whether a topic is unmanaged is the planner's rule on its name and `internal` (in the shape).
+            view = ObservedState.view_of(cluster, dict.fromkeys((r["topic"] for r in rs), shape.topic))
+            bare = self.cluster(cluster).model_copy(update={"topics": {}})
+            unmanaged = set(unmanaged_topics(bare, view, self.options)) if not shape.drift.managed else set()
+            out += [(cluster, _renamed(shape.drift, r["topic"], r["partition_count"], r["topic"] in unmanaged)) for r in rs]
+        if alone:
+            out += [self.row(row) for row in rows.take(alone).to_pylist()]
+        return out
+
+    def shape(self, row: Mapping[str, Any], name_free: Callable[[TopicDrift, Plan, str], bool]) -> _Shape:
+        """A quiet shape's findings, planned on `row`'s topic."""
+        from reconciler.drift.compute import plan_one_topic
+
+        cluster = row["cluster"]
+        try:
+            desired, observed, earlier = row_models(row, self.cluster(cluster), self.value["meta"][cluster])
+        except RowRefused:
+            return _Shape(None, None, False)
+        name = row["topic"]
+        compare = self.value["meta"][cluster]["compare"]
+        drift = drift_one_topic(desired, observed, name, earlier, None, self.options, compare=compare)
+        free = name_free(drift, plan_one_topic(desired, observed, name, self.options), name)
+        return _Shape(drift, observed.topics.get(name), free)
+
+
+def _shape_key(row: Mapping[str, Any], protected: bool) -> tuple:
+    """A quiet topic's shape (`_SHAPE_COLUMNS`) as a hashable value."""
+    return (
+        row["cluster"],
+        protected,
+        *(
+            tuple(tuple(v.values()) if type(v) is dict else v for v in value) if type(value) is list else value
+            for value in (row[c] for c in _SHAPE_COLUMNS)
+        ),
+    )
+
+
+def _row(cluster: str, topic: str | None, **values: Any) -> dict[str, Any]:
+    """An output row (`_OUT_FIELDS`): `values`, the rest empty."""
+    return {
+        "cluster": cluster,
+        "topic": topic,
+        "observed": 0,
+        "managed": 0,
+        "partitions": 0,
+        "empty": False,
+        "drift": "",
+        "items": [],
+        "truncations": [],
+        "retention": [],
+        "changes": [],
+        "refused": None,
+        "disk": None,
+        **values,
+    }
+
+
+def _refused_row(cluster: str, e: RowRefused) -> dict[str, Any]:
+    return _row(cluster, e.topic, refused={"file": e.file, "count": e.count, "problems": e.problems})
+
+
+def _finding_row(cluster: str, drift: TopicDrift) -> dict[str, Any]:
+    from reconciler.drift.tables import change_dict, item_dict, retention_dicts, truncation_dict
+
+    items = _items(
+        cluster,
+        drift.changes,
+        [drift.topic] if drift.unmanaged else [],
+        drift.config,
+        [drift.truncation] if drift.truncation else [],
+        drift.replicas,
+        drift.data_loss,
+        drift.diagnostics,
+        [drift.retention] if drift.retention else [],
+        [drift.topic] if drift.hidden else [],
+        [drift.health] if drift.health else [],
+    )
+    return _row(
+        cluster,
+        drift.topic,
+        observed=int(drift.observed),
+        managed=int(drift.managed),
+        partitions=drift.partitions,
+        drift=drift.model_dump_json(),
+        items=[item_dict(i) for i in items],
+        truncations=[truncation_dict(r) for r in drift.truncation_rows],
+        retention=retention_dicts(drift.retention) if drift.retention else [],
+        changes=[change_dict(e) for e in drift.change_log],
+    )
+
+
+def _disk_row(row: Mapping[str, Any], meta: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A topic that may have no retention limit, now and in the earlier run, as the driver's disk
+    findings read it; None for a row the models refuse (the planner's side reports it)."""
+    try:
+        now = topic_from_row(dict(row))
+        earlier = None
+        if row["earlier_partitions"]:
+            earlier = topic_from_row(
+                {"topic": row["topic"], "topic_id": row["earlier_topic_id"], "partitions": row["earlier_partitions"]}
+            )
+    except ValidationError:
+        return None
+    text = f"[{now.model_dump_json()}, {earlier.model_dump_json() if earlier is not None else 'null'}]"
+    return _row(row["cluster"], row["topic"], empty=True, disk=text)
 
 
 class RowRefused(Exception):
@@ -632,7 +774,7 @@ class RowRefused(Exception):
 
     def __init__(self, file: str, topic: str, error: ValidationError):
         super().__init__(file)
-        self.file, self.count = file, error.error_count()
+        self.file, self.topic, self.count = file, topic, error.error_count()
         quoted = shown_text(repr(topic), 60)
         self.problems = [
             f"topic {quoted}: {problem_line(e, SNAPSHOT_KEYS, 2 if tuple(e['loc'][:2]) == ('topics', topic) else 0, explain)}"
@@ -647,6 +789,15 @@ def row_drift(
     alongside) through the pure planner, on the cluster restricted to that topic. `desired`: the
     cluster's (its topics are not read); `meta`: the cluster's part of the broadcast. A row the
     models refuse raises RowRefused."""
+    restricted, observed, earlier = row_models(row, desired, meta)
+    return drift_one_topic(restricted, observed, row["topic"], earlier, None, options, compare=meta["compare"])
+
+
+def row_models(
+    row: Mapping[str, Any], desired: DesiredState, meta: Mapping[str, Any]
+) -> tuple[DesiredState, ObservedState, ObservedTopic | None]:
+    """A row's cluster restricted to its topic, as the planner reads it (`row_drift`): the desired
+    and the observed state, and the topic in the earlier run (None: not there or no earlier run)."""
     cluster, name, status = row["cluster"], row["topic"], row["status"]
     want = DesiredTopic.model_validate_json(row["want"]) if row["want"] is not None else None
     desired = desired.model_copy(update={"topics": {name: want} if want is not None else {}})
@@ -685,7 +836,7 @@ def row_drift(
             )
         except ValidationError as e:
             raise RowRefused(meta["earlier_file"], name, e) from None
-    return drift_one_topic(desired, observed, name, earlier, None, options, compare=meta["compare"])
+    return desired, observed, earlier
 
 
 def _arrow_out_schema() -> pa.Schema:
@@ -753,6 +904,7 @@ def _arrow_out_schema() -> pa.Schema:
             ("retention", pa.list_(retention)),
             ("changes", pa.list_(change)),
             ("refused", pa.struct([("file", pa.string()), ("count", pa.int32()), ("problems", pa.list_(pa.string()))])),
+            ("disk", pa.string()),
         ]
     )
 

@@ -36,6 +36,24 @@ PROBE_S = 10.0  # one TCP connection to a master
 PROGRESS_EVERY_S = 30.0
 LOG_LEVELS = ("OFF", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE", "ALL")
 
+# A drift job is short: one query over the fleet, then done. Spark's defaults are for long ones:
+# the web UI and its listeners (--conf spark.ui.enabled=true brings it back), and whole-stage code
+# generation, which compiles each stage's Java before it runs: the job's heavy expressions
+# (spark_clean's) are higher-order functions that run interpreted anyway, and compiling the rest
+# cost more CPU than it saved (docs/performance.md, "The Spark engine, stage by stage").
+# Each applies unless given (--conf, spark-submit's settings, spark-defaults.conf).
+SHORT_JOB = {"spark.ui.enabled": "false", "spark.sql.adaptive.enabled": "true", "spark.sql.codegen.wholeStage": "false"}
+# The JVM this process starts: the serial collector (the default one's concurrent threads compete
+# with the tasks for the cores, and keep a larger heap), and the JIT's first tier only where C2
+# would compile code the job leaves before it pays off: a driver whose tasks run on a cluster (at
+# 400,000 partitions on a standalone cluster, 34 -> 17 CPU-s), or driver and executors at once
+# (`local[*]`) on a fleet known to be small (400,000 partitions: C2 was about a third of the JVM's
+# CPU; at 4,000,000 it saved more than it cost: docs/performance.md, "The Spark engine, stage by
+# stage"). A given spark.driver.extraJavaOptions replaces this.
+IN_PROCESS_JVM = "-XX:+UseSerialGC"
+SHORT_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+SHORT_JVM_PARTITIONS = 1_500_000  # where C1 alone and C2 cost alike in local[*], between the two sizes measured
+
 _session: SparkSession | None = None
 spark_log: str | None = None  # the file the JVM we started writes its log to
 
@@ -57,9 +75,12 @@ def jvm_stderr() -> Any:
     return jvm.System.err
 
 
-def session(master: str | None = None, conf: Mapping[str, str] | None = None, log_level: str | None = None) -> SparkSession:
+def session(
+    master: str | None = None, conf: Mapping[str, str] | None = None, log_level: str | None = None, partitions: int | None = None
+) -> SparkSession:
     """The SparkSession: the active one if any (spark-submit, tests), else a new one. Without a
-    master, Spark's own default applies (`local[*]`, or what spark-submit was given)."""
+    master, Spark's own default applies (`local[*]`, or what spark-submit was given). `partitions`:
+    the fleet's, when known, for the JVM's settings."""
     global _session  # noqa: PLW0603 - one Spark session per process, made on first use
     active = SparkSession.getActiveSession() or _session
     if active is not None:
@@ -74,12 +95,18 @@ def session(master: str | None = None, conf: Mapping[str, str] | None = None, lo
         # The JVM we start is driver and executor at once; Spark's 1 GiB default loses task results
         # of multi-million-partition fleets in its block manager, so it gets a quarter of the RAM.
         settings["spark.driver.memory"] = _local_driver_memory()
+    if not launched_by_spark_submit():
+        short = not in_process or (partitions is not None and partitions < SHORT_JVM_PARTITIONS)
+        settings["spark.driver.extraJavaOptions"] = SHORT_JVM if short else IN_PROCESS_JVM
     settings.update(conf)
     if master:
         settings["spark.master"] = master
         probe_master(master)
     if not launched_by_spark_submit() and SparkContext._gateway is None:
         _start_jvm(settings, quiet=not log_level and not debugging())
+    if launched_by_spark_submit():
+        SparkContext._ensure_initialized()  # the JVM spark-submit started, to read its settings
+    settings = {**{k: v for k, v in SHORT_JOB.items() if _jvm_setting(k) is None}, **settings}
     _executors_python(settings, in_process)
     builder = SparkSession.builder
     for key, value in settings.items():

@@ -10,6 +10,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from reconciler.drift import spark_clean, spark_job
+from reconciler.drift.model import TopicDrift
 from reconciler.drift.tables import read_table_rows
 from reconciler.files.fleet import write_fleet_snapshot
 from reconciler.models.desired import ClusterSpec, DesiredState, KeepLast, TopicState
@@ -353,3 +354,24 @@ def test_the_topic_name_rule_reads_the_same_in_sql(spark):
     frame = spark.createDataFrame([(n,) for n in names], "topic string")
     got = [r[0] for r in frame.select(F.expr(str(spark_clean.TOPIC_FIELDS_CHECKED["name"]))).collect()]
     assert got == [is_topic_name(n) for n in names]
+
+
+def test_quiet_topics_given_their_shapes_findings_have_the_findings_of_their_own_plans(spark, tmp_path):
+    """The executors plan a quiet topic's shape once (`spark_clean.QUIET_SQL`, `spark_job.TaskDrift`):
+    every quiet topic's findings so made equal those of planning it on its own, and most topics
+    of a shape are not planned."""
+    rnd = random.Random(5)
+    kinds = ["unmanaged", "config-not-pinned", "config-differs", "config-undeclared-on-topic", "in-sync", "recreated"]
+    fleet, desired = _fleet(tmp_path, {f"t{i:03d}": rnd.choice(kinds) for i in range(150)}, 5)
+    found = spark_job.fleet_inputs(spark, fleet, desired.__getitem__, OPTIONS)
+    shared = spark_job.for_the_executors(found, OPTIONS)
+    quiet = spark_job.for_the_planner(found).filter("quiet").orderBy("cluster", "topic")
+    own = {}
+    for row in quiet.toLocalIterator():
+        r = row.asDict(recursive=True)
+        own[r["topic"]] = spark_job.row_drift(r, desired[r["cluster"]], found.whole[r["cluster"]], OPTIONS).model_dump_json()
+    task = spark_job.TaskDrift(shared)
+    drifts = [drift for _, drift in task.quiet(quiet.toArrow().combine_chunks().to_batches()[0])]
+    assert all(isinstance(d, TopicDrift) for d in drifts)  # quiet rows are rows the models accept
+    assert {d.topic: d.model_dump_json() for d in drifts if isinstance(d, TopicDrift)} == own
+    assert len(own) > 60 and len(task.shapes) < 10  # unmanaged, not pinned and differing: a shape each (and `internal`)
