@@ -11,7 +11,9 @@ import gc
 import json
 import os
 import re
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -209,6 +211,22 @@ def _without_cyclic_gc() -> Iterator[None]:
             gc.enable()
 
 
+@contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """A cancelled CI job gets SIGTERM (GitHub Actions sends SIGINT, then SIGTERM): both stop a
+    command the same way, so an apply stopped after its first write still reports what it wrote
+    (reconciler.apply.executor) instead of dying silently. Signal handlers belong to the main
+    thread; elsewhere (a test's thread) nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 class _ReconcileGroup(click.Group):
     """click exits 2 on a usage error, which `plan` uses for "changes present": a CI job would take
     a mistyped option for a plan with changes. Every error exits 1 here. Each command returns its
@@ -216,7 +234,7 @@ class _ReconcileGroup(click.Group):
 
     def main(self, *args: Any, **kwargs: Any) -> NoReturn:  # click's own signature
         kwargs["standalone_mode"] = False
-        with _without_cyclic_gc():
+        with _without_cyclic_gc(), _terminate_as_interrupt():
             try:
                 returned = super().main(*args, **kwargs)
             except click.ClickException as e:

@@ -70,8 +70,13 @@ class NotAuthorised(ClusterError):
     """The brokers refused a read for want of a right (an *_AUTHORIZATION_FAILED answer)."""
 
 
-def failure_text(error: Exception) -> str:
+INTERRUPTED = "interrupted (Ctrl-C or SIGTERM)"
+
+
+def failure_text(error: BaseException) -> str:
     """An error as a sentence inside a report that goes on (an apply's result after its writes)."""
+    if isinstance(error, KeyboardInterrupt):
+        return INTERRUPTED
     if isinstance(error, ReconcilerError):
         return str(error).rstrip(".")
     return f"internal error ({type(error).__name__}: {error}); this is a bug in the reconciler, please report it"

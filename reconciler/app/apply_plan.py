@@ -117,12 +117,15 @@ def apply_changes(
 
 def _plan_again(result: ApplyResult, kafka: LiveCluster, desired: DesiredState) -> tuple[ApplyResult, ObservedState | None]:
     """The result with the plan made after it, and the read it was made from. The writes are done:
-    what fails now is reported with their outcomes (convergence unknown), never instead of them."""
+    what fails now is reported with their outcomes (convergence unknown), never instead of them.
+    An apply already stopped by an interrupt reads nothing more: the user asked it to stop."""
+    if result.convergence_unknown:
+        return result, None
     try:
         # Every write was confirmed on every broker (or reported as not), so this read sees them.
         observed = kafka.observe_desired(desired, every_offset=False)
         follow_up = make_plan(desired, observed)
-    except Exception as e:  # noqa: BLE001 - whatever it is, the outcomes of the writes must reach the user
+    except (Exception, KeyboardInterrupt) as e:  # noqa: BLE001 - whatever it is, the outcomes of the writes must reach the user
         why = f"reading the cluster again after the writes failed: {failure_text(e)}"
         return result.model_copy(update={"convergence_unknown": why}), None
     return result.model_copy(update={"follow_up": follow_up}), observed
@@ -134,7 +137,7 @@ def _sweep(observed: ObservedState, kafka: ClusterPort, desired: DesiredState, o
     told on progress, and never fails the apply."""
     try:
         problems = sweep(observed, kafka, desired.cluster, progress, options.confirm_timeout_s)
-    except Exception as e:  # noqa: BLE001 - a broker gone, say: the next apply sweeps again
+    except (Exception, KeyboardInterrupt) as e:  # noqa: BLE001 - a broker gone, say: the next apply sweeps again
         problems = [f"the replication throttle rates an earlier apply may have left were not checked: {failure_text(e)}"]
     for problem in problems:
         progress(problem)

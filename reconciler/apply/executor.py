@@ -141,6 +141,9 @@ def apply_plan(
 
     try:
         _write(run, now, cluster, desired, options)
+    except KeyboardInterrupt as e:  # a CI job cancelled mid-apply: the user stops, and must still learn what was written
+        run.stop(failure_text(e))
+        return run.result().model_copy(update={"convergence_unknown": f"apply was {failure_text(e)} while writing"})
     except Exception as e:  # noqa: BLE001 - after a write, what was written must still be reported
         run.stop(failure_text(e))
     return run.result()

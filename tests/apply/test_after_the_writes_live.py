@@ -6,6 +6,9 @@ authorizer, over real sockets."""
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -180,3 +183,31 @@ def test_a_cancel_whose_throttle_clean_up_fails_still_reports_the_cancel(test_cl
     assert c.replicas("managed") == {0: [1], 1: [2]} and moves.throttles(c, "managed")["brokers"]
     assert "the replication throttles could not all be removed (" in cancelled.message, cancelled.message
     assert "the next apply removes the broker rates this tool set" in cancelled.message
+
+
+def test_an_apply_terminated_while_truncating_reports_what_was_written_and_what_was_not(tmp_path):
+    # A cancelled CI job: SIGTERM to the command in its own process, while DeleteRecords is in flight.
+    with seeded(TestCluster(brokers=1, acls=APPLIER)) as c:
+        repo = Repo(tmp_path, c, EVERYTHING)
+        assert repo.plan()[0] == 2
+        c.delay(api_key=DELETE_RECORDS, seconds=5.0)
+        saved = tmp_path / "result.json"
+        command = [sys.executable, "-m", "reconciler", "apply", str(tmp_path / "plan.json"), "--manifests"]
+        command += [str(tmp_path / "manifests"), "--format", "json", "-o", str(saved), "--bootstrap-servers", c.bootstrap_servers]
+        with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as apply:
+            deadline = time.monotonic() + 60
+            while not any(r.api_name == "DeleteRecords" for r in c.request_log) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            apply.send_signal(signal.SIGTERM)
+            stdout, stderr = apply.communicate(timeout=60)
+        assert apply.returncode == 1, stderr
+        assert "Traceback" not in stderr and "Error:" not in stderr, stderr
+        assert "Convergence unknown: apply was interrupted (Ctrl-C or SIGTERM) while writing" in stdout, stdout
+        result = json.loads(saved.read_text())
+        for kind, topic in [("create_topic", "fresh"), ("add_partitions", "orders"), ("alter_configs", "orders")]:
+            assert outcome(result, kind, topic)["status"] == "applied", result
+        cut = outcome(result, "truncate", "orders")
+        assert cut["status"] == "failed" and "whether the brokers took it is unknown" in json.dumps(cut), cut
+        assert outcome(result, "delete_topic", "old")["message"].startswith("not sent: apply stopped before it (interrupted")
+        assert "old" in c.topic_names()
+        assert result["converged"] is None and result["follow_up"] is None, result
