@@ -35,6 +35,7 @@ from reconciler.models.observed import (
     ObservedPartition,
     ObservedState,
     ObservedTopic,
+    shared_config,
 )
 from reconciler.models.partition_rules import PARTITION_RULES, value_ranges
 from reconciler.models.trusted import trusted, trusted_each
@@ -42,7 +43,6 @@ from reconciler.models.trusted import trusted, trusted_each
 _ACL_OPERATIONS = get_args(AclOperation)
 _RANGES = value_ranges(ObservedPartition)
 _SOURCES = [int(s) for s in ConfigSource]
-_SOURCE_OF = {int(s): s for s in ConfigSource}
 
 # What `state_data` reads of each row but the first.
 _ROW_COLUMNS = ["cluster", "topic", "status", "authorized_operations", "group_offsets"]
@@ -85,16 +85,10 @@ class SnapshotColumns:
         shared: dict[tuple, ObservedConfig] = {}
         out = {}
         for row, partitions in zip(rows, _partition_dicts(self.table.column("partitions").take(rows)), strict=True):
-            configs = {}
-            for key, value, source, sensitive, read_only in self.configs[row]:
-                shape = (value, source, sensitive, read_only)
-                found = shared.get(shape)
-                if found is None:
-                    found = shared[shape] = trusted(
-                        ObservedConfig,
-                        {"value": value, "source": _SOURCE_OF[source], "sensitive": sensitive, "read_only": read_only},
-                    )
-                configs[key] = found
+            configs = {
+                key: shared_config(shared, value, source, sensitive, read_only)
+                for key, value, source, sensitive, read_only in self.configs[row]
+            }
             operations = self.operations[row]
             out[self.names[row]] = trusted(
                 ObservedTopic,

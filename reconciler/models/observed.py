@@ -587,15 +587,22 @@ def _configs_from_file(configs: Any, built: dict[tuple, ObservedConfig]) -> dict
             or type(read_only) is not bool
         ):
             return None
-        shape = (value, source, sensitive, read_only)  # types checked: True cannot stand for 1 here
-        found = built.get(shape)
-        if found is None:
-            found = built[shape] = trusted(
-                ObservedConfig,
-                {"value": value, "source": _SOURCES[source], "sensitive": sensitive, "read_only": read_only},
-            )
-        out[key] = found
+        out[key] = shared_config(built, value, source, sensitive, read_only)  # types checked: True cannot stand for 1
     return out
+
+
+def shared_config(
+    built: dict[tuple, ObservedConfig], value: str | None, source: int, sensitive: bool, read_only: bool
+) -> ObservedConfig:
+    """The one trusted model of a checked config's values, made once per distinct values in `built`:
+    most topics of a snapshot share theirs, so a large file holds a few thousand, not one per key."""
+    shape = (value, source, sensitive, read_only)
+    found = built.get(shape)
+    if found is None:
+        found = built[shape] = trusted(
+            ObservedConfig, {"value": value, "source": _SOURCES[source], "sensitive": sensitive, "read_only": read_only}
+        )
+    return found
 
 
 class ObservedState(_Model):
