@@ -67,7 +67,7 @@ def columnar_topics(
         template = by_name[name]
         if not members:
             continue
-        if not _name_free(template, first_plan, name):
+        if not name_free(template, first_plan, name):
             again.update(shapes[key][1:])
             continue
         # Whether a member is unmanaged is the planner's own rule on its name (and on the
@@ -75,7 +75,7 @@ def columnar_topics(
         view = ObservedState.view_of(now.state.cluster, dict.fromkeys(members, models[name]))
         unmanaged = set(unmanaged_topics(desired, view, options))
         topics += [
-            _renamed(template, now.names[r], int(now.starts[r + 1] - now.starts[r]), now.names[r] in unmanaged)
+            renamed(template, now.names[r], int(now.starts[r + 1] - now.starts[r]), now.names[r] in unmanaged)
             for r in shapes[key][1:]
         ]
     if again:
@@ -123,7 +123,7 @@ def _replicas(now: SnapshotColumns, planned: set[int]) -> dict[str, dict[int, li
     }
 
 
-def _name_free(template: TopicDrift, first_plan: Plan, topic: str) -> bool:
+def name_free(template: TopicDrift, first_plan: Plan, topic: str) -> bool:
     """Whether the representative's findings hold for any topic of its shape, renamed."""
     if any(d.topic == topic for d in first_plan.diagnostics):
         return False
@@ -148,7 +148,7 @@ def _name_free(template: TopicDrift, first_plan: Plan, topic: str) -> bool:
     )
 
 
-def _renamed(template: TopicDrift, name: str, partitions: int, unmanaged: bool) -> TopicDrift:
+def renamed(template: TopicDrift, name: str, partitions: int, unmanaged: bool) -> TopicDrift:
     """The template's findings for another topic of its shape: what `model_copy(update=...)` gives
     (each model's other values shared, its set of given fields the template's), built as trusted
     models since every value is the template's own or of its type."""

@@ -56,7 +56,6 @@ from reconciler.files.snapshot_parquet import ABSENT, HIDDEN, METADATA_KEY, head
 from reconciler.files.snapshot_problems import SNAPSHOT_KEYS, explain, invalid_snapshot
 from reconciler.models.desired import DesiredState, DesiredTopic
 from reconciler.models.observed import LogDirCapacity, ObservedState, ObservedTopic
-from reconciler.models.plan import Plan
 from reconciler.plan.planner import PlanOptions
 
 # A topic with findings, or (topic null) a batch's tally of a cluster's other topics: how many
@@ -637,7 +636,7 @@ class TaskDrift:
     def quiet(self, rows: pa.RecordBatch) -> list[tuple[str, TopicDrift | RowRefused]]:
         """The quiet topics' findings: each shape's first topic planned (once per task), its findings
         renamed for the others of the shape when they are name-free, else each planned on its own."""
-        from reconciler.drift.quiet import _name_free, _renamed
+        from reconciler.drift.quiet import renamed
         from reconciler.plan.planner import unmanaged_topics
         from reconciler.plan.policy import is_protected
 
@@ -649,7 +648,7 @@ class TaskDrift:
                 first.setdefault(key, i)
         if first:
             for key, row in zip(first, rows.take(list(first.values())).to_pylist()):
-                self.shapes[key] = self.shape(row, _name_free)
+                self.shapes[key] = self.shape(row)
         out: list[tuple[str, TopicDrift | RowRefused]] = []
         alone = []
         members: dict[tuple, list[dict[str, Any]]] = {}
@@ -665,14 +664,15 @@ class TaskDrift:
             view = ObservedState.view_of(cluster, dict.fromkeys((r["topic"] for r in rs), shape.topic))
             bare = self.cluster(cluster).model_copy(update={"topics": {}})
             unmanaged = set(unmanaged_topics(bare, view, self.options)) if not shape.drift.managed else set()
-            out += [(cluster, _renamed(shape.drift, r["topic"], r["partition_count"], r["topic"] in unmanaged)) for r in rs]
+            out += [(cluster, renamed(shape.drift, r["topic"], r["partition_count"], r["topic"] in unmanaged)) for r in rs]
         if alone:
             out += [self.row(row) for row in rows.take(alone).to_pylist()]
         return out
 
-    def shape(self, row: Mapping[str, Any], name_free: Callable[[TopicDrift, Plan, str], bool]) -> _Shape:
+    def shape(self, row: Mapping[str, Any]) -> _Shape:
         """A quiet shape's findings, planned on `row`'s topic."""
         from reconciler.drift.compute import plan_one_topic
+        from reconciler.drift.quiet import name_free
 
         cluster = row["cluster"]
         try:
