@@ -34,6 +34,11 @@ _BYTE_UNITS = {
 }
 _SIZE = re.compile(r"([0-9]+)\s*([a-z]+)?", re.IGNORECASE)
 
+# What the two parsers below accept, as JSON Schema patterns (editors check manifests with them):
+# spaces inside a duration are ignored; a bare integer is milliseconds or bytes.
+DURATION_TEXT_PATTERN = r"^\s*(?:-?(?: *[0-9])+|(?: *[0-9](?: *[0-9])*(?: *m *s| *[smhdw]))+)\s*$"
+SIZE_TEXT_PATTERN = r"^\s*(?:-?[0-9]+|[0-9]+\s*(?:[Bb]|[KkMmGgTt][Ii]?[Bb]))\s*$"
+
 
 def _in_long_range(text: str, value: int, unit: str) -> int:
     low, high = LONG_RANGE

@@ -107,14 +107,10 @@ def scalar_text(value: Any) -> str:
 # Text forms, as the loader reads them (surrounding whitespace is ignored).
 _BOOLEAN_TEXT = r"^\s*(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])\s*$"
 _INTEGER_TEXT = r"^\s*[-+]?[0-9]+\s*$"
-# units.parse_duration_ms: spaces inside are ignored; a bare integer is milliseconds.
-_DURATION_TEXT = r"^\s*(?:-?(?: *[0-9])+|(?: *[0-9](?: *[0-9])*(?: *m *s| *[smhdw]))+)\s*$"
-# units.parse_bytes: a bare integer is bytes.
-_SIZE_TEXT = r"^\s*(?:-?[0-9]+|[0-9]+\s*(?:[Bb]|[KkMmGgTt][Ii]?[Bb]))\s*$"
 _DECIMAL_TEXT = r"^\s*[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\s*$"
 _TEXT_FORMS = {
-    Unit.MS: (_DURATION_TEXT, "milliseconds, or a duration such as 500ms, 30s, 12h, 7d"),
-    Unit.BYTES: (_SIZE_TEXT, "bytes, or a size such as 512KiB, 1GiB, 1GB"),
+    Unit.MS: (units.DURATION_TEXT_PATTERN, "milliseconds, or a duration such as 500ms, 30s, 12h, 7d"),
+    Unit.BYTES: (units.SIZE_TEXT_PATTERN, "bytes, or a size such as 512KiB, 1GiB, 1GB"),
     Unit.NONE: (_INTEGER_TEXT, "a whole number"),
 }
 

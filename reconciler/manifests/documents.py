@@ -31,7 +31,7 @@ from reconciler.models.desired import (
     OAUTH_SOURCES,
     ClientSecurity,
 )
-from reconciler.units import parse_bytes, parse_duration_ms
+from reconciler.units import DURATION_TEXT_PATTERN, SIZE_TEXT_PATTERN, parse_bytes, parse_duration_ms
 
 __all__ = [
     "DOC_MODELS",
@@ -246,7 +246,7 @@ ByteRate = (
     | Annotated[
         str,
         _parsed_by(parse_bytes, "reassignment.throttle", 1, _STOPS_REPLICATION),
-        Field(json_schema_extra={"pattern": r"^\s*[0-9]+\s*([bB]|[kKmMgGtT][iI]?[bB])?\s*$"}),
+        Field(json_schema_extra={"pattern": SIZE_TEXT_PATTERN}),
     ]
 )
 # Bytes, or a size with its unit ("20GiB"): checked by parsing, as WaitDuration is.
@@ -255,20 +255,20 @@ ByteSize = (
     | Annotated[
         str,
         _parsed_by(parse_bytes, "expected_bytes_per_day"),
-        Field(json_schema_extra={"pattern": r"^\s*[0-9]+\s*([bB]|[kKmMgGtT][iI]?[bB])?\s*$"}),
+        Field(json_schema_extra={"pattern": SIZE_TEXT_PATTERN}),
     ]
 )
 _EXPECTED = (
     "Expected traffic of the topic, bytes per day over all its partitions (e.g. 20GiB): what creating it costs in disk "
     "is estimated from it (docs/capacity.md)."
 )
-# Checked by parsing (the loader's message says what to write); the pattern is for the schema.
+# Checked by parsing (the loader's message says what to write); the pattern, for editors, is what the parser takes.
 WaitDuration = (
     Annotated[int, Field(ge=0, le=LONG_MAX)]
     | Annotated[
         str,
         _parsed_by(parse_duration_ms, "reassignment.wait"),
-        Field(json_schema_extra={"pattern": r"^\s*(?:[0-9]+(?:ms|s|m|h|d|w))+\s*$"}),
+        Field(json_schema_extra={"pattern": DURATION_TEXT_PATTERN}),
     ]
 )
 _ASSIGNMENT = (

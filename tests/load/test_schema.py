@@ -248,6 +248,10 @@ def test_the_example_manifests_pass_the_schema(validator):
         CLUSTER_HEAD + "bootstrap_servers: [k:9092]\ncluster_id: q7Yc0eZ2T9ii5dXk3Lw0Aw\n",
         POLICY + "max_retention_decrease: 0.01\nmax_delete_fraction: 0.2\n",
         TOPIC + "retention_stepping: gradual\noverrides: {prod: {retention_stepping: refuse}}\n",
+        # text with no unit is milliseconds or bytes, as in topic configs; spaces inside a duration are ignored
+        CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nreassignment: {wait: '500', throttle: '1048576'}\n",
+        CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nreassignment: {wait: 1h 30m, throttle: 50 MiB}\n",
+        TOPIC + "expected_bytes_per_day: '0'\n",
     ],
 )
 def test_what_the_loader_accepts_the_schema_accepts(tmp_path, validator, document):
