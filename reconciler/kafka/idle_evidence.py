@@ -110,11 +110,19 @@ async def _groups(client: Client, view: ClusterView, spec: ClusterSpec) -> Group
             f"describe and a group reading the topic could be missed; grant it ({rights.grant(spec, 'DESCRIBE', None)})"
         )
         return out
-    old = [n for n in nodes if (await client.api_versions(n)).get(LIST_GROUPS, (0, -1))[1] < FIRST_GROUP_STATES]
+    versions = {n: await client.api_versions(n) for n in nodes}
+    old = [n for n in nodes if versions[n].get(LIST_GROUPS, (0, -1))[1] < FIRST_GROUP_STATES]
     if old:
         out.unknown.append(
             f"broker(s) {', '.join(map(str, old))} answer ListGroups without group states (before v{FIRST_GROUP_STATES}, "
             "Kafka 2.6): whether groups have live members is not known"
+        )
+        return out
+    old = [n for n in nodes if versions[n].get(OFFSET_FETCH, (0, -1))[1] < FIRST_BATCHED_OFFSET_FETCH]
+    if old:
+        out.unknown.append(
+            f"broker(s) {', '.join(map(str, old))} answer OffsetFetch only one group at a time (before "
+            f"v{FIRST_BATCHED_OFFSET_FETCH}, Kafka 3.0): the groups' committed offsets are not read"
         )
         return out
     listed = await client.request_each(

@@ -168,3 +168,13 @@ def test_a_group_the_principal_may_not_describe_leaves_idleness_unknown(tmp_path
         assert "the committed offsets of group secret-readers may not be read" in result.output, result.output
         assert "kafka-acls --add --allow-principal User:reconciler --operation Describe --group secret-readers" in result.output
         assert '"actions": []' in result.output
+
+
+def test_a_broker_without_batched_offset_fetch_leaves_idleness_unknown(tmp_path):
+    with TestCluster(brokers=3, max_versions={9: 7}) as c:
+        _seed_idle(c)
+        repo = Repo(tmp_path, c, GUARDED)
+        code, plan, _ = repo.plan()
+        assert code == 0 and plan["actions"] == []
+        [held] = _held(plan)
+        assert "answer OffsetFetch only one group at a time (before v8, Kafka 3.0)" in held, held
