@@ -48,6 +48,9 @@ def test_a_truly_idle_topic_is_deleted_and_the_plan_converges(tmp_path, test_clu
     assert idle["evidence"]["groups"][0]["state"] == "Empty" and idle["evidence"]["unknown"] == []
     assert [p["high_watermark"] for p in idle["evidence"]["partitions"]] == [10, 10]
     assert "has been idle for at least 30d" in action["reason"], action["reason"]
+    markdown = repo.run("plan", str(repo.dir / "manifests"), "--cluster", "lab", "--format", "markdown").output
+    assert "delete topic, 20 records; only if still idle: it has been idle for at least 30d (newest record stamped" in markdown
+    assert "committed on by old-readers, none with live members" in markdown
     code, result = repo.apply()
     assert code == 0 and outcome(result, "delete_topic", "old.stuff")["status"] == "applied"
     assert "old.stuff" not in c.topic_names()
