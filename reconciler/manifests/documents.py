@@ -263,25 +263,21 @@ _EXPECTED = (
     "is estimated from it (docs/capacity.md)."
 )
 # Checked by parsing (the loader's message says what to write); the pattern is for the schema.
+_DURATION_PATTERN = Field(json_schema_extra={"pattern": r"^\s*(?:[0-9]+(?:ms|s|m|h|d|w))+\s*$"})
 WaitDuration = (
     Annotated[int, Field(ge=0, le=LONG_MAX)]
-    | Annotated[
-        str,
-        _parsed_by(parse_duration_ms, "reassignment.wait"),
-        Field(json_schema_extra={"pattern": r"^\s*(?:[0-9]+(?:ms|s|m|h|d|w))+\s*$"}),
-    ]
+    | Annotated[str, _parsed_by(parse_duration_ms, "reassignment.wait"), _DURATION_PATTERN]
 )
 
 # How long a topic must have been idle (docs/idle-topics.md): milliseconds, or e.g. 30d.
-_IDLE_PATTERN = Field(json_schema_extra={"pattern": r"^\s*(?:[0-9]+(?:ms|s|m|h|d|w))+\s*$"})
 _ANY_TOPIC = "a topic idle for 0 ms is any topic; leave the guard out instead"
 IdleGuard = (
     Annotated[int, Field(ge=1, le=LONG_MAX)]
-    | Annotated[str, _parsed_by(parse_duration_ms, "delete_only_if_idle_for", 1, _ANY_TOPIC), _IDLE_PATTERN]
+    | Annotated[str, _parsed_by(parse_duration_ms, "delete_only_if_idle_for", 1, _ANY_TOPIC), _DURATION_PATTERN]
 )
 IdleRequirement = (
     Annotated[int, Field(ge=1, le=LONG_MAX)]
-    | Annotated[str, _parsed_by(parse_duration_ms, "deletions_require_idle_for", 1, _ANY_TOPIC), _IDLE_PATTERN]
+    | Annotated[str, _parsed_by(parse_duration_ms, "deletions_require_idle_for", 1, _ANY_TOPIC), _DURATION_PATTERN]
 )
 _IDLE_GUARD = (
     "With state: absent, delete the topic only if it has been idle this long (e.g. 30d): no record stamped "
