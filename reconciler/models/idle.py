@@ -64,6 +64,12 @@ class TopicActivity(_Model):
                 reasons.append(
                     f"partition {p.partition} holds a record stamped {stamp(p.newest_timestamp)} (offset {p.newest_offset})"
                 )
+            elif (p.newest_timestamp or 0) < 0 and (p.high_watermark or 0) > (p.log_start_offset or 0):
+                # -1 is what an empty partition answers; beside records, their age is simply not known.
+                reasons.append(
+                    f"not known: partition {p.partition} holds records (offsets {p.log_start_offset or 0} to "
+                    f"{p.high_watermark}) but MAX_TIMESTAMP gave no timestamp for them"
+                )
         for g in self.groups:
             if g.live:
                 reasons.append(f"group {g.group} has live members (state {g.state}) and committed offsets on it")

@@ -29,6 +29,10 @@ def test_idle_only_when_every_figure_is_known_and_old_enough():
     assert unknown.not_idle(30 * DAY) == ["not known: broker 1 speaks ListOffsets up to v6"]
     live = activity((NOW - 40 * DAY, 5), groups=[GroupActivity(group="g", state="Stable", committed={0: 5})])
     assert live.not_idle(30 * DAY) == ["group g has live members (state Stable) and committed offsets on it"]
+    # -1 is an empty partition's answer; beside records it says nothing of their age.
+    assert activity((-1, 4)).not_idle(DAY) == [
+        "not known: partition 0 holds records (offsets 0 to 4) but MAX_TIMESTAMP gave no timestamp for them"
+    ]
     # A group whose state could not be read counts as live.
     assert activity((-1, 0), groups=[GroupActivity(group="g", committed={0: 1})]).not_idle(DAY)
 
