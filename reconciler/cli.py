@@ -112,6 +112,15 @@ def _duration_s(ctx: click.Context, param: click.Parameter, value: str | None) -
     return None if ms is None else ms / 1000
 
 
+def _idle_ms(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
+    from reconciler.units import parse_duration_ms
+
+    ms = _parsed(value, parse_duration_ms)
+    if ms is not None and ms < 1:
+        raise click.BadParameter("a topic idle for 0 ms is any topic; give a duration such as 30d.")
+    return ms
+
+
 def _parsed(value: str | None, parse: Callable[[str], int]) -> int | None:
     if value is None:
         return None
@@ -641,6 +650,48 @@ def acls(manifests_dir: str, cluster: str, role: str, principal: str | None, fmt
 
     outcome = role_acls(manifests_dir, cluster, role, principal)
     click.echo(render_acls(outcome.bindings, fmt, outcome.cluster, outcome.role.value, outcome.principal), nl=False)
+    return outcome.kind
+
+
+@main.command()
+@click.argument("manifests_dir", default="manifests", type=click.Path())
+@click.option("--cluster", required=True, help="Cluster name from the manifests.")
+@BOOTSTRAP_OPTION
+@click.option(
+    "--idle-for",
+    "idle_for_ms",
+    metavar="DURATION",
+    callback=_idle_ms,
+    help="How long a topic must have been idle (e.g. 30d); default: the Policy's deletions_require_idle_for.",
+)
+@click.option(
+    "--exclude",
+    multiple=True,
+    metavar="REGEX",
+    callback=_regexes,
+    help="Never call topics matching REGEX idle (dead-letter, retry topics); repeatable. Internal, protected and "
+    "ignore_topics topics never are.",
+)
+@click.option("--propose", is_flag=True, help="Edit the manifests: the idle topics become state: absent with the guard.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@handle_errors
+def idle(
+    manifests_dir: str,
+    cluster: str,
+    bootstrap_servers: list[str] | None,
+    idle_for_ms: int | None,
+    exclude: tuple[str, ...],
+    propose: bool,
+    fmt: str,
+) -> Outcome:
+    """List the topics of CLUSTER shown idle (no record stamped within the duration, no group with
+    live members, nothing unknown: docs/idle-topics.md); with --propose, write the manifest change
+    that deletes them only while they stay idle. Exit 0, or 1 on error."""
+    from reconciler.app.find_idle import find_idle
+    from reconciler.render.idle_report import render_idle
+
+    outcome = find_idle(manifests_dir, cluster, _connector(bootstrap_servers), idle_for_ms, exclude, propose)
+    click.echo(render_idle(outcome.findings, fmt), nl=False)
     return outcome.kind
 
 

@@ -15,6 +15,10 @@ A retention step (a topic lowering retention gradually) must still follow from t
 effective limit now is the one it was planned from, the manifests still ask for the value it steps
 toward and still opt into stepping, and the policy's current max_retention_decrease still allows it.
 
+A topic deletion guarded by idleness must find the topic as idle as the plan saw it: no record
+with a newer timestamp, a high watermark that did not move, no group that committed on it or has
+live members (reconciler.models.idle.changes_since); evidence that cannot be read again refuses it.
+
 A replica reassignment must still start from the replicas the plan saw: each partition's replicas
 are its `before` with no reassignment in progress (or already its `after`: nothing left to do).
 A partition the plan found moving toward its target (`in_progress`) must still be moving there, or
@@ -42,6 +46,7 @@ from collections.abc import Mapping
 from reconciler import kafka_configs
 from reconciler.kafka_configs import same_config_value
 from reconciler.models.desired import DesiredState, DesiredTopic, RetentionStepping, TopicState, UndeclaredConfigs
+from reconciler.models.idle import changes_since
 from reconciler.models.observed import ObservedState, ObservedTopic
 from reconciler.models.plan import (
     Action,
@@ -92,6 +97,13 @@ def topic_changes(action: Action, now: ObservedState, grown: Mapping[str, int] |
             moved.append(f"{action.topic}: {key} is {_shown(current)} on the topic, the plan saw {_shown(planned)}")
     if isinstance(action, ReassignReplicas):
         moved += replica_changes(action, now)
+    if want.idle is not None:
+        activity = now.activity.get(action.topic)
+        moved += (
+            [f"{action.topic}: its activity was not read again, so it cannot be shown still idle"]
+            if activity is None
+            else [f"{action.topic}: {change}" for change in changes_since(want.idle.evidence, activity)]
+        )
     if isinstance(action, AlterConfigs) and action.retention is not None:
         for step in action.retention.steps:
             config = topic.configs.get(step.key)

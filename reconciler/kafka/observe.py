@@ -19,7 +19,8 @@ the number of topics:
   reassignment (a topic whose replicas Metadata shows must move) needs them (refused without
   DESCRIBE on the cluster: said once, in `sizes_refused`); version 4 and later of the same
   answers give each log directory's capacity (`log_dirs`; `capacity_unknown` says why not);
-- ListPartitionReassignments once, to any broker, for the reassignments in progress.
+- ListPartitionReassignments once, to any broker, for the reassignments in progress;
+- for topics whose deletion is guarded by idleness, their evidence (reconciler.kafka.idle_evidence).
 
 All of these are in flight together. What to read is decided by `reconciler.plan.read_scope`.
 """
@@ -41,12 +42,13 @@ from kafka.protocol.metadata import FindCoordinatorRequest
 
 from reconciler.errors import ClusterError
 from reconciler.kafka import errors as codes
-from reconciler.kafka import metadata, partitions
+from reconciler.kafka import idle_evidence, metadata, partitions
 from reconciler.kafka.client import IN_FLIGHT, Client, NoAnswer
 from reconciler.kafka.codec import FIRST_LOG_DIRS_WITH_BYTES, ConfigEntry, ConfigsRequest, LogDirsAnswer, LogDirsRequest
 from reconciler.kafka.metadata import ClusterView
 from reconciler.kafka.partitions import EARLIEST, LATEST, PartitionResults, Reads
 from reconciler.models.desired import ClusterSpec, DesiredState
+from reconciler.models.idle import TopicActivity
 from reconciler.models.observed import (
     ConfigSource,
     LogDirCapacity,
@@ -125,7 +127,8 @@ class Observer:
                 if name in scope.replicas
             }
         )
-        configs, results, groups, sized, cluster_operations, moving = await client.gather(
+        idle_topics = sorted(name for name in scope.activity_topics if name in view.topics)
+        configs, results, groups, sized, cluster_operations, moving, idle = await client.gather(
             [
                 _describe_configs(client, view, wanted, self._spec),
                 partitions.read(client, view, _partition_reads(view, scope)),
@@ -135,6 +138,9 @@ class Observer:
                 else _nothing(NOT_READ),
                 _cluster_operations(client, view) if scope.cluster_operations else _nothing(None),
                 _reassignments(client, view, scope) if scope.reassignments else _nothing({}),
+                idle_evidence.read(client, view, idle_topics, LIST_OFFSETS_TIMEOUT_MS, self._spec)
+                if idle_topics
+                else _nothing(None),
             ]
         )
         topic_configs, deleted = configs
@@ -166,6 +172,7 @@ class Observer:
             reassignments={name: found for name, found in moving.items() if name in topics},
             log_dirs=sized.log_dirs,
             capacity_unknown=sized.capacity_unknown,
+            activity=_activity(idle_topics, topics, epoch_ms(taken_at), view, idle, size_of),
         )
 
     def _report_unreadable(self, scope: ReadScope, topics: dict[str, ObservedTopic], results: PartitionResults) -> None:
@@ -192,6 +199,30 @@ class Observer:
         if offline and self._progress:
             shown = ", ".join(f"{t}-{p}" for t, p in offline[:5]) + (" ..." if len(offline) > 5 else "")
             self._progress(f"{len(offline)} partition(s) have no usable leader and are reported offline: {shown}")
+
+
+def _activity(
+    names: list[str],
+    topics: Mapping[str, ObservedTopic],
+    read_at_ms: int,
+    view: ClusterView,
+    idle: idle_evidence.IdleRead | None,
+    size_of: Mapping[TopicPartition, int],
+) -> dict[str, TopicActivity]:
+    if idle is None:
+        return {}
+    return {
+        name: idle_evidence.topic_activity(
+            name,
+            read_at_ms,
+            view,
+            idle,
+            {p.partition: (p.log_start_offset, p.high_watermark) for p in topics[name].partitions if not p.unreadable},
+            size_of,
+        )
+        for name in names
+        if name in topics
+    }
 
 
 async def _nothing(value: T) -> T:

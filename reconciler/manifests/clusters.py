@@ -103,6 +103,7 @@ def cluster_policies(
             max_destructive_actions=model.max_destructive_actions,
             max_disk_usage=model.max_disk_usage,
             protected_topic_patterns=protected,
+            deletions_require_idle_for_ms=_duration_ms(model.deletions_require_idle_for),
             source=doc.ref(("kind",)),
             sources={name: doc.ref((name,)) for name in model.model_fields_set - {"kind", "clusters"}},
         )
@@ -115,3 +116,8 @@ def cluster_policies(
             elif name in clusters:
                 result[name] = policy
     return result
+
+
+def _duration_ms(value: int | str | None) -> int | None:
+    """A duration the document model checked (it parses), in milliseconds."""
+    return value if not isinstance(value, str) else parse_duration_ms(value)

@@ -263,13 +263,26 @@ _EXPECTED = (
     "is estimated from it (docs/capacity.md)."
 )
 # Checked by parsing (the loader's message says what to write); the pattern, for editors, is what the parser takes.
+_DURATION_PATTERN = Field(json_schema_extra={"pattern": DURATION_TEXT_PATTERN})
 WaitDuration = (
     Annotated[int, Field(ge=0, le=LONG_MAX)]
-    | Annotated[
-        str,
-        _parsed_by(parse_duration_ms, "reassignment.wait"),
-        Field(json_schema_extra={"pattern": DURATION_TEXT_PATTERN}),
-    ]
+    | Annotated[str, _parsed_by(parse_duration_ms, "reassignment.wait"), _DURATION_PATTERN]
+)
+
+# How long a topic must have been idle (docs/idle-topics.md): milliseconds, or e.g. 30d.
+_ANY_TOPIC = "a topic idle for 0 ms is any topic; leave the guard out instead"
+IdleGuard = (
+    Annotated[int, Field(ge=1, le=LONG_MAX)]
+    | Annotated[str, _parsed_by(parse_duration_ms, "delete_only_if_idle_for", 1, _ANY_TOPIC), _DURATION_PATTERN]
+)
+IdleRequirement = (
+    Annotated[int, Field(ge=1, le=LONG_MAX)]
+    | Annotated[str, _parsed_by(parse_duration_ms, "deletions_require_idle_for", 1, _ANY_TOPIC), _DURATION_PATTERN]
+)
+_IDLE_GUARD = (
+    "With state: absent, delete the topic only if it has been idle this long (e.g. 30d): no record stamped "
+    "within it, no consumer group with live members on it, and at apply time nothing written or committed "
+    "since the plan (docs/idle-topics.md)."
 )
 _ASSIGNMENT = (
     "Pinned replicas per partition ({partition: [broker, ...]}; the first broker is the preferred leader). "
@@ -361,6 +374,7 @@ class TopicSettings(_Doc):
     retention_stepping: RetentionSteppingName | None = Field(None, description=_STEPPING)
     expected_bytes_per_day: ByteSize | None = Field(None, description=_EXPECTED)
     truncate: list[RuleEntry] = Field(default_factory=list, description="Replaces the template's rules.")
+    delete_only_if_idle_for: IdleGuard | None = Field(None, description=_IDLE_GUARD)
 
 
 def _required(*names: str) -> list[JsonValue]:
@@ -472,6 +486,11 @@ class PolicyDoc(_Doc):
         "(docs/capacity.md); a warning from 90% of it.",
     )
     protected_topic_patterns: list[str] = Field(default_factory=list)
+    deletions_require_idle_for: IdleRequirement | None = Field(
+        None,
+        description="Every topic deletion is guarded as by delete_only_if_idle_for with at least this duration "
+        "(e.g. 30d): a topic not shown idle that long is not deleted (docs/idle-topics.md).",
+    )
 
 
 class TruncationRuleDoc(RuleEntry):

@@ -17,7 +17,7 @@ from reconciler.manifests.documents import RuleEntry, TopicDefaults, TopicOverri
 from reconciler.manifests.validate import Entry
 from reconciler.manifests.yaml_source import Path_
 from reconciler.models.desired import RetentionStepping, SourceRef, TopicState, UndeclaredConfigs
-from reconciler.units import parse_bytes
+from reconciler.units import parse_bytes, parse_duration_ms
 
 SETTINGS = (
     "partitions",
@@ -29,6 +29,7 @@ SETTINGS = (
     "replica_assignment",
     "truncate",
     "expected_bytes_per_day",
+    "delete_only_if_idle_for",
 )
 
 
@@ -59,6 +60,7 @@ class Merged:
 
     __slots__ = (
         "configs",
+        "delete_only_if_idle_for",
         "expected_bytes_per_day",
         "layers",
         "partitions",
@@ -86,6 +88,8 @@ class Merged:
         self.truncate: list[RuleEntry] = values.get("truncate", [])
         expected = values.get("expected_bytes_per_day")  # checked by the document model: it parses
         self.expected_bytes_per_day: int | None = expected if not isinstance(expected, str) else parse_bytes(expected)
+        guard = values.get("delete_only_if_idle_for")  # checked by the document model: it parses
+        self.delete_only_if_idle_for: int | None = guard if not isinstance(guard, str) else parse_duration_ms(guard)
         self.configs = configs
         # Settings whose value in effect the document model refused (and reported): unknown here.
         self.refused = refused

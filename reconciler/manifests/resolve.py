@@ -163,6 +163,13 @@ class Resolver:
                 continue
             if merged.state is TopicState.PRESENT:
                 self._clashes(topic.name, name, merged)
+                if merged.delete_only_if_idle_for is not None:
+                    self.problems.add(
+                        merged.set_at("delete_only_if_idle_for").ref(),
+                        f"topic {shown_text(topic.name)} on cluster {shown_text(name)} has delete_only_if_idle_for "
+                        "but is not declared `state: absent`: the guard only holds back a deletion; remove it, "
+                        "or write state: absent to delete the topic once it is idle",
+                    )
             truncate = []
             if merged.truncate:
                 at = merged.set_at("truncate")
@@ -184,6 +191,7 @@ class Resolver:
                     truncate=truncate,
                     source=doc.ref(("name",)),
                     expected_bytes_per_day=merged.expected_bytes_per_day,
+                    delete_only_if_idle_for_ms=merged.delete_only_if_idle_for,
                 ),
             )
 

@@ -132,6 +132,8 @@ class DesiredTopic(_Model):
     # Bytes per day the topic is expected to take in (all partitions): what creating it costs in
     # disk is estimated from it (reconciler.plan.capacity). None: not declared.
     expected_bytes_per_day: int | None = None
+    # With state absent: delete only if shown idle this long (docs/idle-topics.md). None: no guard.
+    delete_only_if_idle_for_ms: int | None = Field(default=None, exclude_if=lambda v: v is None)
 
     @classmethod
     def resolved(
@@ -148,6 +150,7 @@ class DesiredTopic(_Model):
         truncate: list[TruncationRule],
         source: SourceRef,
         expected_bytes_per_day: int | None = None,
+        delete_only_if_idle_for_ms: int | None = None,
     ) -> DesiredTopic:
         """For the manifest loader only: its values come from document models that validated them
         (strict types and ranges) and from the merge, so they are not validated again; the
@@ -167,6 +170,7 @@ class DesiredTopic(_Model):
                 "truncate": truncate,
                 "source": source,
                 "expected_bytes_per_day": expected_bytes_per_day,
+                "delete_only_if_idle_for_ms": delete_only_if_idle_for_ms,
             },
         )
 
@@ -191,6 +195,8 @@ class Policy(_Model):
     # (reconciler.plan.capacity); a warning from 90% of it. None = no limit.
     max_disk_usage: float | None = None
     protected_topic_patterns: list[str] = Field(default_factory=list)
+    # Every deletion guarded as by delete_only_if_idle_for, for at least this long. None: not required.
+    deletions_require_idle_for_ms: int | None = Field(default=None, exclude_if=lambda v: v is None)
     source: SourceRef | None = None
     # setting -> where its value is written: a plan error about a limit points at that limit
     sources: dict[str, SourceRef] = Field(default_factory=dict)

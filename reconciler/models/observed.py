@@ -29,6 +29,7 @@ from pydantic import (
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from reconciler.kafka_configs import INT_MAX, LONG_MAX, is_topic_name
+from reconciler.models.idle import TopicActivity
 from reconciler.models.partition_rules import OFFSET_RULE, OWN_RULES, PARTITION_RULES, breaks, holds, value_ranges
 from reconciler.models.trusted import trusted, trusted_each
 
@@ -627,6 +628,9 @@ class ObservedState(_Model):
     # Both empty: not read.
     log_dirs: dict[BrokerKey, list[LogDirCapacity]] = Field(default_factory=dict)
     capacity_unknown: dict[BrokerKey, NonEmptyStr] = Field(default_factory=dict)
+    # topic -> the evidence of its idleness (docs/idle-topics.md), read only for guarded deletions;
+    # never in a snapshot.
+    activity: dict[TopicName, TopicActivity] = Field(default_factory=dict, exclude_if=lambda v: not v)
 
     @field_validator("format_version")
     @classmethod
@@ -767,6 +771,7 @@ class ObservedState(_Model):
                     else {}
                 ),
                 "reassignments": {**{n: r for n, r in self.reassignments.items() if n not in again}, **reread.reassignments},
+                "activity": {**{n: a for n, a in self.activity.items() if n not in again}, **reread.activity},
             }
         )
 

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal, NoReturn
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from reconciler.models.desired import SourceRef
+from reconciler.models.idle import TopicActivity
 
 PLAN_FORMAT_VERSION = 1
 
@@ -166,6 +167,7 @@ class DiagnosticCode(_Name):
     POLICY_REPLICATION_FACTOR = "policy-replication-factor"  # a factor the policy's allowed list lacks
     RACK_SPREAD = "rack-spread"  # replicas that must share a rack, or racks ignored
     PROTECTED_TOPIC_DELETE = "protected-topic-delete"
+    NOT_SHOWN_IDLE = "not-shown-idle"  # a deletion guarded by idleness whose topic is not shown idle: kept
     PROTECTED_TOPIC_TRUNCATE = "protected-topic-truncate"
     PROTECTED_TOPIC_RETENTION_CUT = "protected-topic-retention-cut"
     TRUNCATE_COMPACTED_TOPIC = "truncate-compacted-topic"
@@ -213,6 +215,13 @@ class ConfigChange(_Model):
     sensitive: bool = False
 
 
+class IdleEvidence(_Model):
+    """What showed a topic idle when its guarded deletion was planned (docs/idle-topics.md)."""
+
+    idle_for_ms: int = Field(ge=1)  # the guard: delete_only_if_idle_for, or the policy's requirement
+    evidence: TopicActivity
+
+
 class TopicPreconditions(_Model):
     """What apply re-reads and compares before touching a topic."""
 
@@ -221,6 +230,8 @@ class TopicPreconditions(_Model):
     partition_count: int | None = None
     # Topic-level config values the action depends on: key -> value set on the topic (None = not set).
     configs: dict[str, str | None] = Field(default_factory=dict)
+    # A deletion guarded by idleness: the evidence it was planned on, read again by apply.
+    idle: IdleEvidence | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class DiskEstimate(_Model):

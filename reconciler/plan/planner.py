@@ -61,6 +61,7 @@ from reconciler.models.plan import (
     DeleteTopic,
     Diagnostic,
     DiagnosticCode,
+    IdleEvidence,
     PartitionTruncation,
     Plan,
     ReassignReplicas,
@@ -70,9 +71,9 @@ from reconciler.models.plan import (
     TopicPreconditions,
     TruncateRecords,
 )
-from reconciler.plan import capacity, retention, rights
+from reconciler.plan import capacity, guarded_deletion, retention, rights
 from reconciler.plan.placement import PlacementError
-from reconciler.plan.policy import destructive_excess, is_protected
+from reconciler.plan.policy import destructive_excess, idle_guard, is_protected
 from reconciler.plan.replication import MIN_INSYNC, Elsewhere, ReplicaPlanner
 from reconciler.units import epoch_ms
 
@@ -300,14 +301,24 @@ def _plan_topic(context: _Context, want: DesiredTopic, have: ObservedTopic | Non
                             partition.partition,
                             action=ActionKind.DELETE_TOPIC,
                         )
+                guard = idle_guard(desired, want.name)
+                evidence = None if guard is None else observed.activity.get(want.name)
+                kept = None if guard is None else guarded_deletion.not_shown_idle(want.name, guard, evidence)
+                if kept is not None:
+                    out.diag(Severity.WARNING, DiagnosticCode.NOT_SHOWN_IDLE, kept, want, action=ActionKind.DELETE_TOPIC)
+                    return out
+                preconditions = _preconditions(have)
+                if guard is not None and evidence is not None:
+                    preconditions = preconditions.model_copy(update={"idle": IdleEvidence(idle_for_ms=guard, evidence=evidence)})
                 out.actions.append(
                     DeleteTopic(
                         topic=want.name,
                         partitions=len(have.partitions),
                         records=sum(p.record_count for p in have.partitions if not p.unreadable),
-                        reason="the manifest declares `state: absent`",
+                        reason="the manifest declares `state: absent`"
+                        + ("" if guard is None or evidence is None else f", and {guarded_deletion.shown_idle(guard, evidence)}"),
                         source=want.source,
-                        preconditions=_preconditions(have),
+                        preconditions=preconditions,
                     )
                 )
         return out

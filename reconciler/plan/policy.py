@@ -25,6 +25,15 @@ def is_protected(desired: DesiredState, topic_name: str) -> bool:
     return any(re.search(pattern, topic_name) for pattern in desired.policy.protected_topic_patterns)
 
 
+def idle_guard(desired: DesiredState, topic_name: str) -> int | None:
+    """How long the topic must have been idle to be deleted (docs/idle-topics.md): the longer of
+    its own delete_only_if_idle_for and the policy's deletions_require_idle_for; None: unguarded."""
+    topic = desired.topics.get(topic_name)
+    own = topic.delete_only_if_idle_for_ms if topic is not None else None
+    required = desired.policy.deletions_require_idle_for_ms
+    return own if required is None else required if own is None else max(own, required)
+
+
 def destructive_excess(actions: Sequence[Action], policy: Policy) -> str | None:
     """Why a plan holds more actions that delete data for good (`Action.destructive`: topic
     deletions, truncations, config changes that cut retention) than the policy's

@@ -63,6 +63,7 @@ from reconciler.models.observed import ObservedState, ObservedTopic
 from reconciler.models.plan import ActionKind, AlterConfigs, ConfigChange, Plan, ReassignReplicas
 from reconciler.plan import retention
 from reconciler.plan.capacity import ingest_lookup
+from reconciler.plan.policy import idle_guard
 from reconciler.units import epoch_ms
 
 
@@ -89,6 +90,8 @@ class ReadScope:
     replicas: Mapping[str, ReplicaWant] = field(default_factory=dict)
     drain_brokers: frozenset[int] = frozenset()
     capacity: bool = False
+    # topics whose evidence of idleness is read (guarded deletions: docs/idle-topics.md)
+    activity_topics: frozenset[str] = frozenset()
 
     def with_moving_sizes(self, replicas: Mapping[str, Sequence[Sequence[int]]]) -> ReadScope:
         """This scope, also sizing the topics whose replicas (topic -> per partition, from Metadata)
@@ -163,6 +166,7 @@ def desired_scope(desired: DesiredState, now_ms: int | None = None, every_offset
         },
         drain_brokers=frozenset(desired.cluster.drain_brokers),
         capacity=needs_capacity(desired),
+        activity_topics=frozenset(n for n in absent if idle_guard(desired, n) is not None),
     )
 
 
@@ -332,6 +336,7 @@ def plan_scope(plan: Plan, now_ms: int | None = None) -> ReadScope:
         cluster_operations=any(a.kind in (ActionKind.CREATE_TOPIC, ActionKind.REASSIGN_REPLICAS) for a in plan.actions),
         reassignments=any(isinstance(a, ReassignReplicas) for a in plan.actions),
         capacity=any(row.total_bytes is not None for row in plan.capacity),  # checked again against the policy
+        activity_topics=frozenset(a.topic for a in plan.actions if a.preconditions.idle is not None),
     )
 
 

@@ -11,6 +11,7 @@ with (KafkaApis, ControllerApis, AuthHelper); the plan's and apply's rights chec
 | DescribeConfigs of a topic / of a broker | DESCRIBE_CONFIGS on the topic / on the cluster |
 | DescribeCluster (its authorized operations), DescribeLogDirs, ListPartitionReassignments | DESCRIBE on the cluster |
 | FindCoordinator (group), OffsetFetch | DESCRIBE on the group (OffsetFetch: and DESCRIBE on each topic) |
+| ListGroups | DESCRIBE on the cluster (else only the groups it may DESCRIBE are listed) |
 | CreateTopics | CREATE on the topic (or on the cluster), with validate_only too |
 | CreatePartitions | ALTER on the topic, with validate_only too |
 | IncrementalAlterConfigs of a topic / of a broker | ALTER_CONFIGS on the topic / on the cluster, with validate_only too |
@@ -60,6 +61,7 @@ REQUESTS: dict[str, tuple[Need, ...]] = {
     "ListPartitionReassignments": ((Resource.CLUSTER, "DESCRIBE"),),
     "FindCoordinator": ((Resource.GROUP, "DESCRIBE"),),
     "OffsetFetch": ((Resource.GROUP, "DESCRIBE"), (Resource.TOPIC, "DESCRIBE")),
+    "ListGroups": ((Resource.CLUSTER, "DESCRIBE"),),
     # Or CREATE on the cluster (ControllerApis.createTopics); the topic's own is the least.
     "CreateTopics": ((Resource.TOPIC, "CREATE"),),
     "CreatePartitions": ((Resource.TOPIC, "ALTER"),),
@@ -75,6 +77,10 @@ REQUESTS: dict[str, tuple[Need, ...]] = {
 TOPIC_READ = ("Metadata", "DescribeConfigs(topic)", "ListOffsets")
 EPOCH_READ = ("OffsetForLeaderEpoch",)
 GROUP_READ = ("FindCoordinator", "OffsetFetch")
+# The evidence of idle topics (reconciler.kafka.idle_evidence): every group is listed and its
+# offsets read, so DESCRIBE on every group (the wildcard resource name).
+IDLE_GROUP_READ = ("ListGroups", "OffsetFetch")
+EVERY_GROUP = "*"
 CLUSTER_READ = ("DescribeCluster", "DescribeLogDirs", "ListPartitionReassignments")
 # A throttled reassignment reads and sets the brokers' rates and the topic's throttled replicas.
 THROTTLE = ("DescribeConfigs(broker)", "IncrementalAlterConfigs(broker)", "IncrementalAlterConfigs(topic)")
@@ -150,7 +156,8 @@ def command(binding: Binding) -> str:
         case Resource.CLUSTER:
             where = "--cluster"
         case Resource.TOPIC | Resource.GROUP:
-            where = f"--{binding.resource_type.value} {binding.resource_name}"
+            name = "'*'" if binding.resource_name == "*" else binding.resource_name  # not a shell glob
+            where = f"--{binding.resource_type.value} {name}"
     if binding.pattern_type != "LITERAL":
         where += f" --resource-pattern-type {binding.pattern_type.lower()}"
     operation = _ACL_TOOL_NAME.get(binding.operation, binding.operation)
@@ -238,6 +245,8 @@ def role_requests(desired: DesiredState, role: Role) -> list[tuple[str, Resource
     for group, read in scope.groups.items():
         sent += [(r, Resource.GROUP, group) for r in GROUP_READ]
         sent += [("OffsetFetch", Resource.TOPIC, t) for t in sorted(read)]
+    if scope.activity_topics:
+        sent += [(r, Resource.GROUP, EVERY_GROUP) for r in IDLE_GROUP_READ]
     if role is Role.READER:
         return sent
     throttled = desired.cluster.reassignment.throttle_bytes_per_s is not None

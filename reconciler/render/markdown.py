@@ -15,6 +15,7 @@ from reconciler.models.plan import (
     TruncateRecords,
     unhandled,
 )
+from reconciler.plan.guarded_deletion import shown_idle
 from reconciler.render.table import html_text, markdown_table
 from reconciler.render.text import manifests_line, summary_line
 from reconciler.render.values import (
@@ -151,7 +152,9 @@ def change_summary(action: Action) -> str:
         case TruncateRecords():
             return f"delete {plural(action.records_to_delete, 'record')}"
         case DeleteTopic():
-            return f"delete topic, {plural(action.records, 'record')}"
+            guard = action.preconditions.idle
+            shown = "" if guard is None else f"; only if still idle: {shown_idle(guard.idle_for_ms, guard.evidence)}"
+            return f"delete topic, {plural(action.records, 'record')}{shown}"
         case _:
             unhandled(action)
 

@@ -22,7 +22,7 @@ from .oauthbearer import OAUTHBEARER, Validator
 from .retention import RetentionChecks
 from .sasl_mechanisms import SUPPORTED as SASL_MECHANISMS
 from .server import BrokerServer
-from .state import ClusterState, CommittedOffset, Partition, Topic
+from .state import ClusterState, CommittedOffset, GroupMember, Partition, Topic
 from .tls import TestCertificates, generate_certificates, server_context
 from .views import parse_delays
 
@@ -414,6 +414,19 @@ class TestCluster:
         with self._state.lock:
             self._state.coordinator(group_id)  # creates __consumer_offsets, as a real commit would
             self._state.commit(group_id, {tp: CommittedOffset(o, -1, "") for tp, o in offsets.items()})
+
+    def join_group(self, group_id: str, member_id: str, assignment: dict[str, list[int]], client_id: str = "consumer-1") -> None:
+        """A consumer joins the classic group `group_id` and is given `assignment` (topic ->
+        partitions): the group is Stable with this member until it leaves."""
+        with self._state.lock:
+            self._state.coordinator(group_id)
+            members = [m for m in self._state.members.get(group_id, []) if m.member_id != member_id]
+            self._state.members[group_id] = [*members, GroupMember(member_id, client_id, "/127.0.0.1", dict(assignment))]
+
+    def leave_group(self, group_id: str, member_id: str) -> None:
+        """The member leaves (LeaveGroup, or its session timed out): the last one leaving empties the group."""
+        with self._state.lock:
+            self._state.members[group_id] = [m for m in self._state.members.get(group_id, []) if m.member_id != member_id]
 
     @contextmanager
     def _seeding(self, topic: str | None = None) -> Iterator[None]:

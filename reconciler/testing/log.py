@@ -392,11 +392,20 @@ class PartitionLog:
                 return self.base + i, self.timestamps[i]
         return None
 
-    def max_timestamp(self, limit: int) -> tuple[int, int] | None:
-        """(offset, timestamp) of the first record carrying the largest timestamp."""
-        lo, hi = self.log_start - self.base, min(limit, self.end_offset) - self.base
-        if lo >= hi:
+    def max_timestamp(self, replica: int, limit: int) -> tuple[int, int] | None:
+        """(offset, timestamp) for ListOffsets MAX_TIMESTAMP on `replica`, as UnifiedLog answers
+        it: the segment on disk with the largest timestamp (the first such), and in it the first
+        record below `limit` carrying it. Segments still on disk count even below the log start
+        (DeleteRecords moves the start; the segment goes only at a retention check), so the
+        offset may be below the log start and the record deleted."""
+        segments = self.segments[self._first_index(replica) :]
+        best = max(segments, key=lambda s: s.max_timestamp)  # max() keeps the first of equals, as maxBy
+        if best.max_timestamp < 0:
             return None
-        window = self.timestamps[lo:hi]
-        best = max(window)
-        return self.base + lo + window.index(best), best
+        k = segments.index(best)
+        upper = segments[k + 1].base if k + 1 < len(segments) else self.end_offset
+        lo, hi = best.base - self.base, min(upper, limit) - self.base
+        for i in range(lo, hi):
+            if self.timestamps[i] == best.max_timestamp:
+                return self.base + i, best.max_timestamp
+        return None

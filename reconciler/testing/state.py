@@ -119,6 +119,17 @@ class CommittedOffset:
     metadata: str
 
 
+@dataclass(frozen=True)
+class GroupMember:
+    """A live member of a classic consumer group (its JoinGroup/SyncGroup are not modelled: a
+    test seeds it); `assignment`: topic -> the partitions the leader gave it."""
+
+    member_id: str
+    client_id: str
+    client_host: str
+    assignment: dict[str, list[int]]
+
+
 def java_string_hash(s: str) -> int:
     """String.hashCode(), which Kafka uses to map a group id to an offsets-topic partition."""
     data = s.encode("utf-16-be")
@@ -172,6 +183,8 @@ class ClusterState:
         # name only differs from an existing one in those characters.
         self.collision_names: dict[str, str] = {}
         self.groups: dict[str, dict[tuple[str, int], CommittedOffset]] = {}
+        # group -> its live members (none: the group is Empty)
+        self.members: dict[str, list[GroupMember]] = {}
         self.next_producer_id = 1000
         self._placements = 0
 
@@ -505,3 +518,7 @@ class ClusterState:
 
     def commit(self, group_id: str, offsets: dict[tuple[str, int], CommittedOffset]) -> None:
         self.groups.setdefault(group_id, {}).update(offsets)
+
+    def known_groups(self) -> list[str]:
+        """Every group the coordinators know: with committed offsets or live members."""
+        return sorted(self.groups.keys() | {g for g, members in self.members.items() if members})

@@ -104,3 +104,17 @@ def test_an_oauthbearer_principal_is_named_by_how_it_is_made(tmp_path, security,
     assert result.exit_code == 1 and message in result.stderr and "--principal TYPE:NAME" in result.stderr, result.output
     named = reconcile("acls", tmp_path, "--cluster", "c", "--role", "reader", "--principal", "User:0oa1b2c3")
     assert named.exit_code == 0 and "--allow-principal User:0oa1b2c3" in named.stdout
+
+
+def test_a_guarded_deletion_adds_describe_on_every_group(tmp_path):
+    (tmp_path / "cluster.yaml").write_text(
+        "kind: Cluster\nname: lab\nbootstrap_servers: [k:9092]\ndefaults: {partitions: 1, replication_factor: 1}\n"
+    )
+    (tmp_path / "topics.yaml").write_text("kind: Topic\nname: old.stuff\nstate: absent\n")
+    args = ("acls", tmp_path, "--cluster", "lab", "--principal", "User:ci", "--role")
+    group = "kafka-acls --add --allow-principal User:ci --operation Describe --group '*'"
+    assert group not in reconcile(*args, "reader").stdout
+    (tmp_path / "policy.yaml").write_text("kind: Policy\ndeletions_require_idle_for: 30d\n")
+    for role in ("reader", "planner", "applier"):
+        printed = reconcile(*args, role).stdout
+        assert group in printed and "--operation Describe --cluster" in printed, printed

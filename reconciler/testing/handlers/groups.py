@@ -1,10 +1,12 @@
-"""Group coordinator APIs for groups that only hold committed offsets ("simple" classic groups):
-OffsetCommit, OffsetFetch, ListGroups, DescribeGroups, DeleteGroups. Group membership
-(JoinGroup/SyncGroup) is not modelled, so every known group is Empty.
+"""Group coordinator APIs: OffsetCommit, OffsetFetch, ListGroups, DescribeGroups, DeleteGroups.
+Groups hold committed offsets and may have live members; JoinGroup/SyncGroup are not modelled
+(a test seeds the members, TestCluster.join_group), so a group is Stable while it has members
+and Empty otherwise, as a classic group that finished rebalancing or whose members all left.
 """
 
 from __future__ import annotations
 
+import struct
 from typing import TYPE_CHECKING
 
 from kafka.protocol.api_message import ApiMessage
@@ -12,7 +14,7 @@ from kafka.protocol.api_message import ApiMessage
 from .. import errors, protocol
 from ..authorizer import CLUSTER, CLUSTER_NAME, DELETE, DESCRIBE, GROUP, READ, TOPIC
 from ..errors import KafkaApiError
-from ..state import CommittedOffset
+from ..state import CommittedOffset, GroupMember
 
 if TYPE_CHECKING:
     from kafka.protocol.data_container import DataContainer
@@ -21,6 +23,9 @@ if TYPE_CHECKING:
 
 OFFSET_COMMIT, OFFSET_FETCH, LIST_GROUPS, DESCRIBE_GROUPS, DELETE_GROUPS = 8, 9, 16, 15, 42
 ILLEGAL_GENERATION = 22
+NON_EMPTY_GROUP = 68
+# What a classic consumer group's coordinator reports (ConsumerProtocol, the "range" assignor).
+CONSUMER, RANGE = "consumer", "range"
 
 
 def _coordinator_error(ctx: RequestContext, group_id: str) -> int:
@@ -139,7 +144,12 @@ def offset_fetch(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
 
 
 def _my_groups(ctx: RequestContext) -> list[str]:
-    return sorted(g for g in ctx.state.groups if _coordinator_error(ctx, g) == errors.NONE)
+    return [g for g in ctx.state.known_groups() if _coordinator_error(ctx, g) == errors.NONE]
+
+
+def _state_and_type(ctx: RequestContext, group_id: str) -> tuple[str, str]:
+    """(state, protocol type) as GroupMetadata reports them."""
+    return ("Stable", CONSUMER) if ctx.state.members.get(group_id) else ("Empty", "")
 
 
 def list_groups(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
@@ -147,23 +157,44 @@ def list_groups(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
     L = response.ListedGroup
     states = {s.lower() for s in request.states_filter or ()}
     types = {t.lower() for t in request.types_filter or ()}
-    if (states and "empty" not in states) or (types and "classic" not in types):
+    if types and "classic" not in types:
         response.groups = []
         return response
     # KafkaApis.handleListGroupsRequest: DESCRIBE on the cluster lists every group, else only
     # the groups the principal may DESCRIBE.
     everything = ctx.allowed(DESCRIBE, CLUSTER, CLUSTER_NAME)
-    response.groups = [
-        L(group_id=g, protocol_type="", group_state="Empty", group_type="classic")
-        for g in _my_groups(ctx)
-        if everything or ctx.allowed(DESCRIBE, GROUP, g)
-    ]
+    response.groups = []
+    for g in _my_groups(ctx):
+        state, protocol_type = _state_and_type(ctx, g)
+        if (states and state.lower() not in states) or not (everything or ctx.allowed(DESCRIBE, GROUP, g)):
+            continue
+        response.groups.append(L(group_id=g, protocol_type=protocol_type, group_state=state, group_type="classic"))
     return response
+
+
+def _string(text: str) -> bytes:
+    data = text.encode()
+    return struct.pack(">h", len(data)) + data
+
+
+def subscription_bytes(member: GroupMember) -> bytes:
+    """ConsumerProtocolSubscription v0: version, topics, user data (null)."""
+    topics = sorted(member.assignment)
+    return struct.pack(">hi", 0, len(topics)) + b"".join(_string(t) for t in topics) + struct.pack(">i", -1)
+
+
+def assignment_bytes(member: GroupMember) -> bytes:
+    """ConsumerProtocolAssignment v0: version, [topic, partitions], user data (null)."""
+    out = struct.pack(">hi", 0, len(member.assignment))
+    for topic, partitions in sorted(member.assignment.items()):
+        out += _string(topic) + struct.pack(f">i{len(partitions)}i", len(partitions), *partitions)
+    return out + struct.pack(">i", -1)
 
 
 def describe_groups(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
     response = protocol.new_response(DESCRIBE_GROUPS, ctx.version, throttle_time_ms=0)
     D = response.DescribedGroup
+    M = D.DescribedGroupMember
     # KafkaApis.handleDescribeGroupsRequest: groups without DESCRIBE are answered first, with
     # DescribeGroupsResponse.groupError; v3+ may ask for each described group's operations.
     refused = [g for g in request.groups if not ctx.allowed(DESCRIBE, GROUP, g)]
@@ -181,20 +212,32 @@ def describe_groups(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
         for g in refused
     ]
     with_ops = ctx.version >= 3 and request.include_authorized_operations
+    known = set(ctx.state.known_groups())
     for group_id in request.groups:
         if group_id in refused:
             continue
         code = _coordinator_error(ctx, group_id)
-        state = "Empty" if group_id in ctx.state.groups else "Dead"
+        state, protocol_type = _state_and_type(ctx, group_id) if group_id in known else ("Dead", "")
+        members = ctx.state.members.get(group_id, []) if code == errors.NONE else []
         response.groups.append(
             D(
                 error_code=code,
                 error_message=None,
                 group_id=group_id,
                 group_state=state if code == errors.NONE else "",
-                protocol_type="",
-                protocol_data="",
-                members=[],
+                protocol_type=protocol_type if code == errors.NONE else "",
+                protocol_data=RANGE if members else "",
+                members=[
+                    M(
+                        member_id=m.member_id,
+                        group_instance_id=None,
+                        client_id=m.client_id,
+                        client_host=m.client_host,
+                        member_metadata=subscription_bytes(m),
+                        member_assignment=assignment_bytes(m),
+                    )
+                    for m in members
+                ],
                 authorized_operations=ctx.authorized_operations(GROUP, group_id) if with_ops and code == errors.NONE else None,
             )
         )
@@ -212,10 +255,12 @@ def delete_groups(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
             refused.append(R(group_id=group_id, error_code=errors.GROUP_AUTHORIZATION_FAILED))
             continue
         code = _coordinator_error(ctx, group_id)
-        if code == errors.NONE and group_id not in ctx.state.groups:
+        if code == errors.NONE and group_id not in ctx.state.known_groups():
             code = errors.GROUP_ID_NOT_FOUND
+        if code == errors.NONE and ctx.state.members.get(group_id):
+            code = NON_EMPTY_GROUP  # GroupCoordinator: only an Empty group can be deleted
         if code == errors.NONE and ctx.apply:
-            del ctx.state.groups[group_id]
+            ctx.state.groups.pop(group_id, None)
         response.results.append(R(group_id=group_id, error_code=code))
     response.results.extend(refused)
     return response

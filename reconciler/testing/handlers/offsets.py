@@ -33,11 +33,17 @@ def _lookup(p: Partition, timestamp: int) -> tuple[int, int, int]:
         return p.log.log_start, -1, epoch
     if timestamp == LATEST_TIERED:
         return -1, -1, -1  # no tiered storage
-    found = p.log.max_timestamp(hw) if timestamp == MAX_TIMESTAMP else p.log.offset_for_timestamp(timestamp, hw)
+    found = p.log.max_timestamp(p.leader, hw) if timestamp == MAX_TIMESTAMP else p.log.offset_for_timestamp(timestamp, hw)
     if found is None:
         return -1, -1, -1
     offset, ts = found
-    return offset, ts, p.history.epoch_for_offset(offset)
+    epoch = p.history.epoch_for_offset(offset)
+    if epoch < 0 and timestamp == MAX_TIMESTAMP:
+        # Kafka answers the record batch's own epoch; a record below the log start (still on
+        # disk) is older than the epoch cache, whose earliest entry is the closest known.
+        first = p.history.earliest()
+        epoch = first[0] if first is not None else -1
+    return offset, ts, epoch
 
 
 def list_offsets(ctx: RequestContext, request: ApiMessage) -> ApiMessage:
