@@ -226,16 +226,18 @@ def _quiet(
     return shapes, full
 
 
-# A manifest topic's values but what names it (its name and source), in field order.
-_SHAPE_VALUES = itemgetter(*(k for k in DesiredTopic.model_fields if k not in ("name", "source")))
+# A manifest topic's plain values: all but what names it (its name and source) and its containers.
+_CONTAINERS = ("configs", "replica_assignment", "truncate")
+_PLAIN_VALUES = itemgetter(*(k for k in DesiredTopic.model_fields if k not in ("name", "source", *_CONTAINERS)))
 
 
 def _frozen(want: DesiredTopic) -> tuple:
     """The manifest's topic as a hashable value, without what names it (its name and source).
-    A quiet topic has no truncation rules or pinned replicas: its values are plain or a dict of strings."""
-    return tuple(
-        tuple(v.items()) if type(v) is dict else tuple(v) if type(v) is list else v for v in _SHAPE_VALUES(want.__dict__)
-    )
+    A quiet topic has no truncation rules or pinned replicas (both empty): its one container
+    is its configs, a dict of strings. A field added to DesiredTopic is in the plain values:
+    a container there cannot be hashed, and fails here loudly."""
+    values = want.__dict__
+    return _PLAIN_VALUES(values), tuple(values["configs"].items())
 
 
 def _per_topic(flags: Any, starts: Any, every: bool = True) -> list[bool]:
