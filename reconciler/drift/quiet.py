@@ -154,11 +154,14 @@ def renamed(template: TopicDrift, name: str, partitions: int, unmanaged: bool) -
     return renamer(template)(name, partitions, unmanaged)
 
 
+_RENAMED, _TOPIC = frozenset({"topic", "partitions", "unmanaged", "changes", "config"}), frozenset({"topic"})
+
+
 def renamer(template: TopicDrift) -> Callable[[str, int, bool], TopicDrift]:
     """`renamed` of one template, for each of many topics (its checks made once)."""
-    copy = trusted_copier(template, ("topic", "partitions", "unmanaged", "changes", "config"))
-    changes = [trusted_copier(c, ("topic",)) for c in template.changes]
-    config = [trusted_copier(c, ("topic",)) for c in template.config]
+    copy = trusted_copier(template, _RENAMED)
+    changes = [trusted_copier(c, _TOPIC) for c in template.changes]
+    config = [trusted_copier(c, _TOPIC) for c in template.config]
 
     def make(name: str, partitions: int, unmanaged: bool) -> TopicDrift:
         topic = {"topic": name}

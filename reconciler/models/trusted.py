@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Set
 from dataclasses import dataclass
 from enum import Enum
 from functools import partial
@@ -81,13 +81,13 @@ def trusted_copy(instance: M, update: dict[str, Any]) -> M:
     return trusted_copier(instance, update.keys())(update)
 
 
-def trusted_copier(instance: M, keys: Iterable[str]) -> Callable[[dict[str, Any]], M]:
+def trusted_copier(instance: M, keys: Set[str]) -> Callable[[dict[str, Any]], M]:
     """`lambda update: trusted_copy(instance, update)` for updates of the fields `keys`, with
     the check and the lookups done once: for one template copied to many topics."""
     model = type(instance)
     given = instance.__pydantic_fields_set__
-    if not set(keys) <= given:
-        raise TypeError(f"{model.__name__}: not fields given to the instance: {sorted(set(keys) - given)}")
+    if not keys <= given:
+        raise TypeError(f"{model.__name__}: not fields given to the instance: {sorted(keys - given)}")
     values, new, set_attribute = instance.__dict__, model.__new__, object.__setattr__
 
     def copy(update: dict[str, Any]) -> M:
