@@ -32,7 +32,7 @@ benchmark's fleets and on hand-made clusters with every kind of finding.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from operator import itemgetter
 from typing import Any
 
@@ -42,7 +42,7 @@ from reconciler.files.snapshot_columns import SnapshotColumns
 from reconciler.models.desired import DesiredState, DesiredTopic, TopicState
 from reconciler.models.observed import ObservedState, ObservedTopic
 from reconciler.models.plan import AlterConfigs, Plan
-from reconciler.models.trusted import trusted_copy
+from reconciler.models.trusted import trusted_copier
 from reconciler.plan.planner import READ_OFF_OTHER_TOPICS, PlanOptions, plan, unmanaged_topics
 from reconciler.plan.policy import is_protected
 
@@ -61,6 +61,7 @@ def columnar_topics(
             representatives[rows[0]] = key
     topics, first_plan, models = _planned(desired, now, earlier, full | set(representatives), options, every=True)
     by_name = {t.topic: t for t in topics}
+    names, starts = now.names, now.starts.tolist()
     again: set[int] = set()
     for row, key in representatives.items():
         name, members = now.names[row], [now.names[r] for r in shapes[key][1:]]
@@ -74,10 +75,8 @@ def columnar_topics(
         # `internal` flag, which the shape holds): asked of a view holding the representative under each name.
         view = ObservedState.view_of(now.state.cluster, dict.fromkeys(members, models[name]))
         unmanaged = set(unmanaged_topics(desired, view, options))
-        topics += [
-            renamed(template, now.names[r], int(now.starts[r + 1] - now.starts[r]), now.names[r] in unmanaged)
-            for r in shapes[key][1:]
-        ]
+        make = renamer(template)
+        topics += [make(names[r], starts[r + 1] - starts[r], names[r] in unmanaged) for r in shapes[key][1:]]
     if again:
         wanted = {now.names[r] for r in again}
         rest, _, _ = _planned(desired, now, earlier, again | witnesses, options, every=False)
@@ -152,16 +151,31 @@ def renamed(template: TopicDrift, name: str, partitions: int, unmanaged: bool) -
     """The template's findings for another topic of its shape: what `model_copy(update=...)` gives
     (each model's other values shared, its set of given fields the template's), built as trusted
     models since every value is the template's own or of its type."""
-    return trusted_copy(
-        template,
-        {
-            "topic": name,
-            "partitions": partitions,
-            "unmanaged": unmanaged,
-            "changes": [trusted_copy(c, {"topic": name}) for c in template.changes],
-            "config": [trusted_copy(c, {"topic": name}) for c in template.config],
-        },
-    )
+    return renamer(template)(name, partitions, unmanaged)
+
+
+_RENAMED, _TOPIC = frozenset({"topic", "partitions", "unmanaged", "changes", "config"}), frozenset({"topic"})
+
+
+def renamer(template: TopicDrift) -> Callable[[str, int, bool], TopicDrift]:
+    """`renamed` of one template, for each of many topics (its checks made once)."""
+    copy = trusted_copier(template, _RENAMED)
+    changes = [trusted_copier(c, _TOPIC) for c in template.changes]
+    config = [trusted_copier(c, _TOPIC) for c in template.config]
+
+    def make(name: str, partitions: int, unmanaged: bool) -> TopicDrift:
+        topic = {"topic": name}
+        return copy(
+            {
+                "topic": name,
+                "partitions": partitions,
+                "unmanaged": unmanaged,
+                "changes": [c(topic) for c in changes],
+                "config": [c(topic) for c in config],
+            }
+        )
+
+    return make
 
 
 def _quiet(
@@ -226,16 +240,18 @@ def _quiet(
     return shapes, full
 
 
-# A manifest topic's values but what names it (its name and source), in field order.
-_SHAPE_VALUES = itemgetter(*(k for k in DesiredTopic.model_fields if k not in ("name", "source")))
+# A manifest topic's plain values: all but what names it (its name and source) and its containers.
+_CONTAINERS = ("configs", "replica_assignment", "truncate")
+_PLAIN_VALUES = itemgetter(*(k for k in DesiredTopic.model_fields if k not in ("name", "source", *_CONTAINERS)))
 
 
 def _frozen(want: DesiredTopic) -> tuple:
     """The manifest's topic as a hashable value, without what names it (its name and source).
-    A quiet topic has no truncation rules or pinned replicas: its values are plain or a dict of strings."""
-    return tuple(
-        tuple(v.items()) if type(v) is dict else tuple(v) if type(v) is list else v for v in _SHAPE_VALUES(want.__dict__)
-    )
+    A quiet topic has no truncation rules or pinned replicas (both empty): its one container
+    is its configs, a dict of strings. A field added to DesiredTopic is in the plain values:
+    a container there cannot be hashed, and fails here loudly."""
+    values = want.__dict__
+    return _PLAIN_VALUES(values), tuple(values["configs"].items())
 
 
 def _per_topic(flags: Any, starts: Any, every: bool = True) -> list[bool]:

@@ -12,14 +12,15 @@ import json
 import socket
 import ssl
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import kafka.errors as Errors
 
 from reconciler.errors import ClusterError
-from reconciler.kafka.aws_msk import MskIamTokens
-from reconciler.kafka.oauth import Tokens
 from reconciler.kafka.preflight import ClosedByBroker, Failure, NotKafka, Step, TlsRecordReceived
+
+if TYPE_CHECKING:
+    from reconciler.kafka.oauth import Tokens
 
 UNSUPPORTED_SASL_MECHANISM, ILLEGAL_SASL_STATE = 33, 34
 # OpenSSL's X509_V_ERR_HOSTNAME_MISMATCH and X509_V_ERR_IP_ADDRESS_MISMATCH.
@@ -176,8 +177,8 @@ def _sasl_handshake(cluster: str, f: Failure, settings: Mapping[str, Any]) -> st
 
 def _sasl_authenticate(cluster: str, f: Failure, settings: Mapping[str, Any]) -> str:
     mechanism = settings.get("sasl_mechanism")
-    tokens = settings.get("sasl_oauth_token_provider")
-    if isinstance(tokens, Tokens):
+    tokens = _token_source(settings)
+    if tokens is not None:
         return _token_refused(cluster, f, tokens)
     if mechanism == "GSSAPI":
         return (
@@ -207,9 +208,22 @@ def _sasl_authenticate(cluster: str, f: Failure, settings: Mapping[str, Any]) ->
     )
 
 
+def _token_source(settings: Mapping[str, Any]) -> Tokens | None:
+    """The OAUTHBEARER token source in `settings`, if one is configured (only then is
+    reconciler.kafka.oauth imported: see settings._tokens)."""
+    tokens = settings.get("sasl_oauth_token_provider")
+    if tokens is None:
+        return None
+    from reconciler.kafka.oauth import Tokens
+
+    return tokens if isinstance(tokens, Tokens) else None
+
+
 def _token_refused(cluster: str, f: Failure, tokens: Tokens) -> str:
     """The broker's OAUTHBEARER refusal: its error JSON (RFC 7628 3.2.2: status, scope) names
     the cause; the token's own claims, against this machine's clock, say which one."""
+    from reconciler.kafka.aws_msk import MskIamTokens
+
     try:
         answer = json.loads(f.broker_message or "")
     except ValueError:
@@ -276,8 +290,8 @@ def _describe(error: BaseException | None) -> str:
 
 def _without_secrets(text: str, settings: Mapping[str, Any]) -> str:
     secrets = [settings.get(key) for key in ("sasl_plain_password", "ssl_password")]
-    tokens = settings.get("sasl_oauth_token_provider")
-    if isinstance(tokens, Tokens):
+    tokens = _token_source(settings)
+    if tokens is not None:
         secrets += tokens.secrets()
     for secret in secrets:
         if secret and len(secret) >= 4:

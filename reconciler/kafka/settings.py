@@ -6,11 +6,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from reconciler.errors import ReconcilerError, shown
-from reconciler.kafka.aws_msk import MskIamTokens
-from reconciler.kafka.oauth import EndpointTokens, FileTokens, Tokens, VariableTokens
 from reconciler.models.desired import ENV_REFERENCE, HOST_PORT, ClientSecurity, ClusterSpec
+
+if TYPE_CHECKING:
+    from reconciler.kafka.oauth import Tokens
 
 
 def resolve_references(value: str | None, where: str, cluster: str, env: Mapping[str, str]) -> str | None:
@@ -108,7 +110,11 @@ def _with_tls(settings: dict, security: ClientSecurity, resolved: Callable[[str]
 
 def _tokens(spec: ClusterSpec, resolved: Callable[[str], str | None], env: Mapping[str, str]) -> Tokens:
     """The OAUTHBEARER token source the `security` block names (ClientSecurity checked that it
-    names exactly one, with what it needs)."""
+    names exactly one, with what it needs). The token modules are imported here, only for a
+    cluster that uses them: urllib's HTTP client and the MSK signer would cost every other command."""
+    from reconciler.kafka.aws_msk import MskIamTokens
+    from reconciler.kafka.oauth import EndpointTokens, FileTokens, VariableTokens
+
     security = spec.security
     extensions = {
         key: resolve_references(value, f"security.oauth_extensions.{key}", spec.name, env) or ""

@@ -85,6 +85,15 @@ COLUMN_CASES = {
     "other-cluster-in-a-row": lambda rows: _rows_by_topic(rows)["orders.v1"].update(cluster="elsewhere"),
     "unknown-status": lambda rows: _rows_by_topic(rows)["orders.v1"].update(status="gone"),
     "dot-topic": lambda rows: _rows_by_topic(rows)["orders.v1"].update(topic=".."),
+    "topic-name-of-250": lambda rows: _rows_by_topic(rows)["orders.v1"].update(topic="o" * 250),
+    "topic-name-ending-in-a-newline": lambda rows: _rows_by_topic(rows)["orders.v1"].update(topic="orders.v1\n"),
+    "config-key-twice": lambda rows: _rows_by_topic(rows)["orders.v1"]["configs"].append(
+        dict(_rows_by_topic(rows)["orders.v1"]["configs"][0])
+    ),
+    "dot-topic-without-group-offsets": lambda rows: (
+        _no_group_offsets(rows),
+        _rows_by_topic(rows)["orders.v1"].update(topic="."),
+    ),
     "null-cluster-in-a-row": lambda rows: _rows_by_topic(rows)["orders.v1"].update(cluster=None),
     # Without group offsets every row is a plain topic read: the columns list the names themselves.
     "topic-twice-without-group-offsets": lambda rows: (_no_group_offsets(rows), rows.append(dict(rows[0]))),

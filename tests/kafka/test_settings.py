@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 from pydantic import ValidationError
 
@@ -16,6 +19,24 @@ def spec(**security) -> ClusterSpec:
 
 def test_plaintext_needs_nothing():
     assert client_settings(spec(), env={}) == {"security_protocol": "PLAINTEXT"}
+
+
+def test_the_token_modules_are_imported_only_for_a_cluster_that_uses_tokens():
+    # urllib's HTTP client (oauth) and the MSK signer's module cost every other command's start.
+    code = (
+        "import sys; import reconciler.cli, reconciler.kafka.connection; "
+        "from reconciler.kafka.settings import client_settings; "
+        "from reconciler.models.desired import ClientSecurity, ClusterSpec; "
+        "spec = ClusterSpec(name='prod', bootstrap_servers=['k1:9093'], security=ClientSecurity(protocol='SASL_SSL', "
+        "sasl_mechanism='SCRAM-SHA-512', username='u', password='p')); client_settings(spec, env={}); "
+        "print(sorted(m for m in ('reconciler.kafka.oauth', 'reconciler.kafka.aws_msk', 'urllib.request') if m in sys.modules)); "
+        "spec = ClusterSpec(name='prod', bootstrap_servers=['k1:9093'], security=ClientSecurity(protocol='SASL_SSL', "
+        "sasl_mechanism='OAUTHBEARER', oauth_token='t')); client_settings(spec, env={}); "
+        "print('reconciler.kafka.oauth' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["[]", "True"]
 
 
 def test_sasl_ssl_with_scram_resolves_references_at_connect_time():
