@@ -109,9 +109,22 @@ def drift_one_topic(
     """Plan one topic on its own and classify what the plan and the snapshots show. `compare`:
     there is an earlier observation of the cluster (`earlier` None: the topic was not in it), so
     the topic gets its change log."""
+    return planned_one_topic(desired, observed, topic, earlier, epoch_end_offsets, options, compare)[0]
+
+
+def planned_one_topic(
+    desired: DesiredState,
+    observed: ObservedState,
+    topic: str,
+    earlier: ObservedTopic | None = None,
+    epoch_end_offsets: Mapping[int, int] | None = None,
+    options: PlanOptions = PlanOptions(),
+    compare: bool = False,
+) -> tuple[TopicDrift, Plan]:
+    """`drift_one_topic`, and the plan it classified (which the Spark engine's quiet shapes read)."""
     p = plan_one_topic(desired, observed, topic, options)
     now = observed.topics.get(topic)
-    return topic_drift(
+    drift = topic_drift(
         topic,
         desired.topics.get(topic),
         now,
@@ -126,6 +139,7 @@ def drift_one_topic(
         drain=desired.cluster.drain_brokers,
         reassigning=observed.reassignments.get(topic),
     )
+    return drift, p
 
 
 # --- one topic ------------------------------------------------------------------------------------

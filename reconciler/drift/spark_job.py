@@ -671,7 +671,7 @@ class TaskDrift:
 
     def shape(self, row: Mapping[str, Any]) -> _Shape:
         """A quiet shape's findings, planned on `row`'s topic."""
-        from reconciler.drift.compute import plan_one_topic
+        from reconciler.drift.compute import planned_one_topic
         from reconciler.drift.quiet import name_free
 
         cluster = row["cluster"]
@@ -681,8 +681,8 @@ class TaskDrift:
             return _Shape(None, None, False)
         name = row["topic"]
         compare = self.value["meta"][cluster]["compare"]
-        drift = drift_one_topic(desired, observed, name, earlier, None, self.options, compare=compare)
-        free = name_free(drift, plan_one_topic(desired, observed, name, self.options), name)
+        drift, first_plan = planned_one_topic(desired, observed, name, earlier, None, self.options, compare=compare)
+        free = name_free(drift, first_plan, name)
         return _Shape(drift, observed.topics.get(name), free)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reconciler.drift.compute import assemble, drift_one_topic
+from reconciler.drift.compute import assemble, drift_one_topic, plan_one_topic, planned_one_topic
 from reconciler.drift.engine import drift_for_cluster, report_of
 from reconciler.drift.render import render_report, summary_line
 from reconciler.files.snapshot import load_snapshot
@@ -179,3 +179,15 @@ def test_per_topic_planning_equals_whole_cluster_planning_on_example_snapshots()
         pieces = [drift_one_topic(d, o, t, o.topics.get(t)) for t in sorted(set(d.topics) | set(o.topics))]
         assert assemble(o.cluster, o.cluster_id, o.taken_at, o.taken_at, pieces) == whole
         assert whole.has_drift and whole.unmanaged_topics == [topics[-1]]
+
+
+def test_planned_one_topic_gives_the_findings_and_the_plan_they_came_from():
+    # The Spark engine's quiet shapes read the plan beside the findings, not a second plan.
+    d = desired(want("a", partitions=2, configs={"retention.ms": "1000"}), want("b", partitions=1))
+    o = observed(have("a", partitions=3, set_on_topic={"retention.ms": "5"}), have("b"))
+    for topic in ("a", "b", "c"):
+        found, topic_plan = planned_one_topic(d, o, topic, o.topics.get(topic))
+        assert found == drift_one_topic(d, o, topic, o.topics.get(topic))
+        assert topic_plan == plan_one_topic(d, o, topic)
+    assert [a.topic for a in planned_one_topic(d, o, "a")[1].actions] == ["a"]
+    assert [x.code for x in planned_one_topic(d, o, "a")[1].diagnostics] == ["partition-decrease"]
