@@ -147,18 +147,13 @@ def name_free(template: TopicDrift, first_plan: Plan, topic: str) -> bool:
     )
 
 
-def renamed(template: TopicDrift, name: str, partitions: int, unmanaged: bool) -> TopicDrift:
-    """The template's findings for another topic of its shape: what `model_copy(update=...)` gives
-    (each model's other values shared, its set of given fields the template's), built as trusted
-    models since every value is the template's own or of its type."""
-    return renamer(template)(name, partitions, unmanaged)
-
-
 _RENAMED, _TOPIC = frozenset({"topic", "partitions", "unmanaged", "changes", "config"}), frozenset({"topic"})
 
 
 def renamer(template: TopicDrift) -> Callable[[str, int, bool], TopicDrift]:
-    """`renamed` of one template, for each of many topics (its checks made once)."""
+    """The template's findings for other topics of its shape: what `model_copy(update=...)` gives
+    (each model's other values shared, its set of given fields the template's), built as trusted
+    models since every value is the template's own or of its type; its checks made once."""
     copy = trusted_copier(template, _RENAMED)
     changes = [trusted_copier(c, _TOPIC) for c in template.changes]
     config = [trusted_copier(c, _TOPIC) for c in template.config]

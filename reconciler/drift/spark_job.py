@@ -636,7 +636,7 @@ class TaskDrift:
     def quiet(self, rows: pa.RecordBatch) -> list[tuple[str, TopicDrift | RowRefused]]:
         """The quiet topics' findings: each shape's first topic planned (once per task), its findings
         renamed for the others of the shape when they are name-free, else each planned on its own."""
-        from reconciler.drift.quiet import renamed
+        from reconciler.drift.quiet import renamer
         from reconciler.plan.planner import unmanaged_topics
         from reconciler.plan.policy import is_protected
 
@@ -664,7 +664,8 @@ class TaskDrift:
             view = ObservedState.view_of(cluster, dict.fromkeys((r["topic"] for r in rs), shape.topic))
             bare = self.cluster(cluster).model_copy(update={"topics": {}})
             unmanaged = set(unmanaged_topics(bare, view, self.options)) if not shape.drift.managed else set()
-            out += [(cluster, renamed(shape.drift, r["topic"], r["partition_count"], r["topic"] in unmanaged)) for r in rs]
+            make = renamer(shape.drift)
+            out += [(cluster, make(r["topic"], r["partition_count"], r["topic"] in unmanaged)) for r in rs]
         if alone:
             out += [self.row(row) for row in rows.take(alone).to_pylist()]
         return out
