@@ -103,6 +103,7 @@ def cluster_policies(
             max_destructive_actions=model.max_destructive_actions,
             max_disk_usage=model.max_disk_usage,
             protected_topic_patterns=protected,
+            require_owner=bool(model.require_owner),
             source=doc.ref(("kind",)),
             sources={name: doc.ref((name,)) for name in model.model_fields_set - {"kind", "clusters"}},
         )

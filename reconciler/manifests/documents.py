@@ -39,6 +39,7 @@ __all__ = [
     "ClusterDoc",
     "PolicyDoc",
     "RuleEntry",
+    "TeamDoc",
     "TopicDoc",
     "TopicTemplateDoc",
     "TruncationRuleDoc",
@@ -305,6 +306,76 @@ class _Doc(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
+# --- teams (docs/teams.md) -----------------------------------------------------------------------
+
+TEAM_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+TeamName = Annotated[str, Field(min_length=1, max_length=100, pattern=TEAM_NAME_PATTERN)]
+# GitHub's forms: a user (1 to 39 letters, digits and single inner hyphens) or an organisation's
+# team (@org/team-slug), as CODEOWNERS takes them.
+_GITHUB_LOGIN = r"[A-Za-z0-9](?:-?[A-Za-z0-9]){0,38}"
+REVIEW_HANDLE_PATTERN = rf"^@{_GITHUB_LOGIN}(?:/[A-Za-z0-9][A-Za-z0-9_-]*)?$"
+
+
+def _review_handle(text: str) -> str:
+    if not re.fullmatch(REVIEW_HANDLE_PATTERN, text):
+        raise refusal(
+            f"review {shown(text)} is not a GitHub user (@name) or team (@org/team) as CODEOWNERS takes them; "
+            "write e.g. @acme/payments"
+        )
+    return text
+
+
+ReviewHandle = Annotated[str, AfterValidator(_review_handle), Field(json_schema_extra={"pattern": REVIEW_HANDLE_PATTERN})]
+_SIZE_PATTERN = r"^\s*[0-9]+\s*([bB]|[kKmMgGtT][iI]?[bB])?\s*$"
+_DURATION_PATTERN = r"^\s*(?:[0-9]+(?:ms|s|m|h|d|w))+\s*$"
+DiskBudget = (
+    Annotated[int, Field(ge=1, le=LONG_MAX)]
+    | Annotated[
+        str,
+        _parsed_by(parse_bytes, "budget.max_disk", 1),
+        Field(json_schema_extra={"pattern": _SIZE_PATTERN}),
+    ]
+)
+RetentionCeiling = (
+    Annotated[int, Field(ge=1, le=LONG_MAX)]
+    | Annotated[
+        str, _parsed_by(parse_duration_ms, "budget.max_retention", 1), Field(json_schema_extra={"pattern": _DURATION_PATTERN})
+    ]
+)
+
+
+class TeamTopics(_Doc):
+    """The topics a team owns by name; a topic's own `owner` (or its template's) wins over these."""
+
+    prefixes: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=list, description="Topic name prefixes.")
+    patterns: list[str] = Field(default_factory=list, description="Regexes searched in the topic name (anchor with ^ and $).")
+
+
+class TeamBudgetDoc(_Doc):
+    max_topics: Annotated[int, Field(ge=1, le=INT_MAX)] | None = Field(None, description="Most topics on each cluster.")
+    max_partitions: Annotated[int, Field(ge=1, le=INT_MAX)] | None = Field(
+        None, description="Most partition replicas (partitions x replication factor) on each cluster."
+    )
+    max_retention: RetentionCeiling | None = Field(
+        None, description="Longest retention.ms of any of its topics (milliseconds or e.g. 30d); unlimited is above it."
+    )
+    max_disk: DiskBudget | None = Field(
+        None, description="Most bytes on disk on each cluster, all replicas: what its topics hold plus what the plan adds."
+    )
+    name_prefix: Annotated[str, Field(min_length=1)] | None = Field(None, description="Every topic of the team starts with it.")
+
+
+class TeamDoc(_Doc):
+    kind: Literal["Team"]
+    name: TeamName
+    review: ReviewHandle = Field(
+        examples=["@acme/payments"],
+        description="GitHub user (@name) or team (@org/team) whose review changes to its topics need.",
+    )
+    topics: TeamTopics = Field(default_factory=TeamTopics)
+    budget: TeamBudgetDoc = Field(default_factory=TeamBudgetDoc)
+
+
 class RuleEntry(_Doc):
     """One truncation rule: exactly one of the fields is given."""
 
@@ -361,6 +432,9 @@ class TopicSettings(_Doc):
     retention_stepping: RetentionSteppingName | None = Field(None, description=_STEPPING)
     expected_bytes_per_day: ByteSize | None = Field(None, description=_EXPECTED)
     truncate: list[RuleEntry] = Field(default_factory=list, description="Replaces the template's rules.")
+    owner: TeamName | None = Field(
+        None, description="The Team that owns it (a topic's own owner wins over its template's, which wins over Team rules)."
+    )
 
 
 def _required(*names: str) -> list[JsonValue]:
@@ -472,6 +546,7 @@ class PolicyDoc(_Doc):
         "(docs/capacity.md); a warning from 90% of it.",
     )
     protected_topic_patterns: list[str] = Field(default_factory=list)
+    require_owner: bool | None = Field(None, description="true: every topic must have an owner (docs/teams.md).")
 
 
 class TruncationRuleDoc(RuleEntry):
@@ -496,10 +571,11 @@ class TopicDoc(TopicSettings):
     overrides: dict[str, TopicOverride] = Field(default_factory=dict, description="Per cluster name.")
 
 
-AnyDoc = ClusterDoc | PolicyDoc | TruncationRuleDoc | TopicTemplateDoc | TopicDoc
+AnyDoc = ClusterDoc | PolicyDoc | TruncationRuleDoc | TopicTemplateDoc | TopicDoc | TeamDoc
 DOC_MODELS: dict[str, type[AnyDoc]] = {
     "Cluster": ClusterDoc,
     "Policy": PolicyDoc,
+    "Team": TeamDoc,
     "TruncationRule": TruncationRuleDoc,
     "TopicTemplate": TopicTemplateDoc,
     "Topic": TopicDoc,

@@ -132,6 +132,7 @@ class DesiredTopic(_Model):
     # Bytes per day the topic is expected to take in (all partitions): what creating it costs in
     # disk is estimated from it (reconciler.plan.capacity). None: not declared.
     expected_bytes_per_day: int | None = None
+    owner: str | None = None  # the Team that owns it (reconciler.manifests.owners); None: nobody
 
     @classmethod
     def resolved(
@@ -148,6 +149,7 @@ class DesiredTopic(_Model):
         truncate: list[TruncationRule],
         source: SourceRef,
         expected_bytes_per_day: int | None = None,
+        owner: str | None = None,
     ) -> DesiredTopic:
         """For the manifest loader only: its values come from document models that validated them
         (strict types and ranges) and from the merge, so they are not validated again; the
@@ -167,6 +169,7 @@ class DesiredTopic(_Model):
                 "truncate": truncate,
                 "source": source,
                 "expected_bytes_per_day": expected_bytes_per_day,
+                "owner": owner,
             },
         )
 
@@ -191,12 +194,35 @@ class Policy(_Model):
     # (reconciler.plan.capacity); a warning from 90% of it. None = no limit.
     max_disk_usage: float | None = None
     protected_topic_patterns: list[str] = Field(default_factory=list)
+    require_owner: bool = False  # every topic must have an owner (docs/teams.md)
     source: SourceRef | None = None
     # setting -> where its value is written: a plan error about a limit points at that limit
     sources: dict[str, SourceRef] = Field(default_factory=dict)
 
     def source_of(self, setting: str) -> SourceRef | None:
         return self.sources.get(setting) or self.source
+
+
+class TeamBudget(_Model):
+    """What one team may take of each cluster its topics are on (docs/teams.md); None: no limit."""
+
+    max_topics: int | None = None
+    # Partition replicas (partitions x replication factor): what the brokers carry.
+    max_partitions: int | None = None
+    max_retention_ms: int | None = None  # no topic of the team keeps records longer (unlimited is above it)
+    max_disk_bytes: int | None = None  # on all replicas: what its topics hold plus what the plan adds
+    name_prefix: str | None = None  # every topic of the team starts with it
+    # setting -> where its value is written: a plan error about a limit points at it
+    sources: dict[str, SourceRef] = Field(default_factory=dict)
+
+
+class Team(_Model):
+    """An owner of topics: whose review a change to them needs, and its budget."""
+
+    name: str
+    review: str  # a GitHub user (@name) or team (@org/team)
+    budget: TeamBudget = TeamBudget()
+    source: SourceRef | None = None
 
 
 _UNSUPPORTED_MECHANISMS = {
@@ -390,3 +416,4 @@ class DesiredState(_Model):
     cluster: ClusterSpec
     topics: dict[str, DesiredTopic] = Field(default_factory=dict)
     policy: Policy = Policy()
+    teams: dict[str, Team] = Field(default_factory=dict)  # every Team document, by name
