@@ -184,6 +184,12 @@ class DiagnosticCode(_Name):
     SIZES_UNKNOWN = "sizes-unknown"  # DescribeLogDirs was refused: estimates have no bytes
     CAPACITY_UNKNOWN = "capacity-unknown"  # some broker's disk capacity is not known: said once
     POLICY_MAX_DISK_USAGE = "policy-max-disk-usage"  # a broker's projected disk usage above (or near) the policy's limit
+    # a team's budget (docs/teams.md): its totals above (or near) it, or one of its topics outside it
+    TEAM_MAX_TOPICS = "team-max-topics"
+    TEAM_MAX_PARTITIONS = "team-max-partitions"
+    TEAM_MAX_DISK = "team-max-disk"
+    TEAM_MAX_RETENTION = "team-max-retention"
+    TEAM_NAME_PREFIX = "team-name-prefix"
 
 
 def broker_refusal(error_name: str) -> str:

@@ -70,7 +70,7 @@ from reconciler.models.plan import (
     TopicPreconditions,
     TruncateRecords,
 )
-from reconciler.plan import capacity, retention, rights
+from reconciler.plan import budgets, capacity, retention, rights
 from reconciler.plan.placement import PlacementError
 from reconciler.plan.policy import destructive_excess, is_protected
 from reconciler.plan.replication import MIN_INSYNC, Elsewhere, ReplicaPlanner
@@ -167,6 +167,7 @@ def plan(
         ]
         table = capacity.broker_table(actions, observed)
         diagnostics += _disk_usage(desired, observed, actions, table)
+        diagnostics += budgets.findings(desired, observed, actions, context.inherited)
     if observed.sizes_refused and any(_estimates_bytes(a) for a in actions):
         diagnostics.append(
             Diagnostic(

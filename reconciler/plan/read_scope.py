@@ -61,7 +61,7 @@ from reconciler.models.desired import (
 )
 from reconciler.models.observed import ObservedState, ObservedTopic
 from reconciler.models.plan import ActionKind, AlterConfigs, ConfigChange, Plan, ReassignReplicas
-from reconciler.plan import retention
+from reconciler.plan import budgets, retention
 from reconciler.plan.capacity import ingest_lookup
 from reconciler.units import epoch_ms
 
@@ -152,7 +152,7 @@ def desired_scope(desired: DesiredState, now_ms: int | None = None, every_offset
         epoch_topics=frozenset(epoch_topics),
         groups={g: frozenset(t) for g, t in sorted(groups.items())},
         now_ms=now_ms,
-        size_topics=frozenset(size_topics | absent),
+        size_topics=frozenset(size_topics | absent | budgets.sized_topics(desired)),
         offset_topics=None if every_offset else frozenset(epoch_topics | size_topics | absent),
         cluster_operations=any(t.state is TopicState.PRESENT for t in desired.topics.values()),
         reassignments=True,
@@ -309,11 +309,12 @@ def topics_scope(names: Iterable[str] | None) -> ReadScope:
     return ReadScope(topics=frozenset(names), list_all=False)
 
 
-def plan_scope(plan: Plan, now_ms: int | None = None) -> ReadScope:
+def plan_scope(plan: Plan, now_ms: int | None = None, sized: frozenset[str] = frozenset()) -> ReadScope:
     """What apply re-reads before writing: the plan's topics, and leader-epoch proof for the
     topics it writes fenced by epoch (truncations). Truncation targets are fixed in the plan, so no
     truncation timestamps or groups; retention cuts are estimated again (with `now_ms`), so their
-    time lookups and sizes are read; reassignments are checked against those in progress."""
+    time lookups and sizes are read; reassignments are checked against those in progress. `sized`:
+    more topics whose sizes are read (a team's disk budget counts them: `budgets.sized_topics`)."""
     timestamps: dict[str, tuple[int, ...]] = {}
     size_topics = set()
     for action in plan.actions:
@@ -323,12 +324,12 @@ def plan_scope(plan: Plan, now_ms: int | None = None) -> ReadScope:
         if now_ms is not None and action.retention.retention_ms is not None:
             timestamps[action.topic] = (retention.time_lookup(now_ms, action.retention.retention_ms),)
     return ReadScope(
-        topics=frozenset(a.topic for a in plan.actions),
+        topics=frozenset(a.topic for a in plan.actions) | sized,
         list_all=False,
         epoch_topics=frozenset(a.topic for a in plan.actions if a.kind.facts.epoch_fenced),
         timestamps=dict(sorted(timestamps.items())),
         now_ms=now_ms,
-        size_topics=frozenset(size_topics),
+        size_topics=frozenset(size_topics) | sized,
         cluster_operations=any(a.kind in (ActionKind.CREATE_TOPIC, ActionKind.REASSIGN_REPLICAS) for a in plan.actions),
         reassignments=any(isinstance(a, ReassignReplicas) for a in plan.actions),
         capacity=any(row.total_bytes is not None for row in plan.capacity),  # checked again against the policy
