@@ -102,7 +102,7 @@ def apply_plan(
         raise PlanRejected(refused)
     progress(f"reading {plan.cluster} again to check the plan's preconditions")
     # with the reassignments in progress, when the plan has any, and the sizes the teams' disk budgets count
-    now = cluster.observe_for_plan(plan, budgets.sized_topics(desired))
+    now = cluster.observe_for_plan(plan, budgets.sized_topics(desired, plan.actions))
     if plan.cluster_id and now.cluster_id and plan.cluster_id != now.cluster_id:
         raise PlanRejected(
             f"the plan was made for cluster id {plan.cluster_id} but {plan.cluster} now answers as "

@@ -5,10 +5,12 @@ diagnostics out; the planner adds them to the plan and apply checks the errors a
 - max_topics and max_partitions (partition replicas: partitions x replication factor) count the
   team's present topics as the manifests declare them, so a plan that deletes a topic frees its
   share and one that creates a topic takes it.
-- max_disk: per topic, what its partitions hold on every replica now plus what the plan's actions
-  on it add (reconciler.plan.capacity): a new topic its `expected_bytes_per_day` x retention x
-  replicas. A part not known (a size not read, a topic without expected_bytes_per_day) makes the
-  figure a lower bound, said as "at least"; unknown never blocks, as for max_disk_usage.
+- max_disk: for a team whose topics the plan may add to disk (`adding_teams`), per topic, what its
+  partitions hold on every replica now plus what the plan's actions on it add
+  (reconciler.plan.capacity): a new topic its `expected_bytes_per_day` x retention x replicas. A
+  part not known (a size not read, a topic without expected_bytes_per_day) makes the figure a lower
+  bound, said as "at least"; unknown never blocks, as for max_disk_usage. The read sizes only the
+  topics of such teams (reconciler.plan.read_scope.estimate_scope), not every partition.
 - max_retention and name_prefix hold for each topic of the team: retention.ms as declared, else
   what the cluster gives it (only where cleanup.policy deletes; a compacted topic's size is its
   key space's, counted by max_disk).
@@ -27,7 +29,7 @@ from reconciler.errors import shown_text
 from reconciler.models.desired import DesiredState, DesiredTopic, Team, TopicState
 from reconciler.models.observed import ObservedState
 from reconciler.models.plan import Action, DeleteTopic, Diagnostic, DiagnosticCode, Severity
-from reconciler.plan.capacity import TOP_CONTRIBUTORS, WARN_FROM
+from reconciler.plan.capacity import TOP_CONTRIBUTORS, WARN_FROM, may_add
 from reconciler.units import human_bytes, human_duration
 
 FIX = "remove or shrink some of its topics, or raise the budget in a reviewed change of the Team document"
@@ -42,12 +44,32 @@ class _Figures:
     disk_unknown: list[str] = field(default_factory=list)  # topics whose bytes are partly unknown
 
 
-def sized_topics(desired: DesiredState) -> frozenset[str]:
-    """The topics whose partition sizes a disk budget counts: every present topic of a team with one."""
-    teams = {name for name, team in desired.teams.items() if team.budget.max_disk_bytes is not None}
+def sized_topics(desired: DesiredState, actions: Sequence[Action]) -> frozenset[str]:
+    """The topics whose partition sizes the disk budgets count for `actions`: every present topic
+    of each team with a disk budget that the actions may add to (`adding_teams`)."""
+    teams = adding_teams(desired, actions)
     if not teams:
         return frozenset()
     return frozenset(n for n, t in desired.topics.items() if t.owner in teams and t.state is TopicState.PRESENT)
+
+
+def adding_teams(desired: DesiredState, actions: Sequence[Action]) -> set[str]:
+    """The teams with a disk budget whose topics `actions` may add to disk (a figure above 0, or
+    unknown for an action that may add: capacity.may_add). Only these are held to max_disk: a plan
+    may not take a team over its disk budget, and one that only frees (or does not touch its
+    topics) is not blocked by a team already over it, which could not shrink otherwise."""
+    budgeted = {name for name, team in desired.teams.items() if team.budget.max_disk_bytes is not None}
+    if not budgeted:
+        return set()
+    found = set()
+    for action in actions:
+        want = desired.topics.get(action.topic)
+        disk = action.disk  # None: the action changes nothing on disk (more partitions for the same traffic)
+        if want is None or want.owner not in budgeted or disk is None or not may_add(action):
+            continue
+        if disk.bytes is None or disk.bytes > 0:
+            found.add(want.owner)
+    return found
 
 
 def findings(
@@ -62,11 +84,11 @@ def findings(
         if topic.owner in figures and topic.state is TopicState.PRESENT:
             figures[topic.owner].topics.append(topic)
     found: list[Diagnostic] = []
-    disk_teams = [name for name, team in budgeted.items() if team.budget.max_disk_bytes is not None]
+    disk_teams = adding_teams(desired, actions)
     if disk_teams:
         _disk(desired, observed, actions, {name: figures[name] for name in disk_teams})
     for name, team in sorted(budgeted.items()):
-        found += _team(team, figures[name], desired.cluster.name, inherited)
+        found += _team(team, figures[name], desired.cluster.name, inherited, name in disk_teams)
     return found
 
 
@@ -97,7 +119,7 @@ def _disk(desired: DesiredState, observed: ObservedState, actions: Sequence[Acti
                 figure.disk_unknown.append(topic.name)
 
 
-def _team(team: Team, figure: _Figures, cluster: str, inherited: Mapping[str, str]) -> list[Diagnostic]:
+def _team(team: Team, figure: _Figures, cluster: str, inherited: Mapping[str, str], adds_disk: bool) -> list[Diagnostic]:
     budget = team.budget
     found: list[Diagnostic] = []
 
@@ -124,6 +146,7 @@ def _team(team: Team, figure: _Figures, cluster: str, inherited: Mapping[str, st
                 + (f"; not known for {', '.join(unknown[:TOP_CONTRIBUTORS])}" if unknown else "")
                 + (f"; {FIX}" if above else ""),
                 source=budget.sources.get(setting),
+                owner=team.name,
             )
         )
 
@@ -135,7 +158,13 @@ def _team(team: Team, figure: _Figures, cluster: str, inherited: Mapping[str, st
         _count,
         "partition replicas (partitions x replication factor)",
     )
-    total("max_disk", budget.max_disk_bytes, lambda t: figure.disk.get(t.name, 0), human_bytes, "on disk (all replicas)")
+    total(
+        "max_disk",
+        budget.max_disk_bytes if adds_disk else None,
+        lambda t: figure.disk.get(t.name, 0),
+        human_bytes,
+        "on disk (all replicas)",
+    )
     for topic in figure.topics:
         found += _each(team, topic, cluster, inherited)
     return found
@@ -182,7 +211,9 @@ def _each(team: Team, topic: DesiredTopic, cluster: str, inherited: Mapping[str,
 
 
 def _topic_error(topic: DesiredTopic, code: str, message: str) -> Diagnostic:
-    return Diagnostic(severity=Severity.ERROR, code=code, message=message, topic=topic.name, source=topic.source)
+    return Diagnostic(
+        severity=Severity.ERROR, code=code, message=message, topic=topic.name, source=topic.source, owner=topic.owner
+    )
 
 
 def _count(n: int) -> str:

@@ -70,7 +70,7 @@ from reconciler.models.plan import (
     TopicPreconditions,
     TruncateRecords,
 )
-from reconciler.plan import budgets, capacity, retention, rights
+from reconciler.plan import budgets, capacity, ownership, retention, rights
 from reconciler.plan.placement import PlacementError
 from reconciler.plan.policy import destructive_excess, is_protected
 from reconciler.plan.replication import MIN_INSYNC, Elsewhere, ReplicaPlanner
@@ -186,6 +186,7 @@ def plan(
                 source=desired.policy.source_of("max_destructive_actions"),
             )
         )
+    actions, diagnostics, by_owner = ownership.by_owner(desired, actions, diagnostics)
     actions.sort(key=lambda a: (a.kind.order, a.topic))
     diagnostics.sort(key=lambda d: (list(Severity).index(d.severity), d.topic or "", d.partition or -1, d.code))
     return Plan(
@@ -196,6 +197,7 @@ def plan(
         unmanaged_topics=unmanaged_topics(desired, observed, options),
         diagnostics=diagnostics,
         capacity=table,
+        owners=by_owner,
     )
 
 

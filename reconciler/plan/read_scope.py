@@ -61,7 +61,7 @@ from reconciler.models.desired import (
 )
 from reconciler.models.observed import ObservedState, ObservedTopic
 from reconciler.models.plan import ActionKind, AlterConfigs, ConfigChange, Plan, ReassignReplicas
-from reconciler.plan import budgets, retention
+from reconciler.plan import retention
 from reconciler.plan.capacity import ingest_lookup
 from reconciler.units import epoch_ms
 
@@ -152,7 +152,7 @@ def desired_scope(desired: DesiredState, now_ms: int | None = None, every_offset
         epoch_topics=frozenset(epoch_topics),
         groups={g: frozenset(t) for g, t in sorted(groups.items())},
         now_ms=now_ms,
-        size_topics=frozenset(size_topics | absent | budgets.sized_topics(desired)),
+        size_topics=frozenset(size_topics | absent),
         offset_topics=None if every_offset else frozenset(epoch_topics | size_topics | absent),
         cluster_operations=any(t.state is TopicState.PRESENT for t in desired.topics.values()),
         reassignments=True,
@@ -221,6 +221,8 @@ def estimate_scope(desired: DesiredState, seen: ObservedState) -> ReadScope | No
             or (seen.sizes_refused is None and any(p.size_bytes is None for p in readable))
         ):
             again[name] = lookups
+    for name in _budget_sized(desired, seen, again, inherited):
+        again.setdefault(name, set())
     if not again:
         return None
     names = frozenset(again)
@@ -241,6 +243,36 @@ def estimate_scope(desired: DesiredState, seen: ObservedState) -> ReadScope | No
         replicas={n: w for n, w in scope.replicas.items() if n in names},
         drain_brokers=scope.drain_brokers,
     )
+
+
+def _budget_sized(
+    desired: DesiredState, seen: ObservedState, again: Mapping[str, set[int]], inherited: Mapping[str, str]
+) -> list[str]:
+    """The topics whose sizes a team's disk budget counts and the first read left out: every topic
+    of a team with a disk budget that the plan may add to (a topic created, given more replicas or a
+    raised limit: `budgets.adding_teams` on the plan, told here from the manifests and the read)."""
+    teams = {name for name, team in desired.teams.items() if team.budget.max_disk_bytes is not None}
+    if not teams or seen.sizes_refused is not None:
+        return []
+    adding = set()
+    for name, topic in desired.topics.items():
+        if topic.owner not in teams or topic.owner in adding or topic.state is not TopicState.PRESENT:
+            continue
+        have = seen.topics.get(name)
+        if (
+            have is None
+            or topic.replication_factor > len(have.partitions[0].replicas)
+            or (_may_change_retention(topic) and _limits_move(topic, have, inherited)[1])
+        ):
+            adding.add(topic.owner)
+    return [
+        name
+        for name, topic in desired.topics.items()
+        if topic.owner in adding
+        and name in seen.topics
+        and name not in again
+        and any(p.size_bytes is None and p.leader >= 0 for p in seen.topics[name].partitions)
+    ]
 
 
 def _limits_move(topic: DesiredTopic, have: ObservedTopic, inherited: Mapping[str, str]) -> tuple[bool, bool]:

@@ -5,6 +5,7 @@ from 90%, and teams without a budget or topics without an owner left alone."""
 from __future__ import annotations
 
 from reconciler.models.desired import SourceRef, Team, TeamBudget, TopicState
+from reconciler.models.observed import Broker
 from reconciler.models.plan import DiagnosticCode, Severity
 from reconciler.plan.planner import plan
 from tests.factories import desired, have, observed, want
@@ -24,7 +25,8 @@ def _team(**budget) -> Team:
 
 def _plan(team: Team, *topics, live=()):
     state = desired(*topics).model_copy(update={"teams": {team.name: team}})
-    return plan(state, observed(*live))
+    brokers = [Broker(node_id=b, host=f"b{b}", port=9092) for b in (1, 2, 3)]  # where new topics' bytes go
+    return plan(state, observed(*live).model_copy(update={"brokers": brokers}))
 
 
 def _codes(result) -> list[tuple[str, str, str | None]]:
@@ -77,3 +79,22 @@ def test_every_topic_of_the_team_starts_with_its_name_prefix():
 def test_a_team_without_a_budget_costs_nothing_and_says_nothing():
     team = Team(name="payments", review="@acme/payments")
     assert _codes(_plan(team, *[want(f"pay.t{i}", owner="payments") for i in range(50)])) == []
+
+
+def test_max_disk_holds_only_a_plan_that_adds_to_the_team_s_disk():
+    team = Team(
+        name="payments",
+        review="@acme/payments",
+        budget=TeamBudget(max_disk_bytes=10_000, sources={"max_disk": AT["max_topics"]}),
+    )
+    held = have("pay.big", size_bytes=5_000)  # 3 partitions x 3 replicas x 5,000 bytes: 45,000, over already
+    # Nothing added (a partition count raised adds no bytes): not blocked, so the team can still shrink.
+    assert _codes(_plan(team, want("pay.big", partitions=4, owner="payments"), live=[held])) == []
+    # A new topic of the team with declared traffic adds: the whole team is counted.
+    fresh = want("pay.new", owner="payments", expected_bytes_per_day=3_000)
+    result = _plan(team, want("pay.big", owner="payments"), fresh, live=[held])
+    [error] = [d for d in result.diagnostics if d.code == DiagnosticCode.TEAM_MAX_DISK]
+    assert error.owner == "payments" and error.message.startswith(
+        "team payments would have 105.5 KiB (108,000 bytes) on disk (all replicas) on cluster test after this plan, "
+        "above its budget max_disk 9.8 KiB (10,000 bytes) (1080%); most from pay.new 61.5 KiB, pay.big 43.9 KiB;"
+    ), error.message
