@@ -705,10 +705,11 @@ def acls(manifests_dir: str, cluster: str, role: str, principal: str | None, fmt
 )
 @click.option(
     "--group-by",
-    type=click.Choice(["prefix", "none"]),
+    type=click.Choice(["prefix", "none", "owner"]),
     default="prefix",
     show_default=True,
-    help="prefix: topics/CLUSTER/PREFIX.yaml per name prefix (orders.v1 -> orders); none: topics/CLUSTER.yaml.",
+    help="prefix: topics/CLUSTER/PREFIX.yaml per name prefix (orders.v1 -> orders); none: topics/CLUSTER.yaml; "
+    "owner: topics/CLUSTER/owner-TEAM.yaml per Team whose rules claim the topics (others by prefix).",
 )
 @click.option(
     "--overwrite",

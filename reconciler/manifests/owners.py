@@ -89,9 +89,7 @@ class Owners:
         if not self._where:
             return None
         name = topic.model.name
-        claims = [r for n in self._prefix_lengths for r in self._prefixes.get(name[:n], ())]
-        if self._any_pattern is not None and self._any_pattern.search(name):
-            claims += [r for r in self._patterns if r.claims(name)]
+        claims = self._claims(name)
         teams = list(dict.fromkeys(r.team for r in claims))
         if len(teams) > 1:
             first, second = (next(r for r in claims if r.team == t) for t in teams[:2])
@@ -102,6 +100,18 @@ class Owners:
                 "`owner:` on the topic",
             )
         return teams[0] if teams else None  # the first of two only spares a "has no owner": the load fails
+
+    def by_rules(self, name: str) -> str | None:
+        """The one team whose rules claim a topic of this name, or None (none, or more than one:
+        the manifests then refuse it where it is declared). For `reconcile import`."""
+        teams = {r.team for r in self._claims(name)}
+        return teams.pop() if len(teams) == 1 else None
+
+    def _claims(self, name: str) -> list[_Rule]:
+        claims = [r for n in self._prefix_lengths for r in self._prefixes.get(name[:n], ())]
+        if self._any_pattern is not None and self._any_pattern.search(name):
+            claims += [r for r in self._patterns if r.claims(name)]
+        return claims
 
     def _known(self, entry: Entry[TopicDoc] | Entry[TopicTemplateDoc], owner: str) -> str:
         """`owner`, reported when no Team defines it (kept: a "has no owner" would say it again)."""

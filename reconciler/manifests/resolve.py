@@ -46,6 +46,7 @@ class Resolver:
         self.templates: dict[str, Entry[TopicTemplateDoc]] = {}
         self.topics: list[Entry[TopicDoc]] = []
         self.teams: list[Entry[TeamDoc]] = []
+        self.owners: Owners | None = None  # made by resolve()
         # Per cluster, its Cluster document's `defaults.configs`, normalised.
         self.default_configs: dict[str, dict[str, str]] = {}
         self._defaults: dict[str, Layer] = {}  # per cluster, the lowest layer of every topic on it
@@ -84,7 +85,7 @@ class Resolver:
         clusters = {name: cluster_spec(entry, self.problems) for name, entry in sorted(self.clusters.items())}
         policies = cluster_policies(self.policies, self.clusters, self.configs, self.problems)
         rules = Rules(self.rules, self.problems)
-        owners = Owners(self.teams, self.problems)
+        owners = self.owners = Owners(self.teams, self.problems)
         topics: dict[str, dict[str, DesiredTopic]] = {name: {} for name in clusters}
         places: dict[tuple[str, str], SourceRef] = {}
         for entry in self.topics:
