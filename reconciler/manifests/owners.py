@@ -130,10 +130,11 @@ def _number(value: int | str | None, parse: Callable[[str], int]) -> int | None:
 
 
 def _any_of(patterns: list[re.Pattern[str]]) -> re.Pattern[str] | None:
-    """One regex that matches where any of `patterns` does, or None (none, or they cannot be joined)."""
+    """One regex that matches where any of `patterns` does (where they cannot be joined, one that
+    matches everywhere: each is then searched on its own), or None when there are none."""
     if not patterns:
         return None
     try:
         return re.compile("|".join(f"(?:{p.pattern})" for p in patterns))
-    except re.error:  # named groups repeated across patterns: each is searched on its own
+    except re.error:  # a group name repeated across patterns
         return re.compile("")

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from reconciler import kafka_configs
 from reconciler.errors import shown_text
-from reconciler.models.desired import DesiredState, DesiredTopic, Team, TopicState
+from reconciler.models.desired import DesiredState, DesiredTopic, Team, TeamBudget, TopicState
 from reconciler.models.observed import ObservedState
 from reconciler.models.plan import Action, DeleteTopic, Diagnostic, DiagnosticCode, Severity
 from reconciler.plan.capacity import TOP_CONTRIBUTORS, WARN_FROM, may_add
@@ -183,8 +183,8 @@ def _each(team: Team, topic: DesiredTopic, cluster: str, inherited: Mapping[str,
             _topic_error(
                 topic,
                 DiagnosticCode.TEAM_NAME_PREFIX,
-                f"{named()} does not start with {shown_text(budget.name_prefix)}, the team's name_prefix "
-                f"(at {budget.sources['name_prefix']}); rename it or give it another owner",
+                f"{named()} does not start with {shown_text(budget.name_prefix)}, the team's name_prefix"
+                f"{_at(budget, 'name_prefix')}; rename it or give it another owner",
             )
         )
     ceiling = budget.max_retention_ms
@@ -203,7 +203,7 @@ def _each(team: Team, topic: DesiredTopic, cluster: str, inherited: Mapping[str,
             topic,
             DiagnosticCode.TEAM_MAX_RETENTION,
             f"{named()} keeps records for {human_duration(kept)} (retention.ms {kept}, {declared}), above the "
-            f"team's max_retention {human_duration(ceiling)} (at {budget.sources['max_retention']}); set "
+            f"team's max_retention {human_duration(ceiling)}{_at(budget, 'max_retention')}; set "
             f"retention.ms to at most {ceiling}",
         )
     )
@@ -214,6 +214,11 @@ def _topic_error(topic: DesiredTopic, code: str, message: str) -> Diagnostic:
     return Diagnostic(
         severity=Severity.ERROR, code=code, message=message, topic=topic.name, source=topic.source, owner=topic.owner
     )
+
+
+def _at(budget: TeamBudget, setting: str) -> str:
+    where = budget.sources.get(setting)
+    return f" (at {where})" if where is not None else ""
 
 
 def _count(n: int) -> str:
