@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from reconciler.cli import main
 from reconciler.errors import ManifestError
 from reconciler.manifests import load_manifests
-from reconciler.plan.binding import canonical_desired, digest_of
+from reconciler.plan.binding import canonical_desired, differences_between, digest_of
 
 CLUSTER = "kind: Cluster\nname: prod\nbootstrap_servers: [k:9092]\ndefaults: {partitions: 3, replication_factor: 3}\n"
 TEAMS = """\
@@ -151,4 +151,6 @@ def test_a_saved_plan_is_bound_to_owners_and_budgets(tmp_path):
     assert before["topics"]["payments.a"]["owner"] == "payments"
     assert before["teams"]["payments"]["budget"]["max_topics"] == 20
     (root / "teams.yaml").write_text(TEAMS.replace("max_topics: 20", "max_topics: 30"))
-    assert digest_of(canonical_desired(load_manifests(root).desired_state("prod"))) != digest_of(before)
+    after = canonical_desired(load_manifests(root).desired_state("prod"))
+    assert digest_of(after) != digest_of(before)
+    assert differences_between(before, after) == ["teams, payments.budget.max_topics: reviewed 20, now 30"]
