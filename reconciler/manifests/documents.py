@@ -240,6 +240,9 @@ ReplicaAssignment = Annotated[
     dict[PartitionNumber, ReplicaList], Field(min_length=1, json_schema_extra={"propertyNames": {"pattern": "^[0-9]+$"}})
 ]
 BrokerIds = Annotated[list[BrokerId], Field(json_schema_extra={"uniqueItems": True}), _ids_once("drain_brokers")]
+# A size or a duration as text (checked by parsing; the patterns are for the schema).
+_SIZE_PATTERN = r"^\s*[0-9]+\s*([bB]|[kKmMgGtT][iI]?[bB])?\s*$"
+_DURATION_PATTERN = r"^\s*(?:[0-9]+(?:ms|s|m|h|d|w))+\s*$"
 # Bytes per second, 1 at least (a zero rate would stop replication), or a size with its unit ("50MiB").
 _STOPS_REPLICATION = "0 would stop replication; leave it out for no throttle"
 ByteRate = (
@@ -247,7 +250,7 @@ ByteRate = (
     | Annotated[
         str,
         _parsed_by(parse_bytes, "reassignment.throttle", 1, _STOPS_REPLICATION),
-        Field(json_schema_extra={"pattern": r"^\s*[0-9]+\s*([bB]|[kKmMgGtT][iI]?[bB])?\s*$"}),
+        Field(json_schema_extra={"pattern": _SIZE_PATTERN}),
     ]
 )
 # Bytes, or a size with its unit ("20GiB"): checked by parsing, as WaitDuration is.
@@ -256,7 +259,7 @@ ByteSize = (
     | Annotated[
         str,
         _parsed_by(parse_bytes, "expected_bytes_per_day"),
-        Field(json_schema_extra={"pattern": r"^\s*[0-9]+\s*([bB]|[kKmMgGtT][iI]?[bB])?\s*$"}),
+        Field(json_schema_extra={"pattern": _SIZE_PATTERN}),
     ]
 )
 _EXPECTED = (
@@ -269,7 +272,7 @@ WaitDuration = (
     | Annotated[
         str,
         _parsed_by(parse_duration_ms, "reassignment.wait"),
-        Field(json_schema_extra={"pattern": r"^\s*(?:[0-9]+(?:ms|s|m|h|d|w))+\s*$"}),
+        Field(json_schema_extra={"pattern": _DURATION_PATTERN}),
     ]
 )
 _ASSIGNMENT = (
@@ -326,8 +329,6 @@ def _review_handle(text: str) -> str:
 
 
 ReviewHandle = Annotated[str, AfterValidator(_review_handle), Field(json_schema_extra={"pattern": REVIEW_HANDLE_PATTERN})]
-_SIZE_PATTERN = r"^\s*[0-9]+\s*([bB]|[kKmMgGtT][iI]?[bB])?\s*$"
-_DURATION_PATTERN = r"^\s*(?:[0-9]+(?:ms|s|m|h|d|w))+\s*$"
 DiskBudget = (
     Annotated[int, Field(ge=1, le=LONG_MAX)]
     | Annotated[
