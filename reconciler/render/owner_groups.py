@@ -15,9 +15,10 @@ def action_groups(plan: Plan) -> list[tuple[OwnerSummary | None, list[int]]]:
     group with no owner when the plan has no owners."""
     if not plan.owners:
         return [(None, list(range(len(plan.actions))))]
+    summaries = {o.owner: o for o in plan.owners}
     indices: dict[str | None, list[int]] = {}
-    for i, action in enumerate(plan.actions):
-        indices.setdefault(action.owner, []).append(i)
+    for i, action in enumerate(plan.actions):  # an owner without a summary (none is made so) is shown as none
+        indices.setdefault(action.owner if action.owner in summaries else None, []).append(i)
     groups: list[tuple[OwnerSummary | None, list[int]]] = [(o, indices[o.owner]) for o in plan.owners if o.owner in indices]
     if None in indices:
         groups.append((None, indices[None]))
