@@ -29,6 +29,10 @@ the plan would fail instead of showing the drift. Then, each in its own process:
    describe_configs of every topic, list_offsets earliest, latest and by time, and
    list_consumer_group_offsets.
 
+`--owners N` (issue 37) also plans, N times each and alternately in the same run against the same
+brokers, the manifests without and with a Team per service prefix (`write_teams`: every topic owned,
+every budget set, none exceeded) and reports the CPU seconds of each, the brokers' included.
+
 `--check COMMIT` proves the plan unchanged: that commit's `reconciler` package (`git archive`, so
 the repository is needed) plans the same manifests against the same brokers right after the
 measured run, and its JSON and text must equal the measured run's byte for byte, the instant of
@@ -98,6 +102,21 @@ def write_manifests(root: Path, bootstrap: str, topics: int, partitions: int, re
         teams["svc00"].append(f"kind: Topic\nname: svc00.new-{j}\ntemplate: events")
     for team, docs in teams.items():
         (root / "topics" / f"{team}.yaml").write_text("\n---\n".join(docs) + "\n")
+
+
+def write_teams(root: Path, topics: int) -> None:
+    """A Team per service prefix owning its topics, with every budget set and none exceeded (a disk
+    budget has the team's partitions sized by the read)."""
+    prefixes = sorted({name.split(".")[0] for name in names(topics)})
+    (root / "teams.yaml").write_text(
+        "\n---\n".join(
+            f"kind: Team\nname: {p}\nreview: '@bench/{p}'\ntopics: {{prefixes: [{p}.]}}\n"
+            "budget: {max_topics: 100000, max_partitions: 10000000, max_retention: 30d, max_disk: 1000TiB, "
+            f"name_prefix: {p}.}}"
+            for p in prefixes
+        )
+        + "\n"
+    )
 
 
 # -- children: measured with wait4, talking step by step -------------------------------------
@@ -364,6 +383,7 @@ def measure(
     admin_timeout_s: float,
     skip_confluent: bool = False,
     check: str | None = None,
+    owners: int = 0,
 ) -> dict:
     out = {"topics": topics, "partitions": topics * partitions, "load": [os.getloadavg()[0]]}
     reconcile = Path(sys.executable).with_name("reconcile")
@@ -384,6 +404,8 @@ def measure(
         if check:
             out["check"] = check_against(check, tmp, argv, plan_file, text_file)
         out["load"].append(os.getloadavg()[0])
+        if owners:
+            out["owners"] = owner_runs(cli, manifests, Path(tmp), topics, owners, brokers)
         out["phases"] = run_child([sys.executable, __file__, "--phases", str(manifests)], 1800, brokers)
         out["load"].append(os.getloadavg()[0])
         if not skip_admin:
@@ -521,6 +543,26 @@ def report(results: list[dict]) -> str:
     return "\n".join(out)
 
 
+def owner_runs(cli: list[str], manifests: Path, tmp: Path, topics: int, repeat: int, brokers: Brokers) -> dict:
+    """CPU seconds of `repeat` plans without and with owners and budgets, alternately."""
+    import shutil
+
+    owned = tmp / "owned"
+    shutil.copytree(manifests, owned)
+    write_teams(owned, topics)
+    runs: dict[str, list[dict]] = {"without": [], "with": []}
+    for _ in range(repeat):
+        for label, root in (("without", manifests), ("with", owned)):
+            argv = ["plan", str(root), "--cluster", CLUSTER, "--format", "json", "-o", str(tmp / f"{label}.json"), "--no-color"]
+            with open(tmp / f"{label}.txt", "w") as text:
+                run = run_child(cli + argv, 1800, brokers, stdout=text)
+            if run["exit"] != 2:
+                raise SystemExit(f"reconcile plan ({label} owners) exited {run['exit']}: {run['stderr']}")
+            runs[label].append({"cpu": run["cpu"], "broker_cpu": run["broker_cpu"], "wall": run["wall"]})
+    print(f"  owners: {json.dumps(runs)}", file=sys.stderr, flush=True)
+    return runs
+
+
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--phases":
         return phases(sys.argv[2])
@@ -539,6 +581,7 @@ def main() -> None:
         "--check", metavar="COMMIT", help="also plan with this commit's reconciler package and require identical output"
     )
     parser.add_argument("--json", metavar="FILE", help="also write the raw figures here")
+    parser.add_argument("--owners", type=int, default=0, metavar="N", help="also plan N times without and with teams")
     args = parser.parse_args()
     results = []
     for topics in args.topics:
@@ -551,6 +594,7 @@ def main() -> None:
                 args.admin_timeout,
                 args.skip_confluent,
                 args.check,
+                args.owners,
             )
         )
         print(f"  {topics:,} topics: plan {results[-1]['plan']['wall']:.1f}s", file=sys.stderr, flush=True)

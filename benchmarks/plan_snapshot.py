@@ -1,6 +1,6 @@
 """`reconcile plan --snapshot` at scale: a synthetic JSON snapshot and manifests declaring its topics.
 
-    python benchmarks/plan_snapshot.py [--topics 10000] [--partitions 10] [--repeat 3] [--check COMMIT] [--phases]
+    python benchmarks/plan_snapshot.py [--topics 10000] [--partitions 10] [--repeat 3] [--check COMMIT] [--phases] [--owners]
 
 Writes, under --workdir, a JSON snapshot of a cluster of --topics topics with --partitions
 partitions each (three brokers, a topic-level retention.ms on every topic, committed offsets of one
@@ -14,6 +14,10 @@ its CPU time (from wait4) and peak RSS.
 snapshot, plan, render JSON + text) and reports each step's CPU time, the peak RSS after it, and
 the step's tracemalloc peak against what stays allocated after it (in a second child, since
 tracing slows everything down).
+
+`--owners` (issue 37) adds a Team per prefix (team00 ... team49) owning its topics, with every
+budget set and none exceeded, in a workdir of its own: run it alternately with the same command
+without it to see what owners and budgets cost.
 
 `--check COMMIT` plans again with that commit's `reconciler` package (`git archive`) and requires
 the JSON plan and the text on stdout to be byte-identical. Not a test: figures depend on the machine.
@@ -85,7 +89,20 @@ bootstrap_servers: [b1:9092]
 """
 
 
-def write_case(root: Path, topics: int, partitions: int) -> tuple[Path, Path]:
+def write_teams(manifests: Path) -> None:
+    """A Team per prefix (team00 ... team49) owning its topics, with every budget set and none exceeded."""
+    (manifests / "teams.yaml").write_text(
+        "\n---\n".join(
+            f"kind: Team\nname: team{t:02d}\nreview: '@bench/team{t:02d}'\ntopics: {{prefixes: [team{t:02d}.]}}\n"
+            "budget: {max_topics: 100000, max_partitions: 10000000, max_retention: 30d, max_disk: 1000TiB, "
+            f"name_prefix: team{t:02d}.}}"
+            for t in range(50)
+        )
+        + "\n"
+    )
+
+
+def write_case(root: Path, topics: int, partitions: int, owners: bool = False) -> tuple[Path, Path]:
     root.mkdir(parents=True, exist_ok=True)
     snap, manifests = root / "snapshot.json", root / "manifests"
     if snap.exists() and manifests.exists():
@@ -110,6 +127,8 @@ def write_case(root: Path, topics: int, partitions: int) -> tuple[Path, Path]:
         elif i % 10 == 1:
             docs[i] += "\ntruncate:\n- keep_last: 500"
     path.write_text("\n---\n".join(docs))
+    if owners:
+        write_teams(manifests)
     return snap, manifests
 
 
@@ -205,18 +224,20 @@ def main() -> None:
     parser.add_argument("--child-phases", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--child-write", help=argparse.SUPPRESS)
     parser.add_argument("--traced", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--owners", action="store_true", help="with a Team per prefix, every budget set (issue 37)")
     args = parser.parse_args()
     if args.child_phases:
         phases(*args.child_phases, traced=args.traced)
         return
     if args.child_write:
-        write_case(Path(args.child_write), args.topics, args.partitions)
+        write_case(Path(args.child_write), args.topics, args.partitions, args.owners)
         return
-    root = Path(args.workdir) / f"{args.topics}x{args.partitions}"
+    root = Path(args.workdir) / f"{args.topics}x{args.partitions}{'-owners' if args.owners else ''}"
     # Written by a child: a process's peak RSS passes to the children it starts (Linux counts the
     # memory of the process a child was forked from), and writing 1M partitions takes 4 GB.
     write = [sys.executable, __file__, "--child-write", str(root), "--topics", str(args.topics)]
-    subprocess.run([*write, "--partitions", str(args.partitions)], check=True, env=with_package(ROOT))
+    owners = ["--owners"] if args.owners else []
+    subprocess.run([*write, "--partitions", str(args.partitions), *owners], check=True, env=with_package(ROOT))
     snap, manifests = root / "snapshot.json", root / "manifests"
     plan_file = root / "plan.json"
     argv = [

@@ -285,6 +285,45 @@ def schema() -> Outcome:
     return outcome.kind
 
 
+@main.command()
+@click.argument("manifests_dir", default="manifests", type=click.Path())
+@click.option(
+    "--file",
+    "codeowners_file",
+    default=".github/CODEOWNERS",
+    show_default=True,
+    type=click.Path(dir_okay=False),
+    help="The CODEOWNERS file whose generated section is written (or checked).",
+)
+@click.option("--root", default=".", show_default=True, help="The repository's top directory: paths are written from it.")
+@click.option("--check", is_flag=True, help="Change nothing; exit 1 when the file is out of date (for CI).")
+@handle_errors
+def codeowners(manifests_dir: str, codeowners_file: str, root: str, check: bool) -> Outcome:
+    """Write the CODEOWNERS lines that require each owner's review of the files holding its topics."""
+    from reconciler.app.codeowners import codeowners as write_codeowners
+
+    outcome = write_codeowners(manifests_dir, codeowners_file, root, check)
+    for mixed in outcome.mixed:
+        held = ", ".join(f"{owner} {count}" for owner, count in mixed.owners.items())
+        click.echo(
+            f"warning: {mixed.path} holds topics of {len(mixed.owners)} owners ({held}): CODEOWNERS lets any one owner "
+            "listed approve, so no owner's review is required for the others' topics; split it into one file per owner",
+            err=True,
+        )
+    lines = f"{len(outcome.lines)} line{'s' if len(outcome.lines) != 1 else ''}"
+    if check and outcome.changed:
+        click.echo(
+            f"{outcome.file} is out of date with the manifests' owners ({lines} expected); run `reconcile codeowners "
+            f"{manifests_dir}` and commit the file",
+            err=True,
+        )
+    elif check or not outcome.changed:
+        click.echo(f"{outcome.file} is up to date ({lines}).")
+    else:
+        click.echo(f"{outcome.file}: wrote {lines}.")
+    return outcome.kind
+
+
 CLUSTER_OPTION = click.option("--cluster", help="Cluster name from the manifests (default: the snapshot's).")
 BOOTSTRAP_OPTION = click.option(
     "--bootstrap-servers",
@@ -717,10 +756,11 @@ def idle(
 )
 @click.option(
     "--group-by",
-    type=click.Choice(["prefix", "none"]),
+    type=click.Choice(["prefix", "none", "owner"]),
     default="prefix",
     show_default=True,
-    help="prefix: topics/CLUSTER/PREFIX.yaml per name prefix (orders.v1 -> orders); none: topics/CLUSTER.yaml.",
+    help="prefix: topics/CLUSTER/PREFIX.yaml per name prefix (orders.v1 -> orders); none: topics/CLUSTER.yaml; "
+    "owner: topics/CLUSTER/owner-TEAM.yaml per Team whose rules claim the topics (others by prefix).",
 )
 @click.option(
     "--overwrite",

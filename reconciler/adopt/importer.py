@@ -43,7 +43,7 @@ from reconciler.plan.policy import violations as policy_violations
 if TYPE_CHECKING:
     from reconciler.manifests import Manifests
 
-GroupBy = Literal["prefix", "none"]
+GroupBy = Literal["prefix", "none", "owner"]
 SkipReason = Literal["internal", "ignored", "filtered", "managed", "file-exists", "held-back"]
 
 HEADER_MARK = "# Imported by `reconcile import`"
@@ -120,7 +120,8 @@ def import_cluster(
     result = ImportResult(cluster=cluster)
 
     wanted = _select(observed, spec, options, result)
-    targets = {name: _topic_file(cluster, name, options.group_by) for name in wanted}
+    owner = known.owner_by_rules if known is not None and options.group_by == "owner" else None
+    targets = {name: _topic_file(cluster, name, options.group_by, owner(name) if owner else None) for name in wanted}
     cluster_file = None if known is not None else f"clusters/{_file_safe(cluster)}.yaml"
     if cluster_file is not None and cluster_file in existing and not options.overwrite:
         raise ReconcilerError(
@@ -316,9 +317,13 @@ def _change_reason(change: ConfigChange, defaults: dict[str, str], declared: dic
 # --- where it goes -----------------------------------------------------------------------------
 
 
-def _topic_file(cluster: str, topic: str, group_by: GroupBy) -> str:
+def _topic_file(cluster: str, topic: str, group_by: GroupBy, owner: str | None = None) -> str:
+    """Where an imported topic goes; by owner, the file of the Team whose rules claim it (so that
+    `reconcile codeowners` gives each file one owner), a topic no team claims by its prefix."""
     if group_by == "none":
         return f"topics/{_file_safe(cluster)}.yaml"
+    if group_by == "owner" and owner is not None:
+        return f"topics/{_file_safe(cluster)}/owner-{_file_safe(owner)}.yaml"
     return f"topics/{_file_safe(cluster)}/{topic_prefix(topic)}.yaml"
 
 

@@ -10,6 +10,7 @@ from reconciler.app.cluster_access import Connect
 from reconciler.app.inputs import snapshot_for
 from reconciler.app.outcome import Outcome
 from reconciler.drift import engine as drift_engine
+from reconciler.drift.by_owner import with_owners
 from reconciler.drift.compute import cluster_drift
 from reconciler.drift.model import DriftReport
 from reconciler.errors import ReconcilerError, shown
@@ -93,7 +94,7 @@ def drift_report(
         evidence.end_offsets if evidence else None,
         evidence.unanswered if evidence else None,
     )
-    report = drift_engine.report_of([result], "local")
+    report = with_owners(drift_engine.report_of([result], "local"), manifests.desired_state)
     if tables:
         from reconciler.drift.tables import write_tables_local
 

@@ -62,7 +62,7 @@ from reconciler.models.plan import (
     unhandled,
 )
 from reconciler.models.result import ActionOutcome, ApplyResult, PartitionOutcome, Status, worst
-from reconciler.plan import rights
+from reconciler.plan import budgets, retention, rights
 from reconciler.plan.policy import destructive_excess
 from reconciler.plan.validate_only import broker_refusals, send_topic_requests
 from reconciler.ports import BrokerError, ClusterPort, EpochCheck, ErrorKind, Progress, TopicPartition
@@ -101,7 +101,8 @@ def apply_plan(
     if refused:
         raise PlanRejected(refused)
     progress(f"reading {plan.cluster} again to check the plan's preconditions")
-    now = cluster.observe_for_plan(plan)  # with the reassignments in progress, when the plan has any
+    # with the reassignments in progress, when the plan has any, and the sizes the teams' disk budgets count
+    now = cluster.observe_for_plan(plan, budgets.sized_topics(desired, plan.actions))
     if plan.cluster_id and now.cluster_id and plan.cluster_id != now.cluster_id:
         raise PlanRejected(
             f"the plan was made for cluster id {plan.cluster_id} but {plan.cluster} now answers as "
@@ -111,6 +112,11 @@ def apply_plan(
     full = disk_usage_refusal(plan, now, desired)
     if full is not None:
         raise PlanRejected(full)
+    over = budgets.refusal(desired, now, plan.actions, retention.inherited_values(now))
+    if over:
+        raise PlanRejected(
+            f"the plan for {plan.cluster} cannot be applied under the teams' budgets now: {'; '.join(over)}. Nothing was changed."
+        )
 
     run = _Run(plan, progress, desired.cluster)
     grown = {a.topic: a.after for a in plan.actions if isinstance(a, AddPartitions)}

@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import urlparse
 
+from reconciler.drift.by_owner import with_owners
 from reconciler.drift.compute import assemble_cluster, cluster_drift
 from reconciler.drift.disk import maybe_unbounded
 from reconciler.drift.model import ClusterDrift, DriftReport
@@ -159,6 +160,7 @@ def run_fleet(
             from reconciler.drift.tables import write_tables_local
 
             write_tables_local(report, tables)
+    report = with_owners(report, desired_for)
     return FleetResult(report=report, engine=chosen, tables=str(tables) if tables else None)
 
 

@@ -273,6 +273,17 @@ class DriftItem(_Model):
     detail: str
     records: int | None = None
     bytes: int | None = None
+    # The Team owning the topic (docs/teams.md), set after either engine (reconciler.drift.by_owner);
+    # left out of the JSON without one, and out of the tables.
+    owner: str | None = Field(default=None, exclude_if=lambda v: v is None)
+
+
+class OwnerDrift(_Model):
+    """One team's part of a cluster's findings: how many, by kind."""
+
+    owner: str
+    findings: int
+    kinds: dict[str, int]
 
 
 class TopicDrift(_Model):
@@ -389,6 +400,8 @@ class ClusterDrift(_Model):
     unverified: list[UnverifiedPartition] = Field(default_factory=list)
     diagnostics: list[PlanDiagnostic] = Field(default_factory=list)
     items: list[DriftItem] = Field(default_factory=list)
+    # Per team owning a topic with findings (reconciler.drift.by_owner); left out without one.
+    owners: list[OwnerDrift] = Field(default_factory=list, exclude_if=lambda v: v == [])
     # What moved since `since`, topic by topic; not drift by itself (`has_drift` is the items').
     change_log: list[ChangeLogEntry] = Field(default_factory=list)
     disk: list[DiskFinding] = Field(default_factory=list)  # brokers above the limit, then growing topics

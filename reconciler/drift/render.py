@@ -380,6 +380,16 @@ def _retention_row(r: RetentionLowered) -> list[str]:
     ]
 
 
+def _by_owner(c: ClusterDrift) -> list[str]:
+    """Each team's part of the findings (docs/teams.md); nothing without owners."""
+    if not c.owners:
+        return []
+    return [
+        "By owner: "
+        + "; ".join(f"{o.owner} {o.findings:,} ({', '.join(f'{kind} {n:,}' for kind, n in o.kinds.items())})" for o in c.owners)
+    ]
+
+
 def _cluster_title(c: ClusterDrift) -> str:
     return (
         f"{c.cluster}"
@@ -404,7 +414,7 @@ def _notes(c: ClusterDrift) -> list[str]:
 def _text(report: DriftReport, max_rows: int) -> str:
     lines = ["Drift report: " + _header(report), ""]
     for c in report.clusters:
-        lines += [f"== {_cluster_title(c)}", _cluster_stats(c), *_notes(c)]
+        lines += [f"== {_cluster_title(c)}", _cluster_stats(c), *_notes(c), *_by_owner(c)]
         for section in _sections(c):
             lines.append(f"{section.title} ({len(section.rows):,}):")
             lines += ["  " + line for line in text_columns(section.columns, section.rows[:max_rows], section.numeric)]
@@ -434,7 +444,7 @@ def _markdown(report: DriftReport, max_rows: int) -> str:
         lines.append("")
     for c in report.clusters:
         lines += [f"## {markdown_cell(_cluster_title(c))}", "", _cluster_stats(c) + ". **" + summary_line(c) + "**", ""]
-        lines += [line for note in _notes(c) for line in (markdown_cell(note), "")]
+        lines += [line for note in [*_notes(c), *_by_owner(c)] for line in (markdown_cell(note), "")]
         for section in _sections(c):
             lines += [
                 f"### {section.title} ({len(section.rows):,})",

@@ -97,9 +97,10 @@ class Observer:
         """The named topics (None: every topic) with all their configs."""
         return self._observe(topics_scope(None if names is None else list(names)), sizes)
 
-    def observe_for_plan(self, plan: Plan) -> ObservedState:
-        """What apply checks a plan's preconditions against: the plan's topics, read again."""
-        return self._observe(plan_scope(plan, _now_ms()), sizes=False)
+    def observe_for_plan(self, plan: Plan, sized: frozenset[str] = frozenset()) -> ObservedState:
+        """What apply checks a plan's preconditions against: the plan's topics, read again, and the
+        sizes of the `sized` topics (a team's disk budget counts them)."""
+        return self._observe(plan_scope(plan, _now_ms(), sized), sizes=False)
 
     def observe_scope(self, scope: ReadScope, sizes: bool = False) -> ObservedState:
         """Exactly what `scope` names: a read decided from an earlier one (drift's retention lookups)."""

@@ -104,6 +104,7 @@ def cluster_policies(
             max_disk_usage=model.max_disk_usage,
             protected_topic_patterns=protected,
             deletions_require_idle_for_ms=_duration_ms(model.deletions_require_idle_for),
+            require_owner=bool(model.require_owner),
             source=doc.ref(("kind",)),
             sources={name: doc.ref((name,)) for name in model.model_fields_set - {"kind", "clusters"}},
         )

@@ -39,6 +39,7 @@ __all__ = [
     "ClusterDoc",
     "PolicyDoc",
     "RuleEntry",
+    "TeamDoc",
     "TopicDoc",
     "TopicTemplateDoc",
     "TruncationRuleDoc",
@@ -239,31 +240,24 @@ ReplicaAssignment = Annotated[
     dict[PartitionNumber, ReplicaList], Field(min_length=1, json_schema_extra={"propertyNames": {"pattern": "^[0-9]+$"}})
 ]
 BrokerIds = Annotated[list[BrokerId], Field(json_schema_extra={"uniqueItems": True}), _ids_once("drain_brokers")]
+# A size or a duration as text: checked by parsing (the loader's message says what to write); the
+# pattern, for editors, is what the parser takes.
+_SIZE_PATTERN = Field(json_schema_extra={"pattern": SIZE_TEXT_PATTERN})
+_DURATION_PATTERN = Field(json_schema_extra={"pattern": DURATION_TEXT_PATTERN})
 # Bytes per second, 1 at least (a zero rate would stop replication), or a size with its unit ("50MiB").
 _STOPS_REPLICATION = "0 would stop replication; leave it out for no throttle"
 ByteRate = (
     Annotated[int, Field(ge=1, le=LONG_MAX)]
-    | Annotated[
-        str,
-        _parsed_by(parse_bytes, "reassignment.throttle", 1, _STOPS_REPLICATION),
-        Field(json_schema_extra={"pattern": SIZE_TEXT_PATTERN}),
-    ]
+    | Annotated[str, _parsed_by(parse_bytes, "reassignment.throttle", 1, _STOPS_REPLICATION), _SIZE_PATTERN]
 )
 # Bytes, or a size with its unit ("20GiB"): checked by parsing, as WaitDuration is.
 ByteSize = (
-    Annotated[int, Field(ge=0, le=LONG_MAX)]
-    | Annotated[
-        str,
-        _parsed_by(parse_bytes, "expected_bytes_per_day"),
-        Field(json_schema_extra={"pattern": SIZE_TEXT_PATTERN}),
-    ]
+    Annotated[int, Field(ge=0, le=LONG_MAX)] | Annotated[str, _parsed_by(parse_bytes, "expected_bytes_per_day"), _SIZE_PATTERN]
 )
 _EXPECTED = (
     "Expected traffic of the topic, bytes per day over all its partitions (e.g. 20GiB): what creating it costs in disk "
     "is estimated from it (docs/capacity.md)."
 )
-# Checked by parsing (the loader's message says what to write); the pattern, for editors, is what the parser takes.
-_DURATION_PATTERN = Field(json_schema_extra={"pattern": DURATION_TEXT_PATTERN})
 WaitDuration = (
     Annotated[int, Field(ge=0, le=LONG_MAX)]
     | Annotated[str, _parsed_by(parse_duration_ms, "reassignment.wait"), _DURATION_PATTERN]
@@ -316,6 +310,72 @@ _STEPPING = (
 
 class _Doc(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
+
+
+# --- teams (docs/teams.md) -----------------------------------------------------------------------
+
+TEAM_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+TeamName = Annotated[str, Field(min_length=1, max_length=100, pattern=TEAM_NAME_PATTERN)]
+# GitHub's forms: a user (1 to 39 letters, digits and single inner hyphens) or an organisation's
+# team (@org/team-slug), as CODEOWNERS takes them.
+_GITHUB_LOGIN = r"[A-Za-z0-9](?:-?[A-Za-z0-9]){0,38}"
+REVIEW_HANDLE_PATTERN = rf"^@{_GITHUB_LOGIN}(?:/[A-Za-z0-9][A-Za-z0-9_-]*)?$"
+
+
+def _review_handle(text: str) -> str:
+    if not re.fullmatch(REVIEW_HANDLE_PATTERN, text):
+        raise refusal(
+            f"review {shown(text)} is not a GitHub user (@name) or team (@org/team) as CODEOWNERS takes them; "
+            "write e.g. @acme/payments"
+        )
+    return text
+
+
+ReviewHandle = Annotated[str, AfterValidator(_review_handle), Field(json_schema_extra={"pattern": REVIEW_HANDLE_PATTERN})]
+DiskBudget = (
+    Annotated[int, Field(ge=1, le=LONG_MAX)]
+    | Annotated[
+        str,
+        _parsed_by(parse_bytes, "budget.max_disk", 1),
+        _SIZE_PATTERN,
+    ]
+)
+RetentionCeiling = (
+    Annotated[int, Field(ge=1, le=LONG_MAX)]
+    | Annotated[str, _parsed_by(parse_duration_ms, "budget.max_retention", 1), _DURATION_PATTERN]
+)
+
+
+class TeamTopics(_Doc):
+    """The topics a team owns by name; a topic's own `owner` (or its template's) wins over these."""
+
+    prefixes: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=list, description="Topic name prefixes.")
+    patterns: list[str] = Field(default_factory=list, description="Regexes searched in the topic name (anchor with ^ and $).")
+
+
+class TeamBudgetDoc(_Doc):
+    max_topics: Annotated[int, Field(ge=1, le=INT_MAX)] | None = Field(None, description="Most topics on each cluster.")
+    max_partitions: Annotated[int, Field(ge=1, le=INT_MAX)] | None = Field(
+        None, description="Most partition replicas (partitions x replication factor) on each cluster."
+    )
+    max_retention: RetentionCeiling | None = Field(
+        None, description="Longest retention.ms of any of its topics (milliseconds or e.g. 30d); unlimited is above it."
+    )
+    max_disk: DiskBudget | None = Field(
+        None, description="Most bytes on disk on each cluster, all replicas: what its topics hold plus what the plan adds."
+    )
+    name_prefix: Annotated[str, Field(min_length=1)] | None = Field(None, description="Every topic of the team starts with it.")
+
+
+class TeamDoc(_Doc):
+    kind: Literal["Team"]
+    name: TeamName
+    review: ReviewHandle = Field(
+        examples=["@acme/payments"],
+        description="GitHub user (@name) or team (@org/team) whose review changes to its topics need.",
+    )
+    topics: TeamTopics = Field(default_factory=TeamTopics)
+    budget: TeamBudgetDoc = Field(default_factory=TeamBudgetDoc)
 
 
 class RuleEntry(_Doc):
@@ -375,6 +435,9 @@ class TopicSettings(_Doc):
     expected_bytes_per_day: ByteSize | None = Field(None, description=_EXPECTED)
     truncate: list[RuleEntry] = Field(default_factory=list, description="Replaces the template's rules.")
     delete_only_if_idle_for: IdleGuard | None = Field(None, description=_IDLE_GUARD)
+    owner: TeamName | None = Field(
+        None, description="The Team that owns it (a topic's own owner wins over its template's, which wins over Team rules)."
+    )
 
 
 def _required(*names: str) -> list[JsonValue]:
@@ -491,6 +554,7 @@ class PolicyDoc(_Doc):
         description="Every topic deletion is guarded as by delete_only_if_idle_for with at least this duration "
         "(e.g. 30d): a topic not shown idle that long is not deleted (docs/idle-topics.md).",
     )
+    require_owner: bool | None = Field(None, description="true: every topic must have an owner (docs/teams.md).")
 
 
 class TruncationRuleDoc(RuleEntry):
@@ -515,10 +579,11 @@ class TopicDoc(TopicSettings):
     overrides: dict[str, TopicOverride] = Field(default_factory=dict, description="Per cluster name.")
 
 
-AnyDoc = ClusterDoc | PolicyDoc | TruncationRuleDoc | TopicTemplateDoc | TopicDoc
+AnyDoc = ClusterDoc | PolicyDoc | TruncationRuleDoc | TopicTemplateDoc | TopicDoc | TeamDoc
 DOC_MODELS: dict[str, type[AnyDoc]] = {
     "Cluster": ClusterDoc,
     "Policy": PolicyDoc,
+    "Team": TeamDoc,
     "TruncationRule": TruncationRuleDoc,
     "TopicTemplate": TopicTemplateDoc,
     "Topic": TopicDoc,

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from reconciler.errors import ManifestError, ReconcilerError
 from reconciler.manifests.files import read_manifests
+from reconciler.manifests.owners import Owners
 from reconciler.manifests.problems import Problems
 from reconciler.manifests.resolve import Resolver
 from reconciler.models.desired import ClusterSpec, DesiredState, SourceRef
@@ -26,6 +27,7 @@ class Manifests:
         clusters: dict[str, ClusterSpec],
         states: dict[str, DesiredState],
         default_configs: dict[str, dict[str, str]] | None = None,
+        owners: Owners | None = None,
     ):
         self.files = files
         self.clusters = clusters
@@ -34,6 +36,11 @@ class Manifests:
         # cluster declares these unless it sets its own value, so `reconcile import` must know
         # them to write manifests that plan empty.
         self.default_configs = default_configs or {}
+        self._owners = owners
+
+    def owner_by_rules(self, topic: str) -> str | None:
+        """The Team whose rules claim a topic of this name (docs/teams.md), or None."""
+        return self._owners.by_rules(topic) if self._owners is not None else None
 
     def cluster_names(self) -> list[str]:
         return sorted(self.clusters)
@@ -63,4 +70,6 @@ def load_manifests(path: str | Path) -> Manifests:
     states = resolver.resolve()
     if problems.found:
         raise ManifestError(problems.found)
-    return Manifests([str(f) for f in files], {n: s.cluster for n, s in states.items()}, states, resolver.default_configs)
+    return Manifests(
+        [str(f) for f in files], {n: s.cluster for n, s in states.items()}, states, resolver.default_configs, resolver.owners
+    )

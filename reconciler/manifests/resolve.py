@@ -17,12 +17,14 @@ from reconciler.manifests.config_values import ConfigReader
 from reconciler.manifests.documents import (
     ClusterDoc,
     PolicyDoc,
+    TeamDoc,
     TopicDoc,
     TopicOverride,
     TopicTemplateDoc,
     TruncationRuleDoc,
 )
 from reconciler.manifests.merge import Layer, Merged, merge
+from reconciler.manifests.owners import Owners
 from reconciler.manifests.problems import Problems
 from reconciler.manifests.rules import Rules
 from reconciler.manifests.validate import Entry, check_document, declares_cluster
@@ -43,6 +45,8 @@ class Resolver:
         self.rules: dict[str, Entry[TruncationRuleDoc]] = {}
         self.templates: dict[str, Entry[TopicTemplateDoc]] = {}
         self.topics: list[Entry[TopicDoc]] = []
+        self.teams: list[Entry[TeamDoc]] = []
+        self.owners: Owners | None = None  # made by resolve()
         # Per cluster, its Cluster document's `defaults.configs`, normalised.
         self.default_configs: dict[str, dict[str, str]] = {}
         self._defaults: dict[str, Layer] = {}  # per cluster, the lowest layer of every topic on it
@@ -65,6 +69,8 @@ class Resolver:
             self._unique(self.rules, model.name, entry.of(model), "truncation rule")
         elif isinstance(model, TopicTemplateDoc):
             self._unique(self.templates, model.name, entry.of(model), "topic template")
+        elif isinstance(model, TeamDoc):
+            self.teams.append(entry.of(model))
 
     def _unique(self, table: dict[str, Entry[D]], name: str, entry: Entry[D], what: str) -> None:
         if name in table:
@@ -79,10 +85,11 @@ class Resolver:
         clusters = {name: cluster_spec(entry, self.problems) for name, entry in sorted(self.clusters.items())}
         policies = cluster_policies(self.policies, self.clusters, self.configs, self.problems)
         rules = Rules(self.rules, self.problems)
+        owners = self.owners = Owners(self.teams, self.problems)
         topics: dict[str, dict[str, DesiredTopic]] = {name: {} for name in clusters}
         places: dict[tuple[str, str], SourceRef] = {}
         for entry in self.topics:
-            for cluster_name, topic in self._topic(entry, clusters, rules):
+            for cluster_name, topic in self._topic(entry, clusters, rules, owners):
                 ref = topic.source or entry.doc.ref(("name",))
                 if (cluster_name, topic.name) in places:
                     self.problems.add(
@@ -102,7 +109,7 @@ class Resolver:
             )
             self._collisions(name, topics[name])
             states[name] = DesiredState(
-                cluster=spec, topics=dict(sorted(topics[name].items())), policy=policies.get(name, Policy())
+                cluster=spec, topics=dict(sorted(topics[name].items())), policy=policies.get(name, Policy()), teams=owners.teams
             )
         for state in states.values():
             for problem in check_desired(state):
@@ -110,7 +117,7 @@ class Resolver:
         return states
 
     def _topic(
-        self, entry: Entry[TopicDoc], clusters: dict[str, ClusterSpec], rules: Rules
+        self, entry: Entry[TopicDoc], clusters: dict[str, ClusterSpec], rules: Rules, owners: Owners
     ) -> Iterator[tuple[str, DesiredTopic]]:
         doc, topic = entry.doc, entry.model
         unknown_clusters(entry, topic.clusters, self.clusters, self.problems)
@@ -137,6 +144,7 @@ class Resolver:
                     doc.ref(("overrides", name), key=True),
                     f"override for cluster {shown(name)}, which topic {shown_text(topic.name)} is not on",
                 )
+        owner = owners.owner_of(entry, template)
         shared: list[Layer] | None = None  # the template's and the topic's layers: the same on every cluster
         for name in names:
             if name not in clusters:
@@ -192,6 +200,7 @@ class Resolver:
                     source=doc.ref(("name",)),
                     expected_bytes_per_day=merged.expected_bytes_per_day,
                     delete_only_if_idle_for_ms=merged.delete_only_if_idle_for,
+                    owner=owner,
                 ),
             )
 

@@ -134,6 +134,7 @@ class DesiredTopic(_Model):
     expected_bytes_per_day: int | None = None
     # With state absent: delete only if shown idle this long (docs/idle-topics.md). None: no guard.
     delete_only_if_idle_for_ms: int | None = Field(default=None, exclude_if=lambda v: v is None)
+    owner: str | None = None  # the Team that owns it (reconciler.manifests.owners); None: nobody
 
     @classmethod
     def resolved(
@@ -151,6 +152,7 @@ class DesiredTopic(_Model):
         source: SourceRef,
         expected_bytes_per_day: int | None = None,
         delete_only_if_idle_for_ms: int | None = None,
+        owner: str | None = None,
     ) -> DesiredTopic:
         """For the manifest loader only: its values come from document models that validated them
         (strict types and ranges) and from the merge, so they are not validated again; the
@@ -171,6 +173,7 @@ class DesiredTopic(_Model):
                 "source": source,
                 "expected_bytes_per_day": expected_bytes_per_day,
                 "delete_only_if_idle_for_ms": delete_only_if_idle_for_ms,
+                "owner": owner,
             },
         )
 
@@ -197,12 +200,35 @@ class Policy(_Model):
     protected_topic_patterns: list[str] = Field(default_factory=list)
     # Every deletion guarded as by delete_only_if_idle_for, for at least this long. None: not required.
     deletions_require_idle_for_ms: int | None = Field(default=None, exclude_if=lambda v: v is None)
+    require_owner: bool = False  # every topic must have an owner (docs/teams.md)
     source: SourceRef | None = None
     # setting -> where its value is written: a plan error about a limit points at that limit
     sources: dict[str, SourceRef] = Field(default_factory=dict)
 
     def source_of(self, setting: str) -> SourceRef | None:
         return self.sources.get(setting) or self.source
+
+
+class TeamBudget(_Model):
+    """What one team may take of each cluster its topics are on (docs/teams.md); None: no limit."""
+
+    max_topics: int | None = None
+    # Partition replicas (partitions x replication factor): what the brokers carry.
+    max_partitions: int | None = None
+    max_retention_ms: int | None = None  # no topic of the team keeps records longer (unlimited is above it)
+    max_disk_bytes: int | None = None  # on all replicas: what its topics hold plus what the plan adds
+    name_prefix: str | None = None  # every topic of the team starts with it
+    # setting -> where its value is written: a plan error about a limit points at it
+    sources: dict[str, SourceRef] = Field(default_factory=dict)
+
+
+class Team(_Model):
+    """An owner of topics: whose review a change to them needs, and its budget."""
+
+    name: str
+    review: str  # a GitHub user (@name) or team (@org/team)
+    budget: TeamBudget = TeamBudget()
+    source: SourceRef | None = None
 
 
 _UNSUPPORTED_MECHANISMS = {
@@ -396,3 +422,4 @@ class DesiredState(_Model):
     cluster: ClusterSpec
     topics: dict[str, DesiredTopic] = Field(default_factory=dict)
     policy: Policy = Policy()
+    teams: dict[str, Team] = Field(default_factory=dict)  # every Team document, by name

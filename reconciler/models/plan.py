@@ -149,6 +149,14 @@ def unhandled(value: NoReturn) -> NoReturn:
     raise TypeError(f"unhandled action kind: {value!r}")
 
 
+def _absent(value: object) -> bool:
+    """An optional part a plan does not have, left out of its JSON: plans made before the part
+    existed (or without it: the pure planner's, in tests and drift) keep their JSON. A field rule,
+    not a model serializer, so that pydantic-core dumps a plan without calling back into Python
+    for every action."""
+    return value is None or value == []
+
+
 class Severity(str, Enum):
     ERROR = "error"  # the plan must not be applied
     WARNING = "warning"
@@ -186,6 +194,12 @@ class DiagnosticCode(_Name):
     SIZES_UNKNOWN = "sizes-unknown"  # DescribeLogDirs was refused: estimates have no bytes
     CAPACITY_UNKNOWN = "capacity-unknown"  # some broker's disk capacity is not known: said once
     POLICY_MAX_DISK_USAGE = "policy-max-disk-usage"  # a broker's projected disk usage above (or near) the policy's limit
+    # a team's budget (docs/teams.md): its totals above (or near) it, or one of its topics outside it
+    TEAM_MAX_TOPICS = "team-max-topics"
+    TEAM_MAX_PARTITIONS = "team-max-partitions"
+    TEAM_MAX_DISK = "team-max-disk"
+    TEAM_MAX_RETENTION = "team-max-retention"
+    TEAM_NAME_PREFIX = "team-name-prefix"
 
 
 def broker_refusal(error_name: str) -> str:
@@ -204,6 +218,7 @@ class Diagnostic(_Model):
     # renderer shows it under that action and not another of the topic's.
     action: ActionKind | None = None
     key: str | None = None
+    owner: str | None = Field(default=None, exclude_if=_absent)  # the Team of its topic or budget (docs/teams.md)
 
 
 class ConfigChange(_Model):
@@ -246,14 +261,6 @@ class DiskEstimate(_Model):
     unbounded: bool = False  # no limit after the change: it grows until the disk is full
 
 
-def _absent(value: object) -> bool:
-    """An optional part a plan does not have, left out of its JSON: plans made before the part
-    existed (or without it: the pure planner's, in tests and drift) keep their JSON. A field rule,
-    not a model serializer, so that pydantic-core dumps a plan without calling back into Python
-    for every action."""
-    return value is None or value == []
-
-
 class _Action(_Model):
     topic: str
     destructive: bool = False
@@ -262,6 +269,7 @@ class _Action(_Model):
     source: SourceRef | None = None
     # None: not estimated (a plan made before capacity estimates)
     disk: DiskEstimate | None = Field(default=None, exclude_if=_absent)
+    owner: str | None = Field(default=None, exclude_if=_absent)  # the Team owning the topic (docs/teams.md)
 
 
 class CreateTopic(_Action):
@@ -532,6 +540,20 @@ class PlanSummary(_Model):
     warnings: int = 0
 
 
+class OwnerSummary(_Model):
+    """What a plan does to one team's topics (docs/teams.md)."""
+
+    owner: str
+    review: str  # its review handle (@org/team or @user)
+    create: int = 0
+    change: int = 0
+    truncate: int = 0
+    delete: int = 0
+    destructive: int = 0  # of those, the actions that delete data for good
+    errors: int = 0  # the plan's errors about its topics or its budget
+    warnings: int = 0
+
+
 class ManifestBinding(_Model):
     """What a plan was made from, so that `apply` can refuse it once the manifests mean something
     else for its cluster: the digest of the cluster's canonical desired state (its meaning, not the
@@ -586,6 +608,8 @@ class Plan(_Model):
     manifests: ManifestBinding | None = Field(default=None, exclude_if=_absent)
     # Per broker, what the actions do to its disk (docs/capacity.md); empty: nothing estimated.
     capacity: list[BrokerCapacity] = Field(default_factory=list, exclude_if=_absent)
+    # Per team owning a topic the plan acts on or reports about (docs/teams.md); empty without teams.
+    owners: list[OwnerSummary] = Field(default_factory=list, exclude_if=_absent)
 
     @property
     def has_changes(self) -> bool:

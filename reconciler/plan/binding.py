@@ -55,6 +55,12 @@ def canonical_desired(desired: DesiredState) -> dict[str, Any]:
             data["policy"][key] = float(data["policy"][key])
     if data["policy"]["max_disk_usage"] is None:
         del data["policy"]["max_disk_usage"]  # plans bound before the setting existed stay bound
+    if not data["policy"]["require_owner"]:
+        del data["policy"]["require_owner"]  # the same
+    if desired.teams:  # who reviews and each team's budget: apply checks the budgets again
+        data["teams"] = {name: team.model_dump(mode="json", exclude={"source"}) for name, team in desired.teams.items()}
+        for team in data["teams"].values():
+            del team["budget"]["sources"]
     return data
 
 

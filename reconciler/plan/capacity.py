@@ -298,7 +298,7 @@ def broker_table(actions: list[Action], observed: ObservedState) -> list[BrokerC
         if disk is None:
             continue
         if disk.bytes is None:
-            if _may_add(action):
+            if may_add(action):
                 unknown |= _touched(action, observed, brokers)
             continue
         for b, n in disk.per_broker.items():
@@ -320,7 +320,7 @@ def broker_table(actions: list[Action], observed: ObservedState) -> list[BrokerC
     return rows
 
 
-def _may_add(action: Action) -> bool:
+def may_add(action: Action) -> bool:
     """Whether an action whose figure is unknown may add to a disk (a cut, truncation or deletion only frees)."""
     if isinstance(action, AlterConfigs):
         return action.retention is None or not action.retention.counted

@@ -71,7 +71,7 @@ from reconciler.models.plan import (
     TopicPreconditions,
     TruncateRecords,
 )
-from reconciler.plan import capacity, guarded_deletion, retention, rights
+from reconciler.plan import budgets, capacity, guarded_deletion, ownership, retention, rights
 from reconciler.plan.placement import PlacementError
 from reconciler.plan.policy import destructive_excess, idle_guard, is_protected
 from reconciler.plan.replication import MIN_INSYNC, Elsewhere, ReplicaPlanner
@@ -168,6 +168,7 @@ def plan(
         ]
         table = capacity.broker_table(actions, observed)
         diagnostics += _disk_usage(desired, observed, actions, table)
+        diagnostics += budgets.findings(desired, observed, actions, context.inherited)
     if observed.sizes_refused and any(_estimates_bytes(a) for a in actions):
         diagnostics.append(
             Diagnostic(
@@ -186,6 +187,7 @@ def plan(
                 source=desired.policy.source_of("max_destructive_actions"),
             )
         )
+    actions, diagnostics, by_owner = ownership.by_owner(desired, actions, diagnostics)
     actions.sort(key=lambda a: (a.kind.order, a.topic))
     diagnostics.sort(key=lambda d: (list(Severity).index(d.severity), d.topic or "", d.partition or -1, d.code))
     return Plan(
@@ -196,6 +198,7 @@ def plan(
         unmanaged_topics=unmanaged_topics(desired, observed, options),
         diagnostics=diagnostics,
         capacity=table,
+        owners=by_owner,
     )
 
 

@@ -81,6 +81,7 @@ def violations(desired: DesiredState) -> dict[str, list[str]]:
         or policy.max_partitions is not None
         or allowed_set is not None
         or policy.required_configs
+        or policy.require_owner
     )
     patterns = bool(policy.protected_topic_patterns)
     for topic in desired.topics.values():
@@ -121,6 +122,11 @@ def _violations(desired: DesiredState, topic: DesiredTopic, allowed: frozenset |
             found.append(f"sets {key}={shown_text(value)}, the policy requires {key}={shown_text(required)}")
     if topic.truncate and is_protected(desired, topic.name):
         found.append("is protected and must not have truncation rules")
+    if policy.require_owner and topic.owner is None:
+        found.append(
+            "has no owner, and the policy's require_owner says every topic must: set `owner:` on it (or its template), "
+            "or add it to a Team's topics (docs/teams.md)"
+        )
     return found
 
 

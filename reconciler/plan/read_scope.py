@@ -225,6 +225,8 @@ def estimate_scope(desired: DesiredState, seen: ObservedState) -> ReadScope | No
             or (seen.sizes_refused is None and any(p.size_bytes is None for p in readable))
         ):
             again[name] = lookups
+    for name in _budget_sized(desired, seen, again, inherited):
+        again.setdefault(name, set())
     if not again:
         return None
     names = frozenset(again)
@@ -245,6 +247,36 @@ def estimate_scope(desired: DesiredState, seen: ObservedState) -> ReadScope | No
         replicas={n: w for n, w in scope.replicas.items() if n in names},
         drain_brokers=scope.drain_brokers,
     )
+
+
+def _budget_sized(
+    desired: DesiredState, seen: ObservedState, again: Mapping[str, set[int]], inherited: Mapping[str, str]
+) -> list[str]:
+    """The topics whose sizes a team's disk budget counts and the first read left out: every topic
+    of a team with a disk budget that the plan may add to (a topic created, given more replicas or a
+    raised limit: `budgets.adding_teams` on the plan, told here from the manifests and the read)."""
+    teams = {name for name, team in desired.teams.items() if team.budget.max_disk_bytes is not None}
+    if not teams or seen.sizes_refused is not None:
+        return []
+    adding = set()
+    for name, topic in desired.topics.items():
+        if topic.owner not in teams or topic.owner in adding or topic.state is not TopicState.PRESENT:
+            continue
+        have = seen.topics.get(name)
+        if (
+            have is None
+            or topic.replication_factor > len(have.partitions[0].replicas)
+            or (_may_change_retention(topic) and _limits_move(topic, have, inherited)[1])
+        ):
+            adding.add(topic.owner)
+    return [
+        name
+        for name, topic in desired.topics.items()
+        if topic.owner in adding
+        and name in seen.topics
+        and name not in again
+        and any(p.size_bytes is None and p.leader >= 0 for p in seen.topics[name].partitions)
+    ]
 
 
 def _limits_move(topic: DesiredTopic, have: ObservedTopic, inherited: Mapping[str, str]) -> tuple[bool, bool]:
@@ -313,11 +345,12 @@ def topics_scope(names: Iterable[str] | None) -> ReadScope:
     return ReadScope(topics=frozenset(names), list_all=False)
 
 
-def plan_scope(plan: Plan, now_ms: int | None = None) -> ReadScope:
+def plan_scope(plan: Plan, now_ms: int | None = None, sized: frozenset[str] = frozenset()) -> ReadScope:
     """What apply re-reads before writing: the plan's topics, and leader-epoch proof for the
     topics it writes fenced by epoch (truncations). Truncation targets are fixed in the plan, so no
     truncation timestamps or groups; retention cuts are estimated again (with `now_ms`), so their
-    time lookups and sizes are read; reassignments are checked against those in progress."""
+    time lookups and sizes are read; reassignments are checked against those in progress. `sized`:
+    more topics whose sizes are read (a team's disk budget counts them: `budgets.sized_topics`)."""
     timestamps: dict[str, tuple[int, ...]] = {}
     size_topics = set()
     for action in plan.actions:
@@ -327,12 +360,12 @@ def plan_scope(plan: Plan, now_ms: int | None = None) -> ReadScope:
         if now_ms is not None and action.retention.retention_ms is not None:
             timestamps[action.topic] = (retention.time_lookup(now_ms, action.retention.retention_ms),)
     return ReadScope(
-        topics=frozenset(a.topic for a in plan.actions),
+        topics=frozenset(a.topic for a in plan.actions) | sized,
         list_all=False,
         epoch_topics=frozenset(a.topic for a in plan.actions if a.kind.facts.epoch_fenced),
         timestamps=dict(sorted(timestamps.items())),
         now_ms=now_ms,
-        size_topics=frozenset(size_topics),
+        size_topics=frozenset(size_topics) | sized,
         cluster_operations=any(a.kind in (ActionKind.CREATE_TOPIC, ActionKind.REASSIGN_REPLICAS) for a in plan.actions),
         reassignments=any(isinstance(a, ReassignReplicas) for a in plan.actions),
         capacity=any(row.total_bytes is not None for row in plan.capacity),  # checked again against the policy

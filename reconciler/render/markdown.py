@@ -16,6 +16,7 @@ from reconciler.models.plan import (
     unhandled,
 )
 from reconciler.plan.guarded_deletion import shown_idle
+from reconciler.render.owner_groups import NO_OWNER, action_groups, owners_touched
 from reconciler.render.table import html_text, markdown_table
 from reconciler.render.text import manifests_line, summary_line
 from reconciler.render.values import (
@@ -71,17 +72,43 @@ def _plan_markdown(plan: Plan, details: bool) -> str:
     destructive = [a for a in plan.actions if a.destructive]
     if destructive:
         out += ["> [!CAUTION]", "> **Destructive: these delete data for good when applied.**"]
-        out += [f"> - `{a.kind.facts.symbol}` {_headline(a)}" for a in destructive]
+        out += [f"> - `{a.kind.facts.symbol}` {_headline(a)}{_owned_by(a)}" for a in destructive]
+        touched = owners_touched(plan, destructive)
+        if touched:  # a PR comment's handles notify them
+            out += [">", "> **Owners whose topics these touch:** " + ", ".join(f"{o.review} (`{o.owner}`)" for o in touched)]
         out.append("")
-    ordered = destructive + [a for a in plan.actions if not a.destructive]
-    if ordered:
+    if plan.owners:
+        out += ["**By owner:**", ""]
         out += markdown_table(
-            ["", "Action", "Topic", "Change", "Disk", "Manifest"],
+            ["Owner", "Review", "Create", "Change", "Truncate", "Delete", "Destructive", "Errors", "Warnings"],
+            [
+                [
+                    f"`{o.owner}`",
+                    o.review,
+                    *(count(n) for n in (o.create, o.change, o.truncate, o.delete, o.destructive)),
+                    count(o.errors),
+                    count(o.warnings),
+                ]
+                for o in plan.owners
+            ],
+            right=[2, 3, 4, 5, 6, 7, 8],
+        )
+        out.append("")
+    ordered = [plan.actions[i] for _, indices in action_groups(plan) for i in indices]
+    ordered = [a for a in ordered if a.destructive] + [a for a in ordered if not a.destructive]
+    if plan.owners:  # grouped by owner, destructive first within each
+        rank = {o.owner: i for i, o in enumerate(plan.owners)}
+        ordered.sort(key=lambda a: rank.get(a.owner, len(rank)) if a.owner is not None else len(rank))
+    if ordered:
+        owner_column = ["Owner"] if plan.owners else []
+        out += markdown_table(
+            ["", "Action", "Topic", *owner_column, "Change", "Disk", "Manifest"],
             [
                 [
                     f"`{a.kind.facts.symbol}`",
                     a.kind.facts.label,
                     f"`{a.topic}`",
+                    *([f"`{a.owner}`" if a.owner else NO_OWNER] if plan.owners else []),
                     change_summary(a),
                     disk_figure(a.disk) if a.disk is not None else "",
                     where(a.source),
@@ -113,6 +140,10 @@ def _plan_markdown(plan: Plan, details: bool) -> str:
             "",
         ]
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _owned_by(action: Action) -> str:
+    return f" (owner `{action.owner}`)" if action.owner else ""
 
 
 def _headline(action: Action, code: bool = True) -> str:

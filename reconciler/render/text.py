@@ -16,6 +16,7 @@ from reconciler.models.plan import (
     TruncateRecords,
     unhandled,
 )
+from reconciler.render.owner_groups import NO_OWNER, action_groups, owner_line
 from reconciler.render.style import DESTRUCTIVE_STYLE, SEVERITY_STYLE, Style, kind_style, paint
 from reconciler.render.table import text_columns
 from reconciler.render.values import (
@@ -71,11 +72,15 @@ def plan_text(plan: Plan, color: bool = False) -> str:
         out.add(out.paint(unchecked, Style.BOLD))
         out.add()
     placed = _place_diagnostics(plan)
-    for i, action in enumerate(plan.actions):
-        _action(out, action)
-        for d in placed.get(i, []):
-            out.add("      " + _diagnostic(out, d))
-        out.add()
+    for owner, indices in action_groups(plan):
+        if plan.owners:
+            out.add(out.paint(f"Owner {owner_line(owner)}:" if owner else f"Topics with {NO_OWNER}:", Style.BOLD))
+            out.add()
+        for i in indices:
+            _action(out, plan.actions[i])
+            for d in placed.get(i, []):
+                out.add("      " + _diagnostic(out, d))
+            out.add()
     remaining = placed.get(None, [])
     for severity, title in ((Severity.ERROR, "Errors"), (Severity.WARNING, "Warnings"), (Severity.INFO, "Notes")):
         found = [d for d in remaining if d.severity is severity]
@@ -90,6 +95,10 @@ def plan_text(plan: Plan, color: bool = False) -> str:
     if plan.capacity:
         out.add("Disk per broker, at steady state after this plan:")
         out.lines += ["  " + line for line in text_columns(CAPACITY_HEADER, capacity_rows(plan), right=CAPACITY_RIGHT)]
+        out.add()
+    if plan.owners:
+        out.add("By owner:")
+        out.lines += [f"  {owner_line(owner)}" for owner in plan.owners]
         out.add()
     out.add(out.paint(summary_line(plan), Style.BOLD))
     return "\n".join(out.lines) + "\n"

@@ -35,6 +35,7 @@ CASE_NAMES = [
     "retention-cuts",
     "retention-policy",
     "retention-stepping",
+    "teams",
     "truncation-kinds",
 ]
 CASES = [HERE / name for name in CASE_NAMES]

@@ -281,7 +281,7 @@ def test_json_schema_covers_every_kind():
     schema = manifest_json_schema()
     json.dumps(schema)
     kinds = {d["properties"]["kind"]["const"] for d in schema["$defs"].values() if "kind" in d.get("properties", {})}
-    assert kinds == {"Cluster", "Policy", "TruncationRule", "TopicTemplate", "Topic"}
+    assert kinds == {"Cluster", "Policy", "TruncationRule", "TopicTemplate", "Topic", "Team"}
     assert schema["discriminator"]["propertyName"] == "kind"
 
 

@@ -24,6 +24,8 @@ CLUSTER = "kind: Cluster\nname: prod\nbootstrap_servers: [kafka-1:9092]\ndefault
 TOPIC = "kind: Topic\nname: orders.v1\n"
 RULE = "kind: TruncationRule\nname: purge\n"
 POLICY = "kind: Policy\n"
+TEAM = "kind: Team\nname: payments\n"
+TEAM_OK = TEAM + "review: '@acme/payments'\n"
 CLUSTER_HEAD = "kind: Cluster\nname: dev\n"
 OAUTH_SECURITY = CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nsecurity: {protocol: SASL_SSL, sasl_mechanism: OAUTHBEARER"
 
@@ -165,6 +167,20 @@ CASES = [
     (POLICY + "clusters: [prod, prod]\n", "clusters names prod more than once"),
     (POLICY + "required_configs: {min.insync.replica: null}\n", "unknown topic config key 'min.insync.replica'"),
     (POLICY + "required_configs: {min.insync.replicas: 0}\n", "min.insync.replicas must be at least 1, not 0"),
+    (TEAM + "review: acme-payments\n", "review 'acme-payments' is not a GitHub user (@name) or team (@org/team)"),
+    (TEAM + "review: '@acme/pay ments'\n", "is not a GitHub user (@name) or team (@org/team)"),
+    (TEAM + "review: '@-acme'\n", "is not a GitHub user (@name) or team (@org/team)"),
+    (TEAM + "review: '@" + "a" * 40 + "'\n", "is not a GitHub user (@name) or team (@org/team)"),
+    (TEAM, "missing required key 'review'"),
+    (TEAM_OK + "budget: {max_disk: lots}\n", "budget.max_disk: 'lots' is not a size"),
+    (TEAM_OK + "budget: {max_disk: 0}\n", "max_disk: input should be greater than or equal to 1"),
+    (TEAM_OK + "budget: {max_retention: forever}\n", "budget.max_retention: 'forever' is not a duration"),
+    (TEAM_OK + "budget: {max_topics: 0}\n", "max_topics: input should be greater than or equal to 1"),
+    (TEAM_OK + "budget: {max_partitions: ten}\n", "max_partitions: input should be a valid integer"),
+    (TEAM_OK + "budget: {max_topic: 3}\n", "unknown key 'max_topic' (did you mean 'max_topics'?)"),
+    (TEAM_OK + "topics: {prefixes: ['']}\n", "topics.prefixes.0: string should have at least 1 character"),
+    (TOPIC + "owner: 'pay ments'\n", "owner: string should match pattern"),
+    (POLICY + "require_owner: 1\n", "require_owner: input should be a valid boolean"),
 ]
 
 # Rules about one document that a JSON Schema cannot state; the loader alone checks them.
@@ -182,6 +198,8 @@ LOADER_ONLY = [
         "looks like an environment reference",
     ),  # the text around ${NAME} references
     (POLICY + "min_partitions: 12\nmax_partitions: 6\n", "min_partitions 12 is above max_partitions 6"),
+    (TEAM_OK + "topics: {patterns: ['(unclosed']}\n", "is not a valid regex"),
+    (TEAM_OK + "budget: {max_disk: 99999999TiB}\n", "is above the largest value Kafka takes"),
 ]
 
 
@@ -252,6 +270,11 @@ def test_the_example_manifests_pass_the_schema(validator):
         CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nreassignment: {wait: '500', throttle: '1048576'}\n",
         CLUSTER_HEAD + "bootstrap_servers: [k:9092]\nreassignment: {wait: 1h 30m, throttle: 50 MiB}\n",
         TOPIC + "expected_bytes_per_day: '0'\n",
+        TEAM + "review: '@alice'\n",
+        TEAM_OK + "topics: {prefixes: [payments.], patterns: ['^billing\\.']}\n"
+        "budget: {max_topics: 20, max_partitions: 600, max_retention: 30d, max_disk: 2TiB, name_prefix: payments.}\n",
+        TEAM_OK + "budget: {max_retention: 86400000, max_disk: 1073741824}\n",
+        POLICY + "require_owner: true\n",
     ],
 )
 def test_what_the_loader_accepts_the_schema_accepts(tmp_path, validator, document):
