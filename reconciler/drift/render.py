@@ -645,7 +645,7 @@ def _html(report: DriftReport, max_rows: int) -> str:
             anchor=f"c-{c.cluster}",
             title=_cluster_title(c),
             stats=_cluster_stats(c),
-            notes=_notes(c),
+            notes=[*_notes(c), *_by_owner(c)],
             summary=summary_line(c),
             drifted=c.has_drift,
             findings=f"{c.counts.items:,}",

@@ -1,6 +1,6 @@
 """Drift per owner (docs/teams.md): every finding of a topic a Team owns carries the owner, and each
-cluster a per-owner summary, the same from the local and the Spark engine; text and Markdown show
-the summary, and a fleet without teams has neither."""
+cluster a per-owner summary, the same from the local and the Spark engine; text, Markdown and the
+HTML page show the summary, and a fleet without teams has neither."""
 
 from __future__ import annotations
 
@@ -38,6 +38,7 @@ def test_both_engines_give_each_finding_its_owner_and_each_owner_its_part(spark,
     first = report.clusters[0].owners[0]
     assert f"By owner: {first.owner} {first.findings:,} (" in text
     assert "By owner: " in render_report(report, "markdown")
+    assert f"By owner: {first.owner} {first.findings:,} (" in render_report(report, "html")
 
     plain = both_engines(fleet, desired.__getitem__, tmp_path / "plain").report
     assert all(not c.owners and all(i.owner is None for i in c.items) for c in plain.clusters)
