@@ -45,7 +45,7 @@ _RANGES = value_ranges(ObservedPartition)
 _SOURCES = [int(s) for s in ConfigSource]
 
 # What `state_data` reads of each row but the first.
-_ROW_COLUMNS = ["cluster", "topic", "status", "authorized_operations", "group_offsets"]
+_ROW_COLUMNS = ["cluster", "topic", "status", "authorized_operations", "group_offsets", "activity"]
 
 Configs = tuple[tuple[str, str | None, int, bool, bool], ...]  # (key, value, source, sensitive, read_only), as listed
 
@@ -219,13 +219,15 @@ def _proven(path: Path, table: Any, header: dict[str, Any]) -> SnapshotColumns:
 
 
 def _plain_rows(table: Any, cluster: Any, pc: Any) -> bool:
-    """Whether every row is a topic read (status null) of `cluster`, without group offsets."""
+    """Whether every row is a topic read (status null) of `cluster`, without group offsets or evidence of idleness."""
     columns = table.column_names
     if not isinstance(cluster, str):
         return False
     if "status" in columns and table.column("status").null_count != table.num_rows:
         return False
     if "group_offsets" in columns and pc.sum(pc.list_value_length(table.column("group_offsets"))).as_py():
+        return False
+    if "activity" in columns and table.column("activity").null_count != table.num_rows:
         return False
     if "cluster" in columns:
         column = table.column("cluster")
