@@ -16,6 +16,7 @@ from urllib.parse import urlparse
 
 from reconciler.drift.compute import assemble_cluster, cluster_drift
 from reconciler.drift.disk import maybe_unbounded
+from reconciler.drift.idle_topics import with_idle
 from reconciler.drift.model import ClusterDrift, DriftReport
 from reconciler.drift.spark_options import SparkOptions
 from reconciler.errors import ReconcilerError, shown, shown_text
@@ -222,7 +223,9 @@ def _columnar_cluster(
     then = None
     if earlier is not None:
         then = earlier.with_topics(earlier.topics([i for i, name in enumerate(earlier.names) if name in unbounded]))
-    return assemble_cluster(now.with_topics(unbounded), then, topics, desired.policy.max_disk_usage)
+    internal = {n for n, flagged in zip(now.names, now.internal, strict=True) if flagged}
+    topics = with_idle(desired, topics, now.state.activity, internal, earlier.state.activity if earlier else None)
+    return assemble_cluster(now.with_topics(unbounded), then, topics, desired.policy)
 
 
 def _is_uri(fleet: str | Path) -> bool:
