@@ -70,3 +70,17 @@ def test_without_idle_after_a_snapshot_has_no_evidence_and_keeps_the_json_it_had
     (parquet,) = (tmp_path / "fleet" / CLUSTER).glob("*.parquet")
     assert "activity" not in json.loads((tmp_path / "snap.json").read_text())
     assert load_snapshot(tmp_path / "snap.json").activity == load_snapshot(parquet).activity == {}
+
+
+def test_a_plan_from_a_snapshot_with_evidence_still_deletes_nothing_under_a_guard(test_cluster, tmp_path):
+    """The snapshot's evidence is for drift: a guarded deletion waits for evidence read for its plan."""
+    seeded(test_cluster)
+    absent = "kind: Topic\nname: legacy.orders\nstate: absent\ndelete_only_if_idle_for: 30d\n"
+    manifests = write_manifests(tmp_path / "m", test_cluster.bootstrap_servers, POLICY + absent)
+    snapshot(manifests, tmp_path / "snap.json")
+    assert "legacy.orders" in json.loads((tmp_path / "snap.json").read_text())["activity"]
+    result = CliRunner().invoke(main, ["plan", str(manifests), "--snapshot", str(tmp_path / "snap.json")])
+    assert "delete topic legacy.orders" not in result.output, result.output
+    assert "a plan from a snapshot cannot show it" in result.output
+    live = CliRunner().invoke(main, ["plan", str(manifests), "--cluster", CLUSTER])
+    assert "delete topic legacy.orders" in live.output, live.output
