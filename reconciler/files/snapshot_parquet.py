@@ -505,6 +505,9 @@ def _place(error: ErrorDetails, row_of: dict) -> str:
     loc = tuple(error["loc"])
     if len(loc) >= 2 and loc[0] == "topics" and loc[1] in row_of:
         return f"row {row_of[loc[1]]} (topic {shown_text(repr(loc[1]), 60)}): {problem_line(error, SNAPSHOT_KEYS, 2, explain)}"
+    if len(loc) >= 2 and loc[0] == "activity" and loc[1] in row_of:
+        where = f"row {row_of[loc[1]]} (topic {shown_text(repr(loc[1]), 60)})"
+        return f"{where}: activity.{problem_line(error, SNAPSHOT_KEYS, 2, explain)}"
     if len(loc) >= 3 and loc[0] == "group_offsets" and loc[2] in row_of:
         return f"row {row_of[loc[2]]} (topic {shown_text(repr(loc[2]), 60)}): {problem_line(error, SNAPSHOT_KEYS, 0, explain)}"
     return f"header: {problem_line(error, SNAPSHOT_KEYS, 0, explain)}"

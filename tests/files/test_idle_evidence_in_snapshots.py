@@ -84,3 +84,22 @@ def test_a_plan_from_a_snapshot_with_evidence_still_deletes_nothing_under_a_guar
     assert "a plan from a snapshot cannot show it" in result.output
     live = CliRunner().invoke(main, ["plan", str(manifests), "--cluster", CLUSTER])
     assert "delete topic legacy.orders" in live.output, live.output
+
+
+def test_a_bad_value_in_the_evidence_is_refused_naming_its_row(test_cluster, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    seeded(test_cluster)
+    manifests = write_manifests(tmp_path / "m", test_cluster.bootstrap_servers, POLICY + TOPICS)
+    snapshot(manifests, tmp_path / "fleet", "--format", "parquet")
+    (parquet,) = (tmp_path / "fleet" / CLUSTER).glob("*.parquet")
+    table = pq.read_table(parquet)
+    rows = table.to_pylist()
+    row = next(i for i, r in enumerate(rows) if r["topic"] == "legacy.orders")
+    rows[row]["activity"]["partitions"][0]["partition"] = -5
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), parquet)
+    result = CliRunner().invoke(main, ["drift", str(manifests), "--fleet", str(tmp_path / "fleet"), "--engine", "local"])
+    assert result.exit_code == 1, result.output
+    says = f"row {row} (topic 'legacy.orders'): activity.partitions[0].partition: Input should be greater than or equal to 0"
+    assert says in result.output, result.output
