@@ -39,8 +39,8 @@ class IdleFindings:
 
 def candidates(desired: DesiredState, topics: Mapping[str, ObservedTopic], exclude: Sequence[str]) -> frozenset[str]:
     """The topics that may be called idle: not internal, protected, ignored by the Cluster
-    document or matched by `exclude`, nor declared absent already."""
-    skip = [re.compile(p) for p in (*desired.cluster.ignore_topics, *exclude)]
+    document, matched by the Policy's idle_exempt_topics or `exclude`, nor declared absent already."""
+    skip = [re.compile(p) for p in (*desired.cluster.ignore_topics, *desired.policy.idle_exempt_topics, *exclude)]
     return frozenset(
         name
         for name, topic in topics.items()

@@ -38,7 +38,9 @@ def plan_cluster(
     manifests meant (`reconciler.plan.binding`): `apply` refuses it once they mean something else."""
     manifests = load_manifests(manifests_dir)
     if snapshot:
-        observed = snapshot_for(manifests, snapshot, cluster)
+        # A snapshot's evidence of idleness (idle_after) is for drift reports: a guarded deletion
+        # is planned only on evidence read for that plan (docs/idle-topics.md).
+        observed = snapshot_for(manifests, snapshot, cluster).model_copy(update={"activity": {}})
         desired = manifests.desired_state(observed.cluster)
         return PlanOutcome(_bound(make_plan(desired, observed), desired, manifests_dir))
     from reconciler.plan.validate_only import validate_on_brokers  # a plan against a snapshot has no brokers to ask

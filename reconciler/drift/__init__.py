@@ -3,6 +3,7 @@
 - `model`: the report (plain data); `compute`: pure drift computation from the planner's plan;
 - `lowered_retention`: retention lowered out of band, estimated like the planner's retention cuts;
 - `changelog`: what moved on each topic between an earlier observation and this one (not drift);
+- `idle_topics`: topics shown idle for the Policy's idle_after (not drift), for both engines;
 - `live`: what a live report reads beyond the plan's read (leader-epoch evidence, retention lookups);
 - `render`: text, JSON, Markdown, self-contained HTML; `tables`: the dashboards' Parquet tables
   (report output; the snapshots drift reads are `reconciler.files`);

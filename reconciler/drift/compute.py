@@ -18,6 +18,7 @@ from datetime import datetime
 
 from reconciler.drift import changelog
 from reconciler.drift.disk import disk_detail, disk_findings
+from reconciler.drift.idle_topics import idle_detail, with_idle
 from reconciler.drift.lowered_retention import lowered_retention
 from reconciler.drift.model import (
     ITEM_KINDS,
@@ -28,6 +29,7 @@ from reconciler.drift.model import (
     DiskFinding,
     DriftCounts,
     DriftItem,
+    IdleTopic,
     ItemKind,
     PendingChange,
     PendingTruncation,
@@ -41,7 +43,7 @@ from reconciler.drift.model import (
 )
 from reconciler.drift.replica_health import health_items, replica_health
 from reconciler.errors import noun
-from reconciler.models.desired import DesiredState, DesiredTopic, UndeclaredConfigs
+from reconciler.models.desired import DesiredState, DesiredTopic, Policy, UndeclaredConfigs
 from reconciler.models.observed import ConfigSource, ObservedState, ObservedTopic, PartitionReassignment
 from reconciler.models.plan import (
     Action,
@@ -442,9 +444,11 @@ def assemble(
     topics: Iterable[TopicDrift],
     sizes_refused: str | None = None,
     disk: Sequence[DiskFinding] = (),
+    idle_after_ms: int | None = None,
 ) -> ClusterDrift:
     """A cluster's report from its topics' findings, in any order. `sizes_refused`: the snapshot's;
-    `disk`: the cluster's disk findings (`reconciler.drift.disk`)."""
+    `disk`: the cluster's disk findings (`reconciler.drift.disk`); `idle_after_ms`: the Policy's
+    idle_after (None: idle topics are not looked for, and the report says nothing of them)."""
     topics = sorted(topics, key=lambda t: t.topic)
     changes: list[PendingChange] = []
     config: list[ConfigDrift] = []
@@ -459,6 +463,7 @@ def assemble(
     unmanaged: list[str] = []
     change_log: list[ChangeLogEntry] = []
     hidden: list[str] = []
+    idle: list[IdleTopic] = []
     observed = managed = partitions = changed = 0
     # One pass over the topics (a fleet's cluster has tens of thousands), most of them with one
     # finding or none: each list in topic order, as the report lists them.
@@ -493,6 +498,8 @@ def assemble(
             changed += 1
         if t.hidden:
             hidden.append(t.topic)
+        if t.idle is not None:
+            idle.append(t.idle)
     diagnostics = sorted(
         found,
         key=lambda d: (
@@ -503,7 +510,9 @@ def assemble(
             d.message,
         ),
     )
-    items = _items(cluster, changes, unmanaged, config, truncations, replicas, data_loss, diagnostics, retention, hidden, health)
+    items = _items(
+        cluster, changes, unmanaged, config, truncations, replicas, data_loss, diagnostics, retention, hidden, health, idle
+    )
     items += disk_items(cluster, disk)
     counts = DriftCounts(
         pending_changes=len(changes),
@@ -528,6 +537,7 @@ def assemble(
         leader_not_preferred=sum(len(h.not_preferred) for h in health),
         disk_above_limit=sum(d.kind == "disk-above-limit" for d in disk),
         unbounded_growth=sum(d.kind == "unbounded-growth" for d in disk),
+        idle_topics=None if idle_after_ms is None else len(idle),
         items=len(items),
     )
     return ClusterDrift(
@@ -555,6 +565,8 @@ def assemble(
         items=items,
         change_log=change_log,
         disk=list(disk),
+        idle_after_ms=idle_after_ms,
+        idle=None if idle_after_ms is None else idle,
     )
 
 
@@ -606,6 +618,7 @@ def _items(
     retention: Sequence[RetentionLowered] = (),
     hidden: Sequence[str] = (),
     health: Sequence[ReplicaHealth] = (),
+    idle: Sequence[IdleTopic] = (),
 ) -> list[DriftItem]:
     items = [
         _item(
@@ -676,6 +689,18 @@ def _items(
     items += [_item(cluster, "config-drift", c.topic, key=c.key, detail=_config_detail(c)) for c in config]
     items += [_item(cluster, "unmanaged-topic", name, detail="in no manifest") for name in unmanaged]
     items += health_items(cluster, health)
+    items += [
+        _item(
+            cluster,
+            "idle-topic",
+            t.topic,
+            key="managed" if t.managed else "unmanaged",
+            records=t.records,
+            bytes=t.size_bytes,
+            detail=idle_detail(t),
+        )
+        for t in idle
+    ]
     order = {k: i for i, k in enumerate(ITEM_KINDS)}
     return sorted(items, key=lambda i: (order[i.kind], i.topic, -1 if i.partition is None else i.partition, i.key or ""))
 
@@ -730,23 +755,36 @@ def cluster_drift(
 ) -> ClusterDrift:
     """A cluster's report from its whole plan (what the local engine does); with `earlier`, also
     its change log, which lists the topics only `earlier` holds (deleted since)."""
-    return assemble_cluster(
-        observed,
-        earlier,
-        cluster_topics(desired, observed, cluster_plan, earlier, epoch_end_offsets, epoch_unanswered),
-        desired.policy.max_disk_usage,
-    )
+    topics = cluster_topics(desired, observed, cluster_plan, earlier, epoch_end_offsets, epoch_unanswered)
+    internal = {n for n, t in observed.topics.items() if t.internal}
+    topics = with_idle(desired, topics, observed.activity, internal, earlier.activity if earlier else None)
+    return assemble_cluster(observed, earlier, topics, desired.policy)
 
 
 def assemble_cluster(
-    observed: ObservedState, earlier: ObservedState | None, topics: Iterable[TopicDrift], limit: float | None = None
+    observed: ObservedState, earlier: ObservedState | None, topics: Iterable[TopicDrift], policy: Policy
 ) -> ClusterDrift:
-    """A cluster's report from its topics' findings and its snapshots' disk figures (`limit`: the policy's max_disk_usage)."""
+    """A cluster's report from its topics' findings and its snapshots' disk figures (against the
+    policy's max_disk_usage; idle topics, if it sets idle_after)."""
     since = earlier.taken_at if earlier else None
     disk = disk_findings(
-        observed.log_dirs, limit, observed.taken_at, observed.topics.values(), earlier.topics if earlier else {}, since
+        observed.log_dirs,
+        policy.max_disk_usage,
+        observed.taken_at,
+        observed.topics.values(),
+        earlier.topics if earlier else {},
+        since,
     )
-    return assemble(observed.cluster, observed.cluster_id, observed.taken_at, since, topics, observed.sizes_refused, disk)
+    return assemble(
+        observed.cluster,
+        observed.cluster_id,
+        observed.taken_at,
+        since,
+        topics,
+        observed.sizes_refused,
+        disk,
+        policy.idle_after_ms,
+    )
 
 
 def cluster_topics(

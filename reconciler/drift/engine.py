@@ -14,9 +14,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import urlparse
 
+from pydantic import ValidationError
+
 from reconciler.drift.by_owner import with_owners
 from reconciler.drift.compute import assemble_cluster, cluster_drift
 from reconciler.drift.disk import maybe_unbounded
+from reconciler.drift.idle_topics import with_idle
 from reconciler.drift.model import ClusterDrift, DriftReport
 from reconciler.drift.spark_options import SparkOptions
 from reconciler.errors import ReconcilerError, shown, shown_text
@@ -224,7 +227,19 @@ def _columnar_cluster(
     then = None
     if earlier is not None:
         then = earlier.with_topics(earlier.topics([i for i, name in enumerate(earlier.names) if name in unbounded]))
-    return assemble_cluster(now.with_topics(unbounded), then, topics, desired.policy.max_disk_usage)
+    idle_after = desired.policy.idle_after_ms
+    if idle_after is not None:
+        internal = {n for n, flagged in zip(now.names, now.internal, strict=True) if flagged}
+        try:
+            activity = now.activity(now.maybe_idle(idle_after))
+            seen = None
+            if earlier is not None:
+                index = {n: i for i, n in enumerate(earlier.names)}
+                seen = earlier.activity(sorted(index[n] for n in activity if n in index))
+        except ValidationError:
+            return None  # the file reader reports it
+        topics = with_idle(desired, topics, activity, internal, seen)
+    return assemble_cluster(now.with_topics(unbounded), then, topics, desired.policy)
 
 
 def _is_uri(fleet: str | Path) -> bool:

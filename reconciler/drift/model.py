@@ -46,12 +46,16 @@ ItemKind = Literal[
     "leader-not-preferred",
     "disk-above-limit",
     "unbounded-growth",
+    "idle-topic",
 ]
 ITEM_KINDS: tuple[ItemKind, ...] = get_args(ItemKind)
 # Findings about the cluster's health that are not drift from the manifests: no exit code 3. A
 # topic without limits that grows is what its manifest declares; a broker above the policy's
 # max_disk_usage is not (`disk-above-limit` is drift).
-HEALTH_KINDS: frozenset[ItemKind] = frozenset({"reassignment-in-progress", "leader-not-preferred", "unbounded-growth"})
+# An idle topic is not drift either: its manifest (or none) may well still want it.
+HEALTH_KINDS: frozenset[ItemKind] = frozenset(
+    {"reassignment-in-progress", "leader-not-preferred", "unbounded-growth", "idle-topic"}
+)
 
 # Every kind of change-log entry, in the order a topic's entries are listed.
 ChangeKind = Literal[
@@ -262,6 +266,24 @@ class DiskFinding(_Model):
     method: str = ""  # unbounded-growth: how the rate was measured
 
 
+class IdleTopic(_Model):
+    """A topic shown idle for at least the Policy's `idle_after` (`reconciler.drift.idle_topics`): its
+    evidence (docs/idle-topics.md) as read at `read_at_ms`, summarised."""
+
+    topic: str
+    managed: bool  # declared in the manifests
+    # How long since the largest record timestamp on disk, at the read; None: no record on disk.
+    idle_for_ms: int | None
+    newest_timestamp: int | None = None  # ms since the epoch; None: no record
+    newest_partition: int | None = None
+    read_at_ms: int
+    partitions: int
+    records: int  # high watermark - log start, summed
+    size_bytes: int | None = None
+    groups: list[str] = Field(default_factory=list)  # groups with committed offsets on it: "name (state)"
+    unchanged_since: bool = False  # compared with the earlier observation: nothing written or committed since
+
+
 class DriftItem(_Model):
     """One finding as one flat row (the `drift_items` table)."""
 
@@ -306,6 +328,7 @@ class TopicDrift(_Model):
     unverified: list[UnverifiedPartition] = Field(default_factory=list)
     diagnostics: list[PlanDiagnostic] = Field(default_factory=list)
     change_log: list[ChangeLogEntry] = Field(default_factory=list)
+    idle: IdleTopic | None = None
 
     # What a report lists for a topic (`empty` when none), and the fields that say which topic it
     # is or detail a finding: tests/drift/test_spark_clean.py checks that every field is one or the other and
@@ -323,6 +346,7 @@ class TopicDrift(_Model):
         "unverified",
         "diagnostics",
         "change_log",
+        "idle",
     )
     NOT_FINDINGS: ClassVar[tuple[str, ...]] = ("topic", "managed", "observed", "partitions", "truncation_rows")
 
@@ -341,6 +365,7 @@ class TopicDrift(_Model):
             or self.unverified
             or self.diagnostics
             or self.change_log
+            or self.idle
         )
 
 
@@ -372,6 +397,8 @@ class DriftCounts(_Model):
     leader_not_preferred: int = 0
     disk_above_limit: int = 0  # brokers
     unbounded_growth: int = 0  # topics
+    # Topics shown idle (health, not drift); None: the Policy sets no idle_after (left out of JSON).
+    idle_topics: int | None = Field(default=None, exclude_if=lambda v: v is None)
     items: int = 0
 
 
@@ -405,6 +432,9 @@ class ClusterDrift(_Model):
     # What moved since `since`, topic by topic; not drift by itself (`has_drift` is the items').
     change_log: list[ChangeLogEntry] = Field(default_factory=list)
     disk: list[DiskFinding] = Field(default_factory=list)  # brokers above the limit, then growing topics
+    # The Policy's idle_after and the topics shown idle that long; None: not set (left out of JSON).
+    idle_after_ms: int | None = Field(default=None, exclude_if=lambda v: v is None)
+    idle: list[IdleTopic] | None = Field(default=None, exclude_if=lambda v: v is None)
 
     @property
     def has_drift(self) -> bool:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from reconciler.drift.disk import disk_detail
+from reconciler.drift.idle_topics import idle_for_text, newest_text
 from reconciler.drift.model import ITEM_KINDS, ChangeLogEntry, ClusterDrift, DriftReport, ItemKind, RetentionLowered
 from reconciler.drift.replica_health import SHOWN, reassigning_text
 from reconciler.errors import noun, plural
@@ -25,6 +26,7 @@ from reconciler.models.plan import DiagnosticCode
 from reconciler.plan.rights import sizes_refused_line
 from reconciler.render.table import markdown_cell, markdown_table, text_columns
 from reconciler.render.values import size
+from reconciler.units import format_duration_ms
 
 FORMATS = DRIFT_FORMATS
 MAX_ROWS = 50
@@ -46,6 +48,7 @@ KIND_COLOURS: dict[ItemKind, str] = {
     "leader-not-preferred": "#80cdc1",
     "disk-above-limit": "#543005",
     "unbounded-growth": "#bf812d",
+    "idle-topic": "#bababa",
 }
 
 
@@ -88,7 +91,10 @@ def _health_note(cluster: ClusterDrift) -> str:
         if n
     ]
     growing = f" Disk: {plural(c.unbounded_growth, 'topic')} without a limit growing." if c.unbounded_growth else ""
-    return (f" Replica health: {', '.join(found)}." if found else "") + growing
+    idle = ""
+    if c.idle_topics is not None and cluster.idle_after_ms is not None:
+        idle = f" Idle for {format_duration_ms(cluster.idle_after_ms)} or more: {plural(c.idle_topics, 'topic')}."
+    return (f" Replica health: {', '.join(found)}." if found else "") + growing + idle
 
 
 def summary_line(cluster: ClusterDrift) -> str:
@@ -306,6 +312,26 @@ def _sections(cluster: ClusterDrift) -> list[_Section]:
         )
     if cluster.unmanaged_topics:
         out.append(_Section("Unmanaged topics", ["topic"], [[t] for t in cluster.unmanaged_topics]))
+    if cluster.idle and cluster.idle_after_ms is not None:
+        out.append(
+            _Section(
+                f"Idle topics (idle for {format_duration_ms(cluster.idle_after_ms)} or more; not drift by itself)",
+                ["topic", "managed", "idle for", "newest record", "partitions", "records", "bytes", "groups with commits"],
+                [
+                    [
+                        t.topic,
+                        "yes" if t.managed else "no",
+                        idle_for_text(t),
+                        newest_text(t),
+                        f"{t.partitions:,}",
+                        f"{t.records:,}",
+                        "unknown" if t.size_bytes is None else size(t.size_bytes),
+                        ", ".join(t.groups) or "-",
+                    ]
+                    for t in cluster.idle
+                ],
+            )
+        )
     # A hidden topic's diagnostic is its not-visible finding, listed above.
     problems = [d for d in cluster.diagnostics if d.severity in ("error", "warning") and d.code != DiagnosticCode.NOT_AUTHORISED]
     if problems:

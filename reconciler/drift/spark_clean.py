@@ -52,7 +52,7 @@ DESIRED_SCHEMA = (
 # One row per cluster: what its topics are checked against.
 CLUSTER_SCHEMA = (
     "cluster string, cluster_checked boolean, compare boolean, drain array<int>, moving array<string>, "
-    "ignore_prefixes array<string>, ignore_infixes array<string>"
+    "ignore_prefixes array<string>, ignore_infixes array<string>, idle_after bigint"
 )
 
 
@@ -114,6 +114,7 @@ def cluster_row(
         sorted(moving),
         [text for kind, text in filter(None, literal) if kind == "prefix"],
         [text for kind, text in filter(None, literal) if kind == "infix"],
+        desired.policy.idle_after_ms,
     )
 
 
@@ -237,22 +238,34 @@ _SAME_PARTITIONS = f"""
     _every("earlier_partitions", "p.high_watermark <= 0 OR try_element_at(partitions, i + 1).high_watermark >= p.high_watermark")
 }))"""
 _UNCHANGED = f"{_SAME_CONFIGS} AND {_SAME_PARTITIONS}"
+# reconciler.drift.idle_topics finds it not idle: no idle_after, no evidence, or a record within idle_after.
+_NOT_IDLE = """(idle_after IS NULL OR activity IS NULL
+    OR exists(activity.partitions, p -> p.newest_timestamp >= activity.read_at_ms - idle_after))"""
 
 CLEAN_SQL = (
     f"coalesce(({_ROW_CLEAN}) AND (CASE WHEN coalesce(declared, false) THEN ({_DECLARED_IN_SYNC}) "
-    f"ELSE ({_NEVER_UNMANAGED}) END) AND ({_UNCHANGED}), false)"
+    f"ELSE ({_NEVER_UNMANAGED}) END) AND ({_UNCHANGED}) AND {_NOT_IDLE}, false)"
 )
 
 # A topic whose findings, if any, follow from its configs alone (`reconciler.drift.quiet`'s quiet
 # topics): the clauses above but those on configs. Quiet topics of a cluster alike in manifest entry
 # (but the name), protection, configs, rights and earlier configs are one shape: the executors plan
 # its first topic and give the others its findings renamed, when those name no topic (`spark_job`).
-QUIET_SQL = f"coalesce(({_ROW_CLEAN}) AND (NOT coalesce(declared, false) OR ({_DECLARED_SHAPE})) AND ({_SAME_PARTITIONS}), false)"
+QUIET_SQL = (
+    f"coalesce(({_ROW_CLEAN}) AND (NOT coalesce(declared, false) OR ({_DECLARED_SHAPE})) AND ({_SAME_PARTITIONS}) "
+    f"AND {_NOT_IDLE}, false)"
+)
 
 # The clauses above, and for each finding a drift report can hold for a topic (TopicDrift.FINDINGS)
 # and each action a plan can take (ActionKind), the clauses that prove there is none: a finding or
 # an action added without its clause here fails tests/drift/test_spark_clean.py.
-CLAUSES = {"row": _ROW_CLEAN, "declared": _DECLARED_IN_SYNC, "never unmanaged": _NEVER_UNMANAGED, "unchanged": _UNCHANGED}
+CLAUSES = {
+    "row": _ROW_CLEAN,
+    "declared": _DECLARED_IN_SYNC,
+    "never unmanaged": _NEVER_UNMANAGED,
+    "unchanged": _UNCHANGED,
+    "not idle": _NOT_IDLE,
+}
 FINDINGS_RULED_OUT = {
     "hidden": ("row",),  # status null: read
     "unmanaged": ("declared", "never unmanaged"),
@@ -266,6 +279,7 @@ FINDINGS_RULED_OUT = {
     "unverified": ("row",),  # online (a fleet's snapshots carry no unanswered OffsetForLeaderEpoch)
     "diagnostics": ("row", "declared"),  # a row the models accept, nothing to plan
     "change_log": ("unchanged",),
+    "idle": ("not idle",),
 }
 ACTIONS_RULED_OUT = {
     ActionKind.CREATE_TOPIC: ("row",),  # read: it exists

@@ -48,6 +48,7 @@ from pyspark.sql import functions as F
 from reconciler.drift import spark_clean, spark_failures, spark_session
 from reconciler.drift.compute import _items, assemble, disk_items, drift_one_topic
 from reconciler.drift.disk import MAYBE_UNBOUNDED_SQL, disk_findings
+from reconciler.drift.idle_topics import row_idle
 from reconciler.drift.model import DiskFinding, DriftItem, DriftReport, TopicDrift
 from reconciler.drift.spark_options import EXECUTOR_WAIT_S
 from reconciler.drift.tables import ITEM_FIELDS
@@ -266,6 +267,9 @@ _RIGHTS_COLUMNS = {
     "status": "string",
     "cluster_authorized_operations": "array<string>",
     "sizes_refused": "string",
+    "activity": "struct<read_at_ms: bigint, partitions: array<struct<partition: int, newest_timestamp: bigint, "
+    "newest_offset: bigint, log_start_offset: bigint, high_watermark: bigint>>, groups: array<struct<group: string, "
+    "state: string, committed: array<struct<partition: int, offset: bigint>>>>, size_bytes: bigint, unknown: array<string>>",
 }
 
 
@@ -413,7 +417,10 @@ def _collect(results: DataFrame, found: FleetInputs, tables: str | Path | None, 
     disk = _disk(found, disk_rows)
     clusters = []
     for cluster, m in sorted(meta.items()):
-        report = assemble(cluster, m.cluster_id, m.run, m.since, drifted[cluster], m.sizes_refused, disk.get(cluster, []))
+        idle_after = found.desired[cluster].policy.idle_after_ms
+        report = assemble(
+            cluster, m.cluster_id, m.run, m.since, drifted[cluster], m.sizes_refused, disk.get(cluster, []), idle_after
+        )
         observed, managed, partitions = totals[cluster]
         clusters.append(
             report.model_copy(update={"topics_observed": observed, "topics_managed": managed, "partitions_observed": partitions})
@@ -448,6 +455,7 @@ def _inputs(
                 F.col("topic_id").alias("earlier_topic_id"),
                 F.col("configs").alias("earlier_configs"),
                 F.transform("partitions", _earlier_partition).alias("earlier_partitions"),
+                F.col("activity").alias("earlier_activity"),
             )
         )
     # The declared topics the cluster has in neither run get rows of their own (nulls but for the names).
@@ -468,6 +476,7 @@ def _inputs(
             current.withColumn("earlier_topic_id", F.lit(None).cast("string"))
             .withColumn("earlier_configs", F.lit(None).cast(snapshots.schema["configs"].dataType))
             .withColumn("earlier_partitions", F.lit(None).cast(snapshots.schema["partitions"].dataType))
+            .withColumn("earlier_activity", F.lit(None).cast(snapshots.schema["activity"].dataType))
         )
     current = current.join(F.broadcast(spark.createDataFrame(facts, spark_clean.CLUSTER_SCHEMA)), "cluster", "left")
     return current.withColumn("clean", spark_clean.clean())
@@ -527,6 +536,7 @@ _PLANNED_COLUMNS = (
     "earlier_topic_id",
     "earlier_configs",
     "earlier_partitions",
+    "earlier_activity",
     "want",
     "want_shape",
 )
@@ -738,6 +748,7 @@ def _finding_row(cluster: str, drift: TopicDrift) -> dict[str, Any]:
         [drift.retention] if drift.retention else [],
         [drift.topic] if drift.hidden else [],
         [drift.health] if drift.health else [],
+        [drift.idle] if drift.idle else [],
     )
     return _row(
         cluster,
@@ -791,7 +802,12 @@ def row_drift(
     cluster's (its topics are not read); `meta`: the cluster's part of the broadcast. A row the
     models refuse raises RowRefused."""
     restricted, observed, earlier = row_models(row, desired, meta)
-    return drift_one_topic(restricted, observed, row["topic"], earlier, None, options, compare=meta["compare"])
+    drift = drift_one_topic(restricted, observed, row["topic"], earlier, None, options, compare=meta["compare"])
+    try:
+        idle = row_idle(row, restricted, meta["compare"])
+    except ValidationError as e:
+        raise RowRefused(meta["file"], row["topic"], e) from None
+    return drift if idle is None else drift.model_copy(update={"idle": idle})
 
 
 def row_models(

@@ -26,9 +26,11 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, get_args
 
-from reconciler.files.snapshot_parquet import arrow_schema, state_data, table_header
+from reconciler.files.snapshot_parquet import activity_data, arrow_schema, state_data, table_header
 from reconciler.kafka_configs import TOPIC_NAME_CHARACTERS, TOPIC_NAME_MAX
+from reconciler.models.idle import TopicActivity
 from reconciler.models.observed import (
+    FILE_CONTEXT,
     AclOperation,
     ConfigSource,
     ObservedConfig,
@@ -103,6 +105,42 @@ class SnapshotColumns:
             )
         return out
 
+    def maybe_idle(self, idle_after_ms: int) -> list[int]:
+        """The rows whose evidence of idleness shows no record within `idle_after_ms` of its read
+        (every partition's largest timestamp known and older): the only topics drift may call idle."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if "activity" not in self.table.column_names:
+            return []
+        activity = self.table.column("activity").combine_chunks()
+        if activity.null_count == len(activity):
+            return []
+        partitions = pc.struct_field(activity, "partitions")
+        newest = pc.struct_field(pc.list_flatten(partitions), "newest_timestamp")
+        per_row = (
+            pa.table({"row": pc.list_parent_indices(partitions), "newest": newest})
+            .group_by("row")
+            .aggregate([("newest", "max"), ("newest", "count")])
+        )
+        rows = per_row.column("row").to_numpy()
+        cut = pc.subtract(pc.struct_field(activity, "read_at_ms").take(rows), idle_after_ms)
+        complete = pc.equal(per_row.column("newest_count"), pc.list_value_length(partitions).take(rows))
+        old = pc.and_(complete, pc.less(per_row.column("newest_max"), cut))
+        return sorted(int(r) for r in pc.filter(rows, pc.fill_null(old, False)).to_pylist())
+
+    def activity(self, rows: list[int]) -> dict[str, TopicActivity]:
+        """The evidence of idleness of the topics in `rows` that have any, built as the file reader
+        builds it (ValidationError: a value the models refuse)."""
+        if not rows or "activity" not in self.table.column_names:
+            return {}
+        structs = self.table.column("activity").take(rows).to_pylist()
+        return {
+            self.names[r]: TopicActivity.model_validate(activity_data(self.names[r], s), context=FILE_CONTEXT)
+            for r, s in zip(rows, structs, strict=True)
+            if s is not None
+        }
+
     def with_topics(self, topics: dict[str, ObservedTopic]) -> ObservedState:
         """The snapshot with only `topics` read: for planning and reporting on part of it."""
         return self.state.model_copy(update={"topics": topics})
@@ -158,7 +196,10 @@ def _proven(path: Path, table: Any, header: dict[str, Any]) -> SnapshotColumns:
     # Everything but the topics' own columns, through the file reader's code and the models:
     # the columns it reads of every row (partitions: only whether there are any), and all of the first.
     lengths = pc.list_value_length(table.column("partitions"))
-    first = table.slice(0, 1).drop_columns([c for c in ("configs", "partitions") if c in table.column_names]).to_pylist()
+    # The evidence of idleness is read on demand (`maybe_idle`, `activity`): drift builds only the
+    # few topics it may call idle.
+    heavy = ("configs", "partitions", "activity")
+    first = table.slice(0, 1).drop_columns([c for c in heavy if c in table.column_names]).to_pylist()
     if first and _plain_rows(table, header.get("cluster", first[0].get("cluster")), pc):
         # All the file reader does with such a row but the first is to list its topic's name.
         rows = [{**first[0], "partitions": lengths[0].as_py()}]

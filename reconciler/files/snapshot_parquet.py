@@ -21,6 +21,7 @@ from pydantic_core import ErrorDetails, PydanticCustomError
 from reconciler.errors import MAX_PROBLEMS, SnapshotError, noun, problem_line, shown_text
 from reconciler.files.json_document import read_json_document
 from reconciler.files.snapshot_problems import SNAPSHOT_KEYS, explain, invalid_snapshot
+from reconciler.models.idle import TopicActivity
 from reconciler.models.observed import (
     FILE_CONTEXT,
     SNAPSHOT_FORMAT_VERSION,
@@ -99,7 +100,33 @@ def topic_row(state: ObservedState, topic: ObservedTopic) -> dict[str, Any]:
             for p in topic.partitions
         ],
         "group_offsets": groups,
+        "activity": activity_struct(state.activity.get(topic.name)),
     }
+
+
+def activity_struct(evidence: TopicActivity | None) -> dict[str, Any] | None:
+    """A topic's evidence of idleness as the `activity` column holds it (null: not read)."""
+    if evidence is None:
+        return None
+    data = evidence.model_dump(exclude={"topic"})
+    for group in data["groups"]:
+        group["committed"] = [{"partition": p, "offset": o} for p, o in sorted(group["committed"].items())]
+    return data
+
+
+def activity_data(topic: Any, struct: Any) -> Any:
+    """The `activity` column's struct as TopicActivity's input, unchecked (the model checks it)."""
+    if not isinstance(struct, dict):
+        return struct
+    groups = struct.get("groups")
+    if isinstance(groups, list):
+        groups = [
+            {**g, "committed": {e.get("partition"): e.get("offset") for e in g.get("committed") or [] if isinstance(e, dict)}}
+            if isinstance(g, dict)
+            else g
+            for g in groups
+        ]
+    return {**struct, "topic": topic, "groups": groups if groups is not None else [], "unknown": struct.get("unknown") or []}
 
 
 _SHARED_CONFIGS: dict[tuple, ObservedConfig] = {}
@@ -175,6 +202,39 @@ def arrow_schema() -> Any:
         ]
     )
     group = pa.struct([("group", pa.string()), ("partition", pa.int32()), ("offset", pa.int64())])
+    activity = pa.struct(
+        [
+            ("read_at_ms", pa.int64()),
+            (
+                "partitions",
+                pa.list_(
+                    pa.struct(
+                        [
+                            ("partition", pa.int32()),
+                            ("newest_timestamp", pa.int64()),
+                            ("newest_offset", pa.int64()),
+                            ("log_start_offset", pa.int64()),
+                            ("high_watermark", pa.int64()),
+                        ]
+                    )
+                ),
+            ),
+            (
+                "groups",
+                pa.list_(
+                    pa.struct(
+                        [
+                            ("group", pa.string()),
+                            ("state", pa.string()),
+                            ("committed", pa.list_(pa.struct([("partition", pa.int32()), ("offset", pa.int64())]))),
+                        ]
+                    )
+                ),
+            ),
+            ("size_bytes", pa.int64()),
+            ("unknown", pa.list_(pa.string())),
+        ]
+    )
     return pa.schema(
         [
             ("cluster", pa.string()),
@@ -191,6 +251,7 @@ def arrow_schema() -> Any:
             ("status", pa.string()),
             ("cluster_authorized_operations", pa.list_(pa.string())),
             ("sizes_refused", pa.string()),
+            ("activity", activity),
         ]
     )
 
@@ -211,7 +272,7 @@ def write_snapshot_parquet(state: ObservedState, path: str | Path) -> None:
     `taken_at` must be given one first, since `run` is how a fleet orders its snapshots."""
     pa = require_pyarrow()
     rows = [topic_row(state, state.topics[name]) for name in sorted(state.topics)] + status_rows(state)
-    header = state.model_dump(mode="json", exclude={"topics", "hidden_topics", "absent_topic_operations"})
+    header = state.model_dump(mode="json", exclude={"topics", "hidden_topics", "absent_topic_operations", "activity"})
     header["group_offsets"] = {
         g: {t: o for t, o in by_topic.items() if t not in state.topics} for g, by_topic in state.group_offsets.items()
     }
@@ -374,6 +435,7 @@ def state_data(
     hidden: list[Any] = []
     absent: dict[Any, Any] = {}
     row_of: dict[Any, int] = {}
+    activity: dict[Any, Any] = {}
     for i, row in enumerate(rows):
         name = row.get("topic")
         if row.get("cluster", cluster) != cluster:
@@ -388,6 +450,8 @@ def state_data(
         status = row.get("status")
         if status is None:
             topics[name] = topic_data(row)
+            if row.get("activity") is not None:
+                activity[name] = activity_data(name, row["activity"])
             problems += [
                 f"row {i} (topic {shown_text(repr(name), 60)}): configs.{shown_text(str(k), 60)}: {REPEATED_KEY}"
                 for k in repeated_config_keys(row.get("configs"))
@@ -428,6 +492,7 @@ def state_data(
         "reassignments": header.get("reassignments", {}),
         "log_dirs": header.get("log_dirs", {}),
         "capacity_unknown": header.get("capacity_unknown", {}),
+        "activity": activity,
     }
     unknown = sorted(set(header) - set(data) - {"parquet_format_version"})
     if unknown:
@@ -440,6 +505,9 @@ def _place(error: ErrorDetails, row_of: dict) -> str:
     loc = tuple(error["loc"])
     if len(loc) >= 2 and loc[0] == "topics" and loc[1] in row_of:
         return f"row {row_of[loc[1]]} (topic {shown_text(repr(loc[1]), 60)}): {problem_line(error, SNAPSHOT_KEYS, 2, explain)}"
+    if len(loc) >= 2 and loc[0] == "activity" and loc[1] in row_of:
+        where = f"row {row_of[loc[1]]} (topic {shown_text(repr(loc[1]), 60)})"
+        return f"{where}: activity.{problem_line(error, SNAPSHOT_KEYS, 2, explain)}"
     if len(loc) >= 3 and loc[0] == "group_offsets" and loc[2] in row_of:
         return f"row {row_of[loc[2]]} (topic {shown_text(repr(loc[2]), 60)}): {problem_line(error, SNAPSHOT_KEYS, 0, explain)}"
     return f"header: {problem_line(error, SNAPSHOT_KEYS, 0, explain)}"

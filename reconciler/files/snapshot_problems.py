@@ -22,6 +22,8 @@ SNAPSHOT_KEYS = {
     "reassignments": 2,
     "log_dirs": 1,
     "capacity_unknown": 1,
+    "activity": 1,
+    "committed": 1,
 }
 TAKE_A_NEW_ONE = "Take a new one with `reconcile snapshot`; do not edit snapshots by hand."
 

@@ -20,7 +20,8 @@ the number of topics:
   DESCRIBE on the cluster: said once, in `sizes_refused`); version 4 and later of the same
   answers give each log directory's capacity (`log_dirs`; `capacity_unknown` says why not);
 - ListPartitionReassignments once, to any broker, for the reassignments in progress;
-- for topics whose deletion is guarded by idleness, their evidence (reconciler.kafka.idle_evidence).
+- for topics whose deletion is guarded by idleness, or every topic when the Policy sets `idle_after`
+  and the read is kept (snapshots, drift), their evidence (reconciler.kafka.idle_evidence).
 
 All of these are in flight together. What to read is decided by `reconciler.plan.read_scope`.
 """
@@ -128,7 +129,7 @@ class Observer:
                 if name in scope.replicas
             }
         )
-        idle_topics = sorted(name for name in scope.activity_topics if name in view.topics)
+        idle_topics = sorted(name for name in view.topics if scope.every_activity or name in scope.activity_topics)
         configs, results, groups, sized, cluster_operations, moving, idle = await client.gather(
             [
                 _describe_configs(client, view, wanted, self._spec),

@@ -78,6 +78,7 @@ def cluster_policies(
                 f"min_partitions {model.min_partitions} is above max_partitions {model.max_partitions}",
             )
         protected = valid_regexes(doc, ("protected_topic_patterns",), model.protected_topic_patterns, problems)
+        exempt = valid_regexes(doc, ("idle_exempt_topics",), model.idle_exempt_topics, problems)
         name_pattern = model.topic_name_pattern
         if name_pattern is not None and not valid_regexes(doc, ("topic_name_pattern",), [name_pattern], problems, single=True):
             name_pattern = None
@@ -105,6 +106,8 @@ def cluster_policies(
             protected_topic_patterns=protected,
             deletions_require_idle_for_ms=_duration_ms(model.deletions_require_idle_for),
             require_owner=bool(model.require_owner),
+            idle_after_ms=_duration_ms(model.idle_after),
+            idle_exempt_topics=exempt,
             source=doc.ref(("kind",)),
             sources={name: doc.ref((name,)) for name in model.model_fields_set - {"kind", "clusters"}},
         )

@@ -273,6 +273,10 @@ IdleRequirement = (
     Annotated[int, Field(ge=1, le=LONG_MAX)]
     | Annotated[str, _parsed_by(parse_duration_ms, "deletions_require_idle_for", 1, _ANY_TOPIC), _DURATION_PATTERN]
 )
+IdleAfter = (
+    Annotated[int, Field(ge=1, le=LONG_MAX)]
+    | Annotated[str, _parsed_by(parse_duration_ms, "idle_after", 1, _ANY_TOPIC), _DURATION_PATTERN]
+)
 _IDLE_GUARD = (
     "With state: absent, delete the topic only if it has been idle this long (e.g. 30d): no record stamped "
     "within it, no consumer group with live members on it, and at apply time nothing written or committed "
@@ -555,6 +559,17 @@ class PolicyDoc(_Doc):
         "(e.g. 30d): a topic not shown idle that long is not deleted (docs/idle-topics.md).",
     )
     require_owner: bool | None = Field(None, description="true: every topic must have an owner (docs/teams.md).")
+    idle_after: IdleAfter | None = Field(
+        None,
+        description="Snapshots and drift reports read each topic's evidence of activity, and drift lists the topics "
+        "shown idle this long (e.g. 30d): no record stamped within it, no consumer group with live members "
+        "(docs/idle-topics.md).",
+    )
+    idle_exempt_topics: list[str] = Field(
+        default_factory=list,
+        description="Regular expressions of topics never called idle (dead-letter and retry topics, often empty "
+        "and still needed); internal topics never are.",
+    )
 
 
 class TruncationRuleDoc(RuleEntry):

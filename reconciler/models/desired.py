@@ -201,6 +201,10 @@ class Policy(_Model):
     # Every deletion guarded as by delete_only_if_idle_for, for at least this long. None: not required.
     deletions_require_idle_for_ms: int | None = Field(default=None, exclude_if=lambda v: v is None)
     require_owner: bool = False  # every topic must have an owner (docs/teams.md)
+    # Drift lists topics shown idle this long (docs/idle-topics.md); None: idleness is not read.
+    idle_after_ms: int | None = Field(default=None, exclude_if=lambda v: v is None)
+    # Patterns of topics never called idle (dead-letter and retry topics).
+    idle_exempt_topics: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
     source: SourceRef | None = None
     # setting -> where its value is written: a plan error about a limit points at that limit
     sources: dict[str, SourceRef] = Field(default_factory=dict)

@@ -628,8 +628,8 @@ class ObservedState(_Model):
     # Both empty: not read.
     log_dirs: dict[BrokerKey, list[LogDirCapacity]] = Field(default_factory=dict)
     capacity_unknown: dict[BrokerKey, NonEmptyStr] = Field(default_factory=dict)
-    # topic -> the evidence of its idleness (docs/idle-topics.md), read only for guarded deletions;
-    # never in a snapshot.
+    # topic -> the evidence of its idleness (docs/idle-topics.md), read for guarded deletions, and
+    # for every topic in snapshots and drift when the Policy sets idle_after. A topic without it: unknown.
     activity: dict[TopicName, TopicActivity] = Field(default_factory=dict, exclude_if=lambda v: not v)
 
     @field_validator("format_version")
@@ -674,6 +674,11 @@ class ObservedState(_Model):
         for name in self.absent_topic_operations:
             if name in self.topics or name in self.hidden_topics:
                 problems.append((("absent_topic_operations", name), "a topic read or hidden is not absent", name))
+        for name, evidence in self.activity.items():
+            if name != evidence.topic:
+                problems.append(
+                    (("activity", name, "topic"), "the evidence's topic differs from its key in `activity`", evidence.topic)
+                )
         for name, moving in self.reassignments.items():
             owner = self.topics.get(name)
             for partition, reassignment in moving.items():
@@ -771,7 +776,8 @@ class ObservedState(_Model):
                     else {}
                 ),
                 "reassignments": {**{n: r for n, r in self.reassignments.items() if n not in again}, **reread.reassignments},
-                "activity": {**{n: a for n, a in self.activity.items() if n not in again}, **reread.activity},
+                # A re-read for retention lookups reads no evidence: the first read's stays.
+                "activity": {**{n: a for n, a in self.activity.items() if n in self.topics}, **reread.activity},
             }
         )
 
@@ -779,6 +785,7 @@ class ObservedState(_Model):
         data = self.model_dump(mode="json")
         data["topics"] = dict(sorted(data["topics"].items()))
         data["group_offsets"] = dict(sorted(data["group_offsets"].items()))
-        if "reassignments" in data:
-            data["reassignments"] = dict(sorted(data["reassignments"].items()))
+        for key in ("reassignments", "activity"):
+            if key in data:
+                data[key] = dict(sorted(data[key].items()))
         return json.dumps(data, indent=2) + "\n"

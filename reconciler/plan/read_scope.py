@@ -92,6 +92,8 @@ class ReadScope:
     capacity: bool = False
     # topics whose evidence of idleness is read (guarded deletions: docs/idle-topics.md)
     activity_topics: frozenset[str] = frozenset()
+    # every listed topic's evidence too (snapshots and drift, with the Policy's idle_after)
+    every_activity: bool = False
 
     def with_moving_sizes(self, replicas: Mapping[str, Sequence[Sequence[int]]]) -> ReadScope:
         """This scope, also sizing the topics whose replicas (topic -> per partition, from Metadata)
@@ -167,6 +169,7 @@ def desired_scope(desired: DesiredState, now_ms: int | None = None, every_offset
         drain_brokers=frozenset(desired.cluster.drain_brokers),
         capacity=needs_capacity(desired),
         activity_topics=frozenset(n for n in absent if idle_guard(desired, n) is not None),
+        every_activity=every_offset and desired.policy.idle_after_ms is not None,
     )
 
 

@@ -245,7 +245,7 @@ def role_requests(desired: DesiredState, role: Role) -> list[tuple[str, Resource
     for group, read in scope.groups.items():
         sent += [(r, Resource.GROUP, group) for r in GROUP_READ]
         sent += [("OffsetFetch", Resource.TOPIC, t) for t in sorted(read)]
-    if scope.activity_topics:
+    if scope.activity_topics or scope.every_activity:  # guarded deletions; idle_after: snapshot, drift
         sent += [(r, Resource.GROUP, EVERY_GROUP) for r in IDLE_GROUP_READ]
     if role is Role.READER:
         return sent

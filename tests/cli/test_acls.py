@@ -118,3 +118,16 @@ def test_a_guarded_deletion_adds_describe_on_every_group(tmp_path):
     for role in ("reader", "planner", "applier"):
         printed = reconcile(*args, role).stdout
         assert group in printed and "--operation Describe --cluster" in printed, printed
+
+
+def test_idle_after_gives_the_reader_describe_on_every_group(tmp_path):
+    (tmp_path / "cluster.yaml").write_text(
+        "kind: Cluster\nname: lab\nbootstrap_servers: [k:9092]\ndefaults: {partitions: 1, replication_factor: 1}\n"
+    )
+    (tmp_path / "topics.yaml").write_text("kind: Topic\nname: orders\n")
+    args = ("acls", tmp_path, "--cluster", "lab", "--principal", "User:ci", "--role", "reader")
+    group = "kafka-acls --add --allow-principal User:ci --operation Describe --group '*'"
+    assert group not in reconcile(*args).stdout
+    (tmp_path / "policy.yaml").write_text("kind: Policy\nidle_after: 30d\n")
+    printed = reconcile(*args).stdout
+    assert group in printed and "--operation Describe --cluster" in printed, printed

@@ -74,3 +74,12 @@ def test_idle_needs_a_duration(tmp_path, test_cluster):
     assert result.exit_code == 1 and "pass --idle-for (e.g. 30d)" in result.output, result.output
     result = repo.run("idle", str(repo.dir / "manifests"), "--cluster", "lab", "--idle-for", "a month")
     assert result.exit_code == 1 and "'a month' is not a duration" in result.output, result.output
+
+
+def test_the_policy_s_idle_exempt_topics_are_never_listed(tmp_path, test_cluster):
+    for name in ("orphan.v0", "orders.dlq"):
+        _old(test_cluster, name)
+    repo = Repo(tmp_path, test_cluster, "kind: Policy\nidle_exempt_topics: ['\\.dlq$']\n")
+    result = repo.run("idle", str(repo.dir / "manifests"), "--cluster", "lab", "--idle-for", "30d", "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert [t["evidence"]["topic"] for t in json.loads(result.output)["idle"]] == ["orphan.v0"]

@@ -45,3 +45,33 @@ def test_requests_per_api_are_the_same_for_1_and_300_guarded_deletions(tmp_path)
     assert one["ListGroups"] == 3 and "ListGroups" not in unguarded  # one per broker
     assert one["OffsetFetch"] in (1, 2)  # one per coordinator of the two groups
     assert one["DescribeCluster"] == unguarded.get("DescribeCluster", 0) + 1
+
+
+def requests_to_snapshot(tmp_path, topics: int, policy: str) -> dict:
+    """What a snapshot's read (every topic, with sizes) sends for `topics` topics, none declared."""
+    with TestCluster(brokers=3) as c:
+        names = [f"old-{i:04d}" for i in range(topics)]
+        for name in names:
+            c.create_topic(name, partitions=3, replication_factor=1)
+        c.produce_many({(name, 0): 10 for name in names}, timestamp_ms=T0, step_ms=1000)
+        c.commit_offsets("billing", {(name, 0): 3 for name in names})
+        root = write_manifests(tmp_path / f"snap{topics}{bool(policy)}", c.bootstrap_servers, policy or "kind: Policy\n")
+        desired = load_manifests(root).desired_state(CLUSTER)
+        with kafka_of(c, request_timeout_s=120.0) as kafka:
+            kafka.supports_epoch_fencing()
+            c.clear_request_log()
+            observed = kafka.observe_desired(desired, sizes=True)
+        assert sorted(observed.activity) == (sorted(observed.topics) if policy else [])
+        if policy:
+            assert [g.group for g in observed.activity[names[-1]].groups] == ["billing"]
+        return dict(api_counts(c))
+
+
+def test_a_snapshot_reads_every_topics_evidence_in_the_same_requests_for_1_and_300_topics(tmp_path):
+    policy = "kind: Policy\nidle_after: 30d\n"
+    one = requests_to_snapshot(tmp_path, 1, policy)
+    assert one == requests_to_snapshot(tmp_path, 300, policy)
+    without = requests_to_snapshot(tmp_path, 1, "")
+    assert one["ListOffsets"] == without["ListOffsets"] + 3  # MAX_TIMESTAMP: one per leader broker
+    assert one["ListGroups"] == 3 and "ListGroups" not in without
+    assert one["OffsetFetch"] == 1  # the one coordinator of billing
