@@ -19,7 +19,7 @@ def with_owners(report: DriftReport, desired_for: Callable[[str], DesiredState])
 def _cluster(cluster: ClusterDrift, desired: DesiredState) -> ClusterDrift:
     if not desired.teams:
         return cluster
-    owners = {name: topic.owner for name, topic in desired.topics.items() if topic.owner is not None}
+    owners = topic_owners(desired)
     items = [i.model_copy(update={"owner": owners[i.topic]}) if i.topic in owners else i for i in cluster.items]
     kinds: dict[str, dict[str, int]] = {}
     for item in items:
@@ -31,3 +31,8 @@ def _cluster(cluster: ClusterDrift, desired: DesiredState) -> ClusterDrift:
         for owner, counted in sorted(kinds.items())
     ]
     return cluster.model_copy(update={"items": items, "owners": summaries})
+
+
+def topic_owners(desired: DesiredState) -> dict[str, str]:
+    """Topic -> the Team owning it, for the topics that have one."""
+    return {name: topic.owner for name, topic in desired.topics.items() if topic.owner is not None}

@@ -159,11 +159,11 @@ def run_fleet(
         )
     else:
         report = run_local(fleet, desired_for, options, generated_at)
-        if tables:
-            from reconciler.drift.tables import write_tables_local
-
-            write_tables_local(report, tables)
     report = with_owners(report, desired_for)
+    if tables and chosen == "local":  # Spark writes them from its executors
+        from reconciler.drift.tables import write_tables_local
+
+        write_tables_local(report, tables)
     return FleetResult(report=report, engine=chosen, tables=str(tables) if tables else None)
 
 

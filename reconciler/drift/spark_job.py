@@ -46,6 +46,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from reconciler.drift import spark_clean, spark_failures, spark_session
+from reconciler.drift.by_owner import topic_owners
 from reconciler.drift.compute import _items, assemble, disk_items, drift_one_topic
 from reconciler.drift.disk import MAYBE_UNBOUNDED_SQL, disk_findings
 from reconciler.drift.idle_topics import row_idle
@@ -426,7 +427,10 @@ def _collect(results: DataFrame, found: FleetInputs, tables: str | Path | None, 
             report.model_copy(update={"topics_observed": observed, "topics_managed": managed, "partitions_observed": partitions})
         )
     if tables:
-        _write_tables(results, str(tables), generated_at, meta, [i for c in clusters for i in disk_items(c.cluster, c.disk)])
+        owners = [(c, topic, owner) for c in meta for topic, owner in topic_owners(found.desired[c]).items()]
+        _write_tables(
+            results, str(tables), generated_at, meta, [i for c in clusters for i in disk_items(c.cluster, c.disk)], owners
+        )
     return DriftReport(generated_at=generated_at, engine="spark", clusters=clusters)  # sorted by cluster
 
 
@@ -932,9 +936,11 @@ def _write_tables(
     generated_at: datetime,
     meta: Mapping[str, _ClusterRun],
     cluster_items: list[DriftItem],
+    owners: list[tuple[str, str, str]],
 ) -> None:
     """The flat tables from the executors' rows; `cluster_items`: the findings of whole clusters
-    (disk), made on the driver, join `drift_items`."""
+    (disk), made on the driver, join `drift_items`, and `owners` (cluster, topic, Team) give its
+    owner column."""
     spark = results.sparkSession
     # Standard Parquet timestamps (UTC-adjusted micros), not Spark's legacy INT96.
     spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
@@ -959,4 +965,7 @@ def _write_tables(
                 "generated_at", F.lit(generated_at).cast("timestamp")
             )
             exploded = exploded.unionByName(found.select(*exploded.columns))
+        if name == "drift_items":
+            by_topic = spark.createDataFrame(owners, "cluster string, topic string, owner string")
+            exploded = exploded.join(F.broadcast(by_topic), ["cluster", "topic"], "left").select(*exploded.columns, "owner")
         (exploded.coalesce(max(1, min(8, len(meta)))).write.mode("overwrite").parquet(f"{directory.rstrip('/')}/{name}"))

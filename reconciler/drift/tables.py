@@ -1,7 +1,8 @@
 """The fleet report's Parquet tables for dashboards, written under one directory:
 
 - `drift_items/`: one row per finding: generated_at, cluster, observed_at, kind, topic,
-  partition, key, detail, records, bytes.
+  partition, key, detail, records, bytes, owner (the Team owning the topic, docs/teams.md; null:
+  nobody).
 - `pending_truncations/`: one row per partition a pending truncation would cut: generated_at,
   cluster, observed_at, topic, partition, leader, leader_epoch, log_start_offset,
   high_watermark, target_offset, records, estimated_bytes.
@@ -74,6 +75,9 @@ CHANGE_FIELDS = [
     ("sensitive", "boolean"),
 ]
 COMMON_FIELDS = [("generated_at", "timestamp"), ("cluster", "string"), ("observed_at", "timestamp")]
+# Set from the manifests after either engine (reconciler.drift.by_owner), so not among ITEM_FIELDS,
+# which the Spark executors fill.
+OWNER_FIELD = ("owner", "string")
 
 
 def spark_ddl(fields: list[tuple[str, str]]) -> str:
@@ -111,7 +115,7 @@ def retention_dicts(found: RetentionLowered) -> list[dict[str, Any]]:
 
 
 TABLES = (
-    ("drift_items", COMMON_FIELDS + ITEM_FIELDS),
+    ("drift_items", [*COMMON_FIELDS, *ITEM_FIELDS, OWNER_FIELD]),
     ("pending_truncations", COMMON_FIELDS + TRUNCATION_FIELDS),
     ("retention_lowered", COMMON_FIELDS + RETENTION_FIELDS),
     ("changes", [*COMMON_FIELDS, ("since", "timestamp"), *CHANGE_FIELDS]),

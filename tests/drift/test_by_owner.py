@@ -1,12 +1,13 @@
 """Drift per owner (docs/teams.md): every finding of a topic a Team owns carries the owner, and each
 cluster a per-owner summary, the same from the local and the Spark engine; text, Markdown and the
-HTML page show the summary, and a fleet without teams has neither."""
+HTML page show the summary, the drift_items table each finding's owner, and a fleet without teams has neither."""
 
 from __future__ import annotations
 
 from collections import Counter
 
 from reconciler.drift.render import render_report
+from reconciler.drift.tables import read_table_rows
 from reconciler.models.desired import DesiredState, Team
 from tests.drift.test_engines import both_engines
 
@@ -34,6 +35,11 @@ def test_both_engines_give_each_finding_its_owner_and_each_owner_its_part(spark,
         assert {o.owner: o.findings for o in cluster.owners} == dict(expected)
         assert all(sum(o.kinds.values()) == o.findings for o in cluster.owners)
     assert any(c.owners for c in report.clusters)
+    # the drift_items table carries each finding's owner, alike from both engines
+    rows = read_table_rows(tmp_path / "local", "drift_items")
+    assert rows == read_table_rows(tmp_path / "spark", "drift_items")
+    owner_of = {(c.cluster, i.kind, i.topic, i.partition, i.key): i.owner for c in report.clusters for i in c.items}
+    assert {(r["cluster"], r["kind"], r["topic"], r["partition"], r["key"]): r["owner"] for r in rows} == owner_of
     text = render_report(report, "text")
     first = report.clusters[0].owners[0]
     assert f"By owner: {first.owner} {first.findings:,} (" in text
