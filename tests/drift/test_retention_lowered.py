@@ -176,7 +176,7 @@ def test_every_format_and_the_table_show_it(tmp_path):
         (2, "manifests", None, None, "the partition has no leader (offline)"),
     ]
     items = read_table_rows(tmp_path, "drift_items", drop=("generated_at", "observed_at"))
-    assert sorted(items[0]) == ["bytes", "cluster", "detail", "key", "kind", "partition", "records", "topic"]
+    assert sorted(items[0]) == ["bytes", "cluster", "detail", "key", "kind", "owner", "partition", "records", "topic"]
     assert [i["kind"] for i in items].count("retention-lowered") == 1
 
 
