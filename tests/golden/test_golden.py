@@ -12,15 +12,18 @@ from __future__ import annotations
 
 import json
 import os
+from contextlib import AbstractContextManager
 from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 
+from reconciler.app.cluster_access import LiveCluster
 from reconciler.app.inputs import snapshot_to_plan_on
 from reconciler.app.report_drift import drift_report
 from reconciler.drift.render import render_report
 from reconciler.manifests import load_manifests
+from reconciler.models.desired import ClusterSpec
 from reconciler.models.formats import PLAN_FORMATS
 from reconciler.plan.planner import plan
 from reconciler.render import render_plan
@@ -80,14 +83,14 @@ def _check(case: Path, filename: str, rendered: str) -> None:
     assert rendered == expected_file.read_text(encoding="utf-8"), f"{case.name}: {filename} changed"
 
 
-def _no_cluster(spec: object) -> None:
+def _no_cluster(spec: ClusterSpec) -> AbstractContextManager[LiveCluster]:
     raise AssertionError("a drift report of a snapshot must not connect to a cluster")
 
 
 @pytest.mark.parametrize("case", DRIFT_CASES, ids=[c.name for c in DRIFT_CASES])
 def test_golden_drift(case: Path) -> None:
     manifests_dir, snapshot = _inputs(case)
-    report = drift_report(str(manifests_dir), None, str(snapshot), None, None, _no_cluster).report  # type: ignore[arg-type]
+    report = drift_report(str(manifests_dir), None, str(snapshot), None, None, _no_cluster).report
     report = report.model_copy(update={"generated_at": GENERATED_AT})
     for fmt, filename in DRIFT_OUTPUTS.items():
         _check(case, filename, render_report(report, fmt))
