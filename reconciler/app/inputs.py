@@ -42,6 +42,13 @@ def snapshot_for(manifests: Manifests, path: str | Path, cluster: str | None = N
     return observed
 
 
+def snapshot_to_plan_on(manifests: Manifests, path: str | Path, cluster: str | None = None) -> ObservedState:
+    """`snapshot_for`, without the snapshot's evidence of idleness: that evidence (idle_after) is for
+    drift reports; a guarded deletion is planned only on evidence read for its plan
+    (docs/idle-topics.md), so from a snapshot it is kept with a `not-shown-idle` warning."""
+    return snapshot_for(manifests, path, cluster).model_copy(update={"activity": {}})
+
+
 def manifests_commit(manifests_dir: str | Path) -> str | None:
     """The Git commit checked out where the manifests are (HEAD), or None: not in a repository, no
     commit yet, or no git. Recorded in a plan for the reader; the digest is what binds it."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from reconciler.app.inputs import manifests_commit, require_cluster, snapshot_for
+from reconciler.app.inputs import manifests_commit, require_cluster, snapshot_to_plan_on
 from reconciler.app.outcome import Outcome
 from reconciler.manifests import load_manifests
 from reconciler.models.desired import DesiredState
@@ -38,9 +38,7 @@ def plan_cluster(
     manifests meant (`reconciler.plan.binding`): `apply` refuses it once they mean something else."""
     manifests = load_manifests(manifests_dir)
     if snapshot:
-        # A snapshot's evidence of idleness (idle_after) is for drift reports: a guarded deletion
-        # is planned only on evidence read for that plan (docs/idle-topics.md).
-        observed = snapshot_for(manifests, snapshot, cluster).model_copy(update={"activity": {}})
+        observed = snapshot_to_plan_on(manifests, snapshot, cluster)
         desired = manifests.desired_state(observed.cluster)
         return PlanOutcome(_bound(make_plan(desired, observed), desired, manifests_dir))
     from reconciler.plan.validate_only import validate_on_brokers  # a plan against a snapshot has no brokers to ask

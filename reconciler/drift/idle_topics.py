@@ -76,9 +76,9 @@ def idle_topic(
         return None
     if any(re.search(p, name) for p in (*desired.policy.idle_exempt_topics, *desired.cluster.ignore_topics)):
         return None
-    if evidence.not_idle(threshold):
-        return None
     before = None if earlier is None else earlier.get(name)
+    if evidence.not_idle(threshold, before):
+        return None
     if earlier is not None and (before is None or changes_since(before, evidence)):
         return None
     newest = evidence.newest()

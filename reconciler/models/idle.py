@@ -54,11 +54,24 @@ class TopicActivity(_Model):
         known = [p for p in self.partitions if p.newest_timestamp is not None and p.newest_timestamp >= 0]
         return max(known, key=lambda p: p.newest_timestamp or 0, default=None)
 
-    def not_idle(self, idle_for_ms: int) -> list[str]:
+    def holds_nothing(self) -> bool:
+        """No record on disk, nor any timestamp of one."""
+        return self.newest() is None and all((p.high_watermark or 0) <= (p.log_start_offset or 0) for p in self.partitions)
+
+    def not_idle(self, idle_for_ms: int, earlier: TopicActivity | None = None) -> list[str]:
         """Why the evidence does not show the topic idle for `idle_for_ms` before it was read:
-        a figure not known, a record newer than that, a group with live members. Empty: idle."""
+        a figure not known, a record newer than that, a group with live members. Empty: idle.
+        A topic holding no record shows nothing of how long it has been so (Kafka keeps no
+        creation time), unless `earlier`, an observation at least that old, showed it the same."""
         reasons = [f"not known: {why}" for why in self.unknown]
         cut = self.read_at_ms - idle_for_ms
+        if self.holds_nothing() and not (
+            earlier is not None and earlier.read_at_ms <= cut and earlier.holds_nothing() and not changes_since(earlier, self)
+        ):
+            reasons.append(
+                "not known: no partition holds a record, and Kafka does not say since when (it keeps no creation time "
+                "of a topic); an earlier observation at least that old showing it unchanged would (drift --since)"
+            )
         for p in self.partitions:
             if p.newest_timestamp is not None and p.newest_timestamp >= cut:
                 reasons.append(

@@ -23,7 +23,7 @@ def activity(*partitions: tuple[int | None, int], groups=(), unknown=()) -> Topi
 
 
 def test_idle_only_when_every_figure_is_known_and_old_enough():
-    assert activity((NOW - 40 * DAY, 5), (-1, 0)).not_idle(30 * DAY) == []
+    assert activity((NOW - 40 * DAY, 5), (-1, 0)).not_idle(30 * DAY) == []  # an empty partition beside old records
     assert activity((NOW - 20 * DAY, 5)).not_idle(30 * DAY)[0].startswith("partition 0 holds a record stamped")
     unknown = activity((NOW - 40 * DAY, 5), unknown=["broker 1 speaks ListOffsets up to v6"])
     assert unknown.not_idle(30 * DAY) == ["not known: broker 1 speaks ListOffsets up to v6"]
@@ -33,6 +33,12 @@ def test_idle_only_when_every_figure_is_known_and_old_enough():
     assert activity((-1, 4)).not_idle(DAY) == [
         "not known: partition 0 holds records (offsets 0 to 4) but MAX_TIMESTAMP gave no timestamp for them"
     ]
+    # A topic holding no record shows nothing of since when; an observation that old showing it so does.
+    empty = activity((-1, 0), (-1, 0))
+    assert empty.not_idle(30 * DAY)[0].startswith("not known: no partition holds a record, and Kafka does not say since when")
+    month_ago = empty.model_copy(update={"read_at_ms": NOW - 31 * DAY})
+    assert empty.not_idle(30 * DAY, month_ago) == []
+    assert empty.not_idle(30 * DAY, month_ago.model_copy(update={"read_at_ms": NOW - 29 * DAY}))
     # A group whose state could not be read counts as live.
     assert activity((-1, 0), groups=[GroupActivity(group="g", committed={0: 1})]).not_idle(DAY)
 
