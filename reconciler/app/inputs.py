@@ -43,10 +43,8 @@ def snapshot_for(manifests: Manifests, path: str | Path, cluster: str | None = N
 
 
 def snapshot_to_plan_on(manifests: Manifests, path: str | Path, cluster: str | None = None) -> ObservedState:
-    """`snapshot_for`, without the snapshot's evidence of idleness: that evidence (idle_after) is for
-    drift reports; a guarded deletion is planned only on evidence read for its plan
-    (docs/idle-topics.md), so from a snapshot it is kept with a `not-shown-idle` warning."""
-    return snapshot_for(manifests, path, cluster).model_copy(update={"activity": {}})
+    """`snapshot_for`, without the snapshot's evidence of idleness (`ObservedState.to_plan_on`)."""
+    return snapshot_for(manifests, path, cluster).to_plan_on()
 
 
 def manifests_commit(manifests_dir: str | Path) -> str | None:

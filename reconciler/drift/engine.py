@@ -61,7 +61,7 @@ def drift_for_cluster(
     `epoch_end_offsets` and `epoch_unanswered`: leader-epoch evidence from a live cluster
     (`reconciler.drift.live.epoch_evidence`)."""
     return cluster_drift(
-        desired, observed, plan(desired, observed, options, disk=False), earlier, epoch_end_offsets, epoch_unanswered
+        desired, observed, plan(desired, observed.to_plan_on(), options, disk=False), earlier, epoch_end_offsets, epoch_unanswered
     )
 
 

@@ -781,6 +781,12 @@ class ObservedState(_Model):
             }
         )
 
+    def to_plan_on(self) -> ObservedState:
+        """The state without its evidence of idleness, which a snapshot's is: a guarded deletion is
+        planned only on evidence read for its plan (docs/idle-topics.md), so every plan made from a
+        snapshot (`plan --snapshot`, drift from snapshots) keeps it, with a `not-shown-idle` warning."""
+        return self.model_copy(update={"activity": {}}) if self.activity else self
+
     def to_json(self) -> str:
         data = self.model_dump(mode="json")
         data["topics"] = dict(sorted(data["topics"].items()))

@@ -36,7 +36,7 @@ def _compare(desired: DesiredState, latest: Path, before: Path | None, options: 
     found = columnar_topics(desired, now, earlier, options)
     observed = load_snapshot(latest)
     was = load_snapshot(before) if before is not None else None
-    full = cluster_topics(desired, observed, plan(desired, observed, options), was)
+    full = cluster_topics(desired, observed, plan(desired, observed.to_plan_on(), options), was)  # as drift plans on snapshots
     by_name = {t.topic: t for t in found}
     assert len(by_name) == len(found), "a topic reported twice"
     assert sorted(by_name) == [t.topic for t in full]
