@@ -9,10 +9,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from reconciler.models.desired import DesiredState, TopicState
+from reconciler.models.desired import DesiredState
 from reconciler.models.idle import TopicActivity, stamp
-from reconciler.models.observed import ObservedTopic, is_internal_topic
-from reconciler.plan.policy import is_protected
+from reconciler.models.observed import ObservedTopic
+from reconciler.plan.policy import is_protected, never_idle
 from reconciler.units import format_duration_ms
 
 _PLAIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -40,14 +40,10 @@ class IdleFindings:
 def candidates(desired: DesiredState, topics: Mapping[str, ObservedTopic], exclude: Sequence[str]) -> frozenset[str]:
     """The topics that may be called idle: not internal, protected, ignored by the Cluster
     document, matched by the Policy's idle_exempt_topics or `exclude`, nor declared absent already."""
-    skip = [re.compile(p) for p in (*desired.cluster.ignore_topics, *desired.policy.idle_exempt_topics, *exclude)]
     return frozenset(
         name
         for name, topic in topics.items()
-        if not is_internal_topic(name, topic)
-        and not is_protected(desired, name)
-        and not any(p.search(name) for p in skip)
-        and not (name in desired.topics and desired.topics[name].state is TopicState.ABSENT)
+        if not never_idle(desired, name, topic.internal, exclude) and not is_protected(desired, name)
     )
 
 

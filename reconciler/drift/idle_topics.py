@@ -13,16 +13,15 @@ after planning (a quiet topic's findings are copied from another's: its evidence
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
 from reconciler.drift.model import IdleTopic, TopicDrift
 from reconciler.errors import plural
 from reconciler.files.snapshot_parquet import activity_data
-from reconciler.models.desired import DesiredState, TopicState
+from reconciler.models.desired import DesiredState
 from reconciler.models.idle import TopicActivity, changes_since, stamp
-from reconciler.models.observed import INTERNAL_PREFIX
+from reconciler.plan.policy import never_idle
 from reconciler.render.values import size
 
 DAY_MS, HOUR_MS = 86_400_000, 3_600_000
@@ -69,12 +68,7 @@ def idle_topic(
 ) -> IdleTopic | None:
     """The topic's finding when it is shown idle for the Policy's idle_after; None otherwise."""
     threshold = desired.policy.idle_after_ms
-    if threshold is None or evidence is None or internal or name.startswith(INTERNAL_PREFIX):
-        return None
-    declared = desired.topics.get(name)
-    if declared is not None and declared.state is TopicState.ABSENT:
-        return None
-    if any(re.search(p, name) for p in (*desired.policy.idle_exempt_topics, *desired.cluster.ignore_topics)):
+    if threshold is None or evidence is None or never_idle(desired, name, internal):
         return None
     before = None if earlier is None else earlier.get(name)
     if evidence.not_idle(threshold, before):
@@ -85,7 +79,7 @@ def idle_topic(
     stamped = None if newest is None else newest.newest_timestamp
     return IdleTopic(
         topic=name,
-        managed=declared is not None,
+        managed=name in desired.topics,
         idle_for_ms=None if stamped is None else evidence.read_at_ms - stamped,
         newest_timestamp=stamped,
         newest_partition=None if newest is None else newest.partition,

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from reconciler.errors import ManifestProblem, shown, shown_text
 from reconciler.kafka_configs import same_config_value
 from reconciler.models.desired import DesiredState, DesiredTopic, Policy, SourceRef, TopicState
+from reconciler.models.observed import INTERNAL_PREFIX
 from reconciler.models.plan import Action
 
 
@@ -32,6 +33,20 @@ def idle_guard(desired: DesiredState, topic_name: str) -> int | None:
     own = topic.delete_only_if_idle_for_ms if topic is not None else None
     required = desired.policy.deletions_require_idle_for_ms
     return own if required is None else required if own is None else max(own, required)
+
+
+def never_idle(desired: DesiredState, topic_name: str, internal: bool, exclude: Sequence[str] = ()) -> bool:
+    """Whether the topic is never called idle (docs/idle-topics.md): internal (`internal`, Kafka's
+    flag, or the `__` prefix), ignored by the Cluster document, matched by the Policy's
+    idle_exempt_topics (dead-letter and retry topics: often empty, still needed) or `exclude`, or
+    declared absent already (its deletion is a pending change, or kept by its guard)."""
+    if internal or topic_name.startswith(INTERNAL_PREFIX):
+        return True
+    topic = desired.topics.get(topic_name)
+    if topic is not None and topic.state is TopicState.ABSENT:
+        return True
+    patterns = (*desired.cluster.ignore_topics, *desired.policy.idle_exempt_topics, *exclude)
+    return any(re.search(pattern, topic_name) for pattern in patterns)
 
 
 def destructive_excess(actions: Sequence[Action], policy: Policy) -> str | None:
