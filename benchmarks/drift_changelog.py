@@ -134,7 +134,7 @@ def main() -> None:
     imported = time.process_time() - start
 
     from reconciler.drift import changelog
-    from reconciler.drift.engine import drift_for_cluster
+    from reconciler.drift.per_cluster import drift_for_cluster
 
     calls = []
     real = deepdiff.DeepDiff

@@ -21,8 +21,8 @@ Not a test: figures depend on the machine and its load.
 time from the command's start to the session and to the first task, and per job (named by the
 line of the engine that ran it) its wall time and its tasks' run and CPU time; the process tree's
 CPU is split between the driver's Python, the JVM and the Python workers; and the workers'
-`mapInArrow` calls run under Spark's own profiler (spark.sql.pyspark.udf.profiler=perf), whose
-top functions are printed and dumped as pstats. The profiler slows the Python side: compare
+tasks (one cluster each) run under Spark's own profiler (spark.python.profile), whose top
+functions are printed and dumped as pstats. The profiler slows the Python side: compare
 CPU figures with a run without `--profile`.
 """
 
@@ -142,7 +142,7 @@ def profile_conf(directory: Path) -> dict[str, str]:
         "spark.eventLog.dir": directory.resolve().as_uri(),
         "spark.eventLog.rolling.enabled": "false",  # one plain JSON-lines file
         "spark.eventLog.compress": "false",
-        "spark.sql.pyspark.udf.profiler": "perf",
+        "spark.python.profile": "true",
     }
 
 
@@ -199,18 +199,18 @@ def breakdown(directory: Path, started: float, driver_cpu: dict[str, float]) -> 
 
 
 def _python_profile(spark: object, directory: Path) -> list[str]:
-    """The executors' Python, from Spark's UDF profiler: its top functions by own time."""
+    """The executors' Python, from Spark's RDD profiler: its top functions by own time."""
     import io
     import pstats
 
-    spark.profile.dump(str(directory))  # type: ignore[attr-defined]
+    spark.sparkContext.dump_profiles(str(directory))  # type: ignore[attr-defined]
     dumps = list(directory.rglob("*.pstats"))
     if not dumps:
-        return ["(no Python profile: no mapInArrow call ran)"]
+        return ["(no Python profile: no task's Python ran)"]
     out = io.StringIO()
     stats = pstats.Stats(*map(str, dumps), stream=out)
     stats.sort_stats("tottime").print_stats(25)
-    return [f"Python workers, mapInArrow (profiled; {len(dumps)} dump(s)):", *out.getvalue().splitlines()[:60]]
+    return [f"Python workers, the clusters' tasks (profiled; {len(dumps)} dump(s)):", *out.getvalue().splitlines()[:60]]
 
 
 def _child(

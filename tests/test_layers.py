@@ -72,7 +72,6 @@ ONLY_IN = {
     # the Spark engine
     "pyspark": (
         "reconciler.drift.spark_job",
-        "reconciler.drift.spark_clean",
         "reconciler.drift.spark_session",
     ),
     # the change log's structural diff, and what differs when a saved plan's manifests changed

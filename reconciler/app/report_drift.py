@@ -13,6 +13,7 @@ from reconciler.drift import engine as drift_engine
 from reconciler.drift.by_owner import with_owners
 from reconciler.drift.compute import cluster_drift
 from reconciler.drift.model import DriftReport
+from reconciler.drift.per_cluster import report_of
 from reconciler.errors import ReconcilerError, shown
 from reconciler.manifests import load_manifests
 from reconciler.models.observed import ObservedState
@@ -94,7 +95,7 @@ def drift_report(
         evidence.end_offsets if evidence else None,
         evidence.unanswered if evidence else None,
     )
-    report = with_owners(drift_engine.report_of([result], "local"), manifests.desired_state)
+    report = with_owners(report_of([result], "local"), manifests.desired_state)
     if tables:
         from reconciler.drift.tables import write_tables_local
 

@@ -2,9 +2,8 @@
 more of their filesystem than the policy's max_disk_usage, and topics without any limit that grow,
 with the days until the broker they fill first is full at the current rate.
 
-Both engines call `disk_findings` with the same inputs, so their reports agree: the local engine
-with its snapshots, the Spark engine with the header's log directories and the rows of the topics
-`maybe_unbounded` admits (a necessary condition Spark SQL filters on, so no Python runs per topic).
+`disk_findings` reads only the topics `maybe_unbounded` admits (a necessary condition decided on
+the configs alone, so no model is built for the other topics).
 A topic's growth is measured between the earlier observation and this one (`drift --since`, a
 fleet's previous run): without one nothing is said of growth.
 """
@@ -31,12 +30,6 @@ def maybe_unbounded(configs: Mapping[str, str | None]) -> bool:
     """What a topic's configs (key -> value) must show for it to have no limit at all: retention.ms
     and retention.bytes both -1, as set or reported. `unbounded` decides; this only filters."""
     return all((configs.get(key) or "").strip() == UNLIMITED for key in _LIMIT_KEYS)
-
-
-# The same filter in Spark SQL, over a snapshot row's `configs` (array of key/value structs).
-MAYBE_UNBOUNDED_SQL = " AND ".join(
-    f"exists(configs, c -> c.key = '{key}' AND trim(c.value) = '{UNLIMITED}')" for key in _LIMIT_KEYS
-)
 
 
 def unbounded(topic: ObservedTopic) -> bool:

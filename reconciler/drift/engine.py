@@ -8,24 +8,19 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import urlparse
 
-from pydantic import ValidationError
-
 from reconciler.drift.by_owner import with_owners
-from reconciler.drift.compute import assemble_cluster, cluster_drift
-from reconciler.drift.disk import maybe_unbounded
-from reconciler.drift.idle_topics import with_idle
-from reconciler.drift.model import ClusterDrift, DriftReport
+from reconciler.drift.model import DriftReport
+from reconciler.drift.per_cluster import cluster_of_fleet, desired_of, report_of
 from reconciler.drift.spark_options import SparkOptions
-from reconciler.errors import ReconcilerError, shown, shown_text
+from reconciler.errors import ReconcilerError
 from reconciler.models.desired import DesiredState
-from reconciler.models.observed import ObservedState
-from reconciler.plan.planner import PlanOptions, plan
+from reconciler.plan.planner import PlanOptions
 
 ENGINES = ("local", "spark", "auto")
 
@@ -46,29 +41,6 @@ def spark_pays_off(partitions: int, cores: int) -> bool:
     """Whether Spark in local[*] on `cores` cores would report on `partitions` sooner than the local engine."""
     spark_rate = cores * SPARK_PARTITIONS_PER_S_PER_CORE
     return spark_rate > LOCAL_PARTITIONS_PER_S and partitions / LOCAL_PARTITIONS_PER_S > SPARK_START_S + partitions / spark_rate
-
-
-def drift_for_cluster(
-    desired: DesiredState,
-    observed: ObservedState,
-    earlier: ObservedState | None = None,
-    epoch_end_offsets: Mapping[tuple[str, int], int] | None = None,
-    options: PlanOptions = PlanOptions(),
-    epoch_unanswered: Mapping[tuple[str, int], str] | None = None,
-) -> ClusterDrift:
-    """One cluster, in-process: the whole cluster planned at once, then classified.
-
-    `epoch_end_offsets` and `epoch_unanswered`: leader-epoch evidence from a live cluster
-    (`reconciler.drift.live.epoch_evidence`)."""
-    return cluster_drift(
-        desired, observed, plan(desired, observed.to_plan_on(), options, disk=False), earlier, epoch_end_offsets, epoch_unanswered
-    )
-
-
-def report_of(clusters: list[ClusterDrift], engine: str, generated_at: datetime | None = None) -> DriftReport:
-    return DriftReport(
-        generated_at=generated_at or datetime.now(timezone.utc), engine=engine, clusters=sorted(clusters, key=lambda c: c.cluster)
-    )
 
 
 @dataclass(frozen=True)
@@ -126,19 +98,13 @@ def run_fleet(
                 f"{f' and {len(found) - 1} more' if len(found) > 1 else ''}): write them with `reconcile snapshot "
                 "--format parquet`, or use --engine local."
             )
-        partitions = None
         if not _is_uri(fleet):  # a plain path: the local engine's checks of the directory first
-            from reconciler.files.fleet import count_partitions, discover_fleet
+            from reconciler.files.fleet import discover_fleet
             from reconciler.files.snapshot_parquet import check_column_types
 
-            fleet_files = discover_fleet(fleet)
-            for runs in fleet_files.values():
-                for snapshot in reversed(runs):  # the latest first, as the local engine reads them
-                    check_column_types(snapshot.path)  # Spark would misread or fail on them without naming the file
-            try:
-                partitions = sum(count_partitions(runs[-1].path) for runs in fleet_files.values())
-            except (ReconcilerError, OSError):
-                partitions = None  # a file Spark will refuse, in its words
+            for runs in discover_fleet(fleet).values():
+                for snapshot in reversed(runs):  # named in seconds, before Spark starts
+                    check_column_types(snapshot.path)
         try:
             from reconciler.drift import spark_job
         except ImportError as e:
@@ -150,17 +116,17 @@ def run_fleet(
             desired_for,
             options=options,
             master=master,
-            tables=tables,
             generated_at=generated_at,
             conf=spark.conf,
             log_level=spark.log_level,
             executor_wait_s=spark.executor_wait_s,
-            partitions=partitions,
         )
     else:
         report = run_local(fleet, desired_for, options, generated_at)
     report = with_owners(report, desired_for)
-    if tables and chosen == "local":  # Spark writes them from its executors
+    if tables and chosen == "spark":
+        spark_job.write_tables(report, tables, fleet)
+    elif tables:
         from reconciler.drift.tables import write_tables_local
 
         write_tables_local(report, tables)
@@ -181,65 +147,14 @@ def run_local(
 
     fleet_files = discover_fleet(fleet)
     desired = {
-        cluster: _desired(desired_for, cluster, runs[-1].path)  # fail early on unknown clusters
+        cluster: desired_of(desired_for, cluster, runs[-1].path)  # fail early on unknown clusters
         for cluster, runs in fleet_files.items()
     }
-    clusters = []
-    for cluster, runs in fleet_files.items():
-        found = _columnar_cluster(desired[cluster], cluster, runs[-1].path, runs[-2].path if len(runs) > 1 else None, options)
-        clusters.append(
-            found or _whole_cluster(desired[cluster], cluster, runs[-1].path, runs[-2].path if len(runs) > 1 else None, options)
-        )
+    clusters = [
+        cluster_of_fleet(desired[cluster], cluster, runs[-1].path, runs[-2].path if len(runs) > 1 else None, options)
+        for cluster, runs in fleet_files.items()
+    ]
     return report_of(clusters, "local", generated_at)
-
-
-def _whole_cluster(desired: DesiredState, cluster: str, latest: Path, before: Path | None, options: PlanOptions) -> ClusterDrift:
-    from reconciler.files.snapshot import load_snapshot
-
-    observed = load_snapshot(latest)  # checked (reconciler.files): refused whole if bad
-    earlier = load_snapshot(before) if before is not None else None
-    _check_cluster(latest, observed, cluster)
-    if before is not None and earlier is not None:
-        _check_cluster(before, earlier, cluster)
-    return drift_for_cluster(desired, observed, earlier, options=options)
-
-
-def _columnar_cluster(
-    desired: DesiredState, cluster: str, latest: Path, before: Path | None, options: PlanOptions
-) -> ClusterDrift | None:
-    from reconciler.drift.quiet import columnar_topics
-    from reconciler.files.snapshot import load_snapshot_columns
-
-    now = load_snapshot_columns(latest)
-    if now is None:
-        return None
-    earlier = load_snapshot_columns(before) if before is not None else None
-    if before is not None and earlier is None:
-        return None
-    _check_cluster(latest, now.state, cluster)
-    if before is not None and earlier is not None:
-        _check_cluster(before, earlier.state, cluster)
-    topics = columnar_topics(desired, now, earlier, options)
-    # The disk findings read only the topics that may have no limit (models built for those alone).
-    # Decided once per distinct configs: most topics of a cluster list equal ones.
-    verdicts = {c: maybe_unbounded({k: v for k, v, *_ in c}) for c in set(now.configs)}
-    unbounded = now.topics([i for i, c in enumerate(now.configs) if verdicts[c]])
-    then = None
-    if earlier is not None:
-        then = earlier.with_topics(earlier.topics([i for i, name in enumerate(earlier.names) if name in unbounded]))
-    idle_after = desired.policy.idle_after_ms
-    if idle_after is not None:
-        internal = {n for n, flagged in zip(now.names, now.internal, strict=True) if flagged}
-        try:
-            activity = now.activity(now.maybe_idle(idle_after))
-            seen = None
-            if earlier is not None:
-                index = {n: i for i, n in enumerate(earlier.names)}
-                seen = earlier.activity(sorted(index[n] for n in activity if n in index))
-        except ValidationError:
-            return None  # the file reader reports it
-        topics = with_idle(desired, topics, activity, internal, seen)
-    return assemble_cluster(now.with_topics(unbounded), then, topics, desired.policy)
 
 
 def _is_uri(fleet: str | Path) -> bool:
@@ -251,23 +166,3 @@ def _json_snapshots(fleet: str | Path) -> list[Path]:
     """JSON snapshots in a local fleet directory (a Spark path like hdfs:// is not looked into)."""
     root = Path(fleet)
     return sorted(p for p in root.rglob("*.json") if p.is_file()) if root.is_dir() else []
-
-
-def _desired(desired_for: Callable[[str], DesiredState], cluster: str, path: Path) -> DesiredState:
-    """The cluster's desired state; a cluster the manifests do not declare is reported with the
-    snapshot that names it."""
-
-    try:
-        return desired_for(cluster)
-    except ReconcilerError as e:
-        raise ReconcilerError(
-            f"{path} is a snapshot of cluster {shown(cluster)}, which the manifests cannot plan: {shown_text(str(e), 500)}"
-        ) from e
-
-
-def _check_cluster(path: Path, observed: ObservedState, cluster: str) -> None:
-    if observed.cluster != cluster:
-        raise ReconcilerError(
-            f"{path} holds a snapshot of cluster {shown(observed.cluster)} but lies under "
-            f"{shown(cluster)}; fleet Parquet snapshots are laid out as <cluster>/<run>.parquet."
-        )

@@ -331,8 +331,8 @@ class TopicDrift(_Model):
     idle: IdleTopic | None = None
 
     # What a report lists for a topic (`empty` when none), and the fields that say which topic it
-    # is or detail a finding: tests/drift/test_spark_clean.py checks that every field is one or the other and
-    # that the Spark engine's clean-topic SQL rules out each finding (spark_clean.FINDINGS_RULED_OUT).
+    # is or detail a finding: tests/drift/test_compute.py checks that every field is one or the
+    # other and that `empty` reads every finding.
     FINDINGS: ClassVar[tuple[str, ...]] = (
         "hidden",
         "unmanaged",

@@ -8,30 +8,20 @@ with a generic line after the error class that matters), so each rule is tested 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from reconciler.errors import shown_text
 
 _SKIPPED = ("at ", "For further information", "SQLSTATE", "JVM stacktrace", "...")
 
 
-@dataclass(frozen=True)
-class Cause:
-    """A recognised cause: `message` is the whole paragraph; `about_files`: Spark could not read
-    or merge the snapshots (rather than the executors failing)."""
-
-    message: str
-    about_files: bool = False
-
-
-def cause_of(text: str, executors_python: str) -> Cause | None:
-    """The cause in a failure's `text` that has its own advice; None for any other."""
+def cause_of(text: str, executors_python: str) -> str | None:
+    """The paragraph for the cause in a failure's `text` that has its own advice; None for any other."""
     where = f"the executors' Python ({shown_text(executors_python, 120)}; spark.pyspark.python names it)"
     install = "pip install 'kafka-reconciler[spark]'"
     version = re.search(r"PYTHON_VERSION_MISMATCH\].*?different version:? ([\d.]+)\s+than that in driver:? ([\d.]+)", text, re.S)
     if version:
         worker, driver = version.groups()
-        return Cause(
+        return (
             f"the Spark executors run Python {worker} and this driver Python {driver} ([PYTHON_VERSION_MISMATCH]): "
             f"point --conf spark.pyspark.python at a Python {driver} on the workers that has kafka-reconciler "
             f"installed ({install}), or run the driver on Python {worker}. Nothing was reported."
@@ -40,24 +30,17 @@ def cause_of(text: str, executors_python: str) -> Cause | None:
     if missing:
         module = missing.group(1).split(".")[0]
         what = "the reconciler" if module == "reconciler" else f"{module}, which the Spark engine needs"
-        return Cause(
+        return (
             f"the Spark executors cannot import {what} (No module named {module!r}): in {where}, {install} on "
             "every worker, or ship a packed virtualenv that has it (--conf spark.archives=venv.tar.gz#venv --conf "
             "spark.pyspark.python=./venv/bin/python). Nothing was reported."
         )
     no_program = re.search(r'Cannot run program "([^"]+)"', text)
     if no_program:
-        return Cause(
+        return (
             f"the Spark executors cannot start Python {shown_text(no_program.group(1), 200)} (no such program on "
             "the workers): set --conf spark.pyspark.python to a Python that exists on every worker and has "
             f"kafka-reconciler installed ({install}). Nothing was reported."
-        )
-    unmerged = re.search(r"CANNOT_MERGE_SCHEMAS\]", text)
-    if unmerged:
-        return Cause(
-            "the fleet's snapshots have columns of types that cannot be merged ([CANNOT_MERGE_SCHEMAS]): some "
-            "file is not a snapshot written by `reconcile snapshot --format parquet`. Nothing was reported.",
-            about_files=True,
         )
     return None
 

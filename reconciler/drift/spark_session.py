@@ -36,23 +36,16 @@ PROBE_S = 10.0  # one TCP connection to a master
 PROGRESS_EVERY_S = 30.0
 LOG_LEVELS = ("OFF", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE", "ALL")
 
-# A drift job is short: one query over the fleet, then done. Spark's defaults are for long ones:
-# the web UI and its listeners (--conf spark.ui.enabled=true brings it back), and whole-stage code
-# generation, which compiles each stage's Java before it runs: the job's heavy expressions
-# (spark_clean's) are higher-order functions that run interpreted anyway, and compiling the rest
-# cost more CPU than it saved (docs/performance.md, "The Spark engine, stage by stage").
+# A drift job is short: list the fleet, read each cluster's files, write the tables. Spark's
+# defaults are for long ones: the web UI and its listeners (--conf spark.ui.enabled=true brings it
+# back), whole-stage code generation (compiling Java for stages this short costs more than it saves).
 # Each applies unless given (--conf, spark-submit's settings, spark-defaults.conf).
-SHORT_JOB = {"spark.ui.enabled": "false", "spark.sql.adaptive.enabled": "true", "spark.sql.codegen.wholeStage": "false"}
-# The JVM this process starts: the serial collector (the default one's concurrent threads compete
-# with the tasks for the cores, and keep a larger heap), and the JIT's first tier only where C2
-# would compile code the job leaves before it pays off: a driver whose tasks run on a cluster (at
-# 400,000 partitions on a standalone cluster, 34 -> 17 CPU-s), or driver and executors at once
-# (`local[*]`) on a fleet known to be small (400,000 partitions: C2 was about a third of the JVM's
-# CPU; at 4,000,000 it saved more than it cost: docs/performance.md, "The Spark engine, stage by
-# stage"). A given spark.driver.extraJavaOptions replaces this.
-IN_PROCESS_JVM = "-XX:+UseSerialGC"
+SHORT_JOB = {"spark.ui.enabled": "false", "spark.sql.codegen.wholeStage": "false"}
+# The JVM this process starts runs no heavy query (the tasks' work is Python): the JIT's first tier
+# only, since its optimising compiler would compile code the job leaves before it pays off, and the
+# serial collector, whose one thread does not compete with the tasks for the cores
+# (docs/performance.md, "Third round"). A given spark.driver.extraJavaOptions replaces this.
 SHORT_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
-SHORT_JVM_PARTITIONS = 1_500_000  # where C1 alone and C2 cost alike in local[*], between the two sizes measured
 
 _session: SparkSession | None = None
 spark_log: str | None = None  # the file the JVM we started writes its log to
@@ -75,12 +68,9 @@ def jvm_stderr() -> Any:
     return jvm.System.err
 
 
-def session(
-    master: str | None = None, conf: Mapping[str, str] | None = None, log_level: str | None = None, partitions: int | None = None
-) -> SparkSession:
+def session(master: str | None = None, conf: Mapping[str, str] | None = None, log_level: str | None = None) -> SparkSession:
     """The SparkSession: the active one if any (spark-submit, tests), else a new one. Without a
-    master, Spark's own default applies (`local[*]`, or what spark-submit was given). `partitions`:
-    the fleet's, when known, for the JVM's settings."""
+    master, Spark's own default applies (`local[*]`, or what spark-submit was given)."""
     global _session  # noqa: PLW0603 - one Spark session per process, made on first use
     active = SparkSession.getActiveSession() or _session
     if active is not None:
@@ -96,8 +86,7 @@ def session(
         # of multi-million-partition fleets in its block manager, so it gets a quarter of the RAM.
         settings["spark.driver.memory"] = _local_driver_memory()
     if not launched_by_spark_submit():
-        short = not in_process or (partitions is not None and partitions < SHORT_JVM_PARTITIONS)
-        settings["spark.driver.extraJavaOptions"] = SHORT_JVM if short else IN_PROCESS_JVM
+        settings["spark.driver.extraJavaOptions"] = SHORT_JVM
     settings.update(conf)
     if master:
         settings["spark.master"] = master

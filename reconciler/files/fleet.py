@@ -62,7 +62,7 @@ def discover_fleet(fleet: str | Path) -> dict[str, list[SnapshotFile]]:
     found: dict[str, list[SnapshotFile]] = {}
     for path in sorted(root.rglob("*")):
         if path.suffix == ".parquet" and path.is_file():
-            cluster, run = path.parent.name, _parse_run(path.stem, path)
+            cluster, run = path.parent.name, parse_run(path.stem, path)
         elif path.suffix == ".json" and path.is_file():
             state = load_snapshot(path)  # checked like any snapshot
             cluster = state.cluster
@@ -77,7 +77,8 @@ def discover_fleet(fleet: str | Path) -> dict[str, list[SnapshotFile]]:
     return dict(sorted(found.items()))
 
 
-def _parse_run(stem: str, path: Path) -> datetime:
+def parse_run(stem: str, path: object) -> datetime:
+    """The run time a Parquet snapshot's name `stem` gives (`path`: the file, as messages name it)."""
     try:
         return datetime.strptime(stem, RUN_FORMAT).replace(tzinfo=timezone.utc)
     except ValueError as e:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from reconciler.errors import SnapshotError
+from reconciler.files.snapshot_bytes import Snapshot, SnapshotBytes
 from reconciler.files.snapshot_json import read_snapshot_json
 from reconciler.models.observed import ObservedState
 
@@ -25,18 +25,18 @@ if TYPE_CHECKING:
 PARQUET_MAGIC = b"PAR1"
 
 
-def load_snapshot(path: str | Path) -> ObservedState:
+def load_snapshot(path: Snapshot) -> ObservedState:
     """The snapshot in `path`, JSON or Parquet, checked; SnapshotError naming the file otherwise."""
     with _opened(path) as file:
         if file.read(4) != PARQUET_MAGIC:
             file.seek(0)
-            return read_snapshot_json(file, path)
+            return read_snapshot_json(file, str(path))
     from reconciler.files.snapshot_parquet import read_snapshot_parquet
 
     return read_snapshot_parquet(path)
 
 
-def load_snapshot_columns(path: str | Path) -> SnapshotColumns | None:
+def load_snapshot_columns(path: Snapshot) -> SnapshotColumns | None:
     """The snapshot in `path` as columns when it is a Parquet file proven good that way
     (`reconciler.files.snapshot_columns`); None otherwise: `load_snapshot` reads and checks it."""
     with _opened(path) as file:
@@ -48,7 +48,12 @@ def load_snapshot_columns(path: str | Path) -> SnapshotColumns | None:
 
 
 @contextmanager
-def _opened(path: str | Path) -> Iterator[BinaryIO]:
+def _opened(path: Snapshot) -> Iterator[BinaryIO]:
+    if isinstance(path, SnapshotBytes):
+        path.seek(0)
+        yield path
+        path.seek(0)  # for the reader that follows
+        return
     try:
         with open(path, "rb") as f:
             yield f

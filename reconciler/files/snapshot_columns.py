@@ -22,9 +22,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import pairwise
-from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 from reconciler.files.snapshot_parquet import activity_data, arrow_schema, state_data, table_header
 from reconciler.kafka_configs import TOPIC_NAME_CHARACTERS, TOPIC_NAME_MAX
@@ -42,6 +41,9 @@ from reconciler.models.observed import (
 from reconciler.models.partition_rules import PARTITION_RULES, value_ranges
 from reconciler.models.trusted import trusted, trusted_each
 
+if TYPE_CHECKING:
+    from reconciler.files.snapshot_bytes import Snapshot
+
 _ACL_OPERATIONS = get_args(AclOperation)
 _RANGES = value_ranges(ObservedPartition)
 _SOURCES = [int(s) for s in ConfigSource]
@@ -57,7 +59,7 @@ class SnapshotColumns:
     """A Parquet snapshot proven good. `state` is everything but the topics read (brokers, group
     offsets, hidden topics, ...); the topics are rows of `table`, their models built on demand."""
 
-    path: Path
+    path: str
     state: ObservedState  # its `topics` empty
     table: Any  # pyarrow.Table: the topics read (status null), in file order
     names: list[str]
@@ -159,7 +161,7 @@ def _partition_dicts(column: Any) -> list[list[dict[str, Any]]]:
     return [flat[a - offsets[0] : b - offsets[0]] for a, b in pairwise(offsets)]
 
 
-def read_columns(path: str | Path) -> SnapshotColumns | None:
+def read_columns(path: Snapshot) -> SnapshotColumns | None:
     """The snapshot in the Parquet file `path`, proven good, or None (see the module docstring)."""
     try:
         import numpy  # noqa: F401  # the checks below need it; without it, the file reader
@@ -170,7 +172,7 @@ def read_columns(path: str | Path) -> SnapshotColumns | None:
         # ParquetFile, not read_table: the dataset API read_table goes through imports pandas, which
         # would cost more than reading the file.
         table = pyarrow.parquet.ParquetFile(path).read()
-        return _proven(Path(path), table, table_header(path, table))
+        return _proven(str(path), table, table_header(path, table))
     except Exception:  # noqa: BLE001  # whatever is wrong or not taken on here: the file reader says it
         return None
 
@@ -184,7 +186,7 @@ def _require(condition: Any) -> None:
         raise _Unproven
 
 
-def _proven(path: Path, table: Any, header: dict[str, Any]) -> SnapshotColumns:
+def _proven(path: str, table: Any, header: dict[str, Any]) -> SnapshotColumns:
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails, PydanticCustomError
@@ -256,7 +256,7 @@ def arrow_schema() -> Any:
     )
 
 
-def require_pyarrow(path: str | Path | None = None) -> Any:
+def require_pyarrow(path: object = None) -> Any:
     """pyarrow with its Parquet module, or SnapshotError naming the extra that installs it."""
     try:
         import pyarrow
@@ -347,7 +347,7 @@ def _type_name(arrow_type: Any) -> str:
     return str(arrow_type)
 
 
-def check_column_types(path: str | Path, schema: Any = None) -> None:
+def check_column_types(path: str | Path | BinaryIO, schema: Any = None) -> None:
     """SnapshotError naming `path` when a column's type is not the snapshot format's (both
     engines, before they read a row). Without `schema`, the file's footer is read; a file whose
     footer cannot be read is left to the reader, which names it."""
@@ -362,7 +362,7 @@ def check_column_types(path: str | Path, schema: Any = None) -> None:
         raise invalid_snapshot(str(path), len(problems), problems[:MAX_PROBLEMS])
 
 
-def read_snapshot_parquet(path: str | Path) -> ObservedState:
+def read_snapshot_parquet(path: str | Path | BinaryIO) -> ObservedState:
     """A Parquet snapshot, checked by the same rules as a JSON one (`snapshot_problems`); each
     bad value is reported with its row (and topic) and its path within the row's topic."""
     table, header = open_table(path)
@@ -371,7 +371,7 @@ def read_snapshot_parquet(path: str | Path) -> ObservedState:
         rows = table.to_pylist()
     except (ValueError, OverflowError, pa.ArrowException) as e:
         raise SnapshotError(f"cannot read Parquet snapshot {path}: {shown_text(str(e), 300)}") from e
-    data, problems, row_of = state_data(path, header, rows, _topic_data)
+    data, problems, row_of = state_data(str(path), header, rows, _topic_data)
     count = len(problems)
     try:
         state = ObservedState.from_file(data)
@@ -384,7 +384,7 @@ def read_snapshot_parquet(path: str | Path) -> ObservedState:
     return state
 
 
-def open_table(path: str | Path) -> tuple[Any, dict[str, Any]]:
+def open_table(path: str | Path | BinaryIO) -> tuple[Any, dict[str, Any]]:
     """The file's rows as an Arrow table, and its header (the key-value metadata); SnapshotError
     when it is no snapshot at all."""
     pa = require_pyarrow(path)
@@ -403,7 +403,7 @@ def open_table(path: str | Path) -> tuple[Any, dict[str, Any]]:
     return table, table_header(path, table)
 
 
-def table_header(path: str | Path, table: Any) -> dict[str, Any]:
+def table_header(path: str | Path | BinaryIO, table: Any) -> dict[str, Any]:
     """The snapshot header of a table read from `path`; SnapshotError when there is none to read."""
     meta = (table.schema.metadata or {}).get(METADATA_KEY)
     header = read_json_document(meta, str(path), "snapshot", SNAPSHOT_KEYS, within=HEADER_PLACE) if meta else {}

@@ -1,19 +1,19 @@
-"""The rules a partition of a snapshot must hold, each stated once, in the three forms the readers
-check it in: Python on plain values, numpy on whole columns and Spark SQL on a row's struct.
+"""The rules a partition of a snapshot must hold, each stated once, in the two forms the readers
+check it in: Python on plain values and numpy on whole columns.
 
 - `ObservedPartition` and `ObservedTopic` (`reconciler.models.observed`) validate by `python`,
   and explain a rule broken with `problems`;
 - the live reader's and the file reader's fast paths (`from_reader`, `all_from_reader`,
   `topic_from_file`) call the functions `holds` compiles from the same `python` expressions;
-- the Parquet column check (`reconciler.files.snapshot_columns`) runs `columns`;
-- the Spark engine's clean-topic filter (`reconciler.drift.spark_clean`) joins the `sql` forms.
+- the Parquet column check (`reconciler.files.snapshot_columns`) runs `columns`, for both drift
+  engines (Spark's tasks run the local engine's reader).
 
 Each form may take the rules before it in `PARTITION_RULES` to hold (the readers check them in
 that order, and a partition breaking one is refused by the models whatever the others say).
 
 The ranges of the values (offsets int64 and >= -1, broker ids int32 and >= 0, ...) are the models'
 field annotations; `VALUE_RANGES` reads them from there for the forms that do not go through
-pydantic. tests/models/test_partition_rules.py checks that the three forms of each rule agree on
+pydantic. tests/models/test_partition_rules.py checks that the forms of each rule agree on
 generated partitions, and that every field of the models is covered by a rule or a range.
 """
 
@@ -36,7 +36,6 @@ class PartitionRule:
     name: str
     fields: tuple[str, ...]  # the ObservedPartition fields it constrains
     python: str  # over NAMES
-    sql: str  # over the struct `p` and its index `i` (0-based) in the topic's partitions
     columns: Callable[[Any], bool]  # over `PartitionColumns`-like arrays: whether every partition holds it
     problems: Callable[[Any], list[Problem]]  # over an ObservedPartition that breaks it
     # Checked on the live reader's values too. The others are invariants of the replica lists
@@ -95,7 +94,6 @@ def _subset_rule(field: str, name: str) -> PartitionRule:
         name=f"{field} distinct, among the replicas",
         fields=(field,),
         python=f"len(set({name})) == len({name}) and set(replicas).issuperset({name})",
-        sql=f"size(array_distinct(p.{field})) = size(p.{field}) AND size(array_except(p.{field}, p.replicas)) = 0",
         columns=lambda c: c.replica_table.distinct_replicas(*c.lists[field]),
         problems=_broker_list_problems(field),
         live=False,
@@ -107,7 +105,6 @@ PARTITION_RULES: tuple[PartitionRule, ...] = (
         name="ids in order",
         fields=("partition",),
         python="partition == index",
-        sql="p.partition = i",
         columns=lambda c: bool((c.partition == c.index).all()),
         problems=lambda p: [],  # the topic's to say (it knows the position): see ObservedTopic
     ),
@@ -117,11 +114,6 @@ PARTITION_RULES: tuple[PartitionRule, ...] = (
         name="offsets in order, or offline",
         fields=("log_start_offset", "high_watermark", "leader", "epoch_end_offset", "offsets_by_timestamp"),
         python=("0 <= start <= end or (start == end == leader == -1 and epoch_end is None and not by_time)"),
-        sql=(
-            "((p.log_start_offset >= 0 AND p.log_start_offset <= p.high_watermark) OR (p.log_start_offset = -1 "
-            "AND p.high_watermark = -1 AND p.leader = -1 AND p.epoch_end_offset IS NULL "
-            "AND coalesce(size(p.offsets_by_timestamp), 0) <= 0))"
-        ),
         columns=lambda c: bool(
             (
                 ((c.start >= 0) & (c.start <= c.end))
@@ -135,7 +127,6 @@ PARTITION_RULES: tuple[PartitionRule, ...] = (
         name="leader among the replicas",
         fields=("leader",),
         python="leader == -1 or not replicas or leader in replicas",
-        sql="(p.leader = -1 OR size(p.replicas) = 0 OR array_contains(p.replicas, p.leader))",
         columns=lambda c: c.replica_table.holds_each(c.led, c.leader[c.led]),
         problems=lambda p: [(("leader",), f"leader {p.leader} is not one of the replicas {p.replicas}", p.leader)],
     ),
@@ -143,7 +134,6 @@ PARTITION_RULES: tuple[PartitionRule, ...] = (
         name="replicas distinct",
         fields=("replicas",),
         python="len(set(replicas)) == len(replicas)",
-        sql="size(array_distinct(p.replicas)) = size(p.replicas)",
         columns=lambda c: c.replica_table.distinct(*c.lists["replicas"]),
         problems=_broker_list_problems("replicas"),
         live=False,

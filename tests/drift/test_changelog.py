@@ -8,7 +8,7 @@ import deepdiff
 import pytest
 
 from reconciler.drift.changelog import change_log, topic_changes
-from reconciler.drift.engine import drift_for_cluster
+from reconciler.drift.per_cluster import drift_for_cluster
 from reconciler.models.observed import ConfigSource, ObservedConfig, ObservedTopic
 from tests.factories import desired, have, observed, partition, want
 

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 from click.testing import CliRunner
 
 from reconciler.cli import main
-from reconciler.drift.engine import drift_for_cluster, report_of
+from reconciler.drift.per_cluster import drift_for_cluster, report_of
 from reconciler.drift.render import render_report
 from reconciler.drift.tables import read_table_rows, write_tables_local
 from reconciler.files.fleet import write_fleet_snapshot

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from reconciler.drift.compute import assemble, drift_one_topic, plan_one_topic, planned_one_topic
-from reconciler.drift.engine import drift_for_cluster, report_of
+from reconciler.drift.per_cluster import drift_for_cluster, report_of
 from reconciler.drift.render import render_report, summary_line
 from reconciler.files.snapshot import load_snapshot
 from reconciler.models.desired import KeepLast, UndeclaredConfigs
@@ -191,3 +191,14 @@ def test_planned_one_topic_gives_the_findings_and_the_plan_they_came_from():
         assert topic_plan == plan_one_topic(d, o, topic)
     assert [a.topic for a in planned_one_topic(d, o, "a")[1].actions] == ["a"]
     assert [x.code for x in planned_one_topic(d, o, "a")[1].diagnostics] == ["partition-decrease"]
+
+
+def test_a_topic_s_fields_are_findings_or_name_it_and_empty_reads_every_finding():
+    from reconciler.drift.model import TopicDrift
+
+    findings, others = set(TopicDrift.FINDINGS), set(TopicDrift.NOT_FINDINGS)
+    assert findings | others == set(TopicDrift.model_fields) and not findings & others
+    base = TopicDrift(topic="t", managed=True, observed=True)
+    assert base.empty
+    for field in TopicDrift.FINDINGS:  # the quiet pass and the report skip a topic `empty` calls clean
+        assert not base.model_copy(update={field: [object()]}).empty, field

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from html.parser import HTMLParser
 
-from reconciler.drift.engine import drift_for_cluster, report_of
+from reconciler.drift.per_cluster import drift_for_cluster, report_of
 from reconciler.drift.render import render_report
 from reconciler.models.desired import KeepLast
 from tests.factories import desired, have, observed, want

@@ -5,7 +5,7 @@ them are drift (exit code 3) and which are health findings; every format and the
 from __future__ import annotations
 
 from reconciler.drift.compute import drift_one_topic
-from reconciler.drift.engine import drift_for_cluster, report_of
+from reconciler.drift.per_cluster import drift_for_cluster, report_of
 from reconciler.drift.render import render_report, summary_line
 from reconciler.drift.tables import read_table_rows, write_tables_local
 from reconciler.models.desired import ClusterSpec, DesiredState

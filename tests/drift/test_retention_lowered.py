@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta, timezone
 
-from reconciler.drift.engine import drift_for_cluster, report_of
 from reconciler.drift.live import retention_reads
+from reconciler.drift.per_cluster import drift_for_cluster, report_of
 from reconciler.drift.render import render_report, summary_line
 from reconciler.drift.tables import read_table_rows, write_tables_local
 from reconciler.models.desired import UndeclaredConfigs

@@ -12,7 +12,7 @@ import yaml
 from click.testing import CliRunner
 
 from reconciler.cli import main
-from reconciler.drift.engine import drift_for_cluster, report_of
+from reconciler.drift.per_cluster import drift_for_cluster, report_of
 from reconciler.drift.render import render_report
 from reconciler.models.formats import DRIFT_FORMATS, PLAN_FORMATS
 from reconciler.models.result import ApplyResult

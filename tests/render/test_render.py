@@ -142,7 +142,7 @@ def test_apply_result_in_every_format():
 
 
 def test_every_markdown_table_escapes_a_pipe_the_same_way():
-    from reconciler.drift.engine import drift_for_cluster, report_of
+    from reconciler.drift.per_cluster import drift_for_cluster, report_of
     from reconciler.drift.render import render_report
 
     failed = ApplyResult(
