@@ -89,6 +89,8 @@ def run_fleet(
     chosen = choose_engine(engine, fleet, master, spark.given)
     if chosen == "local" and _is_uri(fleet):
         raise ReconcilerError(f"the local engine reads local directories only, not {fleet}; use --engine spark.")
+    if chosen == "local" and tables and _is_uri(tables):
+        raise ReconcilerError(f"the local engine writes tables to local directories only, not {tables}; use --engine spark.")
     generated_at = generated_at or datetime.now(timezone.utc)
     if chosen == "spark":
         found = _json_snapshots(fleet)
@@ -124,7 +126,7 @@ def run_fleet(
     else:
         report = run_local(fleet, desired_for, options, generated_at)
     report = with_owners(report, desired_for)
-    if tables and chosen == "spark":
+    if tables and _is_uri(tables):  # HDFS, s3a://, ...: only Spark writes there
         spark_job.write_tables(report, tables, fleet)
     elif tables:
         from reconciler.drift.tables import write_tables_local

@@ -20,7 +20,9 @@ interpreter.
 
 from __future__ import annotations
 
+import gc
 import os
+import pickle
 import re
 import sys
 
@@ -69,7 +71,7 @@ def run(
         with spark_session.ExecutorWatch(spark, executor_wait_s) as watch:
             runs = fleet_runs(spark, fleet)
             desired = {c: desired_of(desired_for, c, _shown_path(r.latest)) for c, r in runs.items()}  # fails early
-            shared = spark.sparkContext.broadcast(_Shared(desired, options, runs))
+            shared = spark.sparkContext.broadcast(_Shared.of(desired, options, runs))
             try:
                 found = _cluster_files(spark, runs).mapPartitions(_cluster_task(shared)).collect()
             finally:
@@ -95,11 +97,21 @@ class ClusterRuns:
 
 @dataclass(frozen=True)
 class _Shared:
-    """What every task reads (broadcast once)."""
+    """What every task reads (broadcast once): each cluster's desired state pickled apart, so
+    that a task unpickles only its own cluster's (the fleet's whole manifests cost a worker
+    about as much as a cluster's work)."""
 
-    desired: Mapping[str, DesiredState]
+    desired: Mapping[str, bytes]
     options: PlanOptions
     runs: Mapping[str, ClusterRuns]
+
+    @classmethod
+    def of(cls, desired: Mapping[str, DesiredState], options: PlanOptions, runs: Mapping[str, ClusterRuns]) -> _Shared:
+        return cls({c: pickle.dumps(d, protocol=pickle.HIGHEST_PROTOCOL) for c, d in desired.items()}, options, runs)
+
+    def desired_state(self, cluster: str) -> DesiredState:
+        state: DesiredState = pickle.loads(self.desired[cluster])  # pickled by this job's driver
+        return state
 
 
 def fleet_runs(spark: SparkSession, fleet: str | Path) -> dict[str, ClusterRuns]:
@@ -165,7 +177,15 @@ def _cluster_task(shared: Broadcast[_Shared]) -> Callable[[Iterator[Row]], Itera
         for row in rows:
             by_cluster.setdefault(_cluster_directory(row["path"]), {})[row["path"]] = row["content"]
         for cluster, files in by_cluster.items():
-            yield cluster_result(shared.value, cluster, files)
+            # Without the cyclic collector, as `reconcile` runs each command (reconciler.cli): a
+            # cluster's work builds one large graph of objects and drops it at the end, and the
+            # collector walking it while it grows cost as much as the work (docs/performance.md).
+            gc.disable()
+            try:
+                result = cluster_result(shared.value, cluster, files)
+            finally:
+                gc.enable()
+            yield result
 
     return run_task
 
@@ -182,7 +202,7 @@ def cluster_result(shared: _Shared, cluster: str, files: Mapping[str, bytes]) ->
 
     try:
         drift = cluster_of_fleet(
-            shared.desired[cluster],
+            shared.desired_state(cluster),
             cluster,
             snapshot(runs.latest),
             snapshot(runs.earlier) if runs.earlier is not None else None,

@@ -119,6 +119,12 @@ def test_auto_engine_threshold(small_fleet):
     assert engine.choose_engine("local", fleet, master=None) == "local"
 
 
+def test_the_local_engine_refuses_tables_on_a_filesystem_only_spark_writes_before_it_reads(small_fleet):
+    fleet, desired = small_fleet
+    with pytest.raises(ReconcilerError, match="writes tables to local directories only, not s3a://b/drift; use --engine spark"):
+        engine.run_fleet(fleet, _never_asked, engine="local", tables="s3a://b/drift")
+
+
 def test_json_snapshots_stay_with_the_local_engine(tmp_path):
     root = Path(__file__).resolve().parents[2]
     state = load_snapshot(root / "manifests" / "snapshots" / "staging-eu.json")
