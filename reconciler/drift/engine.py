@@ -25,16 +25,16 @@ from reconciler.plan.planner import PlanOptions
 ENGINES = ("local", "spark", "auto")
 
 # --engine auto, without a master: Spark in local[*] when it would finish first on this machine's
-# cores. The local engine plans on one core; Spark spends a fixed time starting and planning its
-# jobs, then adds partitions at a rate per core. The rates below are what benchmarks/drift_fleet.py
-# and benchmarks/drift_spark.py measured (docs/performance.md, "The Spark engine, stage by stage"):
-# Spark's marginal rate from its CPU at 400,000 and 1,200,000 partitions in local[2] (the same
-# JVM settings at both sizes), its start the wall time at 400,000 less that work on 2 cores. On few cores
-# Spark never catches up; with more cores its rate grows, the local one's does not. Memory does not
-# decide it: both drivers hold the manifests and the fleet's findings.
-LOCAL_PARTITIONS_PER_S = 120_000
-SPARK_PARTITIONS_PER_S_PER_CORE = 24_000
-SPARK_START_S = 32.0
+# cores. The local engine plans on one core; Spark spends a fixed time starting, then plans a
+# cluster per core at once. The rates below are what benchmarks/drift_spark.py measured
+# (docs/performance.md, "Third round"): each engine's marginal rate from its CPU at 1,200,000 and
+# 4,000,000 partitions (Spark's: its whole process tree in local[2], the JVM's and the driver's share
+# of each cluster included), Spark's start the wall time at 400,000 less that work on 2 cores. On
+# few cores Spark does not catch up; with more its rate grows, the local one's does not. Memory
+# does not decide it: both drivers hold the manifests and the fleet's findings.
+LOCAL_PARTITIONS_PER_S = 150_000
+SPARK_PARTITIONS_PER_S_PER_CORE = 85_000
+SPARK_START_S = 15.0
 
 
 def spark_pays_off(partitions: int, cores: int) -> bool:
@@ -68,8 +68,11 @@ def choose_engine(engine: str, fleet: str | Path, master: str | None = None, spa
         return "local"  # the Spark engine reads Parquet snapshots only
     from reconciler.files.fleet import count_partitions, discover_fleet
 
-    partitions = sum(count_partitions(runs[-1].path) for runs in discover_fleet(fleet).values())
-    if spark_pays_off(partitions, os.cpu_count() or 1) and importlib.util.find_spec("pyspark") is not None:
+    clusters = discover_fleet(fleet)
+    partitions = sum(count_partitions(runs[-1].path) for runs in clusters.values())
+    # A Spark task plans one cluster: no more cores work at once than there are clusters.
+    cores = min(os.cpu_count() or 1, len(clusters))
+    if spark_pays_off(partitions, cores) and importlib.util.find_spec("pyspark") is not None:
         return "spark"
     return "local"
 

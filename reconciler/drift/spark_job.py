@@ -169,8 +169,10 @@ def _cluster_task(shared: Broadcast[_Shared]) -> Callable[[Iterator[Row]], Itera
     """The function Spark runs on each partition (on the executors): its cluster's files."""
 
     def run_task(rows: Iterator[Row]) -> Iterator[dict[str, Any]]:
-        # The snapshots' reader needs pyarrow, and would fall back to a message about this file
-        # without it: imported first, so that Spark's failure names what the executors lack.
+        # The snapshots' reader needs pyarrow (without it, a message about the file) and numpy
+        # (without it, the slow reader): imported first, so that Spark's failure names what the
+        # executors lack.
+        import numpy  # noqa: F401
         import pyarrow.parquet  # noqa: F401
 
         by_cluster: dict[str, dict[str, bytes]] = {}

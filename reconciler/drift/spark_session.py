@@ -36,16 +36,18 @@ PROBE_S = 10.0  # one TCP connection to a master
 PROGRESS_EVERY_S = 30.0
 LOG_LEVELS = ("OFF", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE", "ALL")
 
+# The JVMs of a drift job run no heavy query (the tasks' work is Python): the JIT's first tier only,
+# since its optimising compiler would compile code the job leaves before it pays off, and the
+# serial collector, whose one thread does not compete with the tasks for the cores
+# (docs/performance.md, "Third round").
+SHORT_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 # A drift job is short: list the fleet, read each cluster's files, write the tables. Spark's
 # defaults are for long ones: the web UI and its listeners (--conf spark.ui.enabled=true brings it
-# back), whole-stage code generation (compiling Java for stages this short costs more than it saves).
-# Each applies unless given (--conf, spark-submit's settings, spark-defaults.conf).
-SHORT_JOB = {"spark.ui.enabled": "false", "spark.sql.codegen.wholeStage": "false"}
-# The JVM this process starts runs no heavy query (the tasks' work is Python): the JIT's first tier
-# only, since its optimising compiler would compile code the job leaves before it pays off, and the
-# serial collector, whose one thread does not compete with the tasks for the cores
-# (docs/performance.md, "Third round"). A given spark.driver.extraJavaOptions replaces this.
-SHORT_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+# back), whole-stage code generation (compiling Java for stages this short costs more than it
+# saves), the executors' JVMs as above. Each applies unless given (--conf, spark-submit's settings,
+# spark-defaults.conf); the driver's JVM this process starts gets SHORT_JVM unless
+# spark.driver.extraJavaOptions is given.
+SHORT_JOB = {"spark.ui.enabled": "false", "spark.sql.codegen.wholeStage": "false", "spark.executor.extraJavaOptions": SHORT_JVM}
 
 _session: SparkSession | None = None
 spark_log: str | None = None  # the file the JVM we started writes its log to

@@ -1,7 +1,8 @@
 """A real Spark standalone cluster for the tests: a master and one worker, each its own JVM
 started from the pyspark install (`bin/spark-class`), bound to 127.0.0.1, with small memory; and
 the Python its executors run, built as a user would: a virtualenv with the project's wheel (not
-this checkout) and its dependencies, pyarrow installed apart so that a test can leave it out.
+this checkout) and its dependencies, pyarrow and numpy installed apart so that a test can leave
+them out.
 
 Nothing here is a mock: the drift command runs as a separate process against the master's URL,
 and the Python work runs in the worker's executors.
@@ -33,7 +34,7 @@ _BASE_PYTHON: str = getattr(sys, "_base_executable", sys.executable)
 @dataclass(frozen=True)
 class ExecutorPython:
     """`python`: a virtualenv with the reconciler installed from its wheel (and its dependencies);
-    `arrow`: a directory with pyarrow (handed to executors on PYTHONPATH); `bare`: the
+    `arrow`: a directory with pyarrow and numpy (handed to executors on PYTHONPATH); `bare`: the
     same Python version with nothing installed."""
 
     python: str
@@ -72,7 +73,7 @@ def _free_port() -> int:
 
 def executor_python(where: Path) -> ExecutorPython:
     """The executors' Python: `pip wheel .` of this checkout into a fresh virtualenv (the pip
-    cache makes the dependencies quick), pyarrow at the driver's version apart. A
+    cache makes the dependencies quick), pyarrow and numpy at the driver's versions apart. A
     directory kept from an earlier run (RECONCILER_TEST_EXECUTORS) gets only the new wheel."""
     wheels = where / "wheels"
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
@@ -90,7 +91,7 @@ def executor_python(where: Path) -> ExecutorPython:
     subprocess.run(install, check=True, capture_output=True, env=alone)
     subprocess.run([python, "-c", "import reconciler.drift.compute, pydantic"], check=True, cwd=where, env=alone)
     if not arrow.exists():
-        versions = [f"pyarrow=={version('pyarrow')}"]
+        versions = [f"pyarrow=={version('pyarrow')}", f"numpy=={version('numpy')}"]
         subprocess.run([*pip, "install", "--target", str(arrow), *versions], check=True, capture_output=True)
     return ExecutorPython(python=python, arrow=str(arrow), bare=_BASE_PYTHON)
 
