@@ -207,11 +207,16 @@ def topic_drift(
         unverified=unverified,
         retention=lowered_retention(observed, desired, actions, earlier, observed_at),
         change_log=change_log or [],
-        diagnostics=[
-            PlanDiagnostic(severity=d.severity.value, code=d.code, message=d.message, topic=d.topic, partition=d.partition)
-            for d in diagnostics
-        ],
+        diagnostics=plan_diagnostics(diagnostics),
     )
+
+
+def plan_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[PlanDiagnostic]:
+    """A topic's plan diagnostics as its findings list them."""
+    return [
+        PlanDiagnostic(severity=d.severity.value, code=d.code, message=d.message, topic=d.topic, partition=d.partition)
+        for d in diagnostics
+    ]
 
 
 def _summarise(action: Action) -> PendingChange:

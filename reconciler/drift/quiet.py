@@ -32,16 +32,17 @@ benchmark's fleets and on hand-made clusters with every kind of finding.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
-from reconciler.drift.compute import cluster_topics
-from reconciler.drift.model import TopicDrift
+from reconciler.drift.compute import cluster_topics, plan_diagnostics
+from reconciler.drift.model import ConfigDrift, PendingChange, TopicDrift
 from reconciler.files.snapshot_columns import SnapshotColumns
 from reconciler.models.desired import DesiredState, DesiredTopic, TopicState
 from reconciler.models.observed import ObservedState, ObservedTopic
-from reconciler.models.plan import AlterConfigs, Plan
+from reconciler.models.plan import Action, AlterConfigs, Diagnostic, DiagnosticCode, Plan
 from reconciler.models.trusted import trusted_copier
 from reconciler.plan.planner import READ_OFF_OTHER_TOPICS, PlanOptions, plan, unmanaged_topics
 from reconciler.plan.policy import is_protected
@@ -63,6 +64,7 @@ def columnar_topics(
     by_name = {t.topic: t for t in topics}
     names, starts = now.names, now.starts.tolist()
     again: set[int] = set()
+    retold: dict[int, _Retelling] = {}
     for row, key in representatives.items():
         name, members = now.names[row], [now.names[r] for r in shapes[key][1:]]
         template = by_name[name]
@@ -70,6 +72,9 @@ def columnar_topics(
             continue
         if not name_free(template, first_plan, name):
             again.update(shapes[key][1:])
+            retelling = _retelling(template, first_plan, name)
+            if retelling is not None:
+                retold.update(dict.fromkeys(shapes[key][1:], retelling))
             continue
         # Whether a member is unmanaged is the planner's own rule on its name (and on the
         # `internal` flag, which the shape holds): asked of a view holding the representative under each name.
@@ -79,7 +84,7 @@ def columnar_topics(
         topics += [make(names[r], starts[r + 1] - starts[r], names[r] in unmanaged) for r in shapes[key][1:]]
     if again:
         wanted = {now.names[r] for r in again}
-        rest, _, _ = _planned(desired, now, earlier, again | witnesses, options, every=False)
+        rest, _, _ = _planned(desired, now, earlier, again | witnesses, options, every=False, retold=retold)
         topics += [t for t in rest if t.topic in wanted]
     return topics
 
@@ -91,15 +96,24 @@ def _planned(
     rows: set[int],
     options: PlanOptions,
     every: bool,
+    retold: Mapping[int, _Retelling] | None = None,
 ) -> tuple[list[TopicDrift], Plan, dict[str, ObservedTopic]]:
     """The full path on the topics in `rows`; `every`: also every topic not in `now`'s rows
-    (declared and not read, or only in `earlier`: deleted)."""
+    (declared and not read, or only in `earlier`: deleted). `retold`: rows planned here whose
+    findings are their shape's template's but for their own plan diagnostics (`_retelling`),
+    classified in full only where their plan differs from the template's in more."""
     names = {now.names[r] for r in rows}
     read = set(now.names)
     topics = now.topics(sorted(rows))
     observed = now.with_topics(topics)
     declared = {n: t for n, t in desired.topics.items() if n in names or (every and n not in read)}
     restricted = desired.model_copy(update={"topics": declared})
+    cluster_plan = plan(restricted, observed, options, elsewhere=lambda: _replicas(now, rows), disk=False)
+    found = _retold(cluster_plan, now, topics, retold) if retold else {}
+    if found:  # the others are classified: the plan is the same, the topics retold left out
+        names -= found.keys()
+        restricted = desired.model_copy(update={"topics": {n: t for n, t in declared.items() if n not in found}})
+        observed = now.with_topics({n: t for n, t in topics.items() if n not in found})
     before = None
     if earlier is not None:
         index = {n: i for i, n in enumerate(earlier.names)}
@@ -107,8 +121,7 @@ def _planned(
         if every:
             wanted += [i for i, n in enumerate(earlier.names) if n not in read]
         before = earlier.with_topics(earlier.topics(wanted))
-    cluster_plan = plan(restricted, observed, options, elsewhere=lambda: _replicas(now, rows), disk=False)
-    return cluster_topics(restricted, observed, cluster_plan, before), cluster_plan, topics
+    return cluster_topics(restricted, observed, cluster_plan, before) + list(found.values()), cluster_plan, topics
 
 
 def _replicas(now: SnapshotColumns, planned: set[int]) -> dict[str, dict[int, list[int]]]:
@@ -148,6 +161,7 @@ def name_free(template: TopicDrift, first_plan: Plan, topic: str) -> bool:
 
 
 _RENAMED, _TOPIC = frozenset({"topic", "partitions", "unmanaged", "changes", "config"}), frozenset({"topic"})
+_RETOLD = _RENAMED | {"diagnostics"}
 
 
 def renamer(template: TopicDrift) -> Callable[[str, int, bool], TopicDrift]:
@@ -171,6 +185,97 @@ def renamer(template: TopicDrift) -> Callable[[str, int, bool], TopicDrift]:
         )
 
     return make
+
+
+@dataclass(frozen=True)
+class _Retelling:
+    """A shape whose findings name their topic only in the plan's diagnostics (a retention cut's
+    estimate, per partition, or a message naming the topic): each topic of it is planned, and its
+    findings are the template's, renamed, with its own plan diagnostics."""
+
+    actions: list[Action]  # the template's plan actions, all AlterConfigs
+    undeclared: bool  # whether the template's plan reports an undeclared config (its config drift lists them)
+    copy: Callable[[dict[str, Any]], TopicDrift]
+    changes: list[Callable[[dict[str, Any]], PendingChange]]
+    config: list[Callable[[dict[str, Any]], ConfigDrift]]
+
+
+def _retelling(template: TopicDrift, first_plan: Plan, topic: str) -> _Retelling | None:
+    """How the topics of the template's shape are told, when only its diagnostics can differ
+    between them: the rest of a quiet topic's findings come from its configs, its shape's
+    manifest topic and the plan's config changes, never from its partitions (its replicas, leaders
+    and offsets show nothing: `_quiet`). A retention cut's estimate does read its partitions, but
+    only its diagnostics and the action's own estimate (which no finding shows) say what it found."""
+    if (
+        template.truncation
+        or template.truncation_rows
+        or template.replicas
+        or template.health
+        or template.data_loss
+        or template.retention
+        or template.unverified
+        or template.change_log
+        or template.hidden
+    ):
+        return None
+    actions = [a for a in first_plan.actions if a.topic == topic]
+    if not all(isinstance(a, AlterConfigs) for a in actions):
+        return None
+    return _Retelling(
+        actions,
+        any(d.code == DiagnosticCode.UNDECLARED_CONFIG for d in template.diagnostics),
+        trusted_copier(template, _RETOLD),
+        [trusted_copier(c, _TOPIC) for c in template.changes],
+        [trusted_copier(c, _TOPIC) for c in template.config],
+    )
+
+
+def _retold(
+    cluster_plan: Plan, now: SnapshotColumns, topics: Mapping[str, ObservedTopic], retold: Mapping[int, _Retelling]
+) -> dict[str, TopicDrift]:
+    """The findings of the rows `retold` whose plan is their template's but for its diagnostics:
+    the same config changes, equally destructive, the same undeclared-config report. The others
+    are left out (classified in full)."""
+    actions: dict[str, list[Action]] = {}
+    for a in cluster_plan.actions:
+        actions.setdefault(a.topic, []).append(a)
+    diagnostics: dict[str | None, list[Diagnostic]] = {}
+    for d in cluster_plan.diagnostics:
+        diagnostics.setdefault(d.topic, []).append(d)
+    unmanaged, hidden = set(cluster_plan.unmanaged_topics), set(now.state.hidden_topics)
+    out = {}
+    for row, told in retold.items():
+        name = now.names[row]
+        mine, said = actions.get(name, []), diagnostics.get(name, [])
+        if (
+            name in hidden
+            or len(mine) != len(told.actions)
+            or not all(_same_change(a, b) for a, b in zip(mine, told.actions, strict=True))
+            or any(d.code == DiagnosticCode.UNDECLARED_CONFIG for d in said) != told.undeclared
+        ):
+            continue
+        topic = {"topic": name}
+        out[name] = told.copy(
+            {
+                "topic": name,
+                "partitions": len(topics[name].partitions),
+                "unmanaged": name in unmanaged,
+                "changes": [c(topic) for c in told.changes],
+                "config": [c(topic) for c in told.config],
+                "diagnostics": plan_diagnostics(said),
+            }
+        )
+    return out
+
+
+def _same_change(mine: Action, template: Action) -> bool:
+    """Whether two AlterConfigs make the same changes, equally destructive (what a finding shows of them)."""
+    return (
+        isinstance(mine, AlterConfigs)
+        and isinstance(template, AlterConfigs)
+        and mine.changes == template.changes
+        and mine.destructive == template.destructive
+    )
 
 
 def _quiet(

@@ -161,3 +161,31 @@ def test_the_pass_equals_the_full_path_on_the_golden_clusters(case, tmp_path):
     for earlier in (None, observed.model_copy(update={"taken_at": observed.taken_at - timedelta(hours=1)}), _moved(observed)):
         before = write_fleet_snapshot(earlier, tmp_path / "before") if earlier is not None else None
         _compare(desired, latest, before)
+
+
+def test_a_shape_whose_retention_estimates_differ_by_topic(tmp_path):
+    """Quiet topics of one shape lowering their retention, their partitions' offsets by time read
+    for some and not others: each topic's estimate (its plan diagnostics, per partition) is its
+    own, the rest of its findings its shape's."""
+    from benchmarks.drift_fleet import RUN_AT, synthetic_desired, synthetic_rows, write_run
+
+    cluster = "cluster-000"
+    desired = synthetic_desired(cluster, 3000, seed=5)
+    lowered = {n for n, t in desired.topics.items() if t.configs.get("retention.ms") == "86400000"}
+    for run in (0, 1):
+        rows = synthetic_rows(cluster, 3000, run, seed=5)
+        at = int((RUN_AT + timedelta(hours=run)).timestamp() * 1000) - 86_400_000  # the time limit's lookup
+        for i, row in enumerate(r for r in rows if r["topic"] in lowered):
+            for p in row["partitions"]:
+                kind = (i + p["partition"]) % 3  # not read; most records older; a few older
+                if kind:
+                    offset = p["high_watermark"] - (10 if kind == 1 else 9000)
+                    p["offsets_by_timestamp"] = [{"timestamp": at, "offset": offset}]
+        write_run(tmp_path, cluster, rows)
+    runs = discover_fleet(tmp_path)[cluster]
+    policy = Policy(max_delete_fraction=0.2, max_retention_decrease=0.5)
+    for want in (desired, desired.model_copy(update={"policy": policy})):
+        for before in (runs[-2].path, None):
+            _, full = _compare(want, runs[-1].path, before)
+            told = {tuple(d.message.replace(t.topic, "") for d in t.diagnostics) for t in full if t.topic in lowered}
+            assert len(told) > 10  # the topics' estimates differ, not only by their names
