@@ -586,7 +586,8 @@ def _item(
     bytes: int | None = None,
 ) -> DriftItem:
     """A DriftItem, not validated again: its values are the findings' own (validated models) or
-    text made of them. Keys in field order: a model is dumped in the order of its values."""
+    text made of them. Keys in field order: a model is dumped in the order of its values. Every
+    field given, the owner as not set (`by_owner` sets it): no per-item filling of defaults."""
     return trusted(
         DriftItem,
         {
@@ -598,8 +599,13 @@ def _item(
             "detail": detail,
             "records": records,
             "bytes": bytes,
+            "owner": None,
         },
+        _ITEM_FIELDS_SET,
     )
+
+
+_ITEM_FIELDS_SET = set(DriftItem.model_fields) - {"owner"}  # shared by every item, as `trusted` shares its sets
 
 
 def disk_items(cluster: str, disk: Sequence[DiskFinding]) -> list[DriftItem]:

@@ -168,8 +168,9 @@ def read_columns(path: str | Path) -> SnapshotColumns | None:
         return None
     try:
         # ParquetFile, not read_table: the dataset API read_table goes through imports pandas, which
-        # would cost more than reading the file.
-        table = pyarrow.parquet.ParquetFile(path).read()
+        # would cost more than reading the file. One thread: a cluster's file is small, and pyarrow's
+        # pool costs more CPU than it saves (the engines plan one cluster per core).
+        table = pyarrow.parquet.ParquetFile(path).read(use_threads=False)
         return _proven(Path(path), table, table_header(path, table))
     except Exception:  # noqa: BLE001  # whatever is wrong or not taken on here: the file reader says it
         return None
