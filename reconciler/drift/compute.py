@@ -59,7 +59,7 @@ from reconciler.models.plan import (
     TruncateRecords,
     unhandled,
 )
-from reconciler.models.trusted import trusted
+from reconciler.models.trusted import trusted, trusted_each
 from reconciler.plan.planner import PlanOptions, plan, same_config_value
 from reconciler.render.values import reassignment_headline
 
@@ -323,6 +323,8 @@ def _config_drift(
 
 
 def _truncation_rows(action: TruncateRecords, observed: ObservedTopic | None) -> list[TruncationRow]:
+    """One row per partition the action cuts. Built as trusted models: every value is the action's
+    own (validated: a target within the log seen) or an int made of the observed partition's."""
     by_index = {p.partition: p for p in observed.partitions} if observed else {}
     rows = []
     for t in action.partitions:
@@ -331,19 +333,19 @@ def _truncation_rows(action: TruncateRecords, observed: ObservedTopic | None) ->
         if p is not None and p.size_bytes is not None:
             estimated = p.size_bytes * t.records_to_delete // p.record_count if p.record_count else 0
         rows.append(
-            TruncationRow(
-                topic=action.topic,
-                partition=t.partition,
-                leader=t.leader,
-                leader_epoch=t.leader_epoch,
-                log_start_offset=t.log_start_offset,
-                high_watermark=t.high_watermark,
-                target_offset=t.target_offset,
-                records=t.records_to_delete,
-                estimated_bytes=estimated,
-            )
+            {
+                "topic": action.topic,
+                "partition": t.partition,
+                "leader": t.leader,
+                "leader_epoch": t.leader_epoch,
+                "log_start_offset": t.log_start_offset,
+                "high_watermark": t.high_watermark,
+                "target_offset": t.target_offset,
+                "records": t.records_to_delete,
+                "estimated_bytes": estimated,
+            }
         )
-    return rows
+    return trusted_each(TruncationRow, rows)
 
 
 def _replica_problems(observed: ObservedTopic) -> list[ReplicaProblem]:
