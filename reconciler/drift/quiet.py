@@ -1,21 +1,24 @@
 """The local engine's columnar pass: most of a fleet's topics are planned and classified once
 per shape, not once each. Pure (the snapshots are already read, as columns).
 
-A topic is *quiet* when its columns show that nothing but its configs can give it a finding: it
-is declared (present, without truncation rules or pinned replicas), has the declared partition
-count, every partition's replica count is the declared replication factor and none sits on a
-drained broker, every partition has a leader, its preferred (first) replica, with every replica in
-sync; and against the earlier snapshot (when there is one) the topic was there under the same id,
-with the same replicas and leaders, and no high watermark went back. What the planner and the
+A topic is *quiet* when its columns show that nothing but its configs and its partition count can
+give it a finding: it is declared (present, without truncation rules or pinned replicas), has no
+more partitions than declared (fewer: the plan adds them, from the two counts alone), every
+partition's replica count is the declared replication factor and none sits on a drained broker,
+every partition has a leader, its preferred (first) replica, with every replica in sync; and
+against the earlier snapshot (when there is one) the topic was there under the same id, with the
+same replicas and leaders, and no high watermark went back. What the planner and the
 classification then find for it depends only on its *shape*: the manifest's topic (all but its
-name and source), whether it is protected, its configs and authorized operations as read, and its
-configs in the earlier snapshot. So quiet topics are grouped by shape and each shape's first topic
+name and source), its partition count, whether it is protected, its configs and authorized
+operations as read, and its configs in the earlier snapshot. So quiet topics are grouped by shape and each shape's first topic
 (its representative) goes through the full path (`compute.cluster_topics`, the whole planner);
 the others of its shape get the representative's findings under their own name when those are
 name-free: no plan diagnostic (their messages name the topic), no action but config pins (a
 declared key whose inherited value equals the declared one: no retention effect, so no partition
-is read), nothing on partitions. A shape whose findings are not name-free has all its topics
-planned in full.
+is read) and partitions added, nothing on partitions. A shape whose findings are not name-free has
+all its topics planned; where only their plan diagnostics can differ (a retention cut's estimate
+reads each topic's partitions), each is classified as its representative, with its own diagnostics
+(`_retelling`), else in full.
 
 Every topic that is not quiet is planned in full, as are the topics that decide what a topic
 inherits (the planner reads the first topics, by name, holding each key of
@@ -42,7 +45,7 @@ from reconciler.drift.model import ConfigDrift, PendingChange, TopicDrift
 from reconciler.files.snapshot_columns import SnapshotColumns
 from reconciler.models.desired import DesiredState, DesiredTopic, TopicState
 from reconciler.models.observed import ObservedState, ObservedTopic
-from reconciler.models.plan import Action, AlterConfigs, Diagnostic, DiagnosticCode, Plan
+from reconciler.models.plan import Action, AddPartitions, AlterConfigs, Diagnostic, DiagnosticCode, Plan
 from reconciler.models.trusted import trusted_copier
 from reconciler.plan.planner import READ_OFF_OTHER_TOPICS, PlanOptions, plan, unmanaged_topics
 from reconciler.plan.policy import is_protected
@@ -70,7 +73,7 @@ def columnar_topics(
         template = by_name[name]
         if not members:
             continue
-        if not name_free(template, first_plan, name):
+        if not name_free(template, first_plan, name, partitions_added=True):
             again.update(shapes[key][1:])
             retelling = _retelling(template, first_plan, name)
             if retelling is not None:
@@ -135,12 +138,15 @@ def _replicas(now: SnapshotColumns, planned: set[int]) -> dict[str, dict[int, li
     }
 
 
-def name_free(template: TopicDrift, first_plan: Plan, topic: str) -> bool:
-    """Whether the representative's findings hold for any topic of its shape, renamed."""
+def name_free(template: TopicDrift, first_plan: Plan, topic: str, partitions_added: bool = False) -> bool:
+    """Whether the representative's findings hold for any topic of its shape, renamed.
+    `partitions_added`: a shape holds its topics' partition count, so the partitions a topic
+    gains (AddPartitions: the count declared and the count read, nothing of its name or its
+    partitions) are its shape's."""
     if any(d.topic == topic for d in first_plan.diagnostics):
         return False
     for action in first_plan.actions:
-        if action.topic != topic:
+        if action.topic != topic or (partitions_added and isinstance(action, AddPartitions)):
             continue
         if not isinstance(action, AlterConfigs) or action.destructive or action.retention is not None:
             return False
@@ -310,7 +316,7 @@ def _quiet(
                     want.state is not TopicState.PRESENT
                     or want.truncate
                     or want.replica_assignment
-                    or counts[i] != want.partitions
+                    or counts[i] > want.partitions
                     or not factor_ok[i]
                 )
             )
@@ -330,6 +336,7 @@ def _quiet(
             before = earlier.configs[j]
         key = (
             _frozen(want) if want is not None else None,
+            int(counts[i]),
             is_protected(desired, name),
             now.internal[i],
             now.configs[i],

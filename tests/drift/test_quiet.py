@@ -106,6 +106,27 @@ def test_the_pass_equals_the_full_path_where_replicas_move(fleet, drain):
     assert all(bool(c.counts.on_drained_brokers) == bool(drain) for c in report.clusters)
 
 
+def test_topics_short_of_their_declared_partitions(fleet):
+    """A topic with fewer partitions than declared gains them (AddPartitions, from the counts
+    declared and read, which its shape holds): reported from its shape's representative with its
+    own count; one with more than declared (an error naming it) is planned in full."""
+    root, desired = fleet
+    for cluster, runs in discover_fleet(root).items():
+        want = desired[cluster]
+        topics = {
+            name: t.model_copy(
+                update={"partitions": t.partitions - 1 if i % 11 == 0 and t.partitions > 1 else t.partitions + i % 3}
+            )
+            for i, (name, t) in enumerate(want.topics.items())
+        }
+        grown = want.model_copy(update={"topics": topics})
+        for before in (runs[-2].path, None):
+            _, full = _compare(grown, runs[-1].path, before)
+            assert sum(c.kind.value == "add_partitions" for t in full for c in t.changes) > 100
+            assert any(d.code == "partition-decrease" for t in full for d in t.diagnostics)
+        assert _shared(grown, runs) > _topics(runs) // 2
+
+
 def _topics(runs) -> int:
     now = load_snapshot_columns(runs[-1].path)
     assert now is not None
