@@ -173,23 +173,11 @@ def topic_drift(
     `epoch_unanswered` maps a partition that was asked about but gave no usable answer to why.
     `change_log`: what moved on the topic since the earlier observation (`reconciler.drift.changelog`).
     """
-    changes = [_summarise(a) for a in actions]
+    changes, truncation, rows = planned_findings(topic, actions, observed)
     data_loss, unverified = (
         _data_loss(observed, earlier, epoch_end_offsets or {}, epoch_unanswered or {}) if observed and earlier else ([], [])
     )
     config = _config_drift(topic, desired, observed, actions, diagnostics)
-    truncation: PendingTruncation | None = None
-    rows: list[TruncationRow] = []
-    for action in actions:
-        if isinstance(action, TruncateRecords):
-            rows = _truncation_rows(action, observed)
-            truncation = PendingTruncation(
-                topic=topic,
-                rules=list(action.rules),
-                partitions=len(action.partitions),
-                records=action.records_to_delete,
-                estimated_bytes=action.estimated_bytes,
-            )
     return TopicDrift(
         topic=topic,
         managed=desired is not None,
@@ -209,6 +197,26 @@ def topic_drift(
         change_log=change_log or [],
         diagnostics=plan_diagnostics(diagnostics),
     )
+
+
+def planned_findings(
+    topic: str, actions: list[Action], observed: ObservedTopic | None
+) -> tuple[list[PendingChange], PendingTruncation | None, list[TruncationRow]]:
+    """What a topic's plan actions show of themselves: its pending changes, and its pending
+    truncation with a row per partition it cuts."""
+    truncation: PendingTruncation | None = None
+    rows: list[TruncationRow] = []
+    for action in actions:
+        if isinstance(action, TruncateRecords):
+            rows = _truncation_rows(action, observed)
+            truncation = PendingTruncation(
+                topic=topic,
+                rules=list(action.rules),
+                partitions=len(action.partitions),
+                records=action.records_to_delete,
+                estimated_bytes=action.estimated_bytes,
+            )
+    return [_summarise(a) for a in actions], truncation, rows
 
 
 def plan_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[PlanDiagnostic]:

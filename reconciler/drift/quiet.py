@@ -2,23 +2,24 @@
 per shape, not once each. Pure (the snapshots are already read, as columns).
 
 A topic is *quiet* when its columns show that nothing but its configs and its partition count can
-give it a finding: it is declared (present, without truncation rules or pinned replicas), has no
-more partitions than declared (fewer: the plan adds them, from the two counts alone), every
-partition's replica count is the declared replication factor and none sits on a drained broker,
-every partition has a leader, its preferred (first) replica, with every replica in sync; and
-against the earlier snapshot (when there is one) the topic was there under the same id, with the
-same replicas and leaders, and no high watermark went back. What the planner and the
-classification then find for it depends only on its *shape*: the manifest's topic (all but its
-name and source), its partition count, whether it is protected, its configs and authorized
-operations as read, and its configs in the earlier snapshot. So quiet topics are grouped by shape and each shape's first topic
+give it a finding: it is declared (present, without pinned replicas), has no more partitions than
+declared (fewer: the plan adds them, from the two counts alone), every partition's replica count
+is the declared replication factor and none sits on a drained broker, every partition has a
+leader, its preferred (first) replica, with every replica in sync; and against the earlier
+snapshot (when there is one) the topic was there under the same id, with the same replicas and
+leaders, and no high watermark went back. What the planner and the classification then find for
+it depends only on its *shape*: the manifest's topic (all but its name and the sources), its
+partition count, whether it is protected, its configs and authorized operations as read, and its
+configs in the earlier snapshot. So quiet topics are grouped by shape and each shape's first topic
 (its representative) goes through the full path (`compute.cluster_topics`, the whole planner);
 the others of its shape get the representative's findings under their own name when those are
 name-free: no plan diagnostic (their messages name the topic), no action but config pins (a
 declared key whose inherited value equals the declared one: no retention effect, so no partition
 is read) and partitions added, nothing on partitions. A shape whose findings are not name-free has
-all its topics planned; where only their plan diagnostics can differ (a retention cut's estimate
-reads each topic's partitions), each is classified as its representative, with its own diagnostics
-(`_retelling`), else in full.
+all its topics planned; where only what their own plan shows can differ (a truncation's targets
+and a retention cut's estimate read each topic's partitions), each is classified as its
+representative, with its own pending changes, truncation and diagnostics (`_retelling`), else in
+full.
 
 Every topic that is not quiet is planned in full, as are the topics that decide what a topic
 inherits (the planner reads the first topics, by name, holding each key of
@@ -40,12 +41,12 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
-from reconciler.drift.compute import cluster_topics, plan_diagnostics
-from reconciler.drift.model import ConfigDrift, PendingChange, TopicDrift
+from reconciler.drift.compute import cluster_topics, plan_diagnostics, planned_findings
+from reconciler.drift.model import ConfigDrift, TopicDrift
 from reconciler.files.snapshot_columns import SnapshotColumns
 from reconciler.models.desired import DesiredState, DesiredTopic, TopicState
 from reconciler.models.observed import ObservedState, ObservedTopic
-from reconciler.models.plan import Action, AddPartitions, AlterConfigs, Diagnostic, DiagnosticCode, Plan
+from reconciler.models.plan import Action, AddPartitions, AlterConfigs, Diagnostic, DiagnosticCode, Plan, TruncateRecords
 from reconciler.models.trusted import trusted_copier
 from reconciler.plan.planner import READ_OFF_OTHER_TOPICS, PlanOptions, plan, unmanaged_topics
 from reconciler.plan.policy import is_protected
@@ -167,7 +168,7 @@ def name_free(template: TopicDrift, first_plan: Plan, topic: str, partitions_add
 
 
 _RENAMED, _TOPIC = frozenset({"topic", "partitions", "unmanaged", "changes", "config"}), frozenset({"topic"})
-_RETOLD = _RENAMED | {"diagnostics"}
+_RETOLD = _RENAMED | {"truncation", "truncation_rows", "diagnostics"}
 
 
 def renamer(template: TopicDrift) -> Callable[[str, int, bool], TopicDrift]:
@@ -195,27 +196,30 @@ def renamer(template: TopicDrift) -> Callable[[str, int, bool], TopicDrift]:
 
 @dataclass(frozen=True)
 class _Retelling:
-    """A shape whose findings name their topic only in the plan's diagnostics (a retention cut's
-    estimate, per partition, or a message naming the topic): each topic of it is planned, and its
-    findings are the template's, renamed, with its own plan diagnostics."""
+    """A shape whose findings name their topic only where its own plan actions and diagnostics
+    do (a truncation's targets, a retention cut's estimate, both per partition; a message naming
+    the topic): each topic of it is planned, and its findings are the template's, renamed, with
+    its own pending changes, truncation and plan diagnostics."""
 
-    actions: list[Action]  # the template's plan actions, all AlterConfigs
+    alters: list[AlterConfigs]  # the template's config changes
     undeclared: bool  # whether the template's plan reports an undeclared config (its config drift lists them)
     copy: Callable[[dict[str, Any]], TopicDrift]
-    changes: list[Callable[[dict[str, Any]], PendingChange]]
     config: list[Callable[[dict[str, Any]], ConfigDrift]]
 
 
+# What a quiet topic's plan may hold, each shown by the topic's own findings (`compute.planned_findings`).
+_OWN_ACTIONS = (AlterConfigs, TruncateRecords, AddPartitions)
+
+
 def _retelling(template: TopicDrift, first_plan: Plan, topic: str) -> _Retelling | None:
-    """How the topics of the template's shape are told, when only its diagnostics can differ
-    between them: the rest of a quiet topic's findings come from its configs, its shape's
+    """How the topics of the template's shape are told, when only what their own plan shows can
+    differ between them: the rest of a quiet topic's findings come from its configs, its shape's
     manifest topic and the plan's config changes, never from its partitions (its replicas, leaders
-    and offsets show nothing: `_quiet`). A retention cut's estimate does read its partitions, but
-    only its diagnostics and the action's own estimate (which no finding shows) say what it found."""
+    and offsets show nothing: `_quiet`). A truncation's targets and a retention cut's estimate do
+    read its partitions, but only the actions themselves (their changes and truncation) and the
+    plan's diagnostics say what they found."""
     if (
-        template.truncation
-        or template.truncation_rows
-        or template.replicas
+        template.replicas
         or template.health
         or template.data_loss
         or template.retention
@@ -225,13 +229,12 @@ def _retelling(template: TopicDrift, first_plan: Plan, topic: str) -> _Retelling
     ):
         return None
     actions = [a for a in first_plan.actions if a.topic == topic]
-    if not all(isinstance(a, AlterConfigs) for a in actions):
+    if not all(isinstance(a, _OWN_ACTIONS) for a in actions):
         return None
     return _Retelling(
-        actions,
+        [a for a in actions if isinstance(a, AlterConfigs)],
         any(d.code == DiagnosticCode.UNDECLARED_CONFIG for d in template.diagnostics),
         trusted_copier(template, _RETOLD),
-        [trusted_copier(c, _TOPIC) for c in template.changes],
         [trusted_copier(c, _TOPIC) for c in template.config],
     )
 
@@ -239,9 +242,9 @@ def _retelling(template: TopicDrift, first_plan: Plan, topic: str) -> _Retelling
 def _retold(
     cluster_plan: Plan, now: SnapshotColumns, topics: Mapping[str, ObservedTopic], retold: Mapping[int, _Retelling]
 ) -> dict[str, TopicDrift]:
-    """The findings of the rows `retold` whose plan is their template's but for its diagnostics:
-    the same config changes, equally destructive, the same undeclared-config report. The others
-    are left out (classified in full)."""
+    """The findings of the rows `retold` whose plan is their template's but for what it shows of
+    itself: actions of the same kinds, the same config changes, equally destructive, the same
+    undeclared-config report. The others are left out (classified in full)."""
     actions: dict[str, list[Action]] = {}
     for a in cluster_plan.actions:
         actions.setdefault(a.topic, []).append(a)
@@ -253,21 +256,26 @@ def _retold(
     for row, told in retold.items():
         name = now.names[row]
         mine, said = actions.get(name, []), diagnostics.get(name, [])
+        alters = [a for a in mine if isinstance(a, AlterConfigs)]
         if (
             name in hidden
-            or len(mine) != len(told.actions)
-            or not all(_same_change(a, b) for a, b in zip(mine, told.actions, strict=True))
+            or not all(isinstance(a, _OWN_ACTIONS) for a in mine)
+            or len(alters) != len(told.alters)
+            or not all(_same_change(a, b) for a, b in zip(alters, told.alters, strict=True))
             or any(d.code == DiagnosticCode.UNDECLARED_CONFIG for d in said) != told.undeclared
         ):
             continue
-        topic = {"topic": name}
+        observed = topics[name]
+        changes, truncation, rows = planned_findings(name, mine, observed)
         out[name] = told.copy(
             {
                 "topic": name,
-                "partitions": len(topics[name].partitions),
+                "partitions": len(observed.partitions),
                 "unmanaged": name in unmanaged,
-                "changes": [c(topic) for c in told.changes],
-                "config": [c(topic) for c in told.config],
+                "changes": changes,
+                "config": [c({"topic": name}) for c in told.config],
+                "truncation": truncation,
+                "truncation_rows": rows,
                 "diagnostics": plan_diagnostics(said),
             }
         )
@@ -314,7 +322,6 @@ def _quiet(
                 want is not None
                 and (
                     want.state is not TopicState.PRESENT
-                    or want.truncate
                     or want.replica_assignment
                     or counts[i] > want.partitions
                     or not factor_ok[i]
@@ -353,12 +360,13 @@ _PLAIN_VALUES = itemgetter(*(k for k in DesiredTopic.model_fields if k not in ("
 
 
 def _frozen(want: DesiredTopic) -> tuple:
-    """The manifest's topic as a hashable value, without what names it (its name and source).
-    A quiet topic has no truncation rules or pinned replicas (both empty): its one container
-    is its configs, a dict of strings. A field added to DesiredTopic is in the plain values:
-    a container there cannot be hashed, and fails here loudly."""
+    """The manifest's topic as a hashable value, without what names it (its name and source, its
+    rules' sources). A quiet topic has no pinned replicas (empty): its containers are its configs,
+    a dict of strings, and its truncation rules, most often none. A field added to DesiredTopic is
+    in the plain values: a container there cannot be hashed, and fails here loudly."""
     values = want.__dict__
-    return _PLAIN_VALUES(values), tuple(values["configs"].items())
+    rules = tuple(r.model_dump_json(exclude={"source"}) for r in values["truncate"])
+    return _PLAIN_VALUES(values), tuple(values["configs"].items()), rules
 
 
 def _per_topic(flags: Any, starts: Any, every: bool = True) -> list[bool]:

@@ -16,7 +16,7 @@ from reconciler.drift.quiet import _planned, _quiet, columnar_topics
 from reconciler.files.fleet import discover_fleet, write_fleet_snapshot
 from reconciler.files.snapshot import load_snapshot, load_snapshot_columns
 from reconciler.manifests import load_manifests
-from reconciler.models.desired import DesiredState, Policy
+from reconciler.models.desired import BeforeOffset, BeforeTime, ConsumedBy, DesiredState, Everything, KeepLast, Policy
 from reconciler.models.observed import ObservedConfig, ObservedState
 from reconciler.models.plan import CreateTopic, ReassignReplicas
 from reconciler.plan.planner import PlanOptions, plan
@@ -125,6 +125,36 @@ def test_topics_short_of_their_declared_partitions(fleet):
             assert sum(c.kind.value == "add_partitions" for t in full for c in t.changes) > 100
             assert any(d.code == "partition-decrease" for t in full for d in t.diagnostics)
         assert _shared(grown, runs) > _topics(runs) // 2
+
+
+def test_quiet_topics_with_truncation_rules(fleet):
+    """Healthy, unchanged topics with truncation rules of every kind share their shape: each one's
+    truncation (targets per partition), pending changes and plan diagnostics are its own, the rest
+    its shape's; under a policy (max_delete_fraction, protected topics) and without one."""
+    root, desired = fleet
+    at = datetime(2026, 11, 20, 9, 30, tzinfo=timezone.utc)
+    rules = [
+        [KeepLast(records=500)],
+        [KeepLast(records=50_000)],  # more than any partition holds: nothing to cut
+        [BeforeOffset(offset=11_000)],
+        [BeforeOffset(partitions={0: 10_500, 2: 12_000})],
+        [BeforeTime(timestamp=at)],  # offsets by time not read: an error per partition
+        [ConsumedBy(groups=["billing"])],  # no offsets committed
+        [Everything()],
+    ]
+    for cluster, runs in discover_fleet(root).items():
+        want = desired[cluster]
+        topics = {
+            name: t.model_copy(update={"truncate": rules[i % len(rules)]}) if i % 3 else t
+            for i, (name, t) in enumerate(want.topics.items())
+        }
+        truncating = want.model_copy(update={"topics": topics})
+        policy = Policy(max_delete_fraction=0.5, protected_topic_patterns=["^svc0[1-3]\\."])
+        for variant in (truncating, truncating.model_copy(update={"policy": policy})):
+            for before in (runs[-2].path, None):
+                _, full = _compare(variant, runs[-1].path, before)
+                assert sum(t.truncation is not None for t in full) > 50
+        assert _shared(truncating, runs) > _topics(runs) // 2
 
 
 def _topics(runs) -> int:
