@@ -59,7 +59,7 @@ from reconciler.models.plan import (
     TruncateRecords,
     unhandled,
 )
-from reconciler.models.trusted import trusted, trusted_each
+from reconciler.models.trusted import trusted_each, trusted_maker
 from reconciler.plan.planner import PlanOptions, plan, same_config_value
 from reconciler.render.values import reassignment_headline
 
@@ -597,9 +597,8 @@ def _item(
 ) -> DriftItem:
     """A DriftItem, not validated again: its values are the findings' own (validated models) or
     text made of them. Keys in field order: a model is dumped in the order of its values. Every
-    field given, the owner as not set (`by_owner` sets it): no per-item filling of defaults."""
-    return trusted(
-        DriftItem,
+    field given, the owner as not set (`by_owner` sets it)."""
+    return _make_item(
         {
             "cluster": cluster,
             "kind": kind,
@@ -610,12 +609,11 @@ def _item(
             "records": records,
             "bytes": bytes,
             "owner": None,
-        },
-        _ITEM_FIELDS_SET,
+        }
     )
 
 
-_ITEM_FIELDS_SET = set(DriftItem.model_fields) - {"owner"}  # shared by every item, as `trusted` shares its sets
+_make_item = trusted_maker(DriftItem, set(DriftItem.model_fields) - {"owner"})
 
 
 def disk_items(cluster: str, disk: Sequence[DiskFinding]) -> list[DriftItem]:
