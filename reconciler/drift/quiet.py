@@ -104,7 +104,7 @@ def _planned(
 ) -> tuple[list[TopicDrift], Plan, dict[str, ObservedTopic]]:
     """The full path on the topics in `rows`; `every`: also every topic not in `now`'s rows
     (declared and not read, or only in `earlier`: deleted). `retold`: rows planned here whose
-    findings are their shape's template's but for their own plan diagnostics (`_retelling`),
+    findings are their shape's template's but for what their own plan shows (`_retelling`),
     classified in full only where their plan differs from the template's in more."""
     names = {now.names[r] for r in rows}
     read = set(now.names)
@@ -282,14 +282,9 @@ def _retold(
     return out
 
 
-def _same_change(mine: Action, template: Action) -> bool:
+def _same_change(mine: AlterConfigs, template: AlterConfigs) -> bool:
     """Whether two AlterConfigs make the same changes, equally destructive (what a finding shows of them)."""
-    return (
-        isinstance(mine, AlterConfigs)
-        and isinstance(template, AlterConfigs)
-        and mine.changes == template.changes
-        and mine.destructive == template.destructive
-    )
+    return mine.changes == template.changes and mine.destructive == template.destructive
 
 
 def _quiet(

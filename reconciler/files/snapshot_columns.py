@@ -408,7 +408,6 @@ class _ReplicaTable:
         """Whether each list holds an id once, and only its partition's replicas (`distinct` and
         `holds`). A list equal to its partition's replicas (most in-sync lists) is both, the
         replicas being distinct: only the others are compared."""
-
         if ids.size == 0:
             return True
         lists = _matrix(starts, ids)
