@@ -59,7 +59,7 @@ from reconciler.models.plan import (
     TruncateRecords,
     unhandled,
 )
-from reconciler.models.trusted import trusted
+from reconciler.models.trusted import trusted_each, trusted_maker
 from reconciler.plan.planner import PlanOptions, plan, same_config_value
 from reconciler.render.values import reassignment_headline
 
@@ -173,23 +173,11 @@ def topic_drift(
     `epoch_unanswered` maps a partition that was asked about but gave no usable answer to why.
     `change_log`: what moved on the topic since the earlier observation (`reconciler.drift.changelog`).
     """
-    changes = [_summarise(a) for a in actions]
+    changes, truncation, rows = planned_findings(topic, actions, observed)
     data_loss, unverified = (
         _data_loss(observed, earlier, epoch_end_offsets or {}, epoch_unanswered or {}) if observed and earlier else ([], [])
     )
     config = _config_drift(topic, desired, observed, actions, diagnostics)
-    truncation: PendingTruncation | None = None
-    rows: list[TruncationRow] = []
-    for action in actions:
-        if isinstance(action, TruncateRecords):
-            rows = _truncation_rows(action, observed)
-            truncation = PendingTruncation(
-                topic=topic,
-                rules=list(action.rules),
-                partitions=len(action.partitions),
-                records=action.records_to_delete,
-                estimated_bytes=action.estimated_bytes,
-            )
     return TopicDrift(
         topic=topic,
         managed=desired is not None,
@@ -207,11 +195,36 @@ def topic_drift(
         unverified=unverified,
         retention=lowered_retention(observed, desired, actions, earlier, observed_at),
         change_log=change_log or [],
-        diagnostics=[
-            PlanDiagnostic(severity=d.severity.value, code=d.code, message=d.message, topic=d.topic, partition=d.partition)
-            for d in diagnostics
-        ],
+        diagnostics=plan_diagnostics(diagnostics),
     )
+
+
+def planned_findings(
+    topic: str, actions: list[Action], observed: ObservedTopic | None
+) -> tuple[list[PendingChange], PendingTruncation | None, list[TruncationRow]]:
+    """What a topic's plan actions show of themselves: its pending changes, and its pending
+    truncation with a row per partition it cuts."""
+    truncation: PendingTruncation | None = None
+    rows: list[TruncationRow] = []
+    for action in actions:
+        if isinstance(action, TruncateRecords):
+            rows = _truncation_rows(action, observed)
+            truncation = PendingTruncation(
+                topic=topic,
+                rules=list(action.rules),
+                partitions=len(action.partitions),
+                records=action.records_to_delete,
+                estimated_bytes=action.estimated_bytes,
+            )
+    return [_summarise(a) for a in actions], truncation, rows
+
+
+def plan_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[PlanDiagnostic]:
+    """A topic's plan diagnostics as its findings list them."""
+    return [
+        PlanDiagnostic(severity=d.severity.value, code=d.code, message=d.message, topic=d.topic, partition=d.partition)
+        for d in diagnostics
+    ]
 
 
 def _summarise(action: Action) -> PendingChange:
@@ -318,6 +331,8 @@ def _config_drift(
 
 
 def _truncation_rows(action: TruncateRecords, observed: ObservedTopic | None) -> list[TruncationRow]:
+    """One row per partition the action cuts. Built as trusted models: every value is the action's
+    own (validated: a target within the log seen) or an int made of the observed partition's."""
     by_index = {p.partition: p for p in observed.partitions} if observed else {}
     rows = []
     for t in action.partitions:
@@ -326,19 +341,19 @@ def _truncation_rows(action: TruncateRecords, observed: ObservedTopic | None) ->
         if p is not None and p.size_bytes is not None:
             estimated = p.size_bytes * t.records_to_delete // p.record_count if p.record_count else 0
         rows.append(
-            TruncationRow(
-                topic=action.topic,
-                partition=t.partition,
-                leader=t.leader,
-                leader_epoch=t.leader_epoch,
-                log_start_offset=t.log_start_offset,
-                high_watermark=t.high_watermark,
-                target_offset=t.target_offset,
-                records=t.records_to_delete,
-                estimated_bytes=estimated,
-            )
+            {
+                "topic": action.topic,
+                "partition": t.partition,
+                "leader": t.leader,
+                "leader_epoch": t.leader_epoch,
+                "log_start_offset": t.log_start_offset,
+                "high_watermark": t.high_watermark,
+                "target_offset": t.target_offset,
+                "records": t.records_to_delete,
+                "estimated_bytes": estimated,
+            }
         )
-    return rows
+    return trusted_each(TruncationRow, rows)
 
 
 def _replica_problems(observed: ObservedTopic) -> list[ReplicaProblem]:
@@ -581,9 +596,9 @@ def _item(
     bytes: int | None = None,
 ) -> DriftItem:
     """A DriftItem, not validated again: its values are the findings' own (validated models) or
-    text made of them. Keys in field order: a model is dumped in the order of its values."""
-    return trusted(
-        DriftItem,
+    text made of them. Keys in field order: a model is dumped in the order of its values. Every
+    field given, the owner as not set (`by_owner` sets it)."""
+    return _make_item(
         {
             "cluster": cluster,
             "kind": kind,
@@ -593,8 +608,12 @@ def _item(
             "detail": detail,
             "records": records,
             "bytes": bytes,
-        },
+            "owner": None,
+        }
     )
+
+
+_make_item = trusted_maker(DriftItem, set(DriftItem.model_fields) - {"owner"})
 
 
 def disk_items(cluster: str, disk: Sequence[DiskFinding]) -> list[DriftItem]:

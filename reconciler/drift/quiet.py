@@ -1,21 +1,25 @@
 """The local engine's columnar pass: most of a fleet's topics are planned and classified once
 per shape, not once each. Pure (the snapshots are already read, as columns).
 
-A topic is *quiet* when its columns show that nothing but its configs can give it a finding: it
-is declared (present, without truncation rules or pinned replicas), has the declared partition
-count, every partition's replica count is the declared replication factor and none sits on a
-drained broker, every partition has a leader, its preferred (first) replica, with every replica in
-sync; and against the earlier snapshot (when there is one) the topic was there under the same id,
-with the same replicas and leaders, and no high watermark went back. What the planner and the
-classification then find for it depends only on its *shape*: the manifest's topic (all but its
-name and source), whether it is protected, its configs and authorized operations as read, and its
+A topic is *quiet* when its columns show that nothing but its configs and its partition count can
+give it a finding: it is declared (present, without pinned replicas), has no more partitions than
+declared (fewer: the plan adds them, from the two counts alone), every partition's replica count
+is the declared replication factor and none sits on a drained broker, every partition has a
+leader, its preferred (first) replica, with every replica in sync; and against the earlier
+snapshot (when there is one) the topic was there under the same id, with the same replicas and
+leaders, and no high watermark went back. What the planner and the classification then find for
+it depends only on its *shape*: the manifest's topic (all but its name and the sources), its
+partition count, whether it is protected, its configs and authorized operations as read, and its
 configs in the earlier snapshot. So quiet topics are grouped by shape and each shape's first topic
 (its representative) goes through the full path (`compute.cluster_topics`, the whole planner);
 the others of its shape get the representative's findings under their own name when those are
 name-free: no plan diagnostic (their messages name the topic), no action but config pins (a
 declared key whose inherited value equals the declared one: no retention effect, so no partition
-is read), nothing on partitions. A shape whose findings are not name-free has all its topics
-planned in full.
+is read) and partitions added, nothing on partitions. A shape whose findings are not name-free has
+all its topics planned; where only what their own plan shows can differ (a truncation's targets
+and a retention cut's estimate read each topic's partitions), each is classified as its
+representative, with its own pending changes, truncation and diagnostics (`_retelling`), else in
+full.
 
 Every topic that is not quiet is planned in full, as are the topics that decide what a topic
 inherits (the planner reads the first topics, by name, holding each key of
@@ -32,16 +36,17 @@ benchmark's fleets and on hand-made clusters with every kind of finding.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
-from reconciler.drift.compute import cluster_topics
-from reconciler.drift.model import TopicDrift
+from reconciler.drift.compute import cluster_topics, plan_diagnostics, planned_findings
+from reconciler.drift.model import ConfigDrift, TopicDrift
 from reconciler.files.snapshot_columns import SnapshotColumns
 from reconciler.models.desired import DesiredState, DesiredTopic, TopicState
 from reconciler.models.observed import ObservedState, ObservedTopic
-from reconciler.models.plan import AlterConfigs, Plan
+from reconciler.models.plan import Action, AddPartitions, AlterConfigs, Diagnostic, DiagnosticCode, Plan, TruncateRecords
 from reconciler.models.trusted import trusted_copier
 from reconciler.plan.planner import READ_OFF_OTHER_TOPICS, PlanOptions, plan, unmanaged_topics
 from reconciler.plan.policy import is_protected
@@ -63,6 +68,7 @@ def columnar_topics(
     by_name = {t.topic: t for t in topics}
     names, starts = now.names, now.starts.tolist()
     again: set[int] = set()
+    retold: dict[int, _Retelling] = {}
     for row, key in representatives.items():
         name, members = now.names[row], [now.names[r] for r in shapes[key][1:]]
         template = by_name[name]
@@ -70,6 +76,9 @@ def columnar_topics(
             continue
         if not name_free(template, first_plan, name):
             again.update(shapes[key][1:])
+            retelling = _retelling(template, first_plan, name)
+            if retelling is not None:
+                retold.update(dict.fromkeys(shapes[key][1:], retelling))
             continue
         # Whether a member is unmanaged is the planner's own rule on its name (and on the
         # `internal` flag, which the shape holds): asked of a view holding the representative under each name.
@@ -79,7 +88,7 @@ def columnar_topics(
         topics += [make(names[r], starts[r + 1] - starts[r], names[r] in unmanaged) for r in shapes[key][1:]]
     if again:
         wanted = {now.names[r] for r in again}
-        rest, _, _ = _planned(desired, now, earlier, again | witnesses, options, every=False)
+        rest, _, _ = _planned(desired, now, earlier, again | witnesses, options, every=False, retold=retold)
         topics += [t for t in rest if t.topic in wanted]
     return topics
 
@@ -91,15 +100,24 @@ def _planned(
     rows: set[int],
     options: PlanOptions,
     every: bool,
+    retold: Mapping[int, _Retelling] | None = None,
 ) -> tuple[list[TopicDrift], Plan, dict[str, ObservedTopic]]:
     """The full path on the topics in `rows`; `every`: also every topic not in `now`'s rows
-    (declared and not read, or only in `earlier`: deleted)."""
+    (declared and not read, or only in `earlier`: deleted). `retold`: rows planned here whose
+    findings are their shape's template's but for what their own plan shows (`_retelling`),
+    classified in full only where their plan differs from the template's in more."""
     names = {now.names[r] for r in rows}
     read = set(now.names)
     topics = now.topics(sorted(rows))
     observed = now.with_topics(topics)
     declared = {n: t for n, t in desired.topics.items() if n in names or (every and n not in read)}
     restricted = desired.model_copy(update={"topics": declared})
+    cluster_plan = plan(restricted, observed, options, elsewhere=lambda: _replicas(now, rows), disk=False)
+    found = _retold(cluster_plan, now, topics, retold) if retold else {}
+    if found:  # the others are classified: the plan is the same, the topics retold left out
+        names -= found.keys()
+        restricted = desired.model_copy(update={"topics": {n: t for n, t in declared.items() if n not in found}})
+        observed = now.with_topics({n: t for n, t in topics.items() if n not in found})
     before = None
     if earlier is not None:
         index = {n: i for i, n in enumerate(earlier.names)}
@@ -107,8 +125,7 @@ def _planned(
         if every:
             wanted += [i for i, n in enumerate(earlier.names) if n not in read]
         before = earlier.with_topics(earlier.topics(wanted))
-    cluster_plan = plan(restricted, observed, options, elsewhere=lambda: _replicas(now, rows), disk=False)
-    return cluster_topics(restricted, observed, cluster_plan, before), cluster_plan, topics
+    return cluster_topics(restricted, observed, cluster_plan, before) + list(found.values()), cluster_plan, topics
 
 
 def _replicas(now: SnapshotColumns, planned: set[int]) -> dict[str, dict[int, list[int]]]:
@@ -123,11 +140,13 @@ def _replicas(now: SnapshotColumns, planned: set[int]) -> dict[str, dict[int, li
 
 
 def name_free(template: TopicDrift, first_plan: Plan, topic: str) -> bool:
-    """Whether the representative's findings hold for any topic of its shape, renamed."""
+    """Whether the representative's findings hold for any topic of its shape, renamed. A shape
+    holds its topics' partition count, so the partitions a topic gains (AddPartitions: the count
+    declared and the count read, nothing of its name or its partitions) are its shape's."""
     if any(d.topic == topic for d in first_plan.diagnostics):
         return False
     for action in first_plan.actions:
-        if action.topic != topic:
+        if action.topic != topic or isinstance(action, AddPartitions):
             continue
         if not isinstance(action, AlterConfigs) or action.destructive or action.retention is not None:
             return False
@@ -148,6 +167,7 @@ def name_free(template: TopicDrift, first_plan: Plan, topic: str) -> bool:
 
 
 _RENAMED, _TOPIC = frozenset({"topic", "partitions", "unmanaged", "changes", "config"}), frozenset({"topic"})
+_RETOLD = _RENAMED | {"truncation", "truncation_rows", "diagnostics"}
 
 
 def renamer(template: TopicDrift) -> Callable[[str, int, bool], TopicDrift]:
@@ -171,6 +191,99 @@ def renamer(template: TopicDrift) -> Callable[[str, int, bool], TopicDrift]:
         )
 
     return make
+
+
+@dataclass(frozen=True)
+class _Retelling:
+    """A shape whose findings name their topic only where its own plan actions and diagnostics
+    do (a truncation's targets, a retention cut's estimate, both per partition; a message naming
+    the topic): each topic of it is planned, and its findings are the template's, renamed, with
+    its own pending changes, truncation and plan diagnostics."""
+
+    alters: list[AlterConfigs]  # the template's config changes
+    undeclared: bool  # whether the template's plan reports an undeclared config (its config drift lists them)
+    copy: Callable[[dict[str, Any]], TopicDrift]
+    config: list[Callable[[dict[str, Any]], ConfigDrift]]
+
+
+# What a quiet topic's plan may hold, each shown by the topic's own findings (`compute.planned_findings`).
+_OWN_ACTIONS = (AlterConfigs, TruncateRecords, AddPartitions)
+
+
+def _retelling(template: TopicDrift, first_plan: Plan, topic: str) -> _Retelling | None:
+    """How the topics of the template's shape are told, when only what their own plan shows can
+    differ between them: the rest of a quiet topic's findings come from its configs, its shape's
+    manifest topic and the plan's config changes, never from its partitions (its replicas, leaders
+    and offsets show nothing: `_quiet`). A truncation's targets and a retention cut's estimate do
+    read its partitions, but only the actions themselves (their changes and truncation) and the
+    plan's diagnostics say what they found."""
+    if (
+        template.replicas
+        or template.health
+        or template.data_loss
+        or template.retention
+        or template.unverified
+        or template.change_log
+        or template.hidden
+    ):
+        return None
+    actions = [a for a in first_plan.actions if a.topic == topic]
+    if not all(isinstance(a, _OWN_ACTIONS) for a in actions):
+        return None
+    return _Retelling(
+        [a for a in actions if isinstance(a, AlterConfigs)],
+        any(d.code == DiagnosticCode.UNDECLARED_CONFIG for d in template.diagnostics),
+        trusted_copier(template, _RETOLD),
+        [trusted_copier(c, _TOPIC) for c in template.config],
+    )
+
+
+def _retold(
+    cluster_plan: Plan, now: SnapshotColumns, topics: Mapping[str, ObservedTopic], retold: Mapping[int, _Retelling]
+) -> dict[str, TopicDrift]:
+    """The findings of the rows `retold` whose plan is their template's but for what it shows of
+    itself: actions of the same kinds, the same config changes, equally destructive, the same
+    undeclared-config report. The others are left out (classified in full)."""
+    actions: dict[str, list[Action]] = {}
+    for a in cluster_plan.actions:
+        actions.setdefault(a.topic, []).append(a)
+    diagnostics: dict[str | None, list[Diagnostic]] = {}
+    for d in cluster_plan.diagnostics:
+        diagnostics.setdefault(d.topic, []).append(d)
+    unmanaged, hidden = set(cluster_plan.unmanaged_topics), set(now.state.hidden_topics)
+    out = {}
+    for row, told in retold.items():
+        name = now.names[row]
+        mine, said = actions.get(name, []), diagnostics.get(name, [])
+        alters = [a for a in mine if isinstance(a, AlterConfigs)]
+        if (
+            name in hidden
+            or not all(isinstance(a, _OWN_ACTIONS) for a in mine)
+            or len(alters) != len(told.alters)
+            or not all(_same_change(a, b) for a, b in zip(alters, told.alters, strict=True))
+            or any(d.code == DiagnosticCode.UNDECLARED_CONFIG for d in said) != told.undeclared
+        ):
+            continue
+        observed = topics[name]
+        changes, truncation, rows = planned_findings(name, mine, observed)
+        out[name] = told.copy(
+            {
+                "topic": name,
+                "partitions": len(observed.partitions),
+                "unmanaged": name in unmanaged,
+                "changes": changes,
+                "config": [c({"topic": name}) for c in told.config],
+                "truncation": truncation,
+                "truncation_rows": rows,
+                "diagnostics": plan_diagnostics(said),
+            }
+        )
+    return out
+
+
+def _same_change(mine: AlterConfigs, template: AlterConfigs) -> bool:
+    """Whether two AlterConfigs make the same changes, equally destructive (what a finding shows of them)."""
+    return mine.changes == template.changes and mine.destructive == template.destructive
 
 
 def _quiet(
@@ -203,9 +316,8 @@ def _quiet(
                 want is not None
                 and (
                     want.state is not TopicState.PRESENT
-                    or want.truncate
                     or want.replica_assignment
-                    or counts[i] != want.partitions
+                    or counts[i] > want.partitions
                     or not factor_ok[i]
                 )
             )
@@ -225,6 +337,7 @@ def _quiet(
             before = earlier.configs[j]
         key = (
             _frozen(want) if want is not None else None,
+            int(counts[i]),
             is_protected(desired, name),
             now.internal[i],
             now.configs[i],
@@ -241,12 +354,13 @@ _PLAIN_VALUES = itemgetter(*(k for k in DesiredTopic.model_fields if k not in ("
 
 
 def _frozen(want: DesiredTopic) -> tuple:
-    """The manifest's topic as a hashable value, without what names it (its name and source).
-    A quiet topic has no truncation rules or pinned replicas (both empty): its one container
-    is its configs, a dict of strings. A field added to DesiredTopic is in the plain values:
-    a container there cannot be hashed, and fails here loudly."""
+    """The manifest's topic as a hashable value, without what names it (its name and source, its
+    rules' sources). A quiet topic has no pinned replicas (empty): its containers are its configs,
+    a dict of strings, and its truncation rules, most often none. A field added to DesiredTopic is
+    in the plain values: a container there cannot be hashed, and fails here loudly."""
     values = want.__dict__
-    return _PLAIN_VALUES(values), tuple(values["configs"].items())
+    rules = tuple(r.model_dump_json(exclude={"source"}) for r in values["truncate"])
+    return _PLAIN_VALUES(values), tuple(values["configs"].items()), rules
 
 
 def _per_topic(flags: Any, starts: Any, every: bool = True) -> list[bool]:

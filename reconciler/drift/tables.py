@@ -25,7 +25,9 @@ so they stay with drift rather than in `reconciler.files` (the files the reconci
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -122,12 +124,18 @@ TABLES = (
 )
 
 
-def report_columns(report: DriftReport) -> dict[str, dict[str, list]]:
+def report_columns(report: DriftReport, instant: Callable[[datetime], Any] = lambda t: t) -> dict[str, dict[str, list]]:
     """Each table's columns (name -> values, in row order): a list per column rather than a dict
-    per row, since a fleet's report has tens of thousands of items."""
+    per row, since a fleet's report has tens of thousands of items. `instant`: how a timestamp
+    column holds its values (all a cluster's own few instants, each converted once)."""
     tables: dict[str, dict[str, list]] = {name: {field: [] for field, _ in fields} for name, fields in TABLES}
+
+    def at(t: datetime | None) -> Any:
+        return None if t is None else instant(t)
+
+    generated_at = at(report.generated_at)
     for c in report.clusters:
-        common = {"generated_at": report.generated_at, "cluster": c.cluster, "observed_at": c.observed_at, "since": c.since}
+        common = {"generated_at": generated_at, "cluster": c.cluster, "observed_at": at(c.observed_at), "since": at(c.since)}
         retention = [row for r in c.retention for row in retention_dicts(r)]
         for name, found in (
             ("drift_items", c.items),
@@ -141,7 +149,7 @@ def report_columns(report: DriftReport) -> dict[str, dict[str, list]]:
                 elif name == "retention_lowered":
                     values += [row[field] for row in retention]
                 else:
-                    values += [getattr(x, field) for x in found]
+                    values += map(attrgetter(field), found)
     return tables
 
 
@@ -161,14 +169,22 @@ def _arrow_schema(fields: list[tuple[str, str]]) -> Any:
 def write_tables_local(report: DriftReport, directory: str | Path) -> Path:
     pa = require_pyarrow()
     directory = Path(directory)
-    columns = report_columns(report)
+    timestamp = _arrow_schema([("t", "timestamp")]).field("t").type
+    # Timestamps as pyarrow's own microseconds, converted once per instant, not once per row.
+    columns = report_columns(report, lambda t: pa.array([t], timestamp).cast(pa.int64())[0].as_py())
     for name, fields in TABLES:
         target = directory / name
         if target.exists():
             shutil.rmtree(target)
         target.mkdir(parents=True)
         schema = _arrow_schema(fields)
-        table = pa.Table.from_arrays([columns[name][field] for field in schema.names], schema=schema)
+        table = pa.Table.from_arrays(
+            [
+                pa.array(columns[name][f.name], pa.int64()).cast(f.type) if f.type == timestamp else columns[name][f.name]
+                for f in schema
+            ],
+            schema=schema,
+        )
         pa.parquet.write_table(table, target / "part-00000.parquet", compression="zstd")
     return directory
 

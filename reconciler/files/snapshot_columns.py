@@ -170,8 +170,9 @@ def read_columns(path: Snapshot) -> SnapshotColumns | None:
         return None
     try:
         # ParquetFile, not read_table: the dataset API read_table goes through imports pandas, which
-        # would cost more than reading the file.
-        table = pyarrow.parquet.ParquetFile(path).read()
+        # would cost more than reading the file. One thread: a cluster's file is small, and pyarrow's
+        # pool costs more CPU than it saves (the engines plan one cluster per core).
+        table = pyarrow.parquet.ParquetFile(path).read(use_threads=False)
         return _proven(str(path), table, table_header(path, table))
     except Exception:  # noqa: BLE001  # whatever is wrong or not taken on here: the file reader says it
         return None
@@ -403,17 +404,12 @@ class _ReplicaTable:
         return cls(_matrix(starts, ids), ids)
 
     def distinct(self, starts: Any, ids: Any) -> bool:
-        import numpy as np
-
-        rows = np.sort(self.rows if ids is self.ids else _matrix(starts, ids), axis=1)
-        return bool(rows.shape[1] < 2 or not ((rows[:, 1:] == rows[:, :-1]) & (rows[:, 1:] >= 0)).any())
+        return not _repeats(self.rows if ids is self.ids else _matrix(starts, ids))
 
     def distinct_replicas(self, starts: Any, ids: Any) -> bool:
         """Whether each list holds an id once, and only its partition's replicas (`distinct` and
         `holds`). A list equal to its partition's replicas (most in-sync lists) is both, the
         replicas being distinct: only the others are compared."""
-        import numpy as np
-
         if ids.size == 0:
             return True
         lists = _matrix(starts, ids)
@@ -421,14 +417,30 @@ class _ReplicaTable:
         if lists.shape == replicas.shape:
             differ = ~(lists == replicas).all(axis=1)
             lists, replicas = lists[differ], replicas[differ]
-        ordered = np.sort(lists, axis=1)
-        if ordered.shape[1] > 1 and ((ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] >= 0)).any():
+        if _repeats(lists):
             return False
         return bool(((lists[:, :, None] == replicas[:, None, :]).any(axis=2) | (lists < 0)).all())
 
     def holds_each(self, partitions: Any, ids: Any) -> bool:
         """Whether each of `ids` is a replica of the partition at the same place in `partitions`."""
         return bool(ids.size == 0 or (self.rows[partitions] == ids[:, None]).any(axis=1).all())
+
+
+def _repeats(rows: Any) -> bool:
+    """Whether a row of the matrix holds an id (>= 0: -1 pads) twice. Rows are narrow (a
+    replication factor): each pair of columns compared beats sorting every row."""
+    import numpy as np
+
+    width = rows.shape[1]
+    if width > 8:
+        ordered = np.sort(rows, axis=1)
+        return bool(((ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] >= 0)).any())
+    for i in range(width):
+        column = rows[:, i]
+        for j in range(i + 1, width):
+            if ((column == rows[:, j]) & (column >= 0)).any():
+                return True
+    return False
 
 
 def _matrix(starts: Any, ids: Any) -> Any:

@@ -101,6 +101,26 @@ def trusted_copier(instance: M, keys: Set[str]) -> Callable[[dict[str, Any]], M]
     return copy
 
 
+def trusted_maker(model: type[M], given: Set[str]) -> Callable[[dict[str, Any]], M]:
+    """`lambda values: trusted(model, values, set(given))` for values holding every field of the
+    model in its order (the caller's promise: not compared per call), the instances sharing one
+    set of given fields: for a model built many times by one builder (a report's drift items)."""
+    fields = _FIELDS.get(model) or _fields(model)
+    if not given <= fields.names:
+        raise TypeError(f"{model.__name__}: not fields {sorted(given - fields.names)}")
+    fields_set, new, set_attribute = set(given), model.__new__, object.__setattr__
+
+    def make(values: dict[str, Any]) -> M:
+        made = new(model)
+        set_attribute(made, "__dict__", values)
+        set_attribute(made, "__pydantic_fields_set__", fields_set)
+        set_attribute(made, "__pydantic_extra__", None)
+        set_attribute(made, "__pydantic_private__", None)
+        return made
+
+    return make
+
+
 _Fill = tuple[set[str], tuple[tuple[str, "Callable[[], Any] | None"], ...]]
 _FILLS: dict[tuple[type[BaseModel], frozenset[str]], _Fill] = {}
 

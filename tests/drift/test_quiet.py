@@ -16,7 +16,7 @@ from reconciler.drift.quiet import _planned, _quiet, columnar_topics
 from reconciler.files.fleet import discover_fleet, write_fleet_snapshot
 from reconciler.files.snapshot import load_snapshot, load_snapshot_columns
 from reconciler.manifests import load_manifests
-from reconciler.models.desired import DesiredState, Policy
+from reconciler.models.desired import BeforeOffset, BeforeTime, ConsumedBy, DesiredState, Everything, KeepLast, Policy
 from reconciler.models.observed import ObservedConfig, ObservedState
 from reconciler.models.plan import CreateTopic, ReassignReplicas
 from reconciler.plan.planner import PlanOptions, plan
@@ -106,6 +106,57 @@ def test_the_pass_equals_the_full_path_where_replicas_move(fleet, drain):
     assert all(bool(c.counts.on_drained_brokers) == bool(drain) for c in report.clusters)
 
 
+def test_topics_short_of_their_declared_partitions(fleet):
+    """A topic with fewer partitions than declared gains them (AddPartitions, from the counts
+    declared and read, which its shape holds): reported from its shape's representative with its
+    own count; one with more than declared (an error naming it) is planned in full."""
+    root, desired = fleet
+    for cluster, runs in discover_fleet(root).items():
+        want = desired[cluster]
+        topics = {
+            name: t.model_copy(
+                update={"partitions": t.partitions - 1 if i % 11 == 0 and t.partitions > 1 else t.partitions + i % 3}
+            )
+            for i, (name, t) in enumerate(want.topics.items())
+        }
+        grown = want.model_copy(update={"topics": topics})
+        for before in (runs[-2].path, None):
+            _, full = _compare(grown, runs[-1].path, before)
+            assert sum(c.kind.value == "add_partitions" for t in full for c in t.changes) > 100
+            assert any(d.code == "partition-decrease" for t in full for d in t.diagnostics)
+        assert _shared(grown, runs) > _topics(runs) // 2
+
+
+def test_quiet_topics_with_truncation_rules(fleet):
+    """Healthy, unchanged topics with truncation rules of every kind share their shape: each one's
+    truncation (targets per partition), pending changes and plan diagnostics are its own, the rest
+    its shape's; under a policy (max_delete_fraction, protected topics) and without one."""
+    root, desired = fleet
+    at = datetime(2026, 11, 20, 9, 30, tzinfo=timezone.utc)
+    rules = [
+        [KeepLast(records=500)],
+        [KeepLast(records=50_000)],  # more than any partition holds: nothing to cut
+        [BeforeOffset(offset=11_000)],
+        [BeforeOffset(partitions={0: 10_500, 2: 12_000})],
+        [BeforeTime(timestamp=at)],  # offsets by time not read: an error per partition
+        [ConsumedBy(groups=["billing"])],  # no offsets committed
+        [Everything()],
+    ]
+    for cluster, runs in discover_fleet(root).items():
+        want = desired[cluster]
+        topics = {
+            name: t.model_copy(update={"truncate": rules[i % len(rules)]}) if i % 3 else t
+            for i, (name, t) in enumerate(want.topics.items())
+        }
+        truncating = want.model_copy(update={"topics": topics})
+        policy = Policy(max_delete_fraction=0.5, protected_topic_patterns=["^svc0[1-3]\\."])
+        for variant in (truncating, truncating.model_copy(update={"policy": policy})):
+            for before in (runs[-2].path, None):
+                _, full = _compare(variant, runs[-1].path, before)
+                assert sum(t.truncation is not None for t in full) > 50
+        assert _shared(truncating, runs) > _topics(runs) // 2
+
+
 def _topics(runs) -> int:
     now = load_snapshot_columns(runs[-1].path)
     assert now is not None
@@ -161,3 +212,31 @@ def test_the_pass_equals_the_full_path_on_the_golden_clusters(case, tmp_path):
     for earlier in (None, observed.model_copy(update={"taken_at": observed.taken_at - timedelta(hours=1)}), _moved(observed)):
         before = write_fleet_snapshot(earlier, tmp_path / "before") if earlier is not None else None
         _compare(desired, latest, before)
+
+
+def test_a_shape_whose_retention_estimates_differ_by_topic(tmp_path):
+    """Quiet topics of one shape lowering their retention, their partitions' offsets by time read
+    for some and not others: each topic's estimate (its plan diagnostics, per partition) is its
+    own, the rest of its findings its shape's."""
+    from benchmarks.drift_fleet import RUN_AT, synthetic_desired, synthetic_rows, write_run
+
+    cluster = "cluster-000"
+    desired = synthetic_desired(cluster, 3000, seed=5)
+    lowered = {n for n, t in desired.topics.items() if t.configs.get("retention.ms") == "86400000"}
+    for run in (0, 1):
+        rows = synthetic_rows(cluster, 3000, run, seed=5)
+        at = int((RUN_AT + timedelta(hours=run)).timestamp() * 1000) - 86_400_000  # the time limit's lookup
+        for i, row in enumerate(r for r in rows if r["topic"] in lowered):
+            for p in row["partitions"]:
+                kind = (i + p["partition"]) % 3  # not read; most records older; a few older
+                if kind:
+                    offset = p["high_watermark"] - (10 if kind == 1 else 9000)
+                    p["offsets_by_timestamp"] = [{"timestamp": at, "offset": offset}]
+        write_run(tmp_path, cluster, rows)
+    runs = discover_fleet(tmp_path)[cluster]
+    policy = Policy(max_delete_fraction=0.2, max_retention_decrease=0.5)
+    for want in (desired, desired.model_copy(update={"policy": policy})):
+        for before in (runs[-2].path, None):
+            _, full = _compare(want, runs[-1].path, before)
+            told = {tuple(d.message.replace(t.topic, "") for d in t.diagnostics) for t in full if t.topic in lowered}
+            assert len(told) > 10  # the topics' estimates differ, not only by their names

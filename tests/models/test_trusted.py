@@ -9,7 +9,7 @@ import pytest
 
 from reconciler.models.desired import DesiredTopic, SourceRef
 from reconciler.models.observed import ObservedPartition, ObservedState
-from reconciler.models.trusted import trusted, trusted_copy, trusted_each
+from reconciler.models.trusted import trusted, trusted_copy, trusted_each, trusted_maker
 
 
 def test_fields_left_out_get_their_defaults_as_model_construct_gives_them() -> None:
@@ -63,3 +63,14 @@ def test_a_trusted_copy_updates_only_fields_the_instance_was_given() -> None:
     for update, said in (({"nam": "u"}, "['nam']"), ({"protected": True}, "['protected']")):
         with pytest.raises(TypeError, match=re.escape(said)):
             trusted_copy(topic, update)
+
+
+def test_a_maker_builds_what_trusted_builds_with_its_given_fields() -> None:
+    make = trusted_maker(SourceRef, {"file", "line"})
+    made, expected = (
+        make({"file": "a.yaml", "line": 1, "column": 2}),
+        trusted(SourceRef, {"file": "a.yaml", "line": 1, "column": 2}),
+    )
+    assert made == expected and repr(made) == repr(expected) and made.model_fields_set == {"file", "line"}
+    with pytest.raises(TypeError, match=re.escape("not fields ['colum']")):
+        trusted_maker(SourceRef, {"file", "colum"})
