@@ -60,7 +60,7 @@ from reconciler.models.plan import (
     unhandled,
 )
 from reconciler.models.trusted import trusted_each, trusted_maker
-from reconciler.plan.planner import PlanOptions, plan, same_config_value
+from reconciler.plan.planner import same_config_value
 from reconciler.render.values import reassignment_headline
 
 _BROKER_SOURCES = {
@@ -68,80 +68,6 @@ _BROKER_SOURCES = {
     ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG.name,
     ConfigSource.STATIC_BROKER_CONFIG.name,
 }
-
-
-# --- restricting a cluster to one topic (what the Spark engine plans) --------------------------
-
-
-def restrict_desired(desired: DesiredState, topic: str) -> DesiredState:
-    topics = {topic: desired.topics[topic]} if topic in desired.topics else {}
-    return desired.model_copy(update={"topics": topics})
-
-
-def restrict_observed(observed: ObservedState, topic: str) -> ObservedState:
-    topics = {topic: observed.topics[topic]} if topic in observed.topics else {}
-    groups = {g: {topic: offsets[topic]} for g, offsets in observed.group_offsets.items() if topic in offsets}
-    absent = observed.absent_topic_operations
-    moving = {topic: observed.reassignments[topic]} if topic in observed.reassignments else {}
-    return observed.model_copy(
-        update={
-            "topics": topics,
-            "group_offsets": groups,
-            "hidden_topics": [t for t in observed.hidden_topics if t == topic],
-            "absent_topic_operations": {topic: absent[topic]} if topic in absent else {},
-            "reassignments": moving,
-        }
-    )
-
-
-def plan_one_topic(desired: DesiredState, observed: ObservedState, topic: str, options: PlanOptions = PlanOptions()) -> Plan:
-    """The planner on a cluster restricted to one topic."""
-    return plan(restrict_desired(desired, topic), restrict_observed(observed, topic), options, disk=False)
-
-
-def drift_one_topic(
-    desired: DesiredState,
-    observed: ObservedState,
-    topic: str,
-    earlier: ObservedTopic | None = None,
-    epoch_end_offsets: Mapping[int, int] | None = None,
-    options: PlanOptions = PlanOptions(),
-    compare: bool = False,
-) -> TopicDrift:
-    """Plan one topic on its own and classify what the plan and the snapshots show. `compare`:
-    there is an earlier observation of the cluster (`earlier` None: the topic was not in it), so
-    the topic gets its change log."""
-    return planned_one_topic(desired, observed, topic, earlier, epoch_end_offsets, options, compare)[0]
-
-
-def planned_one_topic(
-    desired: DesiredState,
-    observed: ObservedState,
-    topic: str,
-    earlier: ObservedTopic | None = None,
-    epoch_end_offsets: Mapping[int, int] | None = None,
-    options: PlanOptions = PlanOptions(),
-    compare: bool = False,
-) -> tuple[TopicDrift, Plan]:
-    """`drift_one_topic`, and the plan it classified (which the Spark engine's quiet shapes read)."""
-    p = plan_one_topic(desired, observed, topic, options)
-    now = observed.topics.get(topic)
-    drift = topic_drift(
-        topic,
-        desired.topics.get(topic),
-        now,
-        p.actions,
-        p.diagnostics,
-        topic in p.unmanaged_topics,
-        earlier,
-        epoch_end_offsets,
-        observed_at=observed.taken_at,
-        change_log=changelog.topic_changes(topic, earlier, now) if compare else None,
-        hidden=topic in observed.hidden_topics,
-        drain=desired.cluster.drain_brokers,
-        reassigning=observed.reassignments.get(topic),
-    )
-    return drift, p
 
 
 # --- one topic ------------------------------------------------------------------------------------

@@ -14,11 +14,9 @@ after planning (a quiet topic's findings are copied from another's: its evidence
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from typing import Any
 
 from reconciler.drift.model import IdleTopic, TopicDrift
 from reconciler.errors import plural
-from reconciler.files.snapshot_parquet import activity_data
 from reconciler.models.desired import DesiredState
 from reconciler.models.idle import TopicActivity, changes_since, stamp
 from reconciler.plan.policy import never_idle
@@ -43,20 +41,6 @@ def with_idle(
         found = idle_topic(desired, t.topic, t.topic in internal, activity.get(t.topic), earlier)
         out.append(t if found is None else t.model_copy(update={"idle": found}))
     return out
-
-
-def row_idle(row: Mapping[str, Any], desired: DesiredState, compare: bool) -> IdleTopic | None:
-    """A fleet row's finding (the Spark engine's: the `activity` column, and the earlier run's as
-    `earlier_activity`); `compare`: the cluster has an earlier run. ValidationError: a bad value."""
-    if desired.policy.idle_after_ms is None or row.get("activity") is None:
-        return None
-    name = row["topic"]
-    earlier = None
-    if compare:
-        before = row.get("earlier_activity")
-        earlier = {} if before is None else {name: TopicActivity.model_validate(activity_data(name, before))}
-    evidence = TopicActivity.model_validate(activity_data(name, row["activity"]))
-    return idle_topic(desired, name, bool(row.get("internal")), evidence, earlier)
 
 
 def idle_topic(

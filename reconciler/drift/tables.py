@@ -15,7 +15,7 @@
   key, old, new, source, count, sensitive (`reconciler.drift.model.ChangeLogEntry`; no value of
   a sensitive key). Empty when no earlier observation was given.
 
-Each is a directory of Parquet part files (Spark writes many, the local engine one), readable
+Each is a directory of Parquet part files (one, from the driver; Spark writes to a URI), readable
 as one dataset by Spark, pyarrow, DuckDB or pandas. Timestamps are UTC.
 
 These are report output, like the HTML page: written for dashboards, never read back as input,
@@ -31,7 +31,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
-from reconciler.drift.model import ChangeLogEntry, DriftItem, DriftReport, RetentionLowered, TruncationRow
+from reconciler.drift.model import DriftReport, RetentionLowered
 from reconciler.files.snapshot_parquet import require_pyarrow
 
 ITEM_FIELDS = [
@@ -77,25 +77,12 @@ CHANGE_FIELDS = [
     ("sensitive", "boolean"),
 ]
 COMMON_FIELDS = [("generated_at", "timestamp"), ("cluster", "string"), ("observed_at", "timestamp")]
-# Set from the manifests after either engine (reconciler.drift.by_owner), so not among ITEM_FIELDS,
-# which the Spark executors fill.
+# Set from the manifests after either engine (reconciler.drift.by_owner): not a DriftItem field.
 OWNER_FIELD = ("owner", "string")
 
 
 def spark_ddl(fields: list[tuple[str, str]]) -> str:
     return ", ".join(f"`{name}` {kind}" for name, kind in fields)
-
-
-def item_dict(item: DriftItem) -> dict[str, Any]:
-    return {name: getattr(item, name) for name, _ in ITEM_FIELDS}
-
-
-def truncation_dict(row: TruncationRow) -> dict[str, Any]:
-    return {name: getattr(row, name) for name, _ in TRUNCATION_FIELDS}
-
-
-def change_dict(entry: ChangeLogEntry) -> dict[str, Any]:
-    return {name: getattr(entry, name) for name, _ in CHANGE_FIELDS}
 
 
 def retention_dicts(found: RetentionLowered) -> list[dict[str, Any]]:

@@ -16,19 +16,16 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from pydantic import ValidationError
-from pydantic_core import ErrorDetails, PydanticCustomError
+from pydantic_core import ErrorDetails
 
 from reconciler.errors import MAX_PROBLEMS, SnapshotError, noun, problem_line, shown_text
 from reconciler.files.json_document import read_json_document
 from reconciler.files.snapshot_problems import SNAPSHOT_KEYS, explain, invalid_snapshot
 from reconciler.models.idle import TopicActivity
 from reconciler.models.observed import (
-    FILE_CONTEXT,
     SNAPSHOT_FORMAT_VERSION,
-    ObservedConfig,
     ObservedState,
     ObservedTopic,
-    topic_from_file,
 )
 
 PARQUET_FORMAT_VERSION = 1
@@ -127,35 +124,6 @@ def activity_data(topic: Any, struct: Any) -> Any:
             for g in groups
         ]
     return {**struct, "topic": topic, "groups": groups if groups is not None else [], "unknown": struct.get("unknown") or []}
-
-
-_SHARED_CONFIGS: dict[tuple, ObservedConfig] = {}
-
-
-def topic_from_row(row: dict[str, Any]) -> ObservedTopic:
-    """An ObservedTopic from a row's `topic`, `topic_id`, `internal`, `configs` and `partitions`
-    (the row is the caller's own: its partitions become the model's)."""
-    partitions = []
-    for p in row["partitions"] or []:
-        p["offsets_by_timestamp"] = {e["timestamp"]: e["offset"] for e in p.get("offsets_by_timestamp") or []}
-        partitions.append(p)
-    data = {
-        "name": row["topic"],
-        "topic_id": row.get("topic_id"),
-        "internal": _internal(row),
-        "configs": {c["key"]: {k: c[k] for k in ("value", "source", "sensitive", "read_only")} for c in row.get("configs") or []},
-        "partitions": partitions,
-        "authorized_operations": row.get("authorized_operations"),
-    }
-    repeated = repeated_config_keys(row.get("configs"))
-    if repeated:  # a mapping would keep the last entry without a word
-        raise ValidationError.from_exception_data(
-            "ObservedTopic",
-            [{"type": PydanticCustomError("repeated_key", REPEATED_KEY), "loc": ("configs", k), "input": k} for k in repeated],
-        )
-    if len(_SHARED_CONFIGS) > 10_000:
-        _SHARED_CONFIGS.clear()
-    return topic_from_file(data, _SHARED_CONFIGS) or ObservedTopic.model_validate(data, context=FILE_CONTEXT)
 
 
 REPEATED_KEY = "listed more than once in the row's configs"
@@ -280,17 +248,6 @@ def write_snapshot_parquet(state: ObservedState, path: str | Path) -> None:
     header["parquet_format_version"] = PARQUET_FORMAT_VERSION
     schema = arrow_schema().with_metadata({METADATA_KEY: json.dumps(header).encode()})
     pa.parquet.write_table(pa.Table.from_pylist(rows, schema=schema), path, compression="zstd")
-
-
-def read_header(path: str) -> dict[str, Any]:
-    """The snapshot-wide part of a Parquet snapshot (brokers, reassignments in progress, ...) from
-    its key-value metadata, without reading its rows; `path` may be any URI pyarrow can open (the
-    Spark engine's fleets). {} for a file without one."""
-    pa = require_pyarrow(path)
-    import pyarrow.fs
-
-    filesystem, inner = pyarrow.fs.FileSystem.from_uri(path) if "://" in path else (None, path)
-    return header_of((pa.parquet.read_schema(inner, filesystem=filesystem).metadata or {}).get(METADATA_KEY), path)
 
 
 def header_of(meta: bytes | str | None, path: str) -> dict[str, Any]:

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reconciler.drift.compute import assemble, drift_one_topic, plan_one_topic, planned_one_topic
 from reconciler.drift.per_cluster import drift_for_cluster, report_of
 from reconciler.drift.render import render_report, summary_line
-from reconciler.files.snapshot import load_snapshot
 from reconciler.models.desired import KeepLast, UndeclaredConfigs
 from reconciler.models.observed import ConfigSource, ObservedConfig
 from reconciler.plan.planner import PlanOptions
@@ -154,43 +152,6 @@ def test_no_drift_means_no_items():
 def test_plan_errors_are_findings():
     c = drift_for_cluster(desired(want("a", partitions=2)), observed(have("a", partitions=3)))
     assert [(i.kind, i.key) for i in c.items] == [("plan-error", "partition-decrease")]
-
-
-def test_per_topic_planning_equals_whole_cluster_planning_on_example_snapshots():
-    for name in ("prod-eu", "staging-eu"):
-        o = load_snapshot(ROOT / "manifests" / "snapshots" / f"{name}.json")
-        # Manifests-free desired state built from the snapshot itself, with drift added.
-        topics = [n for n in sorted(o.topics) if not n.startswith("__")]
-        d = desired(
-            *[
-                want(
-                    n,
-                    partitions=len(o.topics[n].partitions) + (i % 2),
-                    replication_factor=o.topics[n].replication_factor,
-                    configs={"retention.ms": str(1000 * (i + 1))},
-                    truncate=[KeepLast(records=5)] if i % 3 == 0 else [],
-                )
-                for i, n in enumerate(topics[:-1])
-            ],
-            ignore_topics=[],
-        )
-        d = d.model_copy(update={"cluster": d.cluster.model_copy(update={"name": o.cluster})})
-        whole = drift_for_cluster(d, o, o)
-        pieces = [drift_one_topic(d, o, t, o.topics.get(t)) for t in sorted(set(d.topics) | set(o.topics))]
-        assert assemble(o.cluster, o.cluster_id, o.taken_at, o.taken_at, pieces) == whole
-        assert whole.has_drift and whole.unmanaged_topics == [topics[-1]]
-
-
-def test_planned_one_topic_gives_the_findings_and_the_plan_they_came_from():
-    # The Spark engine's quiet shapes read the plan beside the findings, not a second plan.
-    d = desired(want("a", partitions=2, configs={"retention.ms": "1000"}), want("b", partitions=1))
-    o = observed(have("a", partitions=3, set_on_topic={"retention.ms": "5"}), have("b"))
-    for topic in ("a", "b", "c"):
-        found, topic_plan = planned_one_topic(d, o, topic, o.topics.get(topic))
-        assert found == drift_one_topic(d, o, topic, o.topics.get(topic))
-        assert topic_plan == plan_one_topic(d, o, topic)
-    assert [a.topic for a in planned_one_topic(d, o, "a")[1].actions] == ["a"]
-    assert [x.code for x in planned_one_topic(d, o, "a")[1].diagnostics] == ["partition-decrease"]
 
 
 def test_a_topic_s_fields_are_findings_or_name_it_and_empty_reads_every_finding():

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from reconciler.drift import engine
-from reconciler.drift.compute import cluster_drift, drift_one_topic
+from reconciler.drift.compute import cluster_drift
 from reconciler.drift.per_cluster import report_of
 from reconciler.drift.render import render_report
 from reconciler.models.desired import KeepLast
@@ -43,8 +43,6 @@ def test_a_hidden_topic_is_not_visible_not_a_create_and_sizes_refused_is_said_on
     assert report.items[0].detail.startswith("not authorised to see topic orders")
     assert (report.counts.not_visible, report.counts.plan_errors) == (1, 0)
     assert report.not_visible_topics == ["orders"] and report.sizes_refused == "CLUSTER_AUTHORIZATION_FAILED"
-    one = drift_one_topic(want_state, seen, "orders")  # what the Spark engine computes per topic
-    assert one.hidden and not one.changes and not one.empty
     text = render_report(report_of([report], "local"), "text")
     assert text.count("partition sizes unknown: the principal lacks DESCRIBE on the cluster") == 1
     assert text.count("not authorised to see topic orders") == 1

@@ -4,7 +4,6 @@ them are drift (exit code 3) and which are health findings; every format and the
 
 from __future__ import annotations
 
-from reconciler.drift.compute import drift_one_topic
 from reconciler.drift.per_cluster import drift_for_cluster, report_of
 from reconciler.drift.render import render_report, summary_line
 from reconciler.drift.tables import read_table_rows, write_tables_local
@@ -92,18 +91,6 @@ def test_replica_health_is_in_every_format_and_the_items_table(tmp_path):
     write_tables_local(report, tmp_path)
     rows = read_table_rows(tmp_path, "drift_items")
     assert sorted(r["kind"] for r in rows) == ["leader-not-preferred", "pending-change", "replicas-on-drained-broker"]
-
-
-def test_one_topic_planned_alone_finds_the_same_health_as_the_whole_cluster():
-    t = have("a", partitions=1, replication_factor=3)
-    t = t.model_copy(update={"partitions": [partition(0, replicas=(1, 2, 4, 3))]})
-    state = cluster(
-        t, have("b", partitions=1), reassignments={"a": {0: PartitionReassignment(adding_replicas=[4], removing_replicas=[3])}}
-    )
-    wanted = desired(want("a", partitions=1), want("b", partitions=1), drain=[4])
-    whole = drift_for_cluster(wanted, state)
-    alone = drift_one_topic(wanted, state, "a")
-    assert alone.health == whole.health[0] and alone.health.reassigning and alone.health.drained == [0]
 
 
 def test_both_engines_agree_on_replicas_to_move_and_reassignments_in_progress(spark, tmp_path):
