@@ -172,8 +172,8 @@ def _cluster_task(shared: Broadcast[_Shared]) -> Callable[[Iterator[Row]], Itera
         # The snapshots' reader needs pyarrow (without it, a message about the file) and numpy
         # (without it, the slow reader): imported first, so that Spark's failure names what the
         # executors lack.
+        import pyarrow.parquet  # noqa: F401, I001
         import numpy  # noqa: F401
-        import pyarrow.parquet  # noqa: F401
 
         by_cluster: dict[str, dict[str, bytes]] = {}
         for row in rows:
