@@ -27,14 +27,15 @@ ENGINES = ("local", "spark", "auto")
 # --engine auto, without a master: Spark in local[*] when it would finish first on this machine's
 # cores. The local engine plans on one core; Spark spends a fixed time starting, then plans a
 # cluster per core at once. The rates below are what benchmarks/drift_spark.py measured
-# (docs/performance.md, "Third round"): each engine's marginal rate from its CPU at 1,200,000 and
-# 4,000,000 partitions (Spark's: its whole process tree in local[2], the JVM's and the driver's share
-# of each cluster included), Spark's start the wall time at 400,000 less that work on 2 cores. On
+# (docs/performance.md, "Third round"): each engine's marginal rate from its CPU at 400,000 and
+# 4,000,000 partitions on a quiet machine (Spark's: its whole process tree in local[2], the JVM's and
+# the driver's share of each cluster included; 140,000 on the standalone cluster's executors), Spark's
+# start the wall time at 400,000 less that work on 2 cores. On
 # few cores Spark does not catch up; with more its rate grows, the local one's does not. Memory
 # does not decide it: both drivers hold the manifests and the fleet's findings.
-LOCAL_PARTITIONS_PER_S = 150_000
-SPARK_PARTITIONS_PER_S_PER_CORE = 85_000
-SPARK_START_S = 15.0
+LOCAL_PARTITIONS_PER_S = 190_000
+SPARK_PARTITIONS_PER_S_PER_CORE = 140_000
+SPARK_START_S = 10.0
 
 
 def spark_pays_off(partitions: int, cores: int) -> bool:
