@@ -118,12 +118,17 @@ def read_json_document(
     return data
 
 
+# For `each` of `read_json_file`: a value parsed without the check -> (its replacement, the
+# key-value pairs its objects hold), or None.
+Each = Callable[[Any], "tuple[Any, int] | None"]
+
+
 def read_json_file(
     file: BinaryIO,
     origin: str,
     what: str = "snapshot",
     keyed: Mapping[str, int] | None = None,
-    each: Mapping[str, Callable[[Any], Any]] | None = None,
+    each: Mapping[str, Each] | None = None,
 ) -> Any:
     """`read_json_document` of the whole of `file` (binary, at its start): the same value, or the
     same error. A document that is an object is read a member at a time, and the members of
@@ -134,8 +139,13 @@ def read_json_file(
     whose place and words for it are the only ones.
 
     `each`: for a member of the document, a function its own members' values are replaced by as
-    they are read (a snapshot's topics by their models), where the window reads them; it must
-    take the values `read_json_document` gives too, and leave what it does not take as it is."""
+    they are read (a snapshot's topics by their models), where the window reads them. It is given
+    the value parsed without the check for a key twice (the json module's own objects, much
+    faster to build than through a hook) and gives back (what replaces it, how many key-value
+    pairs the objects of the value hold), or None to leave the value as `read_json_document`
+    would give it. Each key-value pair has one colon in the text outside strings, so a value whose
+    text holds as many colons as its objects hold pairs has no key twice; any other value is
+    parsed again with the check. `each` must take the values `read_json_document` gives too."""
     try:
         return _Window(file, each or {}).document()
     except _Whole:
@@ -148,10 +158,12 @@ class _Whole(Exception):
     """The document is read whole after all (see `read_json_file`)."""
 
 
-# The json module's scanner of one value (json.scanner), as `read_json_document` parses with.
+# The json module's scanner of one value (json.scanner), as `read_json_document` parses with, and
+# the same without the check for a key twice (see `each` in `read_json_file`).
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder(
     parse_constant=_no_constants, object_pairs_hook=_unique_keys
 ).scan_once  # type: ignore[attr-defined]
+_SCAN_UNCHECKED: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder(parse_constant=_no_constants).scan_once  # type: ignore[attr-defined]
 _SPACE = re.compile(r"[ \t\n\r]*")
 
 
@@ -161,7 +173,7 @@ class _Window:
 
     CHUNK = 1 << 20
 
-    def __init__(self, file: BinaryIO, each: Mapping[str, Callable[[Any], Any]]):
+    def __init__(self, file: BinaryIO, each: Mapping[str, Each]):
         self.file = file
         self.each = each
         self.decode = codecs.getincrementaldecoder("utf-8-sig")().decode  # a byte order mark, as some editors write
@@ -177,7 +189,7 @@ class _Window:
             raise _Whole
         return document
 
-    def _members(self, top: bool, each: Callable[[Any], Any] | None = None) -> dict:
+    def _members(self, top: bool, each: Each | None = None) -> dict:
         self.at += 1  # the "{"
         members: dict = {}
         if self._next() == "}":
@@ -186,14 +198,16 @@ class _Window:
         while True:
             if self._next() != '"':
                 raise _Whole
-            key = self._value()
+            key = self._value()[0]
             if key in members or self._next() != ":":
                 raise _Whole
             self.at += 1
             if self._next() == "{" and top:
                 members[key] = self._members(top=False, each=self.each.get(key))
+            elif each is None:
+                members[key] = self._value()[0]
             else:
-                members[key] = self._value() if each is None else each(self._value())
+                members[key] = self._each(each)
             found = self._next()
             self.at += 1
             if found == "}":
@@ -210,11 +224,29 @@ class _Window:
             if not self._more():
                 return ""
 
-    def _value(self) -> Any:
-        """The value at `at`, parsed whole: read on while the window ends within it."""
+    def _each(self, each: Each) -> Any:
+        """The value at `at` given to `each`, or parsed with the check where `each` cannot show
+        that no object in it holds a key twice (see `read_json_file`)."""
+        value, start = self._value(_SCAN_UNCHECKED)
+        taken = each(value)
+        if taken is not None and self.text.count(":", start, self.at) == taken[1]:
+            return taken[0]
+        try:
+            value, _ = _SCAN(self.text, start)  # a key twice: the whole reader says where
+        except (ValueError, RecursionError):
+            raise _Whole from None
+        return value if taken is None else taken[0]
+
+    def _value(self, scan: Callable[[str, int], tuple[Any, int]] = _SCAN) -> tuple[Any, int]:
+        """The value at `at`, parsed whole (read on while the window ends within it), and where
+        it starts in the window."""
+        if not self.ended and len(self.text) - self.at < self.CHUNK >> 4:
+            # A value cut off by the window's end is parsed again, and the json module's error
+            # for the cut counts the lines before it: most values are read on before they are cut.
+            self._more()
         while True:
             try:
-                value, end = _SCAN(self.text, self.at)
+                value, end = scan(self.text, self.at)
             except (StopIteration, ValueError, RecursionError):  # JSONDecodeError is a ValueError
                 if not self._more():
                     raise _Whole from None
@@ -222,8 +254,8 @@ class _Window:
             if end < len(self.text) or self.ended:  # a number ends only where something follows it
                 if _SURROGATE_ESCAPE.search(self.text, self.at, end):
                     raise _Whole
-                self.at = end
-                return value
+                start, self.at = self.at, end
+                return value, start
             self._more()
 
     def _more(self) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -43,7 +44,7 @@ CRAFTED = {
 }
 
 
-def outcome(read) -> object:
+def outcome(read) -> tuple[str, Any]:
     try:
         return ("value", read())
     except SnapshotError as e:
@@ -80,14 +81,56 @@ def test_a_good_snapshot_is_read_by_the_window_itself(chunk: int, monkeypatch: p
         assert json_document._Window(io.BytesIO(raw), {}).document() == json.loads(raw.decode("utf-8-sig"))
 
 
+def _pairs(value) -> int:
+    """The key-value pairs of every object in `value`, as an `each` counts them."""
+    if isinstance(value, dict):
+        return len(value) + sum(_pairs(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(_pairs(v) for v in value)
+    return 0
+
+
 def test_each_member_of_a_member_is_handed_over_as_read():
     raw = b'{"topics": {"a": {"n": 1}, "b": [2]}, "other": {"c": {"n": 3}}}'
     seen = []
 
     def each(value):
         seen.append(value)
-        return ("built", value)
+        return ("built", value), _pairs(value)
 
     read = read_json_file(io.BytesIO(raw), "snap.json", each={"topics": each})
     assert read == {"topics": {"a": ("built", {"n": 1}), "b": ("built", [2])}, "other": {"c": {"n": 3}}}
     assert seen == [{"n": 1}, [2]]
+
+
+EACH_CASES = {
+    "a key twice in a topic's object": b'{"topics": {"t": {"x": 1, "y": {"z": 2, "z": 3}}}}',
+    "a key twice, a colon in a string": b'{"topics": {"t": {"x": "a:b", "x": 2}}}',
+    "a colon in a string": b'{"topics": {"t": {"x": "a:b", "y": {"k:": 2}}}}',
+    "colons in strings, a key twice": b'{"topics": {"t": {"x": "a:b:c", "y": 1, "y": 1}}}',
+    "a key twice, left by each": b'{"topics": {"t": {"left": true, "x": 1, "x": 2}}}',
+    "left by each": b'{"topics": {"t": {"left": true}, "u": {"y": [1, {"z": 2}]}}}',
+}
+
+
+@pytest.mark.parametrize("case", sorted(EACH_CASES))
+@pytest.mark.parametrize("chunk", [1, 3, 1 << 20])
+def test_each_is_given_values_parsed_without_the_check_and_a_key_twice_is_still_refused(
+    case: str, chunk: int, monkeypatch: pytest.MonkeyPatch
+):
+    """A value `each` takes is parsed without the check for a key twice; its colons against the
+    pairs `each` counts show one, and the error is then the whole reader's."""
+    monkeypatch.setattr(json_document._Window, "CHUNK", chunk)
+    raw = EACH_CASES[case]
+
+    def each(value):
+        return None if isinstance(value, dict) and value.get("left") else (("built", value), _pairs(value))
+
+    windowed = outcome(lambda: read_json_file(io.BytesIO(raw), "snap.json", "snapshot", SNAPSHOT_KEYS, each={"topics": each}))
+    kind, whole = outcome(lambda: read_json_document(raw, "snap.json", "snapshot", SNAPSHOT_KEYS))
+    if kind == "error":
+        assert windowed == (kind, whole)
+        assert "appears twice" in whole
+    else:
+        expected = {name: value if value.get("left") else ("built", value) for name, value in whole["topics"].items()}
+        assert windowed == ("value", {"topics": expected})
