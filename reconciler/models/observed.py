@@ -748,6 +748,18 @@ class ObservedState(_Model):
         return trusted(cls, {"cluster": cluster, "topics": topics})
 
     @classmethod
+    def from_reader(cls, topics: dict[str, ObservedTopic], **fields: Any) -> ObservedState:
+        """A live read's state: its topics are the reader's, each checked when it was built
+        (`ObservedTopic.from_reader`), so the rest is validated without them and the rules between
+        the topics and the rest are checked after, as `from_file` does (pydantic would run each
+        topic's own check again: an after-validator runs on instances too). Anything refused
+        then (or a rule that needs the topics, as a reassignment's) is validated whole, as always."""
+        try:
+            return cls(**fields, topics={}).model_copy(update={"topics": topics})._checked()
+        except ValidationError:
+            return cls(**fields, topics=topics)
+
+    @classmethod
     def from_file(cls, data: dict[str, Any]) -> ObservedState:
         """A snapshot file's state (`data` as JSON gives it), checked by every rule: each topic
         that holds them all is built at once (`topic_from_file`), the rest by the models, which
