@@ -134,3 +134,74 @@ def test_each_is_given_values_parsed_without_the_check_and_a_key_twice_is_still_
     else:
         expected = {name: value if value.get("left") else ("built", value) for name, value in whole["topics"].items()}
         assert windowed == ("value", {"topics": expected})
+
+
+# Indented as `reconcile snapshot` writes (json.dumps(indent=2)), so that topics are parsed by orjson.
+INDENTED: dict[str, Any] = {
+    "a topic": {"topics": {"t": {"name": "t", "partitions": [{"p": 0, "r": [1, 2]}], "c": {"k": {"v": "x:y"}}}}},
+    "a number beyond 64 bits": {"topics": {"t": {"offset": 123456789012345678901234567890}, "u": {"offset": -(2**64)}}},
+    "a number of 4000 digits": {"topics": {"t": {"offset": int("9" * 4000)}}},
+    "a large float": {"topics": {"t": {"x": 1e300, "y": 2.5e-5}}},
+    "NaN": {"topics": {"t": {"x": float("nan")}}},
+    "a lone surrogate": {"topics": {"t": {"x": "\ud800"}}},
+    "an object indented deeper": {"topics": {"t": {"a": {"b": {"c": {}}}, "d": [{"e": 1}]}, "u": {}}},
+    "a list, not an object": {"topics": {"t": [1, {"a": 2}]}},
+    "left by each": {"topics": {"t": {"left": True}, "u": {"x": 1}}},
+}
+
+
+def _indented(case: str) -> bytes:
+    return json.dumps(INDENTED[case], indent=2).encode()
+
+
+def _holds_a_float(value: Any) -> bool:
+    """A float, or an integer beyond 64 bits (which orjson makes a float), anywhere in `value`."""
+    if isinstance(value, dict):
+        return any(_holds_a_float(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_holds_a_float(v) for v in value)
+    return isinstance(value, float) or (isinstance(value, int) and not -(2**63) <= value < 2**64)
+
+
+def _left(value: Any) -> bool:
+    """What the `each` below leaves: as every `each` must, any value holding a float."""
+    return (isinstance(value, dict) and bool(value.get("left"))) or _holds_a_float(value)
+
+
+def _each(value: Any) -> tuple[Any, int] | None:
+    return None if _left(value) else (("built", value), _pairs(value))
+
+
+@pytest.mark.parametrize("case", [*sorted(INDENTED), "a key twice", "a key twice deeper", *(p.name for p in FILES)])
+@pytest.mark.parametrize("chunk", [7, 64, 1 << 20])
+def test_indented_topics_read_as_the_whole_text_does(case: str, chunk: int, monkeypatch: pytest.MonkeyPatch):
+    """Topics closed where json.dumps(indent=2) closes them are parsed by orjson: the same values
+    and the same errors as the whole reader, whatever orjson does with numbers beyond 64 bits,
+    NaN or escaped surrogates."""
+    monkeypatch.setattr(json_document._Window, "CHUNK", chunk)
+    if case.endswith(".json"):
+        raw = next(p for p in FILES if p.name == case).read_bytes()
+    elif case.startswith("a key twice"):
+        inner = '"x": 1, "x": 2' if case == "a key twice" else '"x": {"y": 1, "y": 2}'
+        raw = ('{\n  "topics": {\n    "t": {\n      ' + inner + "\n    }\n  }\n}").encode()
+    else:
+        raw = _indented(case)
+    windowed = outcome(lambda: read_json_file(io.BytesIO(raw), "snap.json", "snapshot", SNAPSHOT_KEYS, each={"topics": _each}))
+    kind, whole = outcome(lambda: read_json_document(raw, "snap.json", "snapshot", SNAPSHOT_KEYS))
+    if kind == "value" and isinstance(whole, dict) and isinstance(whole.get("topics"), dict):
+        whole = {**whole, "topics": {n: v if _left(v) else ("built", v) for n, v in whole["topics"].items()}}
+    assert windowed == (kind, whole)
+
+
+def test_an_indented_topic_is_parsed_by_orjson(monkeypatch: pytest.MonkeyPatch):
+    """The fast path is taken (a reader that never took it would pass the test above too)."""
+    parsed: list[str] = []
+    real = json_document._orjson_loads()
+
+    def loads(text: str) -> Any:
+        parsed.append(text)
+        return real(text)
+
+    monkeypatch.setattr(json_document, "_orjson_loads", lambda: loads)
+    read_json_file(io.BytesIO(_indented("a topic")), "snap.json", each={"topics": _each})
+    assert [json.loads(text) for text in parsed] == [INDENTED["a topic"]["topics"]["t"]]
