@@ -183,7 +183,8 @@ def _orjson_loads() -> Callable[[str], Any]:
 
 class _Window:
     """A JSON object read from a binary file through a window of its text, two levels deep; each
-    value below that parsed whole by the json module's scanner, as `json.loads` parses it."""
+    value below that parsed whole by the json module's scanner, as `json.loads` parses it (or, for
+    `each`, by orjson where it gives the same: `_indented_object`)."""
 
     CHUNK = 1 << 20
 
