@@ -19,6 +19,8 @@ tracing slows everything down).
 budget set and none exceeded, in a workdir of its own: run it alternately with the same command
 without it to see what owners and budgets cost.
 
+The package's bytecode is compiled first, as installing it does (see benchmarks/plan_cluster.py).
+
 `--check COMMIT` plans again with that commit's `reconciler` package (`git archive`) and requires
 the JSON plan and the text on stdout to be byte-identical. Not a test: figures depend on the machine.
 """
@@ -34,7 +36,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from plan_cluster import package_of
+from plan_cluster import compiled, package_of
 
 T0 = 1_700_000_000_000
 TAKEN_AT = "2026-11-20T09:00:00+00:00"
@@ -240,6 +242,7 @@ def main() -> None:
     subprocess.run([*write, "--partitions", str(args.partitions), *owners], check=True, env=with_package(ROOT))
     snap, manifests = root / "snapshot.json", root / "manifests"
     plan_file = root / "plan.json"
+    compiled(ROOT / "reconciler")
     argv = [
         sys.executable,
         "-m",

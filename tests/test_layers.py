@@ -78,6 +78,7 @@ ONLY_IN = {
     "deepdiff": ("reconciler.drift.changelog", "reconciler.plan.binding"),
     "yaml": ("reconciler.manifests.yaml_source", "reconciler.adopt.importer"),  # reading manifests, writing them
     "jinja2": ("reconciler.drift.render",),  # the HTML drift report
+    "orjson": ("reconciler.files.json_document",),  # a JSON snapshot's topics
 }
 # Imported when a Parquet file is read or written, never when a module is imported (Spark's job excepted).
 LAZY_ONLY = {

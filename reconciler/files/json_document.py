@@ -10,6 +10,7 @@ Each is refused here with a one-paragraph error naming the file and the place.
 from __future__ import annotations
 
 import codecs
+import functools
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -118,12 +119,17 @@ def read_json_document(
     return data
 
 
+# For `each` of `read_json_file`: a value parsed without the check -> (its replacement, the
+# key-value pairs its objects hold), or None.
+Each = Callable[[Any], "tuple[Any, int] | None"]
+
+
 def read_json_file(
     file: BinaryIO,
     origin: str,
     what: str = "snapshot",
     keyed: Mapping[str, int] | None = None,
-    each: Mapping[str, Callable[[Any], Any]] | None = None,
+    each: Mapping[str, Each] | None = None,
 ) -> Any:
     """`read_json_document` of the whole of `file` (binary, at its start): the same value, or the
     same error. A document that is an object is read a member at a time, and the members of
@@ -134,8 +140,15 @@ def read_json_file(
     whose place and words for it are the only ones.
 
     `each`: for a member of the document, a function its own members' values are replaced by as
-    they are read (a snapshot's topics by their models), where the window reads them; it must
-    take the values `read_json_document` gives too, and leave what it does not take as it is."""
+    they are read (a snapshot's topics by their models), where the window reads them. It is given
+    the value parsed without the check for a key twice (the json module's own objects, much
+    faster to build than through a hook) and gives back (what replaces it, how many key-value
+    pairs the objects of the value hold), or None to leave the value as `read_json_document`
+    would give it. Each key-value pair has one colon in the text outside strings, so a value whose
+    text holds as many colons as its objects hold pairs has no key twice; any other value is
+    parsed again with the check. `each` must take the values `read_json_document` gives too, and
+    no value holding a float: an object may be parsed by orjson, which makes an integer beyond 64
+    bits a float (`_Window._indented_object`)."""
     try:
         return _Window(file, each or {}).document()
     except _Whole:
@@ -148,20 +161,34 @@ class _Whole(Exception):
     """The document is read whole after all (see `read_json_file`)."""
 
 
-# The json module's scanner of one value (json.scanner), as `read_json_document` parses with.
+# The json module's scanner of one value (json.scanner), as `read_json_document` parses with, and
+# the same without the check for a key twice (see `each` in `read_json_file`).
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder(
     parse_constant=_no_constants, object_pairs_hook=_unique_keys
 ).scan_once  # type: ignore[attr-defined]
+_SCAN_UNCHECKED: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder(parse_constant=_no_constants).scan_once  # type: ignore[attr-defined]
 _SPACE = re.compile(r"[ \t\n\r]*")
+
+
+# Where json.dumps(indent=2) closes an object that is a member of a member of the document.
+_INDENTED_END = "\n    }"
+
+
+@functools.cache
+def _orjson_loads() -> Callable[[str], Any]:
+    import orjson  # for snapshots only: the other commands that import this module do not pay for it
+
+    return orjson.loads
 
 
 class _Window:
     """A JSON object read from a binary file through a window of its text, two levels deep; each
-    value below that parsed whole by the json module's scanner, as `json.loads` parses it."""
+    value below that parsed whole by the json module's scanner, as `json.loads` parses it (or, for
+    `each`, by orjson where it gives the same: `_indented_object`)."""
 
     CHUNK = 1 << 20
 
-    def __init__(self, file: BinaryIO, each: Mapping[str, Callable[[Any], Any]]):
+    def __init__(self, file: BinaryIO, each: Mapping[str, Each]):
         self.file = file
         self.each = each
         self.decode = codecs.getincrementaldecoder("utf-8-sig")().decode  # a byte order mark, as some editors write
@@ -177,7 +204,7 @@ class _Window:
             raise _Whole
         return document
 
-    def _members(self, top: bool, each: Callable[[Any], Any] | None = None) -> dict:
+    def _members(self, top: bool, each: Each | None = None) -> dict:
         self.at += 1  # the "{"
         members: dict = {}
         if self._next() == "}":
@@ -186,14 +213,16 @@ class _Window:
         while True:
             if self._next() != '"':
                 raise _Whole
-            key = self._value()
+            key = self._value()[0]
             if key in members or self._next() != ":":
                 raise _Whole
             self.at += 1
             if self._next() == "{" and top:
                 members[key] = self._members(top=False, each=self.each.get(key))
+            elif each is None:
+                members[key] = self._value()[0]
             else:
-                members[key] = self._value() if each is None else each(self._value())
+                members[key] = self._each(each)
             found = self._next()
             self.at += 1
             if found == "}":
@@ -210,11 +239,55 @@ class _Window:
             if not self._more():
                 return ""
 
-    def _value(self) -> Any:
-        """The value at `at`, parsed whole: read on while the window ends within it."""
+    def _each(self, each: Each) -> Any:
+        """The value at `at` given to `each`, or parsed with the check where `each` cannot show
+        that no object in it holds a key twice (see `read_json_file`)."""
+        value, start = self._indented_object() or self._value(_SCAN_UNCHECKED)
+        taken = each(value)
+        if taken is not None and self.text.count(":", start, self.at) == taken[1]:
+            return taken[0]
+        try:
+            value, _ = _SCAN(self.text, start)  # a key twice: the whole reader says where
+        except (ValueError, RecursionError):
+            raise _Whole from None
+        return value if taken is None else taken[0]
+
+    def _indented_object(self) -> tuple[Any, int] | None:
+        """The object at `at` and where it starts, when it ends where json.dumps(indent=2) closes
+        a member of a member of the document (a topic of a snapshot `reconcile snapshot` wrote),
+        parsed by orjson, about twice as fast as the json module; None to parse it otherwise.
+        A text that orjson takes whole as one object is the object that starts there (it ends at
+        the brace that closes the one it opens), so the value is the json module's, but for
+        integers beyond 64 bits, which orjson makes floats: `each` takes no value holding one.
+        Anything else orjson refuses (NaN, a lone surrogate, a cut) is left to the json module."""
+        self._read_ahead()
+        text, start = self.text, self.at
+        cut = text.find(_INDENTED_END, start)
+        if cut < 0 or text[start] != "{":
+            return None
+        end = cut + len(_INDENTED_END)
+        try:
+            value = _orjson_loads()(text[start:end])
+        except ValueError:  # orjson's JSONDecodeError
+            return None
+        if _SURROGATE_ESCAPE.search(text, start, end):
+            raise _Whole
+        self.at = end
+        return value, start
+
+    def _read_ahead(self) -> None:
+        """More of the file in the window when little is left: a value cut off by the window's
+        end is parsed again, and the json module's error for the cut counts the lines before it."""
+        if not self.ended and len(self.text) - self.at < self.CHUNK >> 4:
+            self._more()
+
+    def _value(self, scan: Callable[[str, int], tuple[Any, int]] = _SCAN) -> tuple[Any, int]:
+        """The value at `at`, parsed whole (read on while the window ends within it), and where
+        it starts in the window."""
+        self._read_ahead()
         while True:
             try:
-                value, end = _SCAN(self.text, self.at)
+                value, end = scan(self.text, self.at)
             except (StopIteration, ValueError, RecursionError):  # JSONDecodeError is a ValueError
                 if not self._more():
                     raise _Whole from None
@@ -222,8 +295,8 @@ class _Window:
             if end < len(self.text) or self.ended:  # a number ends only where something follows it
                 if _SURROGATE_ESCAPE.search(self.text, self.at, end):
                     raise _Whole
-                self.at = end
-                return value
+                start, self.at = self.at, end
+                return value, start
             self._more()
 
     def _more(self) -> bool:
@@ -329,8 +402,11 @@ def _printable(element: Any) -> Any:
 _UNESCAPED = re.compile("[\x7f-\U0010ffff]")
 # Every float either writes has a digit, then a point and a digit or an exponent; a line where that
 # is found (in a key or a string, too) is a candidate. A float is the last thing on its line
-# (after a space, or alone), and a string never is (its closing quote is).
-_FLOAT_HINT = re.compile(r"[0-9](?:\.[0-9]|e[-+]?[0-9])")
+# (after a space, or alone), and a string never is (its closing quote is). The two hints are
+# looked for apart, each from its first character, which the regex engine finds much faster than
+# a digit: the text of a large plan is tens of megabytes.
+_FLOAT_HINTS = (re.compile(r"\.[0-9]"), re.compile(r"e[-+]?[0-9]"))
+_DIGITS = frozenset("0123456789")
 _FLOAT = re.compile(r"-?[0-9]+(?:\.[0-9]+(?:e[-+]?[0-9]+)?|e[-+]?[0-9]+)")  # not an integer
 
 
@@ -360,10 +436,11 @@ def _python_floats(text: str) -> str:
     """Floats rewritten as Python's repr writes them (json.dumps uses it)."""
     pieces: list[str] = []
     copied = looked_at = 0  # text before `copied` is in pieces; lines before `looked_at` are done
-    for hint in _FLOAT_HINT.finditer(text):
-        if hint.start() < looked_at:
+    hints = sorted(h.start() for found in _FLOAT_HINTS for h in found.finditer(text, 1) if text[h.start() - 1] in _DIGITS)
+    for hint in hints:
+        if hint < looked_at:
             continue
-        end = text.find("\n", hint.start())
+        end = text.find("\n", hint)
         looked_at = end = len(text) if end < 0 else end
         start = text.rfind(" ", 0, end) + 1
         stop = end - 1 if text[end - 1] == "," else end

@@ -11,14 +11,14 @@ from pydantic import ValidationError
 from reconciler.errors import MAX_PROBLEMS, SnapshotError, validation_problems
 from reconciler.files.json_document import read_json_file
 from reconciler.files.snapshot_problems import SNAPSHOT_KEYS, TAKE_A_NEW_ONE, explain, invalid_snapshot
-from reconciler.models.observed import ObservedConfig, ObservedState, topic_from_file
+from reconciler.models.observed import ObservedConfig, ObservedState, counted_topic_from_file
 
 
 def read_snapshot_json(file: BinaryIO, path: str | Path) -> ObservedState:
     """The snapshot in `file` (the file at `path`, opened binary), checked; SnapshotError naming the file otherwise."""
     shared: dict[tuple, ObservedConfig] = {}
     data = read_json_file(
-        file, str(path), "snapshot", SNAPSHOT_KEYS, each={"topics": lambda topic: topic_from_file(topic, shared) or topic}
+        file, str(path), "snapshot", SNAPSHOT_KEYS, each={"topics": lambda topic: counted_topic_from_file(topic, shared)}
     )
     if not isinstance(data, dict):
         hint = (

@@ -155,7 +155,7 @@ class Observer:
             # configs (DescribeConfigs said so): either way it is not in the observation.
             topics[name] = _topic(view, name, scope, results, topic_configs.get(name, {}), size_of)
         self._report_unreadable(scope, topics, results)
-        return ObservedState(
+        return ObservedState.from_reader(
             cluster=self._spec.name,
             cluster_id=view.cluster_id,
             controller_id=view.controller_id,

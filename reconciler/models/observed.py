@@ -441,6 +441,14 @@ def topic_from_file(values: dict[str, Any], configs: dict[tuple, ObservedConfig]
     for a file; None otherwise. The partition dicts become the models' own (their
     offsets_by_timestamp keys made int), so the caller hands `values` over. `configs`: equal
     configs already built, shared (frozen models)."""
+    counted = counted_topic_from_file(values, configs)
+    return None if counted is None else counted[0]
+
+
+def counted_topic_from_file(values: Any, configs: dict[tuple, ObservedConfig]) -> tuple[ObservedTopic, int] | None:
+    """`topic_from_file`, and how many key-value pairs the dicts in `values` held: the JSON
+    reader's proof that none held a key twice (`reconciler.files.json_document.read_json_file`).
+    A topic taken holds no dict the checks below do not count."""
     if type(values) is not dict or not values.keys() <= _TOPIC_KEYS:
         return None
     name, partitions = values.get("name"), values.get("partitions")
@@ -457,10 +465,13 @@ def topic_from_file(values: dict[str, Any], configs: dict[tuple, ObservedConfig]
         or not partitions
     ):
         return None
-    built = _configs_from_file(values.get("configs", {}), configs)
+    given_configs = values.get("configs", {})
+    built = _configs_from_file(given_configs, configs)
     if built is None:
         return None
     good_replicas, order, order_and_offsets_hold = _GOOD_REPLICAS, _PARTITION_ORDER, _ORDER_AND_OFFSETS_HOLD
+    # Each config is a dict (checked), and each partition holds every field unless counted apart.
+    pairs = len(values) + len(given_configs) + sum(map(len, given_configs.values())) + len(order) * len(partitions)
     ready, times, lists = [], [], []
     broker_lists: list[list[Any]] = []  # every replica, ISR and offline list, for one check of their types
     for index, p in enumerate(partitions):
@@ -469,6 +480,7 @@ def topic_from_file(values: dict[str, Any], configs: dict[tuple, ObservedConfig]
         if tuple(p) != order:  # written by hand, or before a field existed: the defaults
             if not p.keys() <= _PARTITION_KEYS or not p.keys() >= _PARTITION_REQUIRED:
                 return None
+            pairs += len(p) - len(order)
             p = {key: p[key] if key in p else _partition_default(key) for key in order}
         # In _PARTITION_ORDER: one call instead of a lookup per field, for 100,000 partitions.
         number, leader, epoch, replicas, isr, offline, start, end, size, epoch_end, by_time = p.values()
@@ -513,6 +525,7 @@ def topic_from_file(values: dict[str, Any], configs: dict[tuple, ObservedConfig]
             if converted is None:
                 return None
             times.append((p, converted))
+            pairs += len(by_time)
     # The verdicts above are keyed by value, where True and 1.0 equal 1: every broker id must be an int.
     if not set(map(type, itertools.chain.from_iterable(broker_lists))) <= {int}:
         return None
@@ -525,7 +538,7 @@ def topic_from_file(values: dict[str, Any], configs: dict[tuple, ObservedConfig]
             p["offsets_by_timestamp"] = _NO_TIMES
     for p, converted in times:
         p["offsets_by_timestamp"] = converted
-    return trusted(
+    topic = trusted(
         ObservedTopic,
         {
             "name": name,
@@ -536,6 +549,7 @@ def topic_from_file(values: dict[str, Any], configs: dict[tuple, ObservedConfig]
             "authorized_operations": operations,
         },
     )
+    return topic, pairs
 
 
 def _int_in(value: Any, low: int, high: int) -> bool:
@@ -732,6 +746,18 @@ class ObservedState(_Model):
         inspects the signature of every default factory on each call, which a drift report would
         pay per topic)."""
         return trusted(cls, {"cluster": cluster, "topics": topics})
+
+    @classmethod
+    def from_reader(cls, topics: dict[str, ObservedTopic], **fields: Any) -> ObservedState:
+        """A live read's state: its topics are the reader's, each checked when it was built
+        (`ObservedTopic.from_reader`), so the rest is validated without them and the rules between
+        the topics and the rest are checked after, as `from_file` does (pydantic would run each
+        topic's own check again: an after-validator runs on instances too). Anything refused
+        then (or a rule that needs the topics, as a reassignment's) is validated whole, as always."""
+        try:
+            return cls(**fields, topics={}).model_copy(update={"topics": topics})._checked()
+        except ValidationError:
+            return cls(**fields, topics=topics)
 
     @classmethod
     def from_file(cls, data: dict[str, Any]) -> ObservedState:

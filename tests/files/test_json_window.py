@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -43,7 +44,7 @@ CRAFTED = {
 }
 
 
-def outcome(read) -> object:
+def outcome(read) -> tuple[str, Any]:
     try:
         return ("value", read())
     except SnapshotError as e:
@@ -80,14 +81,127 @@ def test_a_good_snapshot_is_read_by_the_window_itself(chunk: int, monkeypatch: p
         assert json_document._Window(io.BytesIO(raw), {}).document() == json.loads(raw.decode("utf-8-sig"))
 
 
+def _pairs(value) -> int:
+    """The key-value pairs of every object in `value`, as an `each` counts them."""
+    if isinstance(value, dict):
+        return len(value) + sum(_pairs(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(_pairs(v) for v in value)
+    return 0
+
+
 def test_each_member_of_a_member_is_handed_over_as_read():
     raw = b'{"topics": {"a": {"n": 1}, "b": [2]}, "other": {"c": {"n": 3}}}'
     seen = []
 
     def each(value):
         seen.append(value)
-        return ("built", value)
+        return ("built", value), _pairs(value)
 
     read = read_json_file(io.BytesIO(raw), "snap.json", each={"topics": each})
     assert read == {"topics": {"a": ("built", {"n": 1}), "b": ("built", [2])}, "other": {"c": {"n": 3}}}
     assert seen == [{"n": 1}, [2]]
+
+
+EACH_CASES = {
+    "a key twice in a topic's object": b'{"topics": {"t": {"x": 1, "y": {"z": 2, "z": 3}}}}',
+    "a key twice, a colon in a string": b'{"topics": {"t": {"x": "a:b", "x": 2}}}',
+    "a colon in a string": b'{"topics": {"t": {"x": "a:b", "y": {"k:": 2}}}}',
+    "colons in strings, a key twice": b'{"topics": {"t": {"x": "a:b:c", "y": 1, "y": 1}}}',
+    "a key twice, left by each": b'{"topics": {"t": {"left": true, "x": 1, "x": 2}}}',
+    "left by each": b'{"topics": {"t": {"left": true}, "u": {"y": [1, {"z": 2}]}}}',
+}
+
+
+@pytest.mark.parametrize("case", sorted(EACH_CASES))
+@pytest.mark.parametrize("chunk", [1, 3, 1 << 20])
+def test_each_is_given_values_parsed_without_the_check_and_a_key_twice_is_still_refused(
+    case: str, chunk: int, monkeypatch: pytest.MonkeyPatch
+):
+    """A value `each` takes is parsed without the check for a key twice; its colons against the
+    pairs `each` counts show one, and the error is then the whole reader's."""
+    monkeypatch.setattr(json_document._Window, "CHUNK", chunk)
+    raw = EACH_CASES[case]
+
+    def each(value):
+        return None if isinstance(value, dict) and value.get("left") else (("built", value), _pairs(value))
+
+    windowed = outcome(lambda: read_json_file(io.BytesIO(raw), "snap.json", "snapshot", SNAPSHOT_KEYS, each={"topics": each}))
+    kind, whole = outcome(lambda: read_json_document(raw, "snap.json", "snapshot", SNAPSHOT_KEYS))
+    if kind == "error":
+        assert windowed == (kind, whole)
+        assert "appears twice" in whole
+    else:
+        expected = {name: value if value.get("left") else ("built", value) for name, value in whole["topics"].items()}
+        assert windowed == ("value", {"topics": expected})
+
+
+# Indented as `reconcile snapshot` writes (json.dumps(indent=2)), so that topics are parsed by orjson.
+INDENTED: dict[str, Any] = {
+    "a topic": {"topics": {"t": {"name": "t", "partitions": [{"p": 0, "r": [1, 2]}], "c": {"k": {"v": "x:y"}}}}},
+    "a number beyond 64 bits": {"topics": {"t": {"offset": 123456789012345678901234567890}, "u": {"offset": -(2**64)}}},
+    "a number of 4000 digits": {"topics": {"t": {"offset": int("9" * 4000)}}},
+    "a large float": {"topics": {"t": {"x": 1e300, "y": 2.5e-5}}},
+    "NaN": {"topics": {"t": {"x": float("nan")}}},
+    "a lone surrogate": {"topics": {"t": {"x": "\ud800"}}},
+    "an object indented deeper": {"topics": {"t": {"a": {"b": {"c": {}}}, "d": [{"e": 1}]}, "u": {}}},
+    "a list, not an object": {"topics": {"t": [1, {"a": 2}]}},
+    "left by each": {"topics": {"t": {"left": True}, "u": {"x": 1}}},
+}
+
+
+def _indented(case: str) -> bytes:
+    return json.dumps(INDENTED[case], indent=2).encode()
+
+
+def _holds_a_float(value: Any) -> bool:
+    """A float, or an integer beyond 64 bits (which orjson makes a float), anywhere in `value`."""
+    if isinstance(value, dict):
+        return any(_holds_a_float(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_holds_a_float(v) for v in value)
+    return isinstance(value, float) or (isinstance(value, int) and not -(2**63) <= value < 2**64)
+
+
+def _left(value: Any) -> bool:
+    """What the `each` below leaves: as every `each` must, any value holding a float."""
+    return (isinstance(value, dict) and bool(value.get("left"))) or _holds_a_float(value)
+
+
+def _each(value: Any) -> tuple[Any, int] | None:
+    return None if _left(value) else (("built", value), _pairs(value))
+
+
+@pytest.mark.parametrize("case", [*sorted(INDENTED), "a key twice", "a key twice deeper", *(p.name for p in FILES)])
+@pytest.mark.parametrize("chunk", [7, 64, 1 << 20])
+def test_indented_topics_read_as_the_whole_text_does(case: str, chunk: int, monkeypatch: pytest.MonkeyPatch):
+    """Topics closed where json.dumps(indent=2) closes them are parsed by orjson: the same values
+    and the same errors as the whole reader, whatever orjson does with numbers beyond 64 bits,
+    NaN or escaped surrogates."""
+    monkeypatch.setattr(json_document._Window, "CHUNK", chunk)
+    if case.endswith(".json"):
+        raw = next(p for p in FILES if p.name == case).read_bytes()
+    elif case.startswith("a key twice"):
+        inner = '"x": 1, "x": 2' if case == "a key twice" else '"x": {"y": 1, "y": 2}'
+        raw = ('{\n  "topics": {\n    "t": {\n      ' + inner + "\n    }\n  }\n}").encode()
+    else:
+        raw = _indented(case)
+    windowed = outcome(lambda: read_json_file(io.BytesIO(raw), "snap.json", "snapshot", SNAPSHOT_KEYS, each={"topics": _each}))
+    kind, whole = outcome(lambda: read_json_document(raw, "snap.json", "snapshot", SNAPSHOT_KEYS))
+    if kind == "value" and isinstance(whole, dict) and isinstance(whole.get("topics"), dict):
+        whole = {**whole, "topics": {n: v if _left(v) else ("built", v) for n, v in whole["topics"].items()}}
+    assert windowed == (kind, whole)
+
+
+def test_an_indented_topic_is_parsed_by_orjson(monkeypatch: pytest.MonkeyPatch):
+    """The fast path is taken (a reader that never took it would pass the test above too)."""
+    parsed: list[str] = []
+    real = json_document._orjson_loads()
+
+    def loads(text: str) -> Any:
+        parsed.append(text)
+        return real(text)
+
+    monkeypatch.setattr(json_document, "_orjson_loads", lambda: loads)
+    read_json_file(io.BytesIO(_indented("a topic")), "snap.json", each={"topics": _each})
+    assert [json.loads(text) for text in parsed] == [INDENTED["a topic"]["topics"]["t"]]
