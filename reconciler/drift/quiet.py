@@ -152,11 +152,14 @@ def name_free(template: TopicDrift, first_plan: Plan, topic: str) -> bool:
             return False
         if any(c.op != "set" or c.before != c.after for c in action.changes):
             return False
-    return not (
-        template.diagnostics
-        or template.truncation
-        or template.truncation_rows
-        or template.replicas
+    return not (template.diagnostics or template.truncation or template.truncation_rows or _its_own(template))
+
+
+def _its_own(template: TopicDrift) -> bool:
+    """Whether the template has findings no other topic of its shape shares: what its replicas,
+    leaders, offsets or history show, or that it is hidden."""
+    return bool(
+        template.replicas
         or template.health
         or template.data_loss
         or template.retention
@@ -217,15 +220,7 @@ def _retelling(template: TopicDrift, first_plan: Plan, topic: str) -> _Retelling
     and offsets show nothing: `_quiet`). A truncation's targets and a retention cut's estimate do
     read its partitions, but only the actions themselves (their changes and truncation) and the
     plan's diagnostics say what they found."""
-    if (
-        template.replicas
-        or template.health
-        or template.data_loss
-        or template.retention
-        or template.unverified
-        or template.change_log
-        or template.hidden
-    ):
+    if _its_own(template):
         return None
     actions = [a for a in first_plan.actions if a.topic == topic]
     if not all(isinstance(a, _OWN_ACTIONS) for a in actions):
