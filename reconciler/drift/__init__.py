@@ -7,8 +7,9 @@
 - `live`: what a live report reads beyond the plan's read (leader-epoch evidence, retention lookups);
 - `render`: text, JSON, Markdown, self-contained HTML; `tables`: the dashboards' Parquet tables
   (report output; the snapshots drift reads are `reconciler.files`);
-- `engine`: one cluster, or a fleet with the local engine (never imports pyspark);
-- `spark_job`: the fleet pipeline on PySpark, imported only when it runs; `spark_session` starts
+- `engine`: one cluster, or a fleet with the local engine (never imports pyspark); `per_cluster`:
+  a fleet's cluster, the work both engines run per cluster;
+- `spark_job`: the fleet's clusters spread over Spark's tasks, imported only when it runs; `spark_session` starts
   Spark and watches for executors, `spark_failures` words Spark's failures, `spark_options` holds
   the command line's Spark settings (no pyspark).
 """

@@ -3,11 +3,10 @@
 The diff itself is the planner's (`reconciler.plan.planner.plan`); this module only reads a plan and
 the observed state and classifies what it finds. The unit of work is one topic of one cluster:
 `topic_drift` computes everything for one topic from the plan's actions and diagnostics for that
-topic, and `assemble` puts a cluster's topics together. The local engine plans a whole cluster at
-once and splits the plan by topic; the Spark engine plans each topic on its own
-(`plan_one_topic`); both end in `assemble`, so equal inputs give equal reports. Against an
-earlier observation each topic also carries its change log (`reconciler.drift.changelog`), which
-both engines compute per topic alike.
+topic, and `assemble` puts a cluster's topics together. A cluster is planned whole and its plan
+split by topic (both engines: the Spark engine runs the same per-cluster work in its tasks,
+`reconciler.drift.per_cluster`). Against an earlier observation each topic also carries its
+change log (`reconciler.drift.changelog`).
 """
 
 from __future__ import annotations
@@ -62,13 +61,6 @@ from reconciler.models.plan import (
 from reconciler.models.trusted import trusted_each, trusted_maker
 from reconciler.plan.planner import same_config_value
 from reconciler.render.values import reassignment_headline
-
-_BROKER_SOURCES = {
-    ConfigSource.DYNAMIC_BROKER_CONFIG.name,
-    ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG.name,
-    ConfigSource.STATIC_BROKER_CONFIG.name,
-}
-
 
 # --- one topic ------------------------------------------------------------------------------------
 

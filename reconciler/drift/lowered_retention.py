@@ -9,8 +9,8 @@ check, or may already have deleted (a cut that has already run leaves little lef
 with an earlier observation, the log start's move shows what went).
 
 Inherited values (what a key without a topic override falls back to) are read from the topic
-itself, so that one topic gives the same finding whichever engine plans it (the Spark engine sees
-one topic at a time).
+itself, so that a topic's finding does not depend on which other topics are planned with it (the
+quiet pass copies a shape's findings to its other topics).
 """
 
 from __future__ import annotations

@@ -34,7 +34,6 @@ from reconciler.errors import ReconcilerError, shown_text
 
 PROBE_S = 10.0  # one TCP connection to a master
 PROGRESS_EVERY_S = 30.0
-LOG_LEVELS = ("OFF", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE", "ALL")
 
 # The JVMs of a drift job run no heavy query (the tasks' work is Python): the JIT's first tier only,
 # since its optimising compiler would compile code the job leaves before it pays off, and the

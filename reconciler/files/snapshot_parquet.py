@@ -2,8 +2,8 @@
 `drift --fleet` reads (where the files go in a fleet directory is `reconciler.files.fleet`). The
 columns and the header: docs/snapshot-format.md.
 
-The row helpers here are plain Python (the Spark job uses them on Arrow batches); pyarrow is
-imported only by the functions that read or write files (`require_pyarrow`).
+The row helpers here are plain Python; pyarrow is imported only by the functions that read or
+write files (`require_pyarrow`).
 """
 
 from __future__ import annotations

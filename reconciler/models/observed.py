@@ -375,8 +375,6 @@ class ObservedTopic(_Model):
 # Kafka's own topics (__consumer_offsets, __transaction_state, ...) are never managed, imported
 # nor reported as unmanaged: flagged internal by Metadata, or named with Kafka's prefix for them.
 INTERNAL_PREFIX = "__"
-# The same over a snapshot row (columns `topic`, `internal`), for the Spark engine.
-INTERNAL_TOPIC_SQL = f"(coalesce(internal, false) OR startswith(topic, '{INTERNAL_PREFIX}'))"
 
 
 def is_internal_topic(name: str, topic: ObservedTopic) -> bool:

@@ -94,9 +94,9 @@ def test_replica_health_is_in_every_format_and_the_items_table(tmp_path):
 
 
 def test_both_engines_agree_on_replicas_to_move_and_reassignments_in_progress(spark, tmp_path):
-    """The Spark engine plans each topic alone from its row; the brokers to place on and the
-    reassignments in progress come from the snapshot's header, so an RF change or a drain is a
-    pending change there too, not a plan error about a snapshot without brokers."""
+    """The brokers to place on and the reassignments in progress come from the snapshot's
+    header, in a Spark task as in the local engine, so an RF change or a drain is a pending
+    change there too, not a plan error about a snapshot without brokers."""
     from datetime import datetime, timezone
 
     from reconciler.drift import engine
