@@ -29,7 +29,7 @@ ENGINES = ("local", "spark", "auto")
 # cluster per core at once. The rates below are what benchmarks/drift_spark.py measured
 # (docs/performance.md, "Third round"): each engine's marginal rate from its CPU at 400,000 and
 # 4,000,000 partitions on a quiet machine (Spark's: its whole process tree in local[2], the JVM's and
-# the driver's share of each cluster included; 140,000 on the standalone cluster's executors), Spark's
+# the driver's share of each cluster included; 200,000 on a standalone cluster's executors alone), Spark's
 # start the wall time at 400,000 less that work on 2 cores. On
 # few cores Spark does not catch up; with more its rate grows, the local one's does not. Memory
 # does not decide it: both drivers hold the manifests and the fleet's findings.
