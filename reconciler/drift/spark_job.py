@@ -82,7 +82,7 @@ def run(
         if os.environ.get("RECONCILER_DEBUG"):
             raise
         raise _spark_failure(fleet, e, _executors_python()) from None
-    return report_of([_cluster_result(r) for r in sorted(found, key=lambda r: r["cluster"])], "spark", generated_at)
+    return report_of([_reported(r) for r in sorted(found, key=lambda r: r["cluster"])], "spark", generated_at)
 
 
 @dataclass(frozen=True)
@@ -119,9 +119,8 @@ def fleet_runs(spark: SparkSession, fleet: str | Path) -> dict[str, ClusterRuns]
     `<cluster>/<run>.parquet`, as the local engine names a local fleet's (`files.fleet`)."""
     found: dict[str, list[tuple[datetime, str, int]]] = {}
     for r in _fleet_files(spark, fleet).collect():
-        path = r["path"]
-        shown = _shown_path(path)
-        found.setdefault(_cluster_directory(path), []).append((parse_run(PurePosixPath(shown).stem, shown), path, r["length"]))
+        path, file = r["path"], _posix_path(r["path"])
+        found.setdefault(file.parent.name, []).append((parse_run(file.stem, _shown_path(path)), path, r["length"]))
     if not found:
         raise SnapshotError(
             f"{fleet} holds no Parquet snapshots; the Spark engine reads "
@@ -177,14 +176,14 @@ def _cluster_task(shared: Broadcast[_Shared]) -> Callable[[Iterator[Row]], Itera
 
         by_cluster: dict[str, dict[str, bytes]] = {}
         for row in rows:
-            by_cluster.setdefault(_cluster_directory(row["path"]), {})[row["path"]] = row["content"]
+            by_cluster.setdefault(_posix_path(row["path"]).parent.name, {})[row["path"]] = row["content"]
         for cluster, files in by_cluster.items():
             # Without the cyclic collector, as `reconcile` runs each command (reconciler.cli): a
             # cluster's work builds one large graph of objects and drops it at the end, and the
             # collector walking it while it grows cost as much as the work (docs/performance.md).
             gc.disable()
             try:
-                result = cluster_result(shared.value, cluster, files)
+                result = _task_result(shared.value, cluster, files)
             finally:
                 gc.enable()
             yield result
@@ -192,14 +191,14 @@ def _cluster_task(shared: Broadcast[_Shared]) -> Callable[[Iterator[Row]], Itera
     return run_task
 
 
-def cluster_result(shared: _Shared, cluster: str, files: Mapping[str, bytes]) -> dict[str, Any]:
+def _task_result(shared: _Shared, cluster: str, files: Mapping[str, bytes]) -> dict[str, Any]:
     """A task's result for `cluster` (`files`: its snapshots' bytes by path): the local engine's
     work on them, or the error it gives."""
-    by_name = {_file_name(path): (path, content) for path, content in files.items()}
+    by_name = {_posix_path(path).name: (path, content) for path, content in files.items()}
     runs = shared.runs[cluster]
 
     def snapshot(file: str) -> SnapshotBytes:
-        path, content = by_name[_file_name(file)]
+        path, content = by_name[_posix_path(file).name]
         return SnapshotBytes(content, _shown_path(path))
 
     try:
@@ -215,7 +214,7 @@ def cluster_result(shared: _Shared, cluster: str, files: Mapping[str, bytes]) ->
     return {"cluster": cluster, "drift": drift, "error": None}
 
 
-def _cluster_result(row: Mapping[str, Any]) -> ClusterDrift:
+def _reported(row: Mapping[str, Any]) -> ClusterDrift:
     """A task's row on the driver: its findings, or the error the local engine gives for the
     cluster (the first cluster by name that has one, as the local engine meets it)."""
     if row["error"] is not None:
@@ -283,13 +282,9 @@ def _whole(error: Py4JJavaError) -> str:
         return ""
 
 
-def _file_name(file: str) -> str:
-    return PurePosixPath(unquote(urlparse(file).path)).name
-
-
-def _cluster_directory(file: str) -> str:
-    """The cluster a fleet's file belongs to by its place: the directory it is in."""
-    return PurePosixPath(unquote(urlparse(file).path)).parent.name
+def _posix_path(file: str) -> PurePosixPath:
+    """A file as Spark names it (a URI), as a path: its name is the run's, its directory's the cluster's."""
+    return PurePosixPath(unquote(urlparse(file).path))
 
 
 def _shown_path(file: str) -> str:
