@@ -11,14 +11,21 @@ ABSENT = "kind: Topic\nname: {name}\nstate: absent\n{guard}"
 T0 = 1_700_000_000_000
 
 
+def _old_topics(c: TestCluster, topics: int, groups: tuple[str, ...]) -> list[str]:
+    """`topics` topics of 3 partitions, 10 records on partition 0 stamped from T0, which each of
+    `groups` committed offset 3 on."""
+    names = [f"old-{i:04d}" for i in range(topics)]
+    for name in names:
+        c.create_topic(name, partitions=3, replication_factor=1)
+    c.produce_many({(name, 0): 10 for name in names}, timestamp_ms=T0, step_ms=1000)
+    for group in groups:
+        c.commit_offsets(group, {(name, 0): 3 for name in names})
+    return names
+
+
 def requests_to_observe(tmp_path, topics: int, guard: str) -> dict:
     with TestCluster(brokers=3) as c:
-        names = [f"old-{i:04d}" for i in range(topics)]
-        for name in names:
-            c.create_topic(name, partitions=3, replication_factor=1)
-        c.produce_many({(name, 0): 10 for name in names}, timestamp_ms=T0, step_ms=1000)
-        for group in ("billing", "audit"):
-            c.commit_offsets(group, {(name, 0): 3 for name in names})
+        names = _old_topics(c, topics, ("billing", "audit"))
         documents = "---\n".join(ABSENT.format(name=n, guard=guard) for n in names)
         root = write_manifests(tmp_path / f"{topics}{bool(guard)}", c.bootstrap_servers, documents)
         desired = load_manifests(root).desired_state(CLUSTER)
@@ -50,11 +57,7 @@ def test_requests_per_api_are_the_same_for_1_and_300_guarded_deletions(tmp_path)
 def requests_to_snapshot(tmp_path, topics: int, policy: str) -> dict:
     """What a snapshot's read (every topic, with sizes) sends for `topics` topics, none declared."""
     with TestCluster(brokers=3) as c:
-        names = [f"old-{i:04d}" for i in range(topics)]
-        for name in names:
-            c.create_topic(name, partitions=3, replication_factor=1)
-        c.produce_many({(name, 0): 10 for name in names}, timestamp_ms=T0, step_ms=1000)
-        c.commit_offsets("billing", {(name, 0): 3 for name in names})
+        names = _old_topics(c, topics, ("billing",))
         root = write_manifests(tmp_path / f"snap{topics}{bool(policy)}", c.bootstrap_servers, policy or "kind: Policy\n")
         desired = load_manifests(root).desired_state(CLUSTER)
         with kafka_of(c, request_timeout_s=120.0) as kafka:
