@@ -116,14 +116,15 @@ def trusted_maker(model: type[M], given: Set[str]) -> Callable[[dict[str, Any]],
     fields = _FIELDS.get(model) or _fields(model)
     if not given <= fields.names:
         raise TypeError(f"{model.__name__}: not fields {sorted(given - fields.names)}")
-    fields_set, new, set_attribute = set(given), model.__new__, object.__setattr__
+    fields_set, new = set(given), model.__new__
+    set_dict, set_fields_set, set_extra, set_private = _SET_DICT, _SET_FIELDS_SET, _SET_EXTRA, _SET_PRIVATE
 
     def make(values: dict[str, Any]) -> M:
         made = new(model)
-        set_attribute(made, "__dict__", values)
-        set_attribute(made, "__pydantic_fields_set__", fields_set)
-        set_attribute(made, "__pydantic_extra__", None)
-        set_attribute(made, "__pydantic_private__", None)
+        set_dict(made, values)
+        set_fields_set(made, fields_set)
+        set_extra(made, None)
+        set_private(made, None)
         return made
 
     return make
