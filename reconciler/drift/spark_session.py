@@ -25,9 +25,11 @@ from urllib.parse import urlparse
 from py4j.protocol import Py4JError
 from pyspark import SparkConf, SparkContext
 from pyspark.errors import PySparkException
+from pyspark.find_spark_home import _find_spark_home
 from pyspark.java_gateway import launch_gateway
 from pyspark.sql import SparkSession
 
+from reconciler.drift.spark_class_archive import ClassArchive, class_archive
 from reconciler.drift.spark_failures import last_words
 from reconciler.drift.spark_options import EXECUTOR_WAIT_S
 from reconciler.errors import ReconcilerError, shown_text
@@ -128,7 +130,37 @@ def _local_driver_memory() -> str:
 
 def _start_jvm(settings: Mapping[str, str], quiet: bool) -> None:
     """The driver's JVM, started by hand so that its output (the JVM's own warnings, log4j's
-    banner, Spark's log, a shutdown race after a failure) goes to a file when `quiet`."""
+    banner, Spark's log, a shutdown race after a failure) goes to a file when `quiet`; with the
+    engine's JVM options, it also maps or writes the class archive kept between runs."""
+    archive = None
+    if settings.get("spark.driver.extraJavaOptions") == SHORT_JVM:
+        archive = class_archive(_find_spark_home(), settings.get("spark.driver.extraClassPath"))
+    if archive is not None and archive.usable():
+        try:
+            _launch({**settings, "spark.driver.extraJavaOptions": f"{SHORT_JVM} {archive.use_option()}"}, quiet)
+            return
+        except PySparkException:
+            archive.discard()  # a damaged archive must not stop the run: start without it
+            _forget_log()
+    if archive is not None and archive.wanted():
+        jvm = _launch({**settings, "spark.driver.extraJavaOptions": f"{SHORT_JVM} {archive.write_option()}"}, quiet)
+        atexit.register(_stop_and_keep, archive, jvm)
+    else:
+        _launch(settings, quiet)
+
+
+def _stop_and_keep(archive: ClassArchive, jvm: Any) -> None:
+    """Spark stopped from here first: stopped by the JVM's exit, it would leave this process's
+    accumulator server a broken connection to print a traceback about."""
+    context = SparkContext._active_spark_context
+    if context is not None:
+        with contextlib.suppress(Py4JError, PySparkException):
+            context.stop()
+    archive.keep_when_written(jvm)
+
+
+def _launch(settings: Mapping[str, str], quiet: bool) -> Any:
+    """Starts the JVM and pyspark's gateway to it; returns the JVM's process."""
     global spark_log
     conf = SparkConf(loadDefaults=False)
     for key, value in settings.items():
@@ -139,10 +171,12 @@ def _start_jvm(settings: Mapping[str, str], quiet: bool) -> None:
         popen = {"stdout": fd, "stderr": fd}
         atexit.register(_forget_log)
     try:
-        SparkContext._ensure_initialized(gateway=launch_gateway(conf, popen_kwargs=popen))
+        gateway = launch_gateway(conf, popen_kwargs=popen)
     finally:
         if quiet:
             os.close(fd)
+    SparkContext._ensure_initialized(gateway=gateway)
+    return gateway.proc
 
 
 def keep_log() -> str | None:

@@ -1,0 +1,60 @@
+"""The driver JVM's class archive, kept between runs (reconciler/drift/spark_class_archive.py):
+written whole by the first run, never left half-written, and a damaged one never stops a run."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from pyspark.find_spark_home import _find_spark_home
+
+from reconciler.drift.spark_class_archive import ClassArchive, class_archive, java_command
+from tests.drift.test_standalone import _fleet, drift
+
+MIB = 2**20
+
+
+def _writer(archive: ClassArchive, exit_code: int) -> subprocess.Popen[bytes]:
+    """A process that, like the JVM, writes the archive when its stdin closes, then exits."""
+    script = f"import sys; sys.stdin.read(); open({str(archive.writing)!r}, 'wb').write(b'x' * 1000); sys.exit({exit_code})"
+    return subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE)
+
+
+def test_an_archive_is_moved_into_place_only_after_its_writer_exited_cleanly(tmp_path):
+    archive = ClassArchive(tmp_path / "spark-classes-x.jsa")
+    assert archive.wanted() and not archive.usable()
+    archive.keep_when_written(_writer(archive, 0))
+    assert archive.usable() and archive.path.stat().st_size == 1000
+    assert not archive.writing.exists() and not archive.wanted()
+
+
+def test_a_writer_that_fails_leaves_no_archive_and_is_not_asked_again_for_a_day(tmp_path):
+    archive = ClassArchive(tmp_path / "spark-classes-x.jsa")
+    archive.keep_when_written(_writer(archive, 1))  # Java's exit when a non-empty directory is on the class path
+    assert not archive.usable() and not archive.writing.exists()
+    assert archive.unmakeable.exists() and not archive.wanted()
+
+
+def test_a_damaged_archive_does_not_stop_a_run_which_writes_a_whole_one(tmp_path, monkeypatch):
+    """Cut short, an archive makes the JVM crash at start (SIGBUS): the run starts it again without
+    the archive, reports, and at exit writes a whole archive of Spark's classes in its place."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    archive = class_archive(_find_spark_home(), None)
+    assert archive is not None
+    tiny = tmp_path / "tiny.jsa"
+    subprocess.run([java_command() or "java", f"-XX:ArchiveClassesAtExit={tiny}", "-version"], check=True, capture_output=True)
+    archive.path.write_bytes(tiny.read_bytes()[:50_000])
+    manifests, fleet = _fleet(tmp_path)
+    result = drift(
+        str(manifests),
+        "--fleet",
+        str(fleet),
+        "--master",
+        "local[1]",
+        env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "TMPDIR": str(tmp_path)},
+    )
+    assert result.returncode == 3 and result.stderr == "", result.stderr
+    assert result.stdout.startswith("Drift report: 1 cluster, 1 with drift")
+    assert archive.path.stat().st_size > 20 * MIB  # Spark's classes
+    assert not list(archive.path.parent.glob("*.tmp")) and not archive.unmakeable.exists()
+    assert not list(tmp_path.glob("reconcile-drift-spark-*.log"))  # both JVMs' logs removed
