@@ -20,6 +20,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -35,6 +36,8 @@ class ClassArchive:
         self.path = path
         self.unmakeable = path.with_suffix(".none")  # Java could not write one (a non-empty directory on the class path)
         self.writing = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        # Java's crash report, which it writes to the working directory unless told otherwise.
+        self.crash_report = Path(tempfile.gettempdir(), f"reconcile-drift-jvm-{os.getpid()}.log")
 
     def usable(self) -> bool:
         return self.path.is_file()
@@ -45,8 +48,8 @@ class ClassArchive:
         except OSError:
             return not self.usable()
 
-    def use_option(self) -> str:
-        return f"-XX:SharedArchiveFile={self.path}"
+    def use_options(self) -> str:
+        return f"-XX:SharedArchiveFile={self.path} -XX:ErrorFile={self.crash_report}"
 
     def write_option(self) -> str:
         for old in self.path.parent.glob(f"{self.path.name}.*.tmp"):
@@ -56,8 +59,10 @@ class ClassArchive:
         return f"-XX:ArchiveClassesAtExit={self.writing}"
 
     def discard(self) -> None:
-        with contextlib.suppress(OSError):
-            self.path.unlink()
+        """After the JVM crashed on the archive: neither it nor the crash's report is kept."""
+        for path in (self.path, self.crash_report):
+            with contextlib.suppress(OSError):
+                path.unlink()
 
     def keep_when_written(self, jvm: subprocess.Popen[bytes]) -> None:
         """At this process's exit: ends the JVM (pyspark's gateway exits when its stdin closes),

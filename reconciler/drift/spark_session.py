@@ -137,7 +137,7 @@ def _start_jvm(settings: Mapping[str, str], quiet: bool) -> None:
         archive = class_archive(_find_spark_home(), settings.get("spark.driver.extraClassPath"))
     if archive is not None and archive.usable():
         try:
-            _launch({**settings, "spark.driver.extraJavaOptions": f"{SHORT_JVM} {archive.use_option()}"}, quiet)
+            _launch({**settings, "spark.driver.extraJavaOptions": f"{SHORT_JVM} {archive.use_options()}"}, quiet)
             return
         except PySparkException:
             archive.discard()  # a damaged archive must not stop the run: start without it

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 from pyspark.find_spark_home import _find_spark_home
 
@@ -58,3 +59,4 @@ def test_a_damaged_archive_does_not_stop_a_run_which_writes_a_whole_one(tmp_path
     assert archive.path.stat().st_size > 20 * MIB  # Spark's classes
     assert not list(archive.path.parent.glob("*.tmp")) and not archive.unmakeable.exists()
     assert not list(tmp_path.glob("reconcile-drift-spark-*.log"))  # both JVMs' logs removed
+    assert not list(tmp_path.glob("reconcile-drift-jvm-*.log")) and not list(Path.cwd().glob("hs_err_pid*"))  # the crash's report
