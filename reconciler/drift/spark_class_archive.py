@@ -26,6 +26,9 @@ from pathlib import Path
 
 WRITE_WAIT_S = 60.0  # for the JVM to stop Spark and write the archive, once per Java and Spark
 STALE_S = 3600.0  # a half-written archive this old was left by a process that died
+# Java's warnings about the archive (hundreds of classes it cannot keep, an archive it cannot
+# use): nothing a user can act on, and --spark-log-level shows the JVM's output.
+QUIET = "-Xlog:cds*=off"
 RETRY_S = 86400.0  # after Java could not write an archive, how long until it is asked again
 
 
@@ -49,14 +52,14 @@ class ClassArchive:
             return not self.usable()
 
     def use_options(self) -> str:
-        return f"-XX:SharedArchiveFile={self.path} -XX:ErrorFile={self.crash_report}"
+        return f"-XX:SharedArchiveFile={self.path} -XX:ErrorFile={self.crash_report} {QUIET}"
 
     def write_option(self) -> str:
         for old in self.path.parent.glob(f"{self.path.name}.*.tmp"):
             with contextlib.suppress(OSError):
                 if time.time() - old.stat().st_mtime > STALE_S:
                     old.unlink()
-        return f"-XX:ArchiveClassesAtExit={self.writing}"
+        return f"-XX:ArchiveClassesAtExit={self.writing} {QUIET}"
 
     def discard(self) -> None:
         """After the JVM crashed on the archive: neither it nor the crash's report is kept."""

@@ -165,7 +165,9 @@ def _launch(settings: Mapping[str, str], quiet: bool) -> Any:
     conf = SparkConf(loadDefaults=False)
     for key, value in settings.items():
         conf.set(key, value)
-    popen: dict[str, Any] = {}
+    # Not quiet, what the JVM prints goes to stderr too: a report may be on stdout, and Java writes
+    # its own warnings there.
+    popen: dict[str, Any] = {"stdout": 2}
     if quiet:
         fd, spark_log = tempfile.mkstemp(prefix="reconcile-drift-spark-", suffix=".log")
         popen = {"stdout": fd, "stderr": fd}
