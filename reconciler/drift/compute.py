@@ -45,6 +45,7 @@ from reconciler.errors import noun
 from reconciler.models.desired import DesiredState, DesiredTopic, Policy, UndeclaredConfigs
 from reconciler.models.observed import ConfigSource, ObservedState, ObservedTopic, PartitionReassignment
 from reconciler.models.plan import (
+    SEVERITY_RANK,
     Action,
     AddPartitions,
     AlterConfigs,
@@ -436,7 +437,7 @@ def assemble(
     diagnostics = sorted(
         found,
         key=lambda d: (
-            [s.value for s in Severity].index(d.severity),
+            SEVERITY_RANK[d.severity],
             d.topic or "",
             -1 if d.partition is None else d.partition,
             d.code,

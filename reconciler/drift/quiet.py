@@ -302,6 +302,7 @@ def _quiet(
     match, earlier_row = _unchanged(now, earlier) if earlier is not None else ([], [])
     shapes: dict[tuple, list[int]] = {}
     full: set[int] = set()
+    sizes = counts.tolist()  # Python ints: compared and hashed per topic below
     for i, name in enumerate(names):
         want = wants[i]
         if (
@@ -312,7 +313,7 @@ def _quiet(
                 and (
                     want.state is not TopicState.PRESENT
                     or want.replica_assignment
-                    or counts[i] > want.partitions
+                    or sizes[i] > want.partitions
                     or not factor_ok[i]
                 )
             )
@@ -332,7 +333,7 @@ def _quiet(
             before = earlier.configs[j]
         key = (
             _frozen(want) if want is not None else None,
-            int(counts[i]),
+            sizes[i],
             is_protected(desired, name),
             now.internal[i],
             now.configs[i],
