@@ -47,6 +47,7 @@ from reconciler.models.observed import ConfigSource, ObservedState, ObservedTopi
 from reconciler.models.plan import (
     SEVERITY_RANK,
     Action,
+    ActionKind,
     AddPartitions,
     AlterConfigs,
     CreateTopic,
@@ -611,7 +612,7 @@ def _items(
     items += [
         _item(cluster, "pending-change", c.topic, key=c.kind.value, detail=f"{c.symbol} {c.summary}")
         for c in changes
-        if c.kind.facts.drift_finding == "pending-change"
+        if c.kind in _PENDING_CHANGE_KINDS
     ]
     items += [
         _item(
@@ -641,6 +642,10 @@ def _items(
     ]
     order = {k: i for i, k in enumerate(ITEM_KINDS)}
     return sorted(items, key=lambda i: (order[i.kind], i.topic, -1 if i.partition is None else i.partition, i.key or ""))
+
+
+# The kinds of change listed as pending-change items (the others are their own findings).
+_PENDING_CHANGE_KINDS = frozenset(k for k in ActionKind if k.facts.drift_finding == "pending-change")
 
 
 def retention_detail(r: RetentionLowered) -> str:

@@ -355,7 +355,7 @@ def _frozen(want: DesiredTopic) -> tuple:
     a dict of strings, and its truncation rules, most often none. A field added to DesiredTopic is
     in the plain values: a container there cannot be hashed, and fails here loudly."""
     values = want.__dict__
-    rules = tuple(r.model_dump_json(exclude={"source"}) for r in values["truncate"])
+    rules = tuple(r.model_dump_json(exclude={"source"}) for r in values["truncate"]) if values["truncate"] else ()
     return _PLAIN_VALUES(values), tuple(values["configs"].items()), rules
 
 
