@@ -109,7 +109,7 @@ def topic_drift(
         config=config,
         truncation=truncation,
         truncation_rows=rows,
-        replicas=_replica_problems(observed) if observed else [],
+        replicas=replica_problems(observed) if observed else [],
         health=replica_health(observed, drain, reassigning) if observed else None,
         data_loss=data_loss,
         unverified=unverified,
@@ -276,7 +276,8 @@ def _truncation_rows(action: TruncateRecords, observed: ObservedTopic | None) ->
     return trusted_each(TruncationRow, rows)
 
 
-def _replica_problems(observed: ObservedTopic) -> list[ReplicaProblem]:
+def replica_problems(observed: ObservedTopic) -> list[ReplicaProblem]:
+    """The topic's offline and under-replicated partitions."""
     out = []
     for p in observed.partitions:
         if p.leader < 0:
