@@ -489,7 +489,10 @@ def _keys_distinct(starts: Any, keys: Any, pc: Any) -> bool:
         return True
     codes = pc.dictionary_encode(keys).indices.to_numpy().astype(np.int64)
     owner = np.repeat(np.arange(starts.size - 1, dtype=np.int64), np.diff(starts))
-    pairs = owner * (int(codes.max()) + 1) + codes
+    width = int(codes.max()) + 1
+    pairs = owner * width + codes
+    if (int(owner[-1]) + 1) * width <= 16 * pairs.size:  # pairs below a small bound: counted, not sorted
+        return int(np.bincount(pairs).max()) == 1
     return bool(np.unique(pairs).size == pairs.size)
 
 
