@@ -16,10 +16,10 @@ whose replicas stay nor any other finding, so a quiet topic with fewer in sync t
 those problems read off its own model and the rest from its shape. So quiet topics are grouped
 by shape and each shape's first topic, one in sync where the shape has one (its representative),
 goes through the full path (`compute.cluster_topics`, the whole planner); the others of its shape
-get the representative's findings under their own name when those are
-name-free: no plan diagnostic (their messages name the topic), no action but config pins (a
-declared key whose inherited value equals the declared one: no retention effect, so no partition
-is read) and partitions added, nothing on partitions. A shape whose findings are not name-free has
+get the representative's findings under their own name when those are name-free: no plan
+diagnostic (their messages name the topic), no action but config pins (a declared key whose
+inherited value equals the declared one: no retention effect, so no partition is read) and
+partitions added, nothing on partitions. A shape whose findings are not name-free has
 all its topics planned; where only what their own plan shows can differ (a truncation's targets
 and a retention cut's estimate read each topic's partitions), each is classified as its
 representative, with its own pending changes, truncation, diagnostics and replica problems
@@ -92,7 +92,7 @@ def columnar_topics(
         # `internal` flag, which the shape holds): asked of a view holding the representative under each name.
         view = ObservedState.view_of(now.state.cluster, dict.fromkeys(members, models[name]))
         renamed.append((renamer(template), shapes[key][1:], set(unmanaged_topics(desired, view, options))))
-    problems = _replica_problems(now, [r for _, rows, _ in renamed for r in rows if r in short])
+    problems = _replica_problems_of(now, [r for _, rows, _ in renamed for r in rows if r in short])
     for make, rows, unmanaged in renamed:
         topics += [make(names[r], starts[r + 1] - starts[r], names[r] in unmanaged, problems.get(r)) for r in rows]
     if again:
@@ -190,7 +190,7 @@ def renamer(template: TopicDrift) -> Callable[[str, int, bool, list[ReplicaProbl
     copy = trusted_copier(template, _RENAMED)
     changes = [trusted_copier(c, _TOPIC) for c in template.changes]
     config = [trusted_copier(c, _TOPIC) for c in template.config]
-    none = template.replicas
+    shared = template.replicas  # a name-free template's: none
 
     def make(name: str, partitions: int, unmanaged: bool, replicas: list[ReplicaProblem] | None = None) -> TopicDrift:
         topic = {"topic": name}
@@ -201,7 +201,7 @@ def renamer(template: TopicDrift) -> Callable[[str, int, bool, list[ReplicaProbl
                 "unmanaged": unmanaged,
                 "changes": [c(topic) for c in changes],
                 "config": [c(topic) for c in config],
-                "replicas": none if replicas is None else replicas,
+                "replicas": shared if replicas is None else replicas,
             }
         )
 
@@ -310,8 +310,8 @@ def _quiet(
     first = np.full(now.leader.size, -2, dtype=np.int64)  # each partition's preferred leader (-2: no replicas)
     has = now.replica_count > 0
     first[has] = now.replicas[now.replica_starts[:-1][has]]
-    healthy = (now.leader >= 0) & (now.leader == first)  # in sync or not: see `_short_of_sync`
-    healthy_topic = _per_topic(healthy, now.starts)
+    led = (now.leader >= 0) & (now.leader == first)  # in sync or not: see `_short_of_sync`
+    led_topic = _per_topic(led, now.starts)
     match, earlier_row = _unchanged(now, earlier) if earlier is not None else ([], [])
     shapes: dict[tuple, list[int]] = {}
     full: set[int] = set()
@@ -319,7 +319,7 @@ def _quiet(
     for i, name in enumerate(names):
         want = wants[i]
         if (
-            not healthy_topic[i]
+            not led_topic[i]
             or drained_any[i]
             or (
                 want is not None
@@ -377,7 +377,7 @@ def _short_of_sync(now: SnapshotColumns) -> set[int]:
     return {row for row, short in enumerate(_per_topic(now.isr_count != now.replica_count, now.starts, every=False)) if short}
 
 
-def _replica_problems(now: SnapshotColumns, rows: list[int]) -> dict[int, list[ReplicaProblem]]:
+def _replica_problems_of(now: SnapshotColumns, rows: list[int]) -> dict[int, list[ReplicaProblem]]:
     """The replica problems of the topics in `rows`, each read off its own model."""
     models = now.topics(rows)
     return {row: replica_problems(models[now.names[row]]) for row in rows}
