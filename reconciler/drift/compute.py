@@ -45,7 +45,9 @@ from reconciler.errors import noun
 from reconciler.models.desired import DesiredState, DesiredTopic, Policy, UndeclaredConfigs
 from reconciler.models.observed import ConfigSource, ObservedState, ObservedTopic, PartitionReassignment
 from reconciler.models.plan import (
+    SEVERITY_RANK,
     Action,
+    ActionKind,
     AddPartitions,
     AlterConfigs,
     CreateTopic,
@@ -107,7 +109,7 @@ def topic_drift(
         config=config,
         truncation=truncation,
         truncation_rows=rows,
-        replicas=_replica_problems(observed) if observed else [],
+        replicas=replica_problems(observed) if observed else [],
         health=replica_health(observed, drain, reassigning) if observed else None,
         data_loss=data_loss,
         unverified=unverified,
@@ -274,7 +276,8 @@ def _truncation_rows(action: TruncateRecords, observed: ObservedTopic | None) ->
     return trusted_each(TruncationRow, rows)
 
 
-def _replica_problems(observed: ObservedTopic) -> list[ReplicaProblem]:
+def replica_problems(observed: ObservedTopic) -> list[ReplicaProblem]:
+    """The topic's offline and under-replicated partitions."""
     out = []
     for p in observed.partitions:
         if p.leader < 0:
@@ -436,7 +439,7 @@ def assemble(
     diagnostics = sorted(
         found,
         key=lambda d: (
-            [s.value for s in Severity].index(d.severity),
+            SEVERITY_RANK[d.severity],
             d.topic or "",
             -1 if d.partition is None else d.partition,
             d.code,
@@ -610,7 +613,7 @@ def _items(
     items += [
         _item(cluster, "pending-change", c.topic, key=c.kind.value, detail=f"{c.symbol} {c.summary}")
         for c in changes
-        if c.kind.facts.drift_finding == "pending-change"
+        if c.kind in _PENDING_CHANGE_KINDS
     ]
     items += [
         _item(
@@ -640,6 +643,10 @@ def _items(
     ]
     order = {k: i for i, k in enumerate(ITEM_KINDS)}
     return sorted(items, key=lambda i: (order[i.kind], i.topic, -1 if i.partition is None else i.partition, i.key or ""))
+
+
+# The kinds of change listed as pending-change items (the others are their own findings).
+_PENDING_CHANGE_KINDS = frozenset(k for k in ActionKind if k.facts.drift_finding == "pending-change")
 
 
 def retention_detail(r: RetentionLowered) -> str:

@@ -5,21 +5,25 @@ A topic is *quiet* when its columns show that nothing but its configs and its pa
 give it a finding: it is declared (present, without pinned replicas), has no more partitions than
 declared (fewer: the plan adds them, from the two counts alone), every partition's replica count
 is the declared replication factor and none sits on a drained broker, every partition has a
-leader, its preferred (first) replica, with every replica in sync; and against the earlier
-snapshot (when there is one) the topic was there under the same id, with the same replicas and
-leaders, and no high watermark went back. What the planner and the classification then find for
-it depends only on its *shape*: the manifest's topic (all but its name and the sources), its
-partition count, whether it is protected, its configs and authorized operations as read, and its
-configs in the earlier snapshot. So quiet topics are grouped by shape and each shape's first topic
-(its representative) goes through the full path (`compute.cluster_topics`, the whole planner);
-the others of its shape get the representative's findings under their own name when those are
-name-free: no plan diagnostic (their messages name the topic), no action but config pins (a
-declared key whose inherited value equals the declared one: no retention effect, so no partition
-is read) and partitions added, nothing on partitions. A shape whose findings are not name-free has
+leader, its preferred (first) replica; and against the earlier snapshot (when there is one) the
+topic was there under the same id, with the same replicas and leaders, and no high watermark went
+back. What the planner and the classification then find for it depends only on its *shape*: the
+manifest's topic (all but its name and the sources), its partition count, whether it is
+protected, its configs and authorized operations as read, and its configs in the earlier
+snapshot. Its in-sync replicas are not in its shape: only its replica problems
+(`compute.replica_problems`: an under-replicated partition) read them, neither the plan of a topic
+whose replicas stay nor any other finding, so a quiet topic with fewer in sync than replicas has
+those problems read off its own model and the rest from its shape. So quiet topics are grouped
+by shape and each shape's first topic, one in sync where the shape has one (its representative),
+goes through the full path (`compute.cluster_topics`, the whole planner); the others of its shape
+get the representative's findings under their own name when those are name-free: no plan
+diagnostic (their messages name the topic), no action but config pins (a declared key whose
+inherited value equals the declared one: no retention effect, so no partition is read) and
+partitions added, nothing on partitions. A shape whose findings are not name-free has
 all its topics planned; where only what their own plan shows can differ (a truncation's targets
 and a retention cut's estimate read each topic's partitions), each is classified as its
-representative, with its own pending changes, truncation and diagnostics (`_retelling`), else in
-full.
+representative, with its own pending changes, truncation, diagnostics and replica problems
+(`_retelling`), else in full.
 
 Every topic that is not quiet is planned in full, as are the topics that decide what a topic
 inherits (the planner reads the first topics, by name, holding each key of
@@ -41,8 +45,8 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
-from reconciler.drift.compute import cluster_topics, plan_diagnostics, planned_findings
-from reconciler.drift.model import ConfigDrift, TopicDrift
+from reconciler.drift.compute import cluster_topics, plan_diagnostics, planned_findings, replica_problems
+from reconciler.drift.model import ConfigDrift, ReplicaProblem, TopicDrift
 from reconciler.files.snapshot_columns import SnapshotColumns
 from reconciler.models.desired import DesiredState, DesiredTopic, TopicState
 from reconciler.models.observed import ObservedState, ObservedTopic
@@ -59,9 +63,12 @@ def columnar_topics(
     shapes, full = _quiet(desired, now, earlier)
     witnesses = _inheritance_witnesses(now)
     full |= witnesses
+    short = _short_of_sync(now)
     representatives = {}
     for key, rows in shapes.items():
-        shapes[key] = rows = [r for r in rows if r not in full]
+        # The topics in sync first: a representative out of sync has replica problems of its own,
+        # which would have its shape's topics planned and classified in full.
+        shapes[key] = rows = sorted((r for r in rows if r not in full), key=short.__contains__)
         if rows:
             representatives[rows[0]] = key
     topics, first_plan, models = _planned(desired, now, earlier, full | set(representatives), options, every=True)
@@ -69,6 +76,7 @@ def columnar_topics(
     names, starts = now.names, now.starts.tolist()
     again: set[int] = set()
     retold: dict[int, _Retelling] = {}
+    renamed = []
     for row, key in representatives.items():
         name, members = now.names[row], [now.names[r] for r in shapes[key][1:]]
         template = by_name[name]
@@ -83,9 +91,10 @@ def columnar_topics(
         # Whether a member is unmanaged is the planner's own rule on its name (and on the
         # `internal` flag, which the shape holds): asked of a view holding the representative under each name.
         view = ObservedState.view_of(now.state.cluster, dict.fromkeys(members, models[name]))
-        unmanaged = set(unmanaged_topics(desired, view, options))
-        make = renamer(template)
-        topics += [make(names[r], starts[r + 1] - starts[r], names[r] in unmanaged) for r in shapes[key][1:]]
+        renamed.append((renamer(template), shapes[key][1:], set(unmanaged_topics(desired, view, options))))
+    problems = _replica_problems_of(now, [r for _, rows, _ in renamed for r in rows if r in short])
+    for make, rows, unmanaged in renamed:
+        topics += [make(names[r], starts[r + 1] - starts[r], names[r] in unmanaged, problems.get(r)) for r in rows]
     if again:
         wanted = {now.names[r] for r in again}
         rest, _, _ = _planned(desired, now, earlier, again | witnesses, options, every=False, retold=retold)
@@ -169,19 +178,21 @@ def _its_own(template: TopicDrift) -> bool:
     )
 
 
-_RENAMED, _TOPIC = frozenset({"topic", "partitions", "unmanaged", "changes", "config"}), frozenset({"topic"})
+_RENAMED, _TOPIC = frozenset({"topic", "partitions", "unmanaged", "changes", "config", "replicas"}), frozenset({"topic"})
 _RETOLD = _RENAMED | {"truncation", "truncation_rows", "diagnostics"}
 
 
-def renamer(template: TopicDrift) -> Callable[[str, int, bool], TopicDrift]:
+def renamer(template: TopicDrift) -> Callable[[str, int, bool, list[ReplicaProblem] | None], TopicDrift]:
     """The template's findings for other topics of its shape: what `model_copy(update=...)` gives
     (each model's other values shared, its set of given fields the template's), built as trusted
-    models since every value is the template's own or of its type; its checks made once."""
+    models since every value is the template's own or of its type; its checks made once. A topic's
+    replica problems are its own where given (None: the template's, none)."""
     copy = trusted_copier(template, _RENAMED)
     changes = [trusted_copier(c, _TOPIC) for c in template.changes]
     config = [trusted_copier(c, _TOPIC) for c in template.config]
+    shared = template.replicas  # a name-free template's: none
 
-    def make(name: str, partitions: int, unmanaged: bool) -> TopicDrift:
+    def make(name: str, partitions: int, unmanaged: bool, replicas: list[ReplicaProblem] | None = None) -> TopicDrift:
         topic = {"topic": name}
         return copy(
             {
@@ -190,6 +201,7 @@ def renamer(template: TopicDrift) -> Callable[[str, int, bool], TopicDrift]:
                 "unmanaged": unmanaged,
                 "changes": [c(topic) for c in changes],
                 "config": [c(topic) for c in config],
+                "replicas": shared if replicas is None else replicas,
             }
         )
 
@@ -201,7 +213,7 @@ class _Retelling:
     """A shape whose findings name their topic only where its own plan actions and diagnostics
     do (a truncation's targets, a retention cut's estimate, both per partition; a message naming
     the topic): each topic of it is planned, and its findings are the template's, renamed, with
-    its own pending changes, truncation and plan diagnostics."""
+    its own pending changes, truncation, plan diagnostics and replica problems."""
 
     alters: list[AlterConfigs]  # the template's config changes
     undeclared: bool  # whether the template's plan reports an undeclared config (its config drift lists them)
@@ -217,9 +229,9 @@ def _retelling(template: TopicDrift, first_plan: Plan, topic: str) -> _Retelling
     """How the topics of the template's shape are told, when only what their own plan shows can
     differ between them: the rest of a quiet topic's findings come from its configs, its shape's
     manifest topic and the plan's config changes, never from its partitions (its replicas, leaders
-    and offsets show nothing: `_quiet`). A truncation's targets and a retention cut's estimate do
-    read its partitions, but only the actions themselves (their changes and truncation) and the
-    plan's diagnostics say what they found."""
+    and offsets show nothing, `_quiet`, but for its replica problems, its own). A truncation's
+    targets and a retention cut's estimate do read its partitions, but only the actions themselves
+    (their changes and truncation) and the plan's diagnostics say what they found."""
     if _its_own(template):
         return None
     actions = [a for a in first_plan.actions if a.topic == topic]
@@ -268,6 +280,7 @@ def _retold(
                 "unmanaged": name in unmanaged,
                 "changes": changes,
                 "config": [c({"topic": name}) for c in told.config],
+                "replicas": replica_problems(observed),
                 "truncation": truncation,
                 "truncation_rows": rows,
                 "diagnostics": plan_diagnostics(said),
@@ -297,22 +310,23 @@ def _quiet(
     first = np.full(now.leader.size, -2, dtype=np.int64)  # each partition's preferred leader (-2: no replicas)
     has = now.replica_count > 0
     first[has] = now.replicas[now.replica_starts[:-1][has]]
-    healthy = (now.leader >= 0) & (now.leader == first) & (now.isr_count == now.replica_count)
-    healthy_topic = _per_topic(healthy, now.starts)
+    led = (now.leader >= 0) & (now.leader == first)  # in sync or not: see `_short_of_sync`
+    led_topic = _per_topic(led, now.starts)
     match, earlier_row = _unchanged(now, earlier) if earlier is not None else ([], [])
     shapes: dict[tuple, list[int]] = {}
     full: set[int] = set()
+    sizes = counts.tolist()  # Python ints: compared and hashed per topic below
     for i, name in enumerate(names):
         want = wants[i]
         if (
-            not healthy_topic[i]
+            not led_topic[i]
             or drained_any[i]
             or (
                 want is not None
                 and (
                     want.state is not TopicState.PRESENT
                     or want.replica_assignment
-                    or counts[i] > want.partitions
+                    or sizes[i] > want.partitions
                     or not factor_ok[i]
                 )
             )
@@ -332,7 +346,7 @@ def _quiet(
             before = earlier.configs[j]
         key = (
             _frozen(want) if want is not None else None,
-            int(counts[i]),
+            sizes[i],
             is_protected(desired, name),
             now.internal[i],
             now.configs[i],
@@ -354,8 +368,19 @@ def _frozen(want: DesiredTopic) -> tuple:
     a dict of strings, and its truncation rules, most often none. A field added to DesiredTopic is
     in the plain values: a container there cannot be hashed, and fails here loudly."""
     values = want.__dict__
-    rules = tuple(r.model_dump_json(exclude={"source"}) for r in values["truncate"])
+    rules = tuple(r.model_dump_json(exclude={"source"}) for r in values["truncate"]) if values["truncate"] else ()
     return _PLAIN_VALUES(values), tuple(values["configs"].items()), rules
+
+
+def _short_of_sync(now: SnapshotColumns) -> set[int]:
+    """The rows of the topics with a partition whose in-sync replicas are fewer than its replicas."""
+    return {row for row, short in enumerate(_per_topic(now.isr_count != now.replica_count, now.starts, every=False)) if short}
+
+
+def _replica_problems_of(now: SnapshotColumns, rows: list[int]) -> dict[int, list[ReplicaProblem]]:
+    """The replica problems of the topics in `rows`, each read off its own model."""
+    models = now.topics(rows)
+    return {row: replica_problems(models[now.names[row]]) for row in rows}
 
 
 def _per_topic(flags: Any, starts: Any, every: bool = True) -> list[bool]:

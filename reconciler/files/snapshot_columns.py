@@ -422,7 +422,12 @@ class _ReplicaTable:
         return bool(((lists[:, :, None] == replicas[:, None, :]).any(axis=2) | (lists < 0)).all())
 
     def holds_each(self, partitions: Any, ids: Any) -> bool:
-        """Whether each of `ids` is a replica of the partition at the same place in `partitions`."""
+        """Whether each of `ids` is a replica of the partition at the same place in `partitions`.
+        Most are its first (a leader, its preferred replica): only the others are compared to each."""
+        if ids.size == 0:
+            return True
+        other = ids != self.rows[partitions, 0]
+        partitions, ids = partitions[other], ids[other]
         return bool(ids.size == 0 or (self.rows[partitions] == ids[:, None]).any(axis=1).all())
 
 
@@ -452,8 +457,13 @@ def _matrix(starts: Any, ids: Any) -> Any:
     if width and int(counts.min()) == width:  # lists of one length (one replication factor): no padding
         return ids.reshape(counts.size, width).astype(np.int64)
     rows = np.full((counts.size, max(width, 1)), -1, dtype=np.int64)
-    owner = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
-    rows[owner, np.arange(ids.size, dtype=np.int64) - starts[owner]] = ids
+    first, shortest = starts[:-1], int(counts.min()) if counts.size else 0
+    for k in range(width):  # a column at a time (lists are narrow): the k-th id of each list that long
+        if k < shortest:
+            rows[:, k] = ids[first + k]
+        else:
+            longer = np.flatnonzero(counts > k)
+            rows[longer, k] = ids[first[longer] + k]
     return rows
 
 
@@ -479,7 +489,10 @@ def _keys_distinct(starts: Any, keys: Any, pc: Any) -> bool:
         return True
     codes = pc.dictionary_encode(keys).indices.to_numpy().astype(np.int64)
     owner = np.repeat(np.arange(starts.size - 1, dtype=np.int64), np.diff(starts))
-    pairs = owner * (int(codes.max()) + 1) + codes
+    width = int(codes.max()) + 1
+    pairs = owner * width + codes
+    if (int(owner[-1]) + 1) * width <= 16 * pairs.size:  # pairs below a small bound: counted, not sorted
+        return int(np.bincount(pairs).max()) == 1
     return bool(np.unique(pairs).size == pairs.size)
 
 

@@ -52,7 +52,10 @@ class ActionKind(_Name):
         """Apply order: creates, partition increases, replica reassignments (new partitions get the
         new replicas too; a min.insync.replicas raise waits for the replicas it needs), config
         changes, truncations, deletions last."""
-        return list(ActionKind).index(self)
+        return _KIND_ORDER[self]
+
+
+_KIND_ORDER: dict[ActionKind, int] = {kind: i for i, kind in enumerate(ActionKind)}  # in declaration order
 
 
 @dataclass(frozen=True)
@@ -161,6 +164,10 @@ class Severity(str, Enum):
     ERROR = "error"  # the plan must not be applied
     WARNING = "warning"
     INFO = "info"
+
+
+# Each severity's place, most severe first, by its value (a member is its value: it finds its place too).
+SEVERITY_RANK: dict[str, int] = {severity.value: i for i, severity in enumerate(Severity)}
 
 
 class DiagnosticCode(_Name):

@@ -51,6 +51,7 @@ from reconciler.models.desired import (
 )
 from reconciler.models.observed import ObservedPartition, ObservedState, ObservedTopic, is_internal_topic
 from reconciler.models.plan import (
+    SEVERITY_RANK,
     Action,
     ActionKind,
     AddPartitions,
@@ -189,7 +190,7 @@ def plan(
         )
     actions, diagnostics, by_owner = ownership.by_owner(desired, actions, diagnostics)
     actions.sort(key=lambda a: (a.kind.order, a.topic))
-    diagnostics.sort(key=lambda d: (list(Severity).index(d.severity), d.topic or "", d.partition or -1, d.code))
+    diagnostics.sort(key=lambda d: (SEVERITY_RANK[d.severity], d.topic or "", d.partition or -1, d.code))
     return Plan(
         cluster=observed.cluster,
         cluster_id=observed.cluster_id,

@@ -157,21 +157,21 @@ def inherited_values(observed: ObservedState) -> dict[str, str]:
 def before_and_after(
     changes: Sequence[ConfigChange], topic: ObservedTopic, inherited: Mapping[str, str]
 ) -> tuple[Settings, Settings]:
-    """The topic's settings now, and once `changes` are applied."""
+    """The topic's settings now, and once `changes` are applied (a key's last change counts)."""
+    configs = topic.configs
+    now = []
+    for key in SETTINGS_KEYS:
+        config = configs.get(key)
+        now.append(config.value if config is not None and config.value is not None else inherited.get(key))
+    then = list(now)
+    for change in changes:
+        at = _POSITION.get(change.key)
+        if at is not None:
+            then[at] = change.after if change.op == "set" else inherited.get(change.key)
+    return settings_of(tuple(now)), settings_of(tuple(then))
 
-    def now(key: str) -> str | None:
-        config = topic.configs.get(key)
-        return config.value if config is not None and config.value is not None else inherited.get(key)
 
-    by_key = {c.key: c for c in changes}
-
-    def then(key: str) -> str | None:
-        change = by_key.get(key)
-        if change is None:
-            return now(key)
-        return change.after if change.op == "set" else inherited.get(key)
-
-    return settings(now), settings(then)
+_POSITION = {key: i for i, key in enumerate(SETTINGS_KEYS)}
 
 
 @dataclass(frozen=True)
@@ -186,7 +186,10 @@ class Classification:
         return bool(self.effects)
 
 
+@lru_cache(maxsize=4096)
 def classify(before: Settings, after: Settings) -> Classification:
+    """What going from `before` to `after` makes the brokers delete. Cached: a cluster's topics
+    share a few pairs of settings (the result is shared: never changed by its callers)."""
     effects: list[str] = []
     notes: dict[str, str] = {}
     policy_change = f"cleanup.policy {_policy(before)} -> {_policy(after)}"

@@ -240,3 +240,43 @@ def test_a_shape_whose_retention_estimates_differ_by_topic(tmp_path):
             _, full = _compare(want, runs[-1].path, before)
             told = {tuple(d.message.replace(t.topic, "") for d in t.diagnostics) for t in full if t.topic in lowered}
             assert len(told) > 10  # the topics' estimates differ, not only by their names
+
+
+def test_quiet_topics_out_of_sync(tmp_path):
+    """Quiet topics with fewer replicas in sync than replicas (some partitions short by one, some
+    with none in sync but their leader): each one's replica problems are its own, the rest of its
+    findings its shape's; a shape with every topic out of sync (those of 24 partitions here) has
+    its representative out of sync, and is planned and classified in full."""
+    from benchmarks.drift_fleet import synthetic_desired, synthetic_rows, write_run
+
+    cluster = "cluster-000"
+    desired = synthetic_desired(cluster, 3000, seed=5)
+    short: set[str] = set()
+    for run in (0, 1):
+        rows = synthetic_rows(cluster, 3000, run, seed=5)
+        for i, row in enumerate(rows[1:]):  # after __consumer_offsets
+            parts = row["partitions"]
+            for p in parts:
+                if p["leader"] < 0:
+                    continue
+                if len(parts) == 24 or (i % 3 == 0 and p["partition"] == 1):
+                    p["isr"] = [p["leader"]] if p["partition"] % 2 else [b for b in p["replicas"] if b != p["replicas"][-1]]
+                elif i % 7 == 0 and p["partition"] == 0:
+                    p["isr"] = list(reversed(p["replicas"]))  # all in sync, in another order: no finding
+        # The generator's own offline and out-of-sync partitions too.
+        short = {r["topic"] for r in rows if any(p["leader"] < 0 or len(p["isr"]) < len(p["replicas"]) for p in r["partitions"])}
+        write_run(tmp_path, cluster, rows)
+    runs = discover_fleet(tmp_path)[cluster]
+    policy = Policy(max_delete_fraction=0.2, protected_topic_patterns=["^svc01\\."])
+    for want in (desired, desired.model_copy(update={"policy": policy})):
+        for before in (runs[-2].path, None):
+            _, full = _compare(want, runs[-1].path, before)
+            out = [t for t in full if t.replicas]
+            assert len(out) > 100 and {t.topic for t in out} <= short
+            assert any(t.truncation for t in out) and any(t.changes and t.config for t in out)
+    assert _shared(desired, runs) > _topics(runs) // 2
+    # Out of sync, they are quiet: in their shapes, not planned in full for it.
+    now, earlier = load_snapshot_columns(runs[-1].path), load_snapshot_columns(runs[-2].path)
+    assert now is not None and earlier is not None
+    shapes, _ = _quiet(desired, now, earlier)
+    assert len({now.names[r] for rows in shapes.values() for r in rows} & short) > 100
