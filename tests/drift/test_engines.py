@@ -102,10 +102,10 @@ def test_local_engine_does_not_import_pyspark(small_fleet):
 def test_spark_pays_off_only_with_cores_enough_for_it_to_catch_up():
     # One core: Spark's rate is below the local engine's at any size; on two it catches up late (measured, engine.py).
     assert not any(engine.spark_pays_off(n, cores=1) for n in (10**6, 10**7, 10**9))
-    assert not any(engine.spark_pays_off(n, cores=2) for n in (10**6, 4 * 10**6)) and engine.spark_pays_off(10**8, cores=2)
+    assert not any(engine.spark_pays_off(n, cores=2) for n in (10**6, 3 * 10**6)) and engine.spark_pays_off(10**8, cores=2)
     # More cores: a crossover, lower the more cores there are.
-    assert not engine.spark_pays_off(2_000_000, cores=8) and engine.spark_pays_off(5_000_000, cores=8)
-    assert engine.spark_pays_off(3_000_000, cores=32) and not engine.spark_pays_off(1_000_000, cores=32)
+    assert not engine.spark_pays_off(1_000_000, cores=8) and engine.spark_pays_off(3_000_000, cores=8)
+    assert engine.spark_pays_off(2_000_000, cores=32) and not engine.spark_pays_off(1_000_000, cores=32)
 
 
 def test_auto_engine_threshold(small_fleet):
