@@ -96,7 +96,8 @@ def java_command() -> str | None:
 
 def class_archive(spark_home: str, extra_class_path: str | None) -> ClassArchive | None:
     """The archive for the Java and Spark a driver JVM started from here would run, in the user's
-    cache ($XDG_CACHE_HOME/reconcile, else ~/.cache/reconcile); None when there is no such place."""
+    cache ($XDG_CACHE_HOME/reconcile, else ~/.cache/reconcile); None when there is no such place
+    this process can write to."""
     java = java_command()
     try:
         java_file = os.stat(os.path.realpath(java or ""))
@@ -105,6 +106,8 @@ def class_archive(spark_home: str, extra_class_path: str | None) -> ClassArchive
         cache.mkdir(parents=True, exist_ok=True)
     except (OSError, RuntimeError):
         return None
+    if not os.access(cache, os.W_OK | os.X_OK):
+        return None  # a read-only cache: an archive could neither be written nor marked unmakeable
     # What Java checks the archive against, so that another Java or Spark gets an archive of its own.
     java_id = (os.path.realpath(java or ""), java_file.st_size, java_file.st_mtime_ns)
     key = repr((java_id, os.path.realpath(spark_home), jars.st_mtime_ns, extra_class_path))

@@ -37,6 +37,16 @@ def test_a_writer_that_fails_leaves_no_archive_and_is_not_asked_again_for_a_day(
     assert archive.unmakeable.exists() and not archive.wanted()
 
 
+def test_without_a_cache_to_keep_it_in_there_is_no_archive(tmp_path, monkeypatch):
+    (tmp_path / "reconcile").write_text("a file where the cache's directory would be")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert class_archive(_find_spark_home(), None) is None
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "elsewhere"))
+    archive = class_archive(_find_spark_home(), None)
+    assert archive is not None and archive.path.parent == tmp_path / "elsewhere" / "reconcile"
+    assert archive.path != class_archive(_find_spark_home(), "/opt/extra.jar").path  # another class path, another archive
+
+
 def test_a_damaged_archive_does_not_stop_a_run_which_writes_a_whole_one(tmp_path, monkeypatch):
     """Cut short, an archive makes the JVM crash at start (SIGBUS): the run starts it again without
     the archive, reports, and at exit writes a whole archive of Spark's classes in its place."""
