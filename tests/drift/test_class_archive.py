@@ -44,7 +44,8 @@ def test_without_a_cache_to_keep_it_in_there_is_no_archive(tmp_path, monkeypatch
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "elsewhere"))
     archive = class_archive(_find_spark_home(), None)
     assert archive is not None and archive.path.parent == tmp_path / "elsewhere" / "reconcile"
-    assert archive.path != class_archive(_find_spark_home(), "/opt/extra.jar").path  # another class path, another archive
+    other = class_archive(_find_spark_home(), "/opt/extra.jar")
+    assert other is not None and other.path != archive.path  # another class path, another archive
 
 
 def test_a_damaged_archive_does_not_stop_a_run_which_writes_a_whole_one(tmp_path, monkeypatch):
