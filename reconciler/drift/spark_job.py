@@ -34,13 +34,12 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 from typing import Any
-from urllib.parse import unquote, urlparse
 
 from py4j.protocol import Py4JError, Py4JJavaError
 from pyspark.broadcast import Broadcast
 from pyspark.errors import PySparkException, PythonException
 from pyspark.rdd import RDD
-from pyspark.sql import DataFrame, Row, SparkSession
+from pyspark.sql import DataFrame, SparkSession
 
 from reconciler.drift import spark_failures, spark_session
 from reconciler.drift.model import ClusterDrift, DriftReport
@@ -134,40 +133,40 @@ def fleet_runs(spark: SparkSession, fleet: str | Path) -> dict[str, ClusterRuns]
 
 
 def _fleet_files(spark: SparkSession, fleet: str | Path) -> DataFrame:
-    """The fleet's Parquet files (columns `path`, `length`), listed by Spark: their contents are not read."""
+    """The fleet's Parquet files (columns `path`, `length`), listed by Spark under the directory
+    named (not a glob pattern): their contents are not read."""
     return (
         spark.read.format("binaryFile")
         .option("recursiveFileLookup", "true")
         .option("pathGlobFilter", "*.parquet")
-        .load(str(fleet))
+        .load(_literal(str(fleet)))
         .select("path", "length")
     )
 
 
-def _cluster_files(spark: SparkSession, runs: Mapping[str, ClusterRuns]) -> RDD[Row]:
-    """One partition per cluster holding its files' bytes (rows of `path`, `content`), the largest
-    first: each cluster's files read apart, their partitions kept apart by an RDD union (a
-    DataFrame union of single partitions makes one), so no shuffle moves them."""
+def _cluster_files(spark: SparkSession, runs: Mapping[str, ClusterRuns]) -> RDD[tuple[str, bytes]]:
+    """One partition per cluster holding its files' (path, bytes), the largest first. Each file
+    is read by Hadoop's input format (`binaryFiles`: the bytes reach Python as they are, where a
+    DataFrame's rows are converted and pickled in the JVM), a cluster's files coalesced into one
+    partition and the clusters' partitions kept apart by an RDD union, so no shuffle moves them."""
+    sc = spark.sparkContext
     reads = [
-        spark.read.format("binaryFile")
-        .load([_literal(f) for f in (r.latest, r.earlier) if f is not None])
-        .select("path", "content")
-        .coalesce(1)
-        .rdd
+        sc.union([sc.binaryFiles(_literal(f), 1) for f in (r.latest, r.earlier) if f is not None]).coalesce(1)
         for r in sorted(runs.values(), key=lambda r: -r.size)
     ]
-    return spark.sparkContext.union(reads)
+    return sc.union(reads)
 
 
 def _literal(path: str) -> str:
-    """A listed file as a path Spark reads as it is, not as a glob pattern."""
-    return re.sub(r"([\\*?\[\]{}])", r"\\\1", path)
+    """A listed file as a path Hadoop reads as it is: not a glob pattern (its special characters
+    escaped), nor a list (an input format splits its paths at a comma outside braces)."""
+    return re.sub(r"([\\*?\[\]{}])", r"\\\1", path).replace(",", "{\\,}")
 
 
-def _cluster_task(shared: Broadcast[_Shared]) -> Callable[[Iterator[Row]], Iterator[dict[str, Any]]]:
+def _cluster_task(shared: Broadcast[_Shared]) -> Callable[[Iterator[tuple[str, bytes]]], Iterator[dict[str, Any]]]:
     """The function Spark runs on each partition (on the executors): its cluster's files."""
 
-    def run_task(rows: Iterator[Row]) -> Iterator[dict[str, Any]]:
+    def run_task(pairs: Iterator[tuple[str, bytes]]) -> Iterator[dict[str, Any]]:
         # The snapshots' reader needs pyarrow (without it, a message about the file) and numpy
         # (without it, the slow reader): imported first, so that Spark's failure names what the
         # executors lack.
@@ -175,8 +174,8 @@ def _cluster_task(shared: Broadcast[_Shared]) -> Callable[[Iterator[Row]], Itera
         import numpy  # noqa: F401
 
         by_cluster: dict[str, dict[str, bytes]] = {}
-        for row in rows:
-            by_cluster.setdefault(_posix_path(row["path"]).parent.name, {})[row["path"]] = row["content"]
+        for path, content in pairs:
+            by_cluster.setdefault(_posix_path(path).parent.name, {})[path] = content
         for cluster, files in by_cluster.items():
             # Without the cyclic collector, as `reconcile` runs each command (reconciler.cli): a
             # cluster's work builds one large graph of objects and drops it at the end, and the
@@ -283,11 +282,22 @@ def _whole(error: Py4JJavaError) -> str:
 
 
 def _posix_path(file: str) -> PurePosixPath:
-    """A file as Spark names it (a URI), as a path: its name is the run's, its directory's the cluster's."""
-    return PurePosixPath(unquote(urlparse(file).path))
+    """A file as Spark names it, as a path: its name is the run's, its directory's the cluster's."""
+    return PurePosixPath(_scheme_and_path(file)[1])
 
 
 def _shown_path(file: str) -> str:
-    """A file as Spark names it (a URI), as the local engine would for a local file."""
-    parsed = urlparse(file)
-    return unquote(parsed.path) if parsed.scheme == "file" else file
+    """A file as Spark names it, as the local engine would for a local file."""
+    scheme, path = _scheme_and_path(file)
+    return path if scheme == "file" else file
+
+
+def _scheme_and_path(file: str) -> tuple[str, str]:
+    """A file as Hadoop names it (`Path.toString`: `scheme://authority/path`, nothing in it
+    percent-encoded, so a `?`, `#` or `%` is the file's own): its scheme and its path."""
+    scheme, colon, rest = file.partition(":")
+    if not colon or "/" in scheme:
+        return "", file
+    if rest.startswith("//"):
+        rest = "/" + rest[2:].partition("/")[2]
+    return scheme, rest

@@ -45,10 +45,18 @@ SHORT_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 # A drift job is short: list the fleet, read each cluster's files, write the tables. Spark's
 # defaults are for long ones: the web UI and its listeners (--conf spark.ui.enabled=true brings it
 # back), whole-stage code generation (compiling Java for stages this short costs more than it
-# saves), the executors' JVMs as above. Each applies unless given (--conf, spark-submit's settings,
+# saves), the executors' JVMs as above. And a task's result, a cluster's findings (~1 MiB pickled
+# a 100,000-partition cluster), goes to the driver in the task's own message, not through the
+# block manager as results above 1 MiB do (~0.025 executor CPU-s a cluster; Spark caps it at
+# spark.rpc.message.maxSize, 128 MiB). Each applies unless given (--conf, spark-submit's settings,
 # spark-defaults.conf); the driver's JVM this process starts gets SHORT_JVM unless
 # spark.driver.extraJavaOptions is given.
-SHORT_JOB = {"spark.ui.enabled": "false", "spark.sql.codegen.wholeStage": "false", "spark.executor.extraJavaOptions": SHORT_JVM}
+SHORT_JOB = {
+    "spark.ui.enabled": "false",
+    "spark.sql.codegen.wholeStage": "false",
+    "spark.executor.extraJavaOptions": SHORT_JVM,
+    "spark.task.maxDirectResultSize": "64m",
+}
 
 _session: SparkSession | None = None
 spark_log: str | None = None  # the file the JVM we started writes its log to

@@ -383,3 +383,15 @@ def test_spark_engine_names_a_file_of_other_column_types_on_a_filesystem_only_ha
     message = str(refused.value)
     assert message.startswith(f"viewfs://typetest/fleet/cluster-002/{odd.name} is not a valid snapshot"), message
     assert "column topic_id is int64; a snapshot's is string" in message
+
+
+def test_spark_reads_a_fleet_whose_path_holds_glob_characters_a_comma_and_what_a_uri_escapes(spark, small_fleet, tmp_path):
+    """Hadoop takes a path given to it as a glob, and a comma in it as a list's separator; it names
+    files without percent-encoding them (`?`, `#` and `%` are the file's own): the engine hands
+    each listed file over as itself and reads its cluster and run off it as the local engine does."""
+    import shutil
+
+    fleet, desired = small_fleet
+    odd = tmp_path / "fleets, [eu]{1} *? #2 100%41" / "snapshots"
+    shutil.copytree(fleet, odd)
+    both_engines(odd, desired.__getitem__, tmp_path / "tables")
