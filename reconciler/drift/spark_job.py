@@ -1,11 +1,11 @@
 """The fleet drift pipeline on Apache Spark: the only module that imports pyspark.
 
 Spark spreads the fleet's clusters over its executors, one cluster a task, and each task runs the
-local engine's work for its cluster (`engine.cluster_of_fleet`): its latest snapshot and the one
+local engine's work for its cluster (`per_cluster.cluster_of_fleet`): its latest snapshot and the one
 before read as columns, the quiet topics planned once per shape, the others with their cluster.
 So an executor core does what a local core does, the two engines' reports come from one code,
 and what the JVM does is small: it lists the fleet, reads each task's two files as bytes
-(`binaryFile`, through Hadoop's FileSystem: HDFS, s3a://, viewfs://, whatever the session reads),
+(`binaryFiles`, through Hadoop's FileSystem: HDFS, s3a://, viewfs://, whatever the session reads),
 and writes the flat tables. No snapshot reaches the driver, which holds the manifests and the
 findings; no shuffle moves the rows. A cluster is the unit of work because a topic's findings
 depend on its cluster (inherited values, replica placement across topics, the destructive-action
