@@ -46,10 +46,12 @@ class ClassArchive:
         return self.path.is_file()
 
     def wanted(self) -> bool:
+        if self.usable():
+            return False
         try:
-            return not self.usable() and time.time() - self.unmakeable.stat().st_mtime > RETRY_S
-        except OSError:
-            return not self.usable()
+            return time.time() - self.unmakeable.stat().st_mtime > RETRY_S
+        except OSError:  # never found unmakeable
+            return True
 
     def use_options(self) -> str:
         return f"-XX:SharedArchiveFile={self.path} -XX:ErrorFile={self.crash_report} {QUIET}"
@@ -98,9 +100,12 @@ def class_archive(spark_home: str, extra_class_path: str | None) -> ClassArchive
     """The archive for the Java and Spark a driver JVM started from here would run, in the user's
     cache ($XDG_CACHE_HOME/reconcile, else ~/.cache/reconcile); None when there is no such place
     this process can write to."""
-    java = java_command()
+    command = java_command()
+    if command is None:
+        return None  # no Java: the JVM's start names that
+    java = os.path.realpath(command)
     try:
-        java_file = os.stat(os.path.realpath(java or ""))
+        java_file = os.stat(java)
         jars = os.stat(Path(spark_home, "jars"))
         cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "reconcile"
         cache.mkdir(parents=True, exist_ok=True)
@@ -109,6 +114,6 @@ def class_archive(spark_home: str, extra_class_path: str | None) -> ClassArchive
     if not os.access(cache, os.W_OK | os.X_OK):
         return None  # a read-only cache: an archive could neither be written nor marked unmakeable
     # What Java checks the archive against, so that another Java or Spark gets an archive of its own.
-    java_id = (os.path.realpath(java or ""), java_file.st_size, java_file.st_mtime_ns)
+    java_id = (java, java_file.st_size, java_file.st_mtime_ns)
     key = repr((java_id, os.path.realpath(spark_home), jars.st_mtime_ns, extra_class_path))
     return ClassArchive(cache / f"spark-classes-{hashlib.sha256(key.encode()).hexdigest()[:16]}.jsa")
