@@ -145,13 +145,14 @@ def _fleet_files(spark: SparkSession, fleet: str | Path) -> DataFrame:
 
 
 def _cluster_files(spark: SparkSession, runs: Mapping[str, ClusterRuns]) -> RDD[tuple[str, bytes]]:
-    """One partition per cluster holding its files' (path, bytes), the largest first. Each file
-    is read by Hadoop's input format (`binaryFiles`: the bytes reach Python as they are, where a
-    DataFrame's rows are converted and pickled in the JVM), a cluster's files coalesced into one
-    partition and the clusters' partitions kept apart by an RDD union, so no shuffle moves them."""
+    """One partition per cluster holding its files' (path, bytes), the largest first. A cluster's
+    files are read by one Hadoop input format (`binaryFiles` of both paths: the bytes reach Python
+    as they are, where a DataFrame's rows are converted and pickled in the JVM; one read, not one a
+    file, as each read ships the job's Hadoop settings to the task), coalesced into one partition,
+    and the clusters' partitions kept apart by an RDD union, so no shuffle moves them."""
     sc = spark.sparkContext
     reads = [
-        sc.union([sc.binaryFiles(_literal(f), 1) for f in (r.latest, r.earlier) if f is not None]).coalesce(1)
+        sc.binaryFiles(",".join(_literal(f) for f in (r.latest, r.earlier) if f is not None), 1).coalesce(1)
         for r in sorted(runs.values(), key=lambda r: -r.size)
     ]
     return sc.union(reads)
