@@ -193,13 +193,16 @@ def _cluster_task(shared: Broadcast[_Shared]) -> Callable[[Iterator[tuple[str, b
 
 
 def _keep_out_of_collections() -> None:
-    """Leave what outlives a task (the modules, their caches, the broadcast) out of the cyclic
-    collector's later walks: Spark's Python daemon runs a full collection after every task of a
-    reused worker, and with the planner's modules loaded (pydantic's validators) that walk cost
-    ~45 ms a task, a tenth of a 100,000-partition cluster's work and twice a small cluster's
-    (docs/performance.md). Collected first, so that no garbage of the task's is kept for good."""
-    gc.collect()
-    gc.freeze()
+    """Leave what outlives the worker's first task (the modules, their caches, the broadcast) out
+    of the cyclic collector's later walks: Spark's Python daemon runs a full collection after
+    every task of a reused worker, and with the planner's modules loaded (pydantic's validators)
+    that walk cost ~45 ms a task, a tenth of a 100,000-partition cluster's work and more than a
+    small cluster's (docs/performance.md). Once, and collected first: a frozen object is never
+    collected as part of a cycle, and a task's own objects (Spark's streams of it) are still alive
+    here, so freezing at every task could keep some of each task's for good."""
+    if gc.get_freeze_count() == 0:
+        gc.collect()
+        gc.freeze()
 
 
 def _task_result(shared: _Shared, cluster: str, files: Mapping[str, bytes]) -> dict[str, Any]:
