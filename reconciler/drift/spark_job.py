@@ -52,6 +52,8 @@ from reconciler.files.snapshot_bytes import SnapshotBytes
 from reconciler.models.desired import DesiredState
 from reconciler.plan.planner import PlanOptions
 
+TASK_BYTES = 1 << 18
+
 
 def run(
     fleet: str | Path,
@@ -145,17 +147,36 @@ def _fleet_files(spark: SparkSession, fleet: str | Path) -> DataFrame:
 
 
 def _cluster_files(spark: SparkSession, runs: Mapping[str, ClusterRuns]) -> RDD[tuple[str, bytes]]:
-    """One partition per cluster holding its files' (path, bytes), the largest first. A cluster's
-    files are read by one Hadoop input format (`binaryFiles` of both paths: the bytes reach Python
-    as they are, where a DataFrame's rows are converted and pickled in the JVM; one read, not one a
-    file, as each read ships the job's Hadoop settings to the task), coalesced into one partition,
-    and the clusters' partitions kept apart by an RDD union, so no shuffle moves them."""
+    """One partition per task holding its clusters' files as (path, bytes), the largest first
+    (`_tasks`). A task's files are read by one Hadoop input format (`binaryFiles` of all their
+    paths: the bytes reach Python as they are, where a DataFrame's rows are converted and pickled in
+    the JVM; one read, not one a file, as each read ships the job's Hadoop settings to the task),
+    coalesced into one partition, and the tasks' partitions kept apart by an RDD union, so no
+    shuffle moves them."""
     sc = spark.sparkContext
     reads = [
-        sc.binaryFiles(",".join(_literal(f) for f in (r.latest, r.earlier) if f is not None), 1).coalesce(1)
-        for r in sorted(runs.values(), key=lambda r: -r.size)
+        sc.binaryFiles(",".join(_literal(f) for r in task for f in (r.latest, r.earlier) if f is not None), 1).coalesce(1)
+        for task in _tasks(list(runs.values()), sc.defaultParallelism)
     ]
     return sc.union(reads)
+
+
+def _tasks(runs: list[ClusterRuns], cores: int) -> list[list[ClusterRuns]]:
+    """The clusters, the largest first, a task each but for small ones, which share a task up to
+    TASK_BYTES of latest snapshots (fewer where the fleet is small, so that each core gets three
+    tasks or more): Spark's own cost of a Python task, ~0.03-0.05 CPU-s, is more than a small
+    cluster's work (docs/performance.md)."""
+    ordered = sorted(runs, key=lambda r: -r.size)
+    most = max(1, min(TASK_BYTES, sum(r.size for r in ordered) // (3 * max(cores, 1))))
+    tasks: list[list[ClusterRuns]] = []
+    filled = 0
+    for r in ordered:
+        if not tasks or filled + r.size > most:
+            tasks.append([])
+            filled = 0
+        tasks[-1].append(r)
+        filled += r.size
+    return tasks
 
 
 def _literal(path: str) -> str:

@@ -423,3 +423,18 @@ def test_a_workers_first_task_leaves_what_outlives_it_out_of_later_collections_a
         assert any(o is later for o in gc.get_objects())
     finally:
         gc.unfreeze()
+
+
+def test_small_clusters_share_a_task_and_large_ones_have_their_own_the_largest_first():
+    """Spark's own cost of a Python task is more than a small cluster's work: small clusters share
+    a task up to TASK_BYTES of latest snapshots, fewer where the fleet is small (three tasks a
+    core or more), and a large cluster keeps a task to itself."""
+    most = spark_job.TASK_BYTES
+    big = [spark_job.ClusterRuns(f"big-{i}", None, most * 2) for i in range(2)]
+    small = [spark_job.ClusterRuns(f"small-{i}", f"earlier-{i}", most // 8) for i in range(40)]
+    tasks = spark_job._tasks(small + big, cores=2)
+    assert sorted(r.latest for t in tasks[:2] for r in t) == ["big-0", "big-1"] and len(tasks[0]) == len(tasks[1]) == 1
+    assert [len(t) for t in tasks[2:]] == [8] * 5
+    for cores, count in ((1, 4), (2, 8), (4, 8)):
+        few = spark_job._tasks(small[:8], cores)  # one TASK_BYTES in all: three tasks a core, or a cluster each
+        assert len(few) == count and [r for t in few for r in t] == small[:8]
