@@ -507,10 +507,7 @@ def _distinct_entries(fields: dict[str, Any], pc: Any) -> tuple[Any, Any]:
         else:  # a config source's int (proven one of _SOURCES above), a flag's 0 or 1
             part = array.to_numpy(zero_copy_only=False).astype(np.int64)
             width = max(_SOURCES) + 1 if name == "source" else 2
-        if bound * width >= _LIMIT:
-            distinct, code = np.unique(code, return_inverse=True)
-            bound = distinct.size
-        code, bound = code * width + part, bound * width
+        code, bound = _extended(code, bound, part, width)
     _, first, entry = np.unique(code, return_index=True, return_inverse=True)
     return entry.reshape(-1), first
 
@@ -526,13 +523,22 @@ def _distinct_lists(starts: Any, entry: Any, entries: int) -> tuple[Any, Any]:
     rows[owner, np.arange(entry.size, dtype=np.int64) - starts[owner]] = entry
     code = np.zeros(counts.size, dtype=np.int64)
     bound = 1
-    for column in rows.T:  # a list's code: its entries in mixed radix, made dense again before it could overflow
-        if bound * (entries + 1) >= _LIMIT:
-            distinct, code = np.unique(code, return_inverse=True)
-            bound = distinct.size
-        code, bound = code * (entries + 1) + column + 1, bound * (entries + 1)
+    for column in rows.T:  # a list's code: its entries', one position at a time
+        code, bound = _extended(code, bound, column + 1, entries + 1)
     _, first, of_row = np.unique(code, return_index=True, return_inverse=True)
     return rows[first], of_row.reshape(-1)
+
+
+def _extended(code: Any, bound: int, part: Any, width: int) -> tuple[Any, int]:
+    """`code` (each below `bound`) extended by `part` (each below `width`) in mixed radix, and the
+    new bound; the codes are made dense first (their index among the distinct ones) where the
+    product could leave int64."""
+    import numpy as np
+
+    if bound * width >= _LIMIT:
+        distinct, code = np.unique(code, return_inverse=True)
+        code, bound = code.reshape(-1), distinct.size
+    return code * width + part, bound * width
 
 
 def _keys_distinct(starts: Any, keys: Any, pc: Any) -> bool:
