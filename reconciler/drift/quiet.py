@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from itertools import pairwise
 from operator import itemgetter
 from typing import Any
 
@@ -141,10 +142,9 @@ def _replicas(now: SnapshotColumns, planned: set[int]) -> dict[str, dict[int, li
     """The current replicas of `now`'s topics but those in the rows `planned` (a partition's id is
     its index: the snapshot rules hold)."""
     replicas, at, starts = now.replicas.tolist(), now.replica_starts.tolist(), now.starts.tolist()
+    lists = [replicas[a:b] for a, b in pairwise(at)]  # each partition's, in file order
     return {
-        name: {p - starts[row]: replicas[at[p] : at[p + 1]] for p in range(starts[row], starts[row + 1])}
-        for row, name in enumerate(now.names)
-        if row not in planned
+        name: dict(enumerate(lists[starts[row] : starts[row + 1]])) for row, name in enumerate(now.names) if row not in planned
     }
 
 

@@ -477,8 +477,68 @@ def _configs(read: Any, pa: Any, pc: Any) -> list[Configs]:
     _require(len(entries) == 0 or pc.min(pc.utf8_length(fields["key"])).as_py() >= 1)
     _require(pc.all(pc.is_in(fields["source"], value_set=pa.array(_SOURCES, pa.int32()))).as_py() is not False)
     _require(_keys_distinct(starts, fields["key"], pc))
-    flat = list(zip(*(fields[n].to_pylist() for n in ("key", "value", "source", "sensitive", "read_only")), strict=True))
-    return [tuple(flat[a:b]) for a, b in pairwise(starts.tolist())]
+    if len(entries) == 0:
+        return [()] * read.num_rows
+    # Most topics list equal entries: each distinct entry, and each distinct list of them, is built
+    # once (and equal lists are one tuple: compared at once where drift groups topics by them).
+    entry, first = _distinct_entries(fields, pc)
+    built = list(zip(*(fields[n].take(first).to_pylist() for n in _CONFIG_ENTRY), strict=True))
+    lists, of_row = _distinct_lists(starts, entry, len(built))
+    made = [tuple(built[e] for e in row if e >= 0) for row in lists.tolist()]
+    return [made[i] for i in of_row.tolist()]
+
+
+_CONFIG_ENTRY = ("key", "value", "source", "sensitive", "read_only")
+_LIMIT = 1 << 62  # codes combined below this stay exact in int64
+
+
+def _distinct_entries(fields: dict[str, Any], pc: Any) -> tuple[Any, Any]:
+    """Each config entry's index among the distinct entries (all five values equal), and the
+    first entry of each."""
+    import numpy as np
+
+    code = np.zeros(len(fields["key"]), dtype=np.int64)
+    bound = 1
+    for name in _CONFIG_ENTRY:
+        array = fields[name]
+        if name in ("key", "value"):  # strings as their index among the distinct ones (0: null)
+            encoded = pc.dictionary_encode(array)
+            part, width = encoded.indices.fill_null(-1).to_numpy().astype(np.int64) + 1, len(encoded.dictionary) + 1
+        else:  # a config source's int (proven one of _SOURCES above), a flag's 0 or 1
+            part = array.to_numpy(zero_copy_only=False).astype(np.int64)
+            width = max(_SOURCES) + 1 if name == "source" else 2
+        code, bound = _extended(code, bound, part, width)
+    _, first, entry = np.unique(code, return_index=True, return_inverse=True)
+    return entry.reshape(-1), first
+
+
+def _distinct_lists(starts: Any, entry: Any, entries: int) -> tuple[Any, Any]:
+    """The distinct lists of entries (rows of entry indices padded with -1), and each list's
+    index among them (list i is entry[starts[i]:starts[i + 1]])."""
+    import numpy as np
+
+    counts = np.diff(starts)
+    rows = np.full((counts.size, max(int(counts.max()), 1)), -1, dtype=np.int64)
+    owner = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
+    rows[owner, np.arange(entry.size, dtype=np.int64) - starts[owner]] = entry
+    code = np.zeros(counts.size, dtype=np.int64)
+    bound = 1
+    for column in rows.T:  # a list's code: its entries', one position at a time
+        code, bound = _extended(code, bound, column + 1, entries + 1)
+    _, first, of_row = np.unique(code, return_index=True, return_inverse=True)
+    return rows[first], of_row.reshape(-1)
+
+
+def _extended(code: Any, bound: int, part: Any, width: int) -> tuple[Any, int]:
+    """`code` (each below `bound`) extended by `part` (each below `width`) in mixed radix, and the
+    new bound; the codes are made dense first (their index among the distinct ones) where the
+    product could leave int64."""
+    import numpy as np
+
+    if bound * width >= _LIMIT:
+        distinct, code = np.unique(code, return_inverse=True)
+        code, bound = code.reshape(-1), distinct.size
+    return code * width + part, bound * width
 
 
 def _keys_distinct(starts: Any, keys: Any, pc: Any) -> bool:

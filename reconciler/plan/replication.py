@@ -33,6 +33,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 
 from reconciler.errors import noun
 from reconciler.models.desired import DesiredState, DesiredTopic, SourceRef
@@ -279,7 +280,7 @@ class ReplicaPlanner:
             return None
 
     def _pinned_ok(self, want: DesiredTopic, now: dict[int, list[int]], pinned: dict[int, list[int]], out: _Found) -> bool:
-        known = set(self._alive) | {b for replicas in self._all_replicas() for b in replicas}
+        known = set(self._alive) | set(chain.from_iterable(self._all_replicas()))
         ok = True
         for partition, brokers in sorted(pinned.items()):
             where = f"{want.name}-{partition}: replica_assignment {_listed(brokers)}"
@@ -359,7 +360,7 @@ class ReplicaPlanner:
     def _placement_state(self) -> Placement:
         if self._placement is None:
             observed = self._observed
-            down = sorted({b for replicas in self._all_replicas() for b in replicas} - set(self._alive))
+            down = sorted(set(chain.from_iterable(self._all_replicas())) - set(self._alive))
             brokers = [_broker_info(b) for b in observed.brokers]
             brokers += [BrokerInfo(node_id=b, rack=None, alive=False) for b in down]
             current: dict[str, Mapping[int, Sequence[int]]] = {

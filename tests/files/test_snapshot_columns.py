@@ -115,6 +115,40 @@ def test_a_file_of_plain_topic_rows_gives_the_file_readers_models(good_parquet, 
     assert not read_snapshot_parquet(path).group_offsets
 
 
+def test_config_lists_are_read_as_listed_and_equal_ones_are_one_tuple(good_parquet, tmp_path):
+    listed: list[dict[str, object]] = [
+        {"key": "retention.ms", "value": "86400000", "source": 1, "sensitive": False, "read_only": False},
+        {"key": "sasl.jaas.config", "value": None, "source": 1, "sensitive": True, "read_only": True},
+        {"key": "cleanup.policy", "value": "delete", "source": 5, "sensitive": False, "read_only": False},
+    ]
+
+    def configs(rows):
+        by_topic = _rows_by_topic(rows)
+        for copy in ("orders.v2", "orders.v3"):
+            rows.append({**by_topic["orders.v1"], "topic": copy, "topic_id": None})
+        by_topic = _rows_by_topic(rows)
+        by_topic["orders.v1"]["configs"] = [dict(c) for c in listed]
+        by_topic["orders.v2"]["configs"] = [dict(c) for c in listed]  # equal, read from other rows
+        by_topic["orders.v3"]["configs"] = []
+        by_topic["payments.events"]["configs"] = [dict(c) for c in reversed(listed)]  # the same entries, another order
+
+    path = corrupt(good_parquet, tmp_path / "configs.parquet", configs)
+    columns = read_columns(path)
+    assert columns is not None
+    as_listed = [
+        tuple((c["key"], c["value"], c["source"], c["sensitive"], c["read_only"]) for c in row or [])
+        for row in columns.table.column("configs").to_pylist()
+    ]
+    assert columns.configs == as_listed
+    assert [type(v) for row in columns.configs for entry in row for v in entry] == [
+        type(v) for row in as_listed for entry in row for v in entry
+    ]
+    row = dict(zip(columns.names, columns.configs, strict=True))
+    assert row["orders.v1"] is row["orders.v2"]  # compared at once where drift groups topics by them
+    assert row["orders.v3"] == () and row["payments.events"] == row["orders.v1"][::-1]
+    assert _whole(path) == read_snapshot_parquet(path)
+
+
 @pytest.mark.parametrize("case", sorted(set(COLUMN_CASES) | set(PARQUET_CASES)))
 def test_a_file_breaking_a_rule_is_not_proven_and_the_file_reader_refuses_it(case, good_parquet, tmp_path):
     change = COLUMN_CASES[case] if case in COLUMN_CASES else PARQUET_CASES[case][0]
