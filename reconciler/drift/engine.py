@@ -27,16 +27,16 @@ ENGINES = ("local", "spark", "auto")
 # --engine auto, without a master: Spark in local[*] when it would finish first on this machine's
 # cores. The local engine plans on one core; Spark spends a fixed time starting, then plans a
 # cluster per core at once. The rates below are what benchmarks/drift_spark.py measured
-# (docs/performance.md, "Fourth round"): each engine's marginal rate from its CPU at 400,000 and
+# (docs/performance.md, "Fifth round"): each engine's marginal rate from its CPU at 400,000 and
 # 4,000,000 partitions on a quiet machine (Spark's: its whole process tree in local[2], the JVM's
-# and the driver's share of each cluster included; 214,000 on a standalone cluster's executors
+# and the driver's share of each cluster included; 237,000 on a standalone cluster's executors
 # alone), Spark's start the wall time at 400,000 less that work on 2 cores, with the JVM's class
 # archive in place (the first run on a machine starts ~3 s slower: spark_class_archive.py). On few
 # cores Spark does not catch up; with more its rate grows, the local one's does not. Memory does
 # not decide it: both drivers hold the manifests and the fleet's findings.
-LOCAL_PARTITIONS_PER_S = 220_000
-SPARK_PARTITIONS_PER_S_PER_CORE = 170_000
-SPARK_START_S = 6.0
+LOCAL_PARTITIONS_PER_S = 280_000
+SPARK_PARTITIONS_PER_S_PER_CORE = 190_000
+SPARK_START_S = 5.0
 
 
 def spark_pays_off(partitions: int, cores: int) -> bool:
