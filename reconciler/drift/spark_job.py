@@ -1,8 +1,9 @@
 """The fleet drift pipeline on Apache Spark: the only module that imports pyspark.
 
-Spark spreads the fleet's clusters over its executors, one cluster a task, and each task runs the
-local engine's work for its cluster (`per_cluster.cluster_of_fleet`): its latest snapshot and the one
-before read as columns, the quiet topics planned once per shape, the others with their cluster.
+Spark spreads the fleet's clusters over its executors, one cluster a task (small ones share a task:
+`_tasks`), and each task runs the local engine's work for each of its clusters
+(`per_cluster.cluster_of_fleet`): its latest snapshot and the one before read as columns, the quiet
+topics planned once per shape, the others with their cluster.
 So an executor core does what a local core does, the two engines' reports come from one code,
 and what the JVM does is small: it lists the fleet, reads each task's two files as bytes
 (`binaryFiles`, through Hadoop's FileSystem: HDFS, s3a://, viewfs://, whatever the session reads),
