@@ -419,7 +419,7 @@ def test_a_workers_first_task_leaves_what_outlives_it_out_of_later_collections_a
         assert all(o is not kept for o in gc.get_objects())  # out of the collector's walks
         frozen, later = gc.get_freeze_count(), Node()
         spark_job._keep_out_of_collections()
-        assert gc.get_freeze_count() == frozen
+        assert gc.get_freeze_count() <= frozen  # nothing more frozen (frozen objects may be freed meanwhile)
         assert any(o is later for o in gc.get_objects())
     finally:
         gc.unfreeze()
