@@ -452,8 +452,19 @@ def _matrix(starts: Any, ids: Any) -> Any:
     import numpy as np
 
     counts = np.diff(starts)
+    _require(
+        counts.size == 0 or int(counts.max()) <= 64
+    )  # wider lists are no replica lists Kafka reports: the file reader decides
+    return _padded(starts, ids)
+
+
+def _padded(starts: Any, ids: Any) -> Any:
+    """Each list (`ids[starts[i]:starts[i + 1]]`) as a row of int64, -1 after its end where lists
+    differ in length."""
+    import numpy as np
+
+    counts = np.diff(starts)
     width = int(counts.max()) if counts.size else 0
-    _require(width <= 64)  # wider lists are no replica lists Kafka reports: the file reader decides
     if width and int(counts.min()) == width:  # lists of one length (one replication factor): no padding
         return ids.reshape(counts.size, width).astype(np.int64)
     rows = np.full((counts.size, max(width, 1)), -1, dtype=np.int64)
@@ -517,11 +528,8 @@ def _distinct_lists(starts: Any, entry: Any, entries: int) -> tuple[Any, Any]:
     index among them (list i is entry[starts[i]:starts[i + 1]])."""
     import numpy as np
 
-    counts = np.diff(starts)
-    rows = np.full((counts.size, max(int(counts.max()), 1)), -1, dtype=np.int64)
-    owner = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
-    rows[owner, np.arange(entry.size, dtype=np.int64) - starts[owner]] = entry
-    code = np.zeros(counts.size, dtype=np.int64)
+    rows = _padded(starts, entry)
+    code = np.zeros(len(rows), dtype=np.int64)
     bound = 1
     for column in rows.T:  # a list's code: its entries', one position at a time
         code, bound = _extended(code, bound, column + 1, entries + 1)
